@@ -1,0 +1,87 @@
+"""Dataset records: one self-describing JSON line per measured candidate, under `datasets/ARCH/`.
+
+Each record is flushed and fsynced as it is written, so a crash or Ctrl-C loses nothing
+already measured; a torn last line (a kill mid-write) is skipped with a warning on load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from iree.compiler import version as compiler_version
+
+SCHEMA_VERSION = 1
+STATUSES = ("ok", "compile_error", "run_error", "timeout")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measured (or failed) candidate; see DESIGN section 4 for the meaning of each field."""
+
+    arch: str
+    device: str
+    problem: dict[str, Any]
+    pipeline: str
+    knobs: dict[str, int]
+    status: str
+    time_us: list[float]
+    baseline_us: list[float]
+    ranker: str
+    position: int
+    run_id: str
+    level: str  # model | dispatch: where the candidate was timed
+    detail: str = ""
+    compiler: str = compiler_version.VERSION
+    timestamp: float = 0.0
+    schema: int = SCHEMA_VERSION
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["timestamp"] = self.timestamp or time.time()
+        return json.dumps(data, sort_keys=True)
+
+
+def device_id(runtime_device: str, arch: str, cores: int) -> str:
+    """Stable for one physical machine: host name, runtime device, CPU name and cores used."""
+    return f"{socket.gethostname()}/{runtime_device}/{arch}/{cores}cores"
+
+
+class RecordWriter:
+    """Appends records to one JSON Lines file, durably, one line at a time."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._handle = open(path, "a", encoding="utf-8")
+
+    def append(self, record: Record) -> None:
+        self._handle.write(record.to_json() + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Every complete record of one file or of every `*.jsonl` under a folder; torn lines are skipped."""
+    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    for file in files:
+        with open(file, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    print(f"warning: {file}:{number}: skipping an incomplete record", file=sys.stderr)
+                    continue
+                if isinstance(record, dict) and record.get("schema") == SCHEMA_VERSION:
+                    yield record

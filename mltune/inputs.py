@@ -1,0 +1,137 @@
+"""What the user handed us: a whole model (source MLIR) or one dumped dispatch benchmark.
+
+A model is compiled once with the tuner attributes to dump its dispatches; its public
+function and the argument types come from the IR, and seeded random arguments are
+written as `.npy` files so that every measurement (and the user's own
+`iree-benchmark-module --input=@file.npy`) runs on the same data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from mltune.errors import UserError
+from mltune.mlir import parse_module_file
+from mltune.targets.cpu import CpuTarget
+from mltune.tools import run_tool, tool_path
+
+DUMP_TIMEOUT_S = 600
+NUMPY_TYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+               "i32": np.int32, "i64": np.int64, "i1": np.bool_}
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """How to run the compiled input: a function and its argument files, or a dispatch benchmark."""
+
+    function: str
+    input_files: tuple[Path, ...]
+    dispatch_level: bool  # a dumped dispatch benchmark: the function takes a dispatch count
+
+
+@dataclass(frozen=True)
+class TuningInput:
+    """The source to compile for every candidate, how to run it, and its dispatch benchmark files."""
+
+    source: Path
+    invocation: Invocation
+    dispatch_files: tuple[Path, ...]
+    compile_flags: tuple[str, ...]
+
+
+def _numpy_type(element: ir.Type):
+    name = str(element)
+    if name == "bf16":
+        import ml_dtypes  # shipped with iree-base-runtime
+
+        return ml_dtypes.bfloat16
+    if name not in NUMPY_TYPES:
+        raise UserError(f"unsupported function argument element type {name}")
+    return NUMPY_TYPES[name]
+
+
+def _public_functions(module: ir.Module) -> dict[str, ir.Operation]:
+    functions = {}
+    for op in module.body.operations:
+        if op.operation.name not in ("func.func", "util.func"):
+            continue
+        visibility = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
+        if visibility == "public" and len(op.regions[0].blocks) > 0:
+            functions[op.attributes["sym_name"].value] = op
+    return functions
+
+
+def _choose_function(functions: dict[str, ir.Operation], requested: str | None, path: Path) -> str:
+    if requested is not None:
+        if requested not in functions:
+            raise UserError(f"{path}: no public function @{requested} (found: {', '.join(sorted(functions)) or 'none'})")
+        return requested
+    if "main" in functions:
+        return "main"
+    if len(functions) == 1:
+        return next(iter(functions))
+    if not functions:
+        raise UserError(f"{path}: no public function to benchmark")
+    raise UserError(f"{path}: several public functions ({', '.join(sorted(functions))}); choose one with --function")
+
+
+def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> tuple[Path, ...]:
+    """One `.npy` file of seeded random values per tensor argument (static shapes only)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    paths = []
+    for index, arg_type in enumerate(function.attributes["function_type"].value.inputs):
+        if not isinstance(arg_type, ir.RankedTensorType) or not arg_type.has_static_shape:
+            raise UserError(f"argument {index} has type {arg_type}: only statically shaped tensor arguments are supported")
+        dtype = _numpy_type(arg_type.element_type)
+        values = rng.uniform(-1.0, 1.0, size=arg_type.shape)
+        if np.issubdtype(np.dtype(dtype), np.integer):
+            values = rng.integers(-4, 5, size=arg_type.shape)
+        path = directory / f"input{index}.npy"
+        np.save(path, np.asarray(values).astype(dtype))
+        paths.append(path)
+    return tuple(paths)
+
+
+def _dump_dispatches(source: Path, target: CpuTarget, dump_dir: Path) -> tuple[Path, ...]:
+    result = run_tool(
+        [tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
+         f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / "model.vmfb")],
+        timeout_s=DUMP_TIMEOUT_S,
+    )
+    if not result.ok:
+        raise UserError(f"iree-compile cannot compile {source}: {result.describe_failure()}")
+    return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
+
+
+def _strip_configuration(bench: Path, out: Path) -> None:
+    result = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)], 120)
+    if not result.ok:
+        raise UserError(f"iree-opt cannot strip the configuration of {bench}: {result.describe_failure()}")
+
+
+def prepare_input(path: Path, target: CpuTarget, work_dir: Path, context: ir.Context,
+                  function: str | None = None, seed: int = 0) -> TuningInput:
+    """Classify the input, dump its dispatches if it is a model, and write its arguments."""
+    if not path.is_file():
+        raise UserError(f"input file not found: {path}")
+    module = parse_module_file(path, context)
+    with context:
+        if iree_codegen.get_executable_variant_ops(module):
+            stripped = work_dir / "dispatch_stripped.mlir"
+            _strip_configuration(path, stripped)
+            functions = _public_functions(module)
+            name = _choose_function(functions, function, path)
+            return TuningInput(stripped, Invocation(name, (), True), (path,), ())
+        functions = _public_functions(module)
+        name = _choose_function(functions, function, path)
+        inputs = write_random_inputs(functions[name], work_dir / "inputs", seed)
+    dump_dir = work_dir / "dispatches"
+    dump_dir.mkdir(parents=True, exist_ok=True)
+    dispatches = _dump_dispatches(path, target, dump_dir)
+    return TuningInput(path, Invocation(name, inputs, False), dispatches, tuple(target.compile_flags()))

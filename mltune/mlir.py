@@ -1,0 +1,34 @@
+"""The single place that creates IREE `ir.Context`s and parses or prints IR with the bindings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iree.compiler import ir
+
+from mltune.errors import UserError
+
+
+def new_context() -> ir.Context:
+    """A context with every IREE dialect registered; keep parsed modules alive while using their ops."""
+    return ir.Context()
+
+
+def parse_module_file(path: Path, context: ir.Context) -> ir.Module:
+    """Parse an MLIR file, turning a parse failure into a one-line user error."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"cannot read {path}: {err}") from None
+    try:
+        with context:
+            return ir.Module.parse(text)
+    except ir.MLIRError as err:
+        first = str(err).strip().splitlines()
+        detail = next((line.strip() for line in first[1:] if line.strip()), first[0] if first else "")
+        raise UserError(f"{path}: not valid MLIR: {detail}") from None
+
+
+def affine_map_text(amap: ir.AffineMap) -> str:
+    """`affine_map<...>` as the transform dialect parses it (plain `str(map)` omits the wrapper)."""
+    return str(ir.AffineMapAttr.get(amap))

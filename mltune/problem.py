@@ -1,0 +1,116 @@
+"""`Problem`: what a dispatch's root op computes, read from IR through the IREE bindings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen, linalg
+
+from mltune.mlir import affine_map_text
+
+SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A contraction root op: loop bounds grouped by role, operand element types and indexing maps.
+
+    Loops are named by their position in the op's iteration space; `batch`, `m`, `n`, `k`
+    hold those positions, `bounds` the trip count of every loop.
+    """
+
+    op_kind: str
+    op_name: str
+    bounds: tuple[int, ...]
+    batch: tuple[int, ...]
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: tuple[int, ...]
+    lhs_type: str
+    rhs_type: str
+    out_type: str
+    indexing_maps: tuple[str, ...]
+    layout: str  # `nn`, `nt`, `tn`, `tt`: `t` where K is the contiguous (last) dim of LHS, or not of RHS
+
+    def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(self.bounds[i] for i in loops)
+
+    @property
+    def key(self) -> str:
+        """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
+        dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k))
+        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}"
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_record(data: dict[str, Any]) -> "Problem":
+        return Problem(**{name: tuple(value) if isinstance(value, list) else value for name, value in data.items()})
+
+
+@dataclass(frozen=True)
+class Untunable:
+    """A root op mltune cannot tune yet, and why: reported to the user, never silently dropped."""
+
+    op_name: str
+    reason: str
+
+
+def _loop_bounds(op: ir.Operation, maps: list[ir.AffineMap]) -> list[int]:
+    bounds: list[int | None] = [None] * maps[0].n_dims
+    for amap, value in zip(maps, op.operands):
+        shape = value.type.shape
+        for position, expr in enumerate(amap.results):
+            if isinstance(expr, ir.AffineDimExpr) and bounds[expr.position] is None:
+                bounds[expr.position] = shape[position]
+    if any(b is None for b in bounds):
+        raise ValueError("a loop bound is not the size of any operand dimension")
+    return [int(b) for b in bounds]  # type: ignore[arg-type]
+
+
+def _is_innermost(amap: ir.AffineMap, loop: int) -> bool:
+    last = amap.results[-1]
+    return isinstance(last, ir.AffineDimExpr) and last.position == loop
+
+
+def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
+    """Describe a root op as a `Problem`, or say why it cannot be tuned."""
+    name = op.name
+    if not linalg.isa_contraction_op(op):
+        kind = "convolution" if linalg.isa_convolution_op(op) else "non-contraction"
+        return Untunable(name, f"{kind} root ops are not supported yet (only contractions)")
+    if "indexing_maps" not in op.attributes:
+        return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    types = [value.type for value in op.operands]
+    if len(types) != 3 or not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return Untunable(name, "needs exactly three statically shaped operands")
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    dims = linalg.infer_contraction_dimensions(op)
+    if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
+        return Untunable(name, "only one M, one N and one K dimension are supported")
+    return Problem(
+        op_kind="contraction",
+        op_name=name,
+        bounds=tuple(_loop_bounds(op, maps)),
+        batch=tuple(dims.batch),
+        m=tuple(dims.m),
+        n=tuple(dims.n),
+        k=tuple(dims.k),
+        lhs_type=elements[0],
+        rhs_type=elements[1],
+        out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=("n" if _is_innermost(maps[0], dims.k[0]) else "t") + ("t" if _is_innermost(maps[1], dims.k[0]) else "n"),
+    )
+
+
+def read_root_ops(module: ir.Module) -> list[Problem | Untunable]:
+    """Every op marked `root_op` (needs `--iree-codegen-add-tuner-attributes` at dump time)."""
+    return [problem_from_root_op(op) for op in iree_codegen.get_tuner_root_ops(module)]

@@ -1,0 +1,1 @@
+"""Search: configuration spaces, candidates, tuning specs, building, running and the budgeted loop."""

@@ -1,0 +1,64 @@
+"""Compile candidates in parallel subprocesses, each with its own tuning spec, output and timeout."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from joblib import Parallel, delayed
+
+from mltune.inputs import TuningInput
+from mltune.tools import run_tool, tool_path
+
+COMPILE_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """One compile: `ok` with a vmfb and its hash, or `compile_error` / `timeout` with the reason."""
+
+    index: int
+    status: str
+    vmfb: Path | None
+    sha256: str = ""
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Builder:
+    """Compiles the tuning input, with or without a spec, into `work_dir`."""
+
+    tuning_input: TuningInput
+    work_dir: Path
+    jobs: int
+    timeout_s: float = COMPILE_TIMEOUT_S
+
+    def compile(self, index: int, spec_text: str | None, name: str) -> BuildResult:
+        out_dir = self.work_dir / name
+        out_dir.mkdir(parents=True, exist_ok=True)
+        vmfb = out_dir / "module.vmfb"
+        args = [tool_path("iree-compile"), str(self.tuning_input.source), *self.tuning_input.compile_flags, "-o", str(vmfb)]
+        if spec_text is not None:
+            spec = out_dir / "spec.mlir"
+            spec.write_text(spec_text)
+            args.append(f"--iree-codegen-tuning-spec-path={spec}")
+        result = run_tool(args, timeout_s=self.timeout_s)
+        if result.timed_out:
+            return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)
+        if not result.ok:
+            (out_dir / "compile_stderr.txt").write_text(result.stderr_tail)
+            return BuildResult(index, "compile_error", None, detail=result.describe_failure(), seconds=result.seconds)
+        return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds)
+
+    def compile_many(self, jobs: Sequence[tuple[int, str]]) -> list[BuildResult]:
+        """Compile (index, spec) pairs with `self.jobs` processes at a time; threads only wait on them."""
+        return Parallel(n_jobs=self.jobs, prefer="threads")(
+            delayed(self.compile)(index, spec, f"candidate_{index:06d}") for index, spec in jobs
+        )

@@ -1,0 +1,93 @@
+"""The llvm-cpu `DoubleTilingExpert` space for contractions.
+
+Knobs: the workgroup (`distribution`) tile of M and N, the vector tile of M and N
+(`vector_common_parallel`) and of K (`vector_reduction`). Batch loops keep tile 1, as IREE's
+own default does. Validity rules (research notes, section 1.3):
+- the product of all vector tile sizes times the accumulator's bytes must stay under
+  32768 bytes (`native_vector_size` x 512), else the compiler rejects the large vectors;
+- K may only be tiled at the reduction level (enforced by construction).
+The space also keeps vector tiles that divide their workgroup tile: other tiles compile,
+but leave remainder loops that are never faster.
+"""
+
+from __future__ import annotations
+
+import z3
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from mltune.problem import Problem
+from mltune.search.candidate import CandidateSet
+from mltune.search.space import Knob, Space
+from mltune.targets.cpu import CpuInfo
+
+PIPELINE = "DoubleTilingExpert"
+VECTOR_BYTES_LIMIT_FACTOR = 512  # the compiler's limit is native_vector_size * 512 bytes
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+MAX_WORKGROUP_TILE = {"m": 512, "n": 1024}
+MAX_VECTOR_TILE = {"m": 32, "n": 64, "k": 64}
+
+
+def tile_values(size: int, cap: int) -> tuple[int, ...]:
+    """Powers of two up to the first one covering `size`, and the divisors of `size`, all at most `cap`."""
+    powers = {1 << e for e in range(0, 31) if (1 << e) <= cap and (1 << e) < 2 * size}
+    divisors = {d for d in range(1, min(size, cap) + 1) if size % d == 0}
+    return tuple(sorted(powers | divisors))
+
+
+def cpu_contraction_space(problem: Problem, cpu: CpuInfo) -> Space:
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    knobs = [
+        Knob("wg_m", tile_values(m, MAX_WORKGROUP_TILE["m"])),
+        Knob("wg_n", tile_values(n, MAX_WORKGROUP_TILE["n"])),
+        Knob("vec_m", tile_values(m, MAX_VECTOR_TILE["m"])),
+        Knob("vec_n", tile_values(n, MAX_VECTOR_TILE["n"])),
+        Knob("vec_k", tile_values(k, MAX_VECTOR_TILE["k"])),
+    ]
+    space = Space(knobs, [])
+    wg_m, wg_n, vec_m, vec_n, vec_k = (space.var(knob.name) for knob in knobs)
+    vector_limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR
+    space.constraints = (
+        wg_m % vec_m == 0,
+        wg_n % vec_n == 0,
+        vec_m * vec_n * vec_k * ELEMENT_BYTES[problem.out_type] < vector_limit,
+    )
+    return space
+
+
+def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
+    """The three tiling levels, one entry per loop of the op."""
+    levels = {"distribution": [0] * len(problem.bounds), "vector_common_parallel": [0] * len(problem.bounds),
+              "vector_reduction": [0] * len(problem.bounds)}
+    for loop in problem.batch:
+        levels["distribution"][loop] = 1
+        levels["vector_common_parallel"][loop] = 1
+    levels["distribution"][problem.m[0]] = knobs["wg_m"]
+    levels["distribution"][problem.n[0]] = knobs["wg_n"]
+    levels["vector_common_parallel"][problem.m[0]] = knobs["vec_m"]
+    levels["vector_common_parallel"][problem.n[0]] = knobs["vec_n"]
+    levels["vector_reduction"][problem.k[0]] = knobs["vec_k"]
+    return levels
+
+
+class CpuContraction:
+    """The `Configurator` for a contraction on llvm-cpu with `DoubleTilingExpert`."""
+
+    pipeline = PIPELINE
+
+    def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context):
+        self.problem = problem
+        self.space = cpu_contraction_space(problem, cpu)
+        self.context = context
+
+    def candidates(self) -> CandidateSet:
+        return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
+
+    def compilation_info(self, knobs: dict[str, int]) -> str:
+        """The `#iree_codegen.compilation_info` for one point, built and checked by the compiler's parser."""
+        levels = ", ".join(f"{name} = {values}" for name, values in tile_lists(self.problem, knobs).items())
+        with self.context:
+            lowering = ir.Attribute.parse(f"#iree_cpu.lowering_config<{levels}>")
+            pipeline = ir.Attribute.parse(f"#iree_cpu.pipeline<{PIPELINE}>")
+            translation = iree_codegen.TranslationInfoAttr.get(pipeline)
+            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))

@@ -1,0 +1,136 @@
+"""A configuration space: named knobs with finite domains, constrained by Z3 formulas.
+
+The constraints are Z3 expressions, so they can be checked, combined and solved by Z3
+(`Space.solver`). Enumerating every solution one Z3 model at a time with blocking clauses
+is slow (tens of seconds for a few thousand solutions), so `Space.enumerate` evaluates the
+same Z3 expression trees over the Cartesian product of the domains with numpy instead:
+every solution Z3 would accept, in a fixed order, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from functools import reduce
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import z3
+
+MAX_PRODUCT = 20_000_000  # points of the Cartesian product evaluated at once
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable integer and the values it may take."""
+
+    name: str
+    domain: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not self.domain:
+            raise ValueError(f"knob {self.name} has an empty domain")
+
+
+_BINARY: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    z3.Z3_OP_LE: operator.le,
+    z3.Z3_OP_LT: operator.lt,
+    z3.Z3_OP_GE: operator.ge,
+    z3.Z3_OP_GT: operator.gt,
+    z3.Z3_OP_EQ: operator.eq,
+    z3.Z3_OP_SUB: operator.sub,
+    z3.Z3_OP_IMPLIES: lambda a, b: np.logical_or(np.logical_not(a), b),
+}
+_VARIADIC: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    z3.Z3_OP_ADD: operator.add,
+    z3.Z3_OP_MUL: operator.mul,
+    z3.Z3_OP_AND: np.logical_and,
+    z3.Z3_OP_OR: np.logical_or,
+}
+
+
+def _z3_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """SMT-LIB `mod`: Euclidean, and unconstrained for a zero divisor (taken as `a` here)."""
+    safe = np.where(b == 0, 1, b)
+    return np.where(b == 0, a, np.mod(a, np.abs(safe)))
+
+
+def _z3_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """SMT-LIB `div`: Euclidean division, so that a = b * div(a, b) + mod(a, b)."""
+    safe = np.where(b == 0, 1, b)
+    return np.where(b == 0, 0, (a - _z3_mod(a, safe)) // safe)
+
+
+def evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Evaluate an integer/boolean Z3 expression elementwise over numpy columns, one per variable."""
+    kind = expr.decl().kind()
+    if z3.is_int_value(expr):
+        return np.int64(expr.as_long())
+    if z3.is_true(expr) or z3.is_false(expr):
+        return np.bool_(z3.is_true(expr))
+    if kind == z3.Z3_OP_UNINTERPRETED and expr.num_args() == 0:
+        return columns[expr.decl().name()]
+    args = [evaluate(child, columns) for child in expr.children()]
+    if kind in _VARIADIC:
+        return reduce(_VARIADIC[kind], args)
+    if kind in _BINARY:
+        return _BINARY[kind](*args)
+    if kind == z3.Z3_OP_NOT:
+        return np.logical_not(args[0])
+    if kind == z3.Z3_OP_UMINUS:
+        return -args[0]
+    if kind == z3.Z3_OP_ITE:
+        return np.where(*args)
+    if kind == z3.Z3_OP_MOD:
+        return _z3_mod(*args)
+    if kind == z3.Z3_OP_IDIV:
+        return _z3_div(*args)
+    if kind == z3.Z3_OP_DISTINCT:
+        return reduce(np.logical_and, [args[i] != args[j] for i in range(len(args)) for j in range(i + 1, len(args))])
+    raise NotImplementedError(f"Z3 operator {expr.decl().name()} in {expr}")
+
+
+class Space:
+    """Knobs with finite domains and Z3 constraints over them; the valid points are the solutions."""
+
+    def __init__(self, knobs: Sequence[Knob], constraints: Sequence[z3.BoolRef]):
+        self.knobs = tuple(knobs)
+        self.variables = {knob.name: z3.Int(knob.name) for knob in self.knobs}
+        self.constraints = tuple(constraints)
+
+    def var(self, name: str) -> z3.ArithRef:
+        return self.variables[name]
+
+    def domain_constraints(self) -> list[z3.BoolRef]:
+        return [z3.Or([self.variables[knob.name] == value for value in knob.domain]) for knob in self.knobs]
+
+    def solver(self) -> z3.Solver:
+        """A Z3 solver holding the whole space: domains and constraints."""
+        solver = z3.Solver()
+        solver.add(*self.domain_constraints(), *self.constraints)
+        return solver
+
+    def contains(self, point: Mapping[str, int]) -> bool:
+        """Ask Z3 whether an assignment is in the space (unknown is an error, never a 'no')."""
+        solver = self.solver()
+        solver.add(*[self.variables[name] == value for name, value in point.items()])
+        verdict = solver.check()
+        if verdict == z3.unknown:
+            raise RuntimeError(f"Z3 returned unknown: {solver.reason_unknown()}")
+        return verdict == z3.sat
+
+    def enumerate(self) -> np.ndarray:
+        """Every solution, one row per point and one column per knob, in domain (lexicographic) order."""
+        size = int(np.prod([len(k.domain) for k in self.knobs], dtype=np.int64))
+        if size > MAX_PRODUCT:
+            raise ValueError(f"space too large to enumerate ({size} points before constraints)")
+        grids = np.meshgrid(*[np.asarray(k.domain, dtype=np.int64) for k in self.knobs], indexing="ij")
+        columns = {k.name: g.ravel() for k, g in zip(self.knobs, grids)}
+        valid = np.ones(size, dtype=bool)
+        for constraint in self.constraints:
+            valid &= np.broadcast_to(evaluate(constraint, columns), (size,))
+        return np.stack([columns[k.name][valid] for k in self.knobs], axis=1)
+
+    def points(self) -> list[dict[str, int]]:
+        names = [k.name for k in self.knobs]
+        return [dict(zip(names, map(int, row))) for row in self.enumerate()]

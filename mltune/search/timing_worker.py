@@ -1,0 +1,76 @@
+"""Child process that times compiled candidates against the baseline with IREE's runtime.
+
+Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call
+by call, alternating with the baseline (B C B C ...), in rounds; a round's time is the
+median of its calls. On a shared 2-core machine the run-to-run spread of separate
+`iree-benchmark-module` processes reached 40-60 %, while the ratio of interleaved calls in
+one process stayed within ~3 % (measurements in docs/measuring.md), because both
+variants see the same machine state.
+
+It prints one JSON line `{"start": i}` before candidate i and one result line after it, so
+the parent knows which candidate was running if this process crashes or hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import iree.runtime as rt
+
+
+def _load(config: rt.Config, vmfb: str, function: str):
+    context = rt.SystemContext(config=config)
+    context.add_vm_module(rt.VmModule.mmap(config.vm_instance, vmfb))
+    return context, context.modules.module[function]
+
+
+def _call_seconds(function, args) -> float:
+    start = time.perf_counter()
+    function(*args)
+    return time.perf_counter() - start
+
+
+def _emit(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main(request_path: str) -> None:
+    request = json.loads(Path(request_path).read_text())
+    config = rt.Config(request["device"])
+    if request["dispatch_level"]:
+        args = [1]
+    else:
+        args = [rt.asdevicearray(config.device, np.load(p)) for p in request["inputs"]]
+    keep_alive = []
+    base_context, baseline = _load(config, request["baseline"], request["function"])
+    keep_alive.append(base_context)
+    for _ in range(3):
+        _call_seconds(baseline, args)
+    base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
+    calls = int(np.clip(round(request["round_seconds"] / (2 * base_call)), request["min_calls"], request["max_calls"]))
+    slow_limit = request["slow_factor"]
+    for index, vmfb in request["candidates"]:
+        _emit({"start": index})
+        context, candidate = _load(config, vmfb, request["function"])
+        keep_alive.append(context)
+        _call_seconds(candidate, args)
+        cand_rounds, base_rounds = [], []
+        for _ in range(request["rounds"]):
+            cand_calls, base_calls = [], []
+            for _ in range(calls):
+                base_calls.append(_call_seconds(baseline, args))
+                cand_calls.append(_call_seconds(candidate, args))
+            cand_rounds.append(float(np.median(cand_calls)) * 1e6)
+            base_rounds.append(float(np.median(base_calls)) * 1e6)
+            if cand_rounds[-1] > slow_limit * base_rounds[-1]:
+                break  # far slower than the baseline: more rounds would not change the verdict
+        _emit({"index": index, "time_us": cand_rounds, "baseline_us": base_rounds, "calls_per_round": calls})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,86 @@
+"""One way to run IREE's command-line tools: captured output, a timeout, a typed result.
+
+Bad configurations can crash or hang the compiler, so every tool runs in its own
+process group and is killed as a group when its time is up.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from mltune.errors import UserError
+
+STDERR_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a finished (or killed) tool run left behind."""
+
+    args: tuple[str, ...]
+    returncode: int | None  # None when it was killed for running past its timeout
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def stderr_tail(self) -> str:
+        return self.stderr[-STDERR_TAIL_CHARS:]
+
+    def describe_failure(self) -> str:
+        if self.timed_out:
+            return f"timed out after {self.seconds:.1f} s"
+        lines = [line for line in self.stderr.strip().splitlines() if line.strip()]
+        first_error = next((line for line in lines if "error" in line.lower()), lines[0] if lines else "")
+        return f"exit code {self.returncode}: {first_error.strip()}"[:400]
+
+
+def tool_path(name: str) -> str:
+    """Find an IREE tool next to the running Python first (the venv that has iree-base-*), then on PATH."""
+    beside_python = Path(sys.executable).parent / name
+    if beside_python.exists():
+        return str(beside_python)
+    found = shutil.which(name)
+    if found is None:
+        raise UserError(f"{name} not found: install iree-base-compiler and iree-base-runtime (pip install -e .)")
+    return found
+
+
+def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None) -> ToolResult:
+    """Run one tool to completion; a run past `timeout_s` is killed with its whole process group."""
+    start = time.perf_counter()
+    with subprocess.Popen(
+        list(args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        start_new_session=True,
+    ) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout_s)
+            returncode: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+            returncode = None
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start)
