@@ -1,0 +1,142 @@
+"""The `mltune` command: argument checking, exit codes and the final table.
+
+Bad input is reported as one line on stderr with exit code 2; Ctrl-C stops the run with
+exit code 130, keeping every record already written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from mltune.errors import UserError
+from mltune.problem import Untunable
+from mltune.rankers import RANKERS
+from mltune.search.loop import LoopSettings
+from mltune.targets.cpu import parse_target
+from mltune.tune import TuneReport, TuneRequest
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line and exit 2, as for every other bad input
+        raise UserError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _speedup(text: str) -> float:
+    value = _positive_float(text)
+    if value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a factor >= 1, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    tune = commands.add_parser("tune", help="tune the dispatches of a model or of one dispatch benchmark")
+    tune.add_argument("input", type=Path, help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
+    tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
+    tune.add_argument("--budget", type=_positive_int, default=50, help="candidates to benchmark per dispatch")
+    tune.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
+                      help="stop starting new candidates for a dispatch after this many seconds")
+    tune.add_argument("--target", default="host", help="LLVM CPU name for llvm-cpu (default: host)")
+    tune.add_argument("--function", default=None, help="public function to benchmark (default: main or the only one)")
+    tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
+    tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
+    tune.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    tune.add_argument("--jobs", type=_positive_int, default=None, help="parallel compiles (default: CPU cores)")
+    tune.add_argument("--min-speedup", type=_speedup, default=1.03,
+                      help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
+    tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
+    return parser
+
+
+def _print_report(report: TuneReport) -> None:
+    level = "model-level (the whole input, timed call by call against IREE's default)"
+    if report.input_level == "dispatch":
+        level = "dispatch-level (a dumped dispatch benchmark; model-level speedups can differ)"
+    print(f"\nTimes are {level}.")
+    for dispatch in report.dispatches:
+        if isinstance(dispatch.problem, Untunable):
+            print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
+    for result in report.results:
+        compiled = sum(1 for t in result.trials if t.build.status == "ok")
+        print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
+              f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
+        baseline = [b for t in result.trials if t.measurement for b in t.measurement.baseline_us]
+        if baseline:
+            print(f"  IREE default: {sorted(baseline)[len(baseline) // 2]:10.1f} us")
+        print(f"  {'rank':>4} {'time us':>10} {'speedup':>8}  config")
+        for rank, (trial, measurement) in enumerate(result.finals, 1):
+            knobs = " ".join(f"{k}={v}" for k, v in trial.knobs.items())
+            time_us = sorted(measurement.time_us)[len(measurement.time_us) // 2] if measurement.time_us else float("nan")
+            print(f"  {rank:>4} {time_us:10.1f} {1 / measurement.ratio:7.2f}x  {knobs}")
+        if result.winner:
+            print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
+        else:
+            print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
+    if report.spec_path:
+        print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
+    else:
+        print("\nNo tuning spec written: IREE's default configuration is already the best found.")
+    print(f"Records: {report.records_path}")
+    print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
+          "(time outside compiler and benchmark processes)")
+
+
+def _run_tune(args: argparse.Namespace) -> int:
+    from mltune.mlir import new_context
+    from mltune.rankers import make_ranker
+    from mltune.tune import tune
+
+    make_ranker(args.ranker)  # an unknown name fails before any work
+    target = parse_target(args.target)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
+    settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
+    import os
+
+    request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
+                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)))
+    _print_report(tune(request, new_context()))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "tune":
+            return _run_tune(args)
+        raise UserError(f"unknown command {args.command}")
+    except UserError as err:
+        print(f"mltune: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mltune: interrupted; every record measured so far is kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""A handwritten CPU ranking: a few physical rules, applied as sort keys in order of importance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mltune.features.cpu import cpu_contraction_features
+from mltune.rankers.base import RankingInput, StaticRanker
+
+
+class Heuristic(StaticRanker):
+    """Orders llvm-cpu contraction candidates by named features (most important key first)."""
+
+    name = "heuristic"
+
+    def order(self, ranking_input: RankingInput) -> np.ndarray:
+        f = cpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
+        keys = [
+            # Accumulators spilling out of the vector register file cost a load/store per FMA.
+            f["register_overflow"] > 0,
+            # Every core should get work in the last wave of workgroups.
+            np.round(f["wave_inefficiency"], 1),
+            # Partial workgroup tiles compute padding.
+            np.round(f["padding_waste_m"] + f["padding_waste_n"], 1),
+            # Whole SIMD vectors along N: a partial vector wastes lanes on every FMA.
+            -np.round(f["vector_lane_fill"], 2),
+            # More FMAs per loaded element keep the FMA units fed.
+            -np.round(f["fma_per_load"], 0),
+            # Power-of-two K vector tiles avoid remainder iterations.
+            ~f["tile_k_pow2"].astype(bool),
+        ]
+        return np.lexsort(keys[::-1])  # np.lexsort sorts by the last key first
