@@ -7,6 +7,7 @@ exit code 130, keeping every record already written.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -116,8 +117,6 @@ def _run_tune(args: argparse.Namespace) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
-    import os
-
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)))
     _print_report(tune(request, new_context()))

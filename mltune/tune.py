@@ -9,6 +9,7 @@ from pathlib import Path
 from statistics import median
 
 from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
 
 from mltune.dataset import Record, RecordWriter, device_id
 from mltune.errors import UserError
@@ -22,7 +23,6 @@ from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.run import Runner
 from mltune.search.spec import link_specs
 from mltune.targets.cpu import CpuInfo, CpuTarget
-from iree.compiler.dialects import iree_codegen
 
 
 @dataclass(frozen=True)
@@ -144,14 +144,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             path.write_text(spec_text)
         spec_path = request.output
     wall = time.perf_counter() - started
-    report = TuneReport(level, baseline_us, dispatches, results, spec_path, wall,
-                        builder_seconds(loop, baseline) + runner.seconds_in_children, writers[0].path)
+    tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
+    report = TuneReport(level, baseline_us, dispatches, results, spec_path, wall, tool_seconds, writers[0].path)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
-
-
-def builder_seconds(loop: TuningLoop, baseline) -> float:
-    return loop.compile_seconds + baseline.seconds
 
 
 def _baseline_us(results: list[DispatchResult]) -> float:
