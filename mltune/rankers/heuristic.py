@@ -18,14 +18,15 @@ class Heuristic(StaticRanker):
         keys = [
             # Accumulators spilling out of the vector register file cost a load/store per FMA.
             f["register_overflow"] > 0,
+            # Whole SIMD vectors along N: a partial vector wastes lanes on every FMA
+            # (the strongest single predictor in the measured CPU records).
+            -np.round(f["vector_lane_fill"], 1),
+            # More FMAs per loaded element keep the FMA units fed (buckets of 2).
+            -np.floor(f["fma_per_load"] / 2),
             # Every core should get work in the last wave of workgroups.
             np.round(f["wave_inefficiency"], 1),
             # Partial workgroup tiles compute padding.
             np.round(f["padding_waste_m"] + f["padding_waste_n"], 1),
-            # Whole SIMD vectors along N: a partial vector wastes lanes on every FMA.
-            -np.round(f["vector_lane_fill"], 2),
-            # More FMAs per loaded element keep the FMA units fed.
-            -np.round(f["fma_per_load"], 0),
             # Power-of-two K vector tiles avoid remainder iterations.
             ~f["tile_k_pow2"].astype(bool),
         ]
