@@ -86,12 +86,16 @@ def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Disp
 
 
 def _check_writable(path: Path) -> None:
+    """Fail before any work if the spec cannot be written; leave no empty file behind."""
+    existed = path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a"):
             pass
     except OSError as err:
         raise UserError(f"cannot write {path}: {err.strerror}") from None
+    if not existed:
+        path.unlink()
 
 
 def tune(request: TuneRequest, context: ir.Context) -> TuneReport:

@@ -2,10 +2,10 @@
 
 Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call
 by call, alternating with the baseline (B C B C ...), in rounds; a round's time is the
-median of its calls. On a shared 2-core machine the run-to-run spread of separate
-`iree-benchmark-module` processes reached 40-60 %, while the ratio of interleaved calls in
-one process stayed within ~3 % (measurements in docs/measuring.md), because both
-variants see the same machine state.
+median of its calls. On a shared 2-core machine the ratio of two separate
+`iree-benchmark-module` processes swings far more than the ratio of calls interleaved in
+one process, because both interleaved variants see the same machine state
+(`benchmarks/timing_noise.py` measures both).
 
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so
 the parent knows which candidate was running if this process crashes or hangs.
