@@ -52,7 +52,14 @@ class ToolResult:
 
 
 def tool_path(name: str) -> str:
-    """Find an IREE tool next to the running Python first (the venv that has iree-base-*), then on PATH."""
+    """The compiler's own binary for compiler tools: the console-script wrappers on PATH start
+    a Python interpreter first, which costs more than a small compile itself."""
+    try:
+        from iree.compiler.tools.binaries import find_tool
+
+        return find_tool(name)
+    except (ImportError, ValueError, OSError):
+        pass
     beside_python = Path(sys.executable).parent / name
     if beside_python.exists():
         return str(beside_python)
