@@ -49,7 +49,7 @@ class TimingPlan:
 
     rounds: int = 3
     round_seconds: float = 0.12
-    min_calls: int = 3
+    min_calls: int = 5
     max_calls: int = 400
     slow_factor: float = 2.0  # stop after the first round when a candidate is this much slower
     timeout_factor: float = 10.0

@@ -1,0 +1,133 @@
+"""Shared helpers for the test suite: model sources, real IREE compiles, and reading configurations back.
+
+Everything here runs the real tools (iree-compile, iree-opt, the mltune CLI); nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from mltune.problem import Problem
+from mltune.tools import tool_path
+
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
+LEVELS = ("distribution", "vector_common_parallel", "vector_reduction")
+MLTUNE_TIMEOUT_S = 240
+
+
+def matmul_source(m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32",
+                  transpose_rhs: bool = False) -> str:
+    """A `@main` computing one `linalg.matmul` (optionally with an N x K right-hand side)."""
+    rhs_shape = f"{n}x{k}" if transpose_rhs else f"{k}x{n}"
+    zero = "0.0" if out_type.startswith(("f", "bf")) else "0"
+    maps = ""
+    if transpose_rhs:
+        maps = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
+    return f"""func.func @main(%lhs: tensor<{m}x{k}x{in_type}>, %rhs: tensor<{rhs_shape}x{in_type}>) -> tensor<{m}x{n}x{out_type}> {{
+  %zero = arith.constant {zero} : {out_type}
+  %empty = tensor.empty() : tensor<{m}x{n}x{out_type}>
+  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
+  %r = linalg.matmul {maps}ins(%lhs, %rhs : tensor<{m}x{k}x{in_type}>, tensor<{rhs_shape}x{in_type}>) outs(%acc : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
+  return %r : tensor<{m}x{n}x{out_type}>
+}}
+"""
+
+
+def batch_matmul_source(b: int, m: int, k: int, n: int) -> str:
+    return f"""func.func @main(%a: tensor<{b}x{m}x{k}xf32>, %b: tensor<{b}x{k}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<{b}x{m}x{n}xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<{b}x{m}x{k}xf32>, tensor<{b}x{k}x{n}xf32>) outs(%acc : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
+  return %r : tensor<{b}x{m}x{n}xf32>
+}}
+"""
+
+
+# The session's matmul (100x300 @ 300x1000) and batch matmul (12x128x64 @ 12x64x128) in one function: two dispatches.
+TWO_OP_SOURCE = """func.func @main(%lhs: tensor<100x300xf32>, %rhs: tensor<300x1000xf32>, %a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>) -> (tensor<100x1000xf32>, tensor<12x128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<100x1000xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<100x1000xf32>) -> tensor<100x1000xf32>
+  %r0 = linalg.matmul ins(%lhs, %rhs : tensor<100x300xf32>, tensor<300x1000xf32>) outs(%f0 : tensor<100x1000xf32>) -> tensor<100x1000xf32>
+  %e1 = tensor.empty() : tensor<12x128x128xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  %r1 = linalg.batch_matmul ins(%a, %b : tensor<12x128x64xf32>, tensor<12x64x128xf32>) outs(%f1 : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  return %r0, %r1 : tensor<100x1000xf32>, tensor<12x128x128xf32>
+}
+"""
+
+
+def dump_command(source: Path, dump_dir: Path, vmfb: Path) -> list[str]:
+    """The DESIGN section 3 command that dumps one configured benchmark file per dispatch."""
+    return [tool_path("iree-compile"), str(source), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(vmfb)]
+
+
+def run(args: Sequence[str], timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def strip_config(bench: Path, out: Path) -> Path:
+    result = run([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)])
+    assert result.returncode == 0, result.stderr[-2000:]
+    return out
+
+
+def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = None,
+                              flags: Sequence[str] = ()) -> dict[str, list[dict[str, list[int]]]]:
+    """Compile `source` (optionally with a tuning spec) and return the lowering configs of its contractions.
+
+    The result maps an op name (`linalg.matmul`, ...) to the tiling levels the compiler chose for
+    each op of that kind, read from `--iree-hal-dump-executable-configurations-to`.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    config_dir = out_dir / "configs"
+    args = [tool_path("iree-compile"), str(source), *flags, f"--iree-hal-dump-executable-configurations-to={config_dir}",
+            "-o", str(out_dir / "out.vmfb")]
+    if spec is not None:
+        args.append(f"--iree-codegen-tuning-spec-path={spec}")
+    result = run(args)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return applied_configs(config_dir)
+
+
+_ROOT_CONFIG = re.compile(r"(linalg\.(?:batch_)?matmul) \{[^\n]*?lowering_config = #iree_cpu\.lowering_config<([^>]*)>")
+
+
+def applied_configs(config_dir: Path) -> dict[str, list[dict[str, list[int]]]]:
+    found: dict[str, list[dict[str, list[int]]]] = {}
+    for path in sorted(config_dir.glob("*.mlir")):
+        for op_name, body in _ROOT_CONFIG.findall(path.read_text()):
+            found.setdefault(op_name, []).append(parse_levels(body))
+    return found
+
+
+def parse_levels(text: str) -> dict[str, list[int]]:
+    """`distribution = [50, 50, 0], vector_common_parallel = [...]` -> {level: sizes}."""
+    return {name: [int(v) for v in values.split(",") if v.strip()]
+            for name, values in re.findall(r"(\w+) = \[([^\]]*)\]", text)}
+
+
+def knobs_from_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[str, int]:
+    """The mltune knobs that describe a DoubleTilingExpert lowering config of `problem`."""
+    (m,), (n,), (k,) = problem.m, problem.n, problem.k
+    return {
+        "wg_m": levels["distribution"][m], "wg_n": levels["distribution"][n],
+        "vec_m": levels["vector_common_parallel"][m], "vec_n": levels["vector_common_parallel"][n],
+        "vec_k": levels["vector_reduction"][k],
+    }
+
+
+def mltune(args: Sequence[str], cwd: Path, timeout: float = MLTUNE_TIMEOUT_S) -> subprocess.CompletedProcess:
+    """Run the real CLI in a child Python, as a user would (`python -m mltune.cli ...`)."""
+    return run([sys.executable, "-m", "mltune.cli", *args], timeout=timeout, cwd=cwd)

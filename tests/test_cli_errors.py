@@ -1,0 +1,106 @@
+"""Bad input to `mltune tune`: exit code 2 and exactly one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iree_helpers import matmul_source, mltune
+
+TINY = matmul_source(32, 64, 48)
+
+ADD = """func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = arith.addf %a, %b : tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+"""
+
+DYNAMIC = """func.func @main(%lhs: tensor<?x64xf32>, %rhs: tensor<64x48xf32>) -> tensor<?x48xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %d = tensor.dim %lhs, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%d) : tensor<?x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x48xf32>) -> tensor<?x48xf32>
+  %r = linalg.matmul ins(%lhs, %rhs : tensor<?x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<?x48xf32>) -> tensor<?x48xf32>
+  return %r : tensor<?x48xf32>
+}
+"""
+
+COMPLEX = """func.func @main(%lhs: tensor<8x8xcomplex<f32>>, %rhs: tensor<8x8xcomplex<f32>>) -> tensor<8x8xcomplex<f32>> {
+  %empty = tensor.empty() : tensor<8x8xcomplex<f32>>
+  %r = linalg.matmul ins(%lhs, %rhs : tensor<8x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) outs(%empty : tensor<8x8xcomplex<f32>>) -> tensor<8x8xcomplex<f32>>
+  return %r : tensor<8x8xcomplex<f32>>
+}
+"""
+
+# name: (files to write, arguments after `tune`, words the message must contain)
+CASES = {
+    "missing_file": ({}, ["nope.mlir"], ["not found", "nope.mlir"]),
+    "malformed_mlir": ({"bad.mlir": "func.func @main( { this is not mlir\n"}, ["bad.mlir"], ["not valid MLIR"]),
+    "nothing_tunable": ({"add.mlir": ADD}, ["add.mlir"], ["nothing tunable", "non-contraction"]),
+    # f64 is demoted to f32 by IREE (and tuned as such); i16 reaches the dispatch unchanged
+    "unsupported_element_type": ({"mm.mlir": matmul_source(32, 64, 48, "i16", "i16")}, ["mm.mlir"],
+                                 ["unsupported element type i16"]),
+    "complex_arguments": ({"mm.mlir": COMPLEX}, ["mm.mlir"], ["complex<f32>"]),
+    "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"], ["statically shaped"]),
+    "budget_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "0"], ["--budget", "positive integer"]),
+    "budget_negative": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "-3"], ["--budget", "'-3'"]),
+    "budget_not_a_number": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "abc"], ["--budget", "'abc'"]),
+    "time_budget_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--time-budget", "0"], ["--time-budget"]),
+    "min_speedup_below_one": ({"mm.mlir": TINY}, ["mm.mlir", "--min-speedup", "0.5"], [">= 1"]),
+    "unknown_ranker": ({"mm.mlir": TINY}, ["mm.mlir", "--ranker", "bogus"], ["bogus", "shuffle", "heuristic"]),
+    "gpu_target": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "gfx942"], ["GPU", "gfx942"]),
+    "invalid_target_name": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "not a cpu"], ["--target"]),
+    "output_parent_is_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "-o", "afile/spec.mlir"],
+                                ["cannot write", "afile/spec.mlir"]),
+    "output_under_proc": ({"mm.mlir": TINY}, ["mm.mlir", "-o", "/proc/x/spec.mlir"], ["cannot write"]),
+    "output_is_a_directory": ({"mm.mlir": TINY, "outdir/keep": ""}, ["mm.mlir", "-o", "outdir"], ["cannot write"]),
+    "unknown_function": ({"mm.mlir": TINY}, ["mm.mlir", "--function", "nope"], ["@nope", "main"]),
+    "binary_input": ({"model.mlir": b"\xff\xfe\x00\x81 not text"}, ["model.mlir"], ["model.mlir"]),
+    "input_is_a_directory": ({"somedir/keep": ""}, ["somedir"], ["not found"]),
+}
+
+
+def check_one_line_error(result, words=()) -> str:
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("mltune: error:"), lines[0]
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
+    files, args, words = CASES[case]
+    for name, content in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    result = mltune(["tune", *args, "--run-dir", "run", "--dataset-dir", "datasets"], cwd=tmp_path)
+    check_one_line_error(result, words)
+    assert not list(tmp_path.glob("datasets/*/*.jsonl")), "a refused run writes no records"
+
+
+def test_no_command(tmp_path):
+    check_one_line_error(mltune([], cwd=tmp_path), ["required"])
+
+
+def test_failed_run_leaves_no_spec_file(tmp_path):
+    """An empty spec file left behind would make the user's iree-compile fail: none is written."""
+    result = mltune(["tune", "nope.mlir", "-o", "spec.mlir", "--run-dir", "run"], cwd=tmp_path)
+    check_one_line_error(result, ["not found"])
+    assert not (tmp_path / "spec.mlir").exists()
+
+
+def test_failed_run_keeps_an_existing_output(tmp_path):
+    (tmp_path / "spec.mlir").write_text("// the user's own file\n")
+    result = mltune(["tune", "nope.mlir", "-o", "spec.mlir", "--run-dir", "run"], cwd=tmp_path)
+    check_one_line_error(result, ["not found"])
+    assert (tmp_path / "spec.mlir").read_text() == "// the user's own file\n"

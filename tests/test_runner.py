@@ -1,0 +1,60 @@
+"""The Runner: real IREE runtime timings in a child process, failures turned into measurements."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mltune.inputs import Invocation
+from mltune.search.run import Measurement, Runner, TimingPlan
+
+PLAN = TimingPlan(rounds=3, round_seconds=0.05)
+
+
+@pytest.fixture
+def runner(tiny, tmp_path) -> Runner:
+    # synthetic input data for the tiny model's two arguments (32x64 and 64x48 f32)
+    rng = np.random.default_rng(0)
+    files = []
+    for index, shape in enumerate([(32, 64), (64, 48)]):
+        path = tmp_path / f"input{index}.npy"
+        np.save(path, rng.uniform(-1, 1, size=shape).astype(np.float32))
+        files.append(path)
+    return Runner(Invocation("main", tuple(files), False), "local-task", tmp_path)
+
+
+def test_model_against_itself_is_a_tie(tiny, runner):
+    (measurement,) = runner.measure(tiny.vmfb, [(7, tiny.vmfb)], PLAN)
+    assert measurement.index == 7
+    assert measurement.status == "ok", measurement.detail
+    assert 1 <= len(measurement.time_us) <= PLAN.rounds
+    assert len(measurement.time_us) == len(measurement.baseline_us)
+    assert all(t > 0 for t in measurement.time_us + measurement.baseline_us)
+    assert 0.7 <= measurement.ratio <= 1.4, measurement
+    assert runner.seconds_in_children > 0
+    assert not list(runner.work_dir.glob("timing_*.json")), "request files are cleaned up"
+
+
+def test_missing_vmfb_is_a_run_error_and_the_rest_still_run(tiny, runner, tmp_path):
+    missing = tmp_path / "does_not_exist.vmfb"
+    results = runner.measure(tiny.vmfb, [(0, tiny.vmfb), (1, missing), (2, tiny.vmfb)], PLAN)
+    assert [m.index for m in results] == [0, 1, 2]
+    assert [m.status for m in results] == ["ok", "run_error", "ok"]
+    assert results[1].detail, "the failure says why"
+    assert results[1].ratio == float("inf") and results[1].time_us == ()
+
+
+def test_missing_baseline_fails_every_candidate(tiny, runner, tmp_path):
+    results = runner.measure(tmp_path / "no_baseline.vmfb", [(0, tiny.vmfb), (1, tiny.vmfb)], PLAN)
+    assert [m.status for m in results] == ["run_error", "run_error"]
+
+
+def test_nothing_to_measure(tiny, runner):
+    assert runner.measure(tiny.vmfb, [], PLAN) == []
+
+
+def test_ratio_is_the_median_of_round_ratios():
+    # synthetic timings
+    m = Measurement(0, "ok", time_us=(10.0, 20.0, 9.0), baseline_us=(10.0, 10.0, 10.0))
+    assert m.ratio == pytest.approx(1.0)
+    assert Measurement(0, "timeout").ratio == float("inf")

@@ -1,0 +1,176 @@
+"""`mltune tune` end to end: the real compiler, runtime and CLI on tiny inputs with tiny budgets."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from iree_helpers import CPU_FLAGS, compile_with_configs_dump, mltune
+from mltune.dataset import SCHEMA_VERSION, STATUSES
+from mltune.problem import Problem
+from mltune.search.cpu_contraction import cpu_contraction_space, tile_lists
+
+pytestmark = pytest.mark.e2e
+
+DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
+                 "baseline_us", "ranker", "position", "run_id", "timestamp"}
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def check_records(records: list[dict], dumped, run_dir: Path, arch_dir: Path, ranker: str, level: str) -> None:
+    space = cpu_contraction_space(dumped.problem, dumped.cpu)
+    assert [r["position"] for r in records] == list(range(len(records)))
+    for record in records:
+        assert DESIGN_FIELDS <= set(record), DESIGN_FIELDS - set(record)
+        assert record["schema"] == SCHEMA_VERSION
+        assert record["arch"] == arch_dir.name == dumped.cpu.arch
+        assert record["device"] and record["compiler"]
+        assert record["run_id"] == run_dir.name
+        assert record["ranker"] == ranker
+        assert record["pipeline"] == "DoubleTilingExpert"
+        assert record["level"] == level
+        assert Problem.from_record(record["problem"]) == dumped.problem
+        assert space.contains(record["knobs"]), record["knobs"]
+        assert record["status"] in STATUSES
+        if record["status"] == "ok":
+            assert len(record["time_us"]) >= 1 and len(record["time_us"]) == len(record["baseline_us"])
+            assert all(t > 0 for t in record["time_us"] + record["baseline_us"])
+        assert record["timestamp"] > 1.6e9
+    assert len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records), "no candidate twice"
+
+
+def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker: str, level: str):
+    run_dir, dataset_dir, output = tmp_path / "run", tmp_path / "datasets", tmp_path / "out" / "spec.mlir"
+    result = mltune(["tune", str(input_path), "--budget", str(budget), "--ranker", ranker, "--run-dir", str(run_dir),
+                     "--dataset-dir", str(dataset_dir), "-o", str(output), "--jobs", "2"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert (run_dir / "results.jsonl").is_file()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["level"] == level
+    (dispatch,) = summary["dispatches"]
+    assert dispatch["problem"] == dumped.problem.key
+    assert dispatch["benchmarked"] == budget and dispatch["stop_reason"] == "budget spent"
+    assert dispatch["tried"] >= budget and dispatch["candidates"] > budget
+
+    (dataset_file,) = dataset_dir.glob("*/*.jsonl")
+    assert dataset_file.name == f"{run_dir.name}.jsonl"
+    records = read_jsonl(dataset_file)
+    assert len(records) == dispatch["tried"], "one record per tried candidate"
+    assert sum(1 for r in records if r["status"] != "compile_error") == budget
+    check_records(records, dumped, run_dir, dataset_file.parent, ranker, level)
+    # the run directory holds the same records
+    run_records = read_jsonl(run_dir / "results.jsonl")
+    strip = lambda r: {k: v for k, v in r.items() if k != "timestamp"}  # noqa: E731
+    assert [strip(r) for r in run_records] == [strip(r) for r in records]
+    return result, summary, output, records
+
+
+def test_tune_a_model(tiny, tmp_path):
+    source = tmp_path / "tiny.mlir"
+    shutil.copy(tiny.source, source)
+    result, summary, output, _ = tune_and_check(tiny, source, tmp_path, budget=3, ranker="shuffle", level="model")
+    assert "model-level" in result.stdout
+    assert tiny.problem.key in result.stdout
+    (dispatch,) = summary["dispatches"]
+    if summary["spec"] is None:
+        assert dispatch["winner"] is None
+        assert "No tuning spec written" in result.stdout
+        assert not output.exists(), "no empty spec file is left behind"
+    else:
+        assert Path(summary["spec"]) == output and output.is_file()
+        assert (tmp_path / "run" / "best_spec.mlir").read_text() == output.read_text()
+        configs = compile_with_configs_dump(source, tmp_path / "with_spec", output, CPU_FLAGS)
+        assert configs["linalg.matmul"] == [tile_lists(tiny.problem, dispatch["winner"]["knobs"])]
+        assert dispatch["winner"]["speedup"] >= 1.03
+
+
+def test_tune_a_dispatch_benchmark(tiny, tmp_path):
+    bench = tmp_path / tiny.bench.name
+    shutil.copy(tiny.bench, bench)
+    result, summary, output, records = tune_and_check(tiny, bench, tmp_path, budget=2, ranker="heuristic",
+                                                      level="dispatch")
+    assert "dispatch-level" in result.stdout
+    if summary["spec"] is not None:
+        stripped = tmp_path / "run" / "dispatch_stripped.mlir"
+        configs = compile_with_configs_dump(stripped, tmp_path / "with_spec", output)
+        assert configs["linalg.matmul"] == [tile_lists(tiny.problem, summary["dispatches"][0]["winner"]["knobs"])]
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(int(pid))
+    return found
+
+
+def test_ctrl_c_keeps_every_record(tiny, tmp_path):
+    source = tmp_path / "tiny.mlir"
+    shutil.copy(tiny.source, source)
+    run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "60", "--ranker", "shuffle",
+         "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 180
+        dataset_file = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            files = list(dataset_dir.glob("*/*.jsonl"))
+            if files and files[0].read_bytes().count(b"\n") >= 1:
+                dataset_file = files[0]
+                break
+            time.sleep(0.05)
+        assert dataset_file is not None, f"no record within the deadline (exit code {proc.poll()})"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr_bytes = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    stderr = stderr_bytes.decode()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "Traceback" not in stderr and b"Traceback" not in stdout
+
+    lines = dataset_file.read_text().splitlines()
+    assert len(lines) >= 1
+    for line in lines:
+        record = json.loads(line)  # every line is a whole record
+        assert record["run_id"] == run_dir.name
+    # each record goes to the dataset first, then to the run directory: an interrupt between the two
+    # appends can leave the run directory one record short, never more
+    run_records = read_jsonl(run_dir / "results.jsonl")
+    assert len(lines) - 1 <= len(run_records) <= len(lines)
+    for ours, theirs in zip(run_records, lines):
+        assert ours["knobs"] == json.loads(theirs)["knobs"]
+    assert not [p for p in _processes_mentioning(str(run_dir)) if p != proc.pid and
+                b"timing_worker" in Path(f"/proc/{p}/cmdline").read_bytes()], "the timing worker is stopped"
+
+    # what a terminal shows: each line's last carriage-return segment
+    shown = [line.split("\r")[-1] for line in stderr.split("\n") if line.split("\r")[-1].strip()]
+    messages = [line for line in shown if line.startswith("mltune:")]
+    assert messages == ["mltune: interrupted; every record measured so far is kept"], shown
+    assert shown[-1] == messages[0]
+    others = [line for line in shown if not line.startswith("mltune:")]
+    assert all("bench" in line for line in others), others  # only progress bars besides the message
+    if len(stderr.strip().splitlines()) != 1:
+        pytest.xfail("finding: stderr holds the tqdm progress bar besides the one 'mltune: interrupted' line "
+                     "(tqdm writes to stderr even when it is not a terminal)")
