@@ -18,6 +18,7 @@ from mltune.problem import Untunable
 from mltune.rankers import RANKERS
 from mltune.search.loop import LoopSettings
 from mltune.targets.cpu import parse_target
+from mltune.tools import kill_running_tools
 from mltune.tune import TuneReport, TuneRequest
 
 
@@ -133,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mltune: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        kill_running_tools()
         print("mltune: interrupted; every record measured so far is kept", file=sys.stderr)
         return 130
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import socket
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -39,18 +40,36 @@ class Record:
     level: str  # model | dispatch: where the candidate was timed
     detail: str = ""
     compiler: str = compiler_version.VERSION
-    timestamp: float = 0.0
+    timestamp: float = field(default_factory=time.time)
     schema: int = SCHEMA_VERSION
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data["timestamp"] = self.timestamp or time.time()
-        return json.dumps(data, sort_keys=True)
+        return json.dumps(asdict(self), sort_keys=True)
 
 
-def device_id(runtime_device: str, arch: str, cores: int) -> str:
-    """Stable for one physical machine: host name, runtime device, CPU name and cores used."""
-    return f"{socket.gethostname()}/{runtime_device}/{arch}/{cores}cores"
+def _host_cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def device_id(runtime_device: str, cores: int) -> str:
+    """Stable for one physical machine: host name, the host's CPU model, runtime device and cores used.
+
+    It names the machine that ran the code; the record's `arch` names the CPU it was compiled for.
+    """
+    return f"{socket.gethostname()}/{_host_cpu_model()}/{runtime_device}/{cores}cores"
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 class RecordWriter:
@@ -60,6 +79,8 @@ class RecordWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._handle = open(path, "a", encoding="utf-8")
+        if self._handle.tell() > 0 and not _ends_with_newline(path):
+            self._handle.write("\n")  # end a line torn by a kill, so the next record stands alone
 
     def append(self, record: Record) -> None:
         self._handle.write(record.to_json() + "\n")

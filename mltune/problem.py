@@ -32,7 +32,7 @@ class Problem:
     rhs_type: str
     out_type: str
     indexing_maps: tuple[str, ...]
-    layout: str  # `nn`, `nt`, `tn`, `tt`: `t` where K is the contiguous (last) dim of LHS, or not of RHS
+    layout: str  # `nn`, `nt`, `tn`, `tt`: LHS `t` unless K is its last dim; RHS `t` if K is its last dim
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)

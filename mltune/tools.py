@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,11 @@ from typing import Sequence
 from mltune.errors import UserError
 
 STDERR_TAIL_CHARS = 2000
+
+# Tools run in their own process groups (so a timeout can kill a whole group); these are the
+# ones still running, so that an interrupted run can stop them instead of leaving them behind.
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,8 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
         cwd=cwd,
         start_new_session=True,
     ) as proc:
+        with _running_lock:
+            _running.add(proc)
         try:
             stdout, stderr = proc.communicate(timeout=timeout_s)
             returncode: int | None = proc.returncode
@@ -90,4 +98,18 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
         except BaseException:
             os.killpg(proc.pid, signal.SIGKILL)
             raise
+        finally:
+            with _running_lock:
+                _running.discard(proc)
     return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start)
+
+
+def kill_running_tools() -> None:
+    """Kill every tool still running (after Ctrl-C, compiles in worker threads would go on)."""
+    with _running_lock:
+        running = list(_running)
+    for proc in running:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

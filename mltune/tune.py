@@ -122,7 +122,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         for writer in writers:
             writer.append(record)
 
-    record_fields = {"arch": cpu.arch, "device": device_id(request.target.runtime_device, cpu.arch, cpu.cores),
+    record_fields = {"arch": cpu.arch, "device": device_id(request.target.runtime_device, cpu.cores),
                      "run_id": run_id, "level": level}
     loop = TuningLoop(builder, runner, baseline.vmfb, cpu, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []

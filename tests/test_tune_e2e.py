@@ -161,16 +161,8 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     assert len(lines) - 1 <= len(run_records) <= len(lines)
     for ours, theirs in zip(run_records, lines):
         assert ours["knobs"] == json.loads(theirs)["knobs"]
-    assert not [p for p in _processes_mentioning(str(run_dir)) if p != proc.pid and
-                b"timing_worker" in Path(f"/proc/{p}/cmdline").read_bytes()], "the timing worker is stopped"
-
-    # what a terminal shows: each line's last carriage-return segment
-    shown = [line.split("\r")[-1] for line in stderr.split("\n") if line.split("\r")[-1].strip()]
-    messages = [line for line in shown if line.startswith("mltune:")]
-    assert messages == ["mltune: interrupted; every record measured so far is kept"], shown
-    assert shown[-1] == messages[0]
-    others = [line for line in shown if not line.startswith("mltune:")]
-    assert all("bench" in line for line in others), others  # only progress bars besides the message
-    if len(stderr.strip().splitlines()) != 1:
-        pytest.xfail("finding: stderr holds the tqdm progress bar besides the one 'mltune: interrupted' line "
-                     "(tqdm writes to stderr even when it is not a terminal)")
+    time.sleep(0.5)  # killed process groups are reaped by their parents' exit
+    leftovers = [p for p in _processes_mentioning(str(run_dir)) if p != proc.pid]
+    assert not leftovers, "no compile or timing process outlives the interrupted run"
+    # not a terminal: no progress bar, only the one message
+    assert stderr.strip().splitlines() == ["mltune: interrupted; every record measured so far is kept"], stderr

@@ -57,6 +57,8 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "padding_waste_m": padding_waste(m, wg_m),
         "padding_waste_n": padding_waste(n, wg_n),
         "padding_waste_k": padding_waste(k, vec_k),
+        # vector tiles that do not divide their workgroup tile leave remainder iterations
+        "vector_remainder": padding_waste(wg_m, vec_m) + padding_waste(wg_n, vec_n),
         "workgroups": workgroups,
         "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
         "workgroup_intensity": 2.0 * wg_m * wg_n * k / footprint,

@@ -25,8 +25,8 @@ class Heuristic(StaticRanker):
             -np.floor(f["fma_per_load"] / 2),
             # Every core should get work in the last wave of workgroups.
             np.round(f["wave_inefficiency"], 1),
-            # Partial workgroup tiles compute padding.
-            np.round(f["padding_waste_m"] + f["padding_waste_n"], 1),
+            # Partial workgroup tiles compute padding; partial vector tiles run remainder loops.
+            np.round(f["padding_waste_m"] + f["padding_waste_n"] + f["vector_remainder"], 1),
             # Power-of-two K vector tiles avoid remainder iterations.
             ~f["tile_k_pow2"].astype(bool),
         ]

@@ -6,8 +6,8 @@ own default does. Validity rules (research notes, section 1.3):
 - the product of all vector tile sizes times the accumulator's bytes must stay under
   32768 bytes (`native_vector_size` x 512), else the compiler rejects the large vectors;
 - K may only be tiled at the reduction level (enforced by construction).
-The space also keeps vector tiles that divide their workgroup tile: other tiles compile,
-but leave remainder loops that are never faster.
+Vector tiles are at most their workgroup tile (larger ones are clamped or rejected); they
+need not divide it (IREE's own defaults do not always: [50, 50] with vector [5, 16]).
 """
 
 from __future__ import annotations
@@ -28,28 +28,42 @@ MAX_WORKGROUP_TILE = {"m": 512, "n": 1024}
 MAX_VECTOR_TILE = {"m": 32, "n": 64, "k": 64}
 
 
-def tile_values(size: int, cap: int) -> tuple[int, ...]:
-    """Powers of two up to the first one covering `size`, and the divisors of `size`, all at most `cap`."""
-    powers = {1 << e for e in range(0, 31) if (1 << e) <= cap and (1 << e) < 2 * size}
-    divisors = {d for d in range(1, min(size, cap) + 1) if size % d == 0}
-    return tuple(sorted(powers | divisors))
+MAX_EVEN_SPLIT = 64  # workgroup tiles: the dimension split evenly into at most this many parts
+MAX_SMALL_DIVISOR = 16  # vector tiles: divisors of the dimension up to this size
+
+
+def _powers_of_two(size: int, cap: int) -> set[int]:
+    """Powers of two up to the first one covering `size`, at most `cap`."""
+    return {1 << e for e in range(31) if (1 << e) <= cap and (1 << e) < 2 * size}
+
+
+def workgroup_tile_values(size: int, cap: int) -> tuple[int, ...]:
+    """Powers of two, and the tiles that split `size` evenly into at most 64 parts (no padding)."""
+    even = {size // parts for parts in range(1, MAX_EVEN_SPLIT + 1) if size % parts == 0 and size // parts <= cap}
+    return tuple(sorted(_powers_of_two(size, cap) | even))
+
+
+def vector_tile_values(size: int, cap: int) -> tuple[int, ...]:
+    """Powers of two, and the small divisors of `size` (IREE picks e.g. 5 for 100 and 15 for 300)."""
+    small = {d for d in range(1, min(size, cap, MAX_SMALL_DIVISOR) + 1) if size % d == 0}
+    return tuple(sorted(_powers_of_two(size, cap) | small))
 
 
 def cpu_contraction_space(problem: Problem, cpu: CpuInfo) -> Space:
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     knobs = [
-        Knob("wg_m", tile_values(m, MAX_WORKGROUP_TILE["m"])),
-        Knob("wg_n", tile_values(n, MAX_WORKGROUP_TILE["n"])),
-        Knob("vec_m", tile_values(m, MAX_VECTOR_TILE["m"])),
-        Knob("vec_n", tile_values(n, MAX_VECTOR_TILE["n"])),
-        Knob("vec_k", tile_values(k, MAX_VECTOR_TILE["k"])),
+        Knob("wg_m", workgroup_tile_values(m, MAX_WORKGROUP_TILE["m"])),
+        Knob("wg_n", workgroup_tile_values(n, MAX_WORKGROUP_TILE["n"])),
+        Knob("vec_m", vector_tile_values(m, MAX_VECTOR_TILE["m"])),
+        Knob("vec_n", vector_tile_values(n, MAX_VECTOR_TILE["n"])),
+        Knob("vec_k", vector_tile_values(k, MAX_VECTOR_TILE["k"])),
     ]
     space = Space(knobs, [])
     wg_m, wg_n, vec_m, vec_n, vec_k = (space.var(knob.name) for knob in knobs)
     vector_limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR
     space.constraints = (
-        wg_m % vec_m == 0,
-        wg_n % vec_n == 0,
+        vec_m <= wg_m,
+        vec_n <= wg_n,
         vec_m * vec_n * vec_k * ELEMENT_BYTES[problem.out_type] < vector_limit,
     )
     return space

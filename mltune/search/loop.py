@@ -104,7 +104,7 @@ class TuningLoop:
         result = DispatchResult(name, problem, len(candidates))
         ranker.start(RankingInput(problem, self.cpu, candidates))
         started = time.monotonic()
-        progress = tqdm(total=self.settings.budget, desc=name, unit="bench", leave=True, dynamic_ncols=True)
+        progress = tqdm(total=self.settings.budget, desc=name, unit="bench", dynamic_ncols=True, disable=None)
         try:
             while result.benchmarked < self.settings.budget:
                 if self.settings.time_budget_s is not None and time.monotonic() - started > self.settings.time_budget_s:

@@ -17,7 +17,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import z3
 
-MAX_PRODUCT = 20_000_000  # points of the Cartesian product evaluated at once
+CHUNK = 1 << 22  # points of the Cartesian product evaluated at once
+MAX_PRODUCT = 1 << 31  # beyond this a space is too large to enumerate at all
 
 
 @dataclass(frozen=True)
@@ -120,16 +121,24 @@ class Space:
         return verdict == z3.sat
 
     def enumerate(self) -> np.ndarray:
-        """Every solution, one row per point and one column per knob, in domain (lexicographic) order."""
-        size = int(np.prod([len(k.domain) for k in self.knobs], dtype=np.int64))
+        """Every solution, one row per point and one column per knob, in domain (lexicographic) order.
+
+        The Cartesian product is walked in chunks, so memory stays bounded for large domains.
+        """
+        shape = tuple(len(k.domain) for k in self.knobs)
+        size = int(np.prod(shape, dtype=np.int64))
         if size > MAX_PRODUCT:
             raise ValueError(f"space too large to enumerate ({size} points before constraints)")
-        grids = np.meshgrid(*[np.asarray(k.domain, dtype=np.int64) for k in self.knobs], indexing="ij")
-        columns = {k.name: g.ravel() for k, g in zip(self.knobs, grids)}
-        valid = np.ones(size, dtype=bool)
-        for constraint in self.constraints:
-            valid &= np.broadcast_to(evaluate(constraint, columns), (size,))
-        return np.stack([columns[k.name][valid] for k in self.knobs], axis=1)
+        domains = [np.asarray(k.domain, dtype=np.int64) for k in self.knobs]
+        found = []
+        for start in range(0, size, CHUNK):
+            positions = np.unravel_index(np.arange(start, min(start + CHUNK, size), dtype=np.int64), shape)
+            columns = {k.name: d[p] for k, d, p in zip(self.knobs, domains, positions)}
+            valid = np.ones(len(positions[0]), dtype=bool)
+            for constraint in self.constraints:
+                valid &= np.broadcast_to(evaluate(constraint, columns), valid.shape)
+            found.append(np.stack([columns[k.name][valid] for k in self.knobs], axis=1))
+        return np.concatenate(found) if found else np.empty((0, len(self.knobs)), dtype=np.int64)
 
     def points(self) -> list[dict[str, int]]:
         names = [k.name for k in self.knobs]
