@@ -103,6 +103,8 @@ def _print_report(report: TuneReport) -> None:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
         print("\nNo tuning spec written: IREE's default configuration is already the best found.")
+        if report.requested_output.exists():
+            print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")

@@ -55,6 +55,7 @@ class TuneReport:
     dispatches: list[Dispatch]
     results: list[DispatchResult]
     spec_path: Path | None
+    requested_output: Path
     wall_seconds: float
     tool_seconds: float
     records_path: Path
@@ -149,7 +150,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         spec_path = request.output
     wall = time.perf_counter() - started
     tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
-    report = TuneReport(level, baseline_us, dispatches, results, spec_path, wall, tool_seconds, writers[0].path)
+    report = TuneReport(level, baseline_us, dispatches, results, spec_path, request.output, wall, tool_seconds,
+                        writers[0].path)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
 

@@ -82,13 +82,15 @@ class TuningLoop:
 
     def _record(self, problem: Problem, pipeline: str, trial: Trial, ranker: str) -> Record:
         measurement = trial.measurement
-        status = measurement.status if measurement else trial.build.status
+        if measurement is not None:
+            status, detail = measurement.status, measurement.detail and f"run: {measurement.detail}"
+        else:
+            status, detail = trial.build.status, trial.build.detail and f"compile: {trial.build.detail}"
         return Record(
             problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
             time_us=list(measurement.time_us) if measurement else [],
             baseline_us=list(measurement.baseline_us) if measurement else [],
-            ranker=ranker, position=trial.position,
-            detail=(measurement.detail if measurement else trial.build.detail), **self.record_fields,
+            ranker=ranker, position=trial.position, detail=detail, **self.record_fields,
         )
 
     def _compile(self, problem: Problem, configurator: Configurator, indices: Sequence[int],
