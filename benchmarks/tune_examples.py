@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ["matmul_f32", "batch_matmul_f32", "matmul_nt_f16"]
+EXAMPLES = ["matmul_f32", "batch_matmul_f32", "matmul_nt_f16", "matmul_decode_f32", "matmul_conv3x3_f32"]
 CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
              "--iree-llvmcpu-target-cpu=host"]
 
