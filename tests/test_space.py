@@ -136,7 +136,7 @@ def test_empty_domain_is_rejected():
 
 @pytest.mark.parametrize("size", [1, 7, 32, 48, 100, 300, 768, 1000, 3072])
 @pytest.mark.parametrize("cap", [32, 64, 512, 1024])
-def test_tile_values_are_powers_of_two_and_even_splits_or_small_divisors(size, cap):
+def test_tile_values_are_powers_of_two_even_splits_and_exact_divisors(size, cap):
     first_covering = 1 << (size - 1).bit_length()
     powers = {1 << e for e in range(31) if (1 << e) <= min(cap, first_covering)}
     workgroup = workgroup_tile_values(size, cap)
@@ -144,12 +144,13 @@ def test_tile_values_are_powers_of_two_and_even_splits_or_small_divisors(size, c
     assert set(workgroup) == powers | {size // p for p in range(1, 65) if size % p == 0 and size // p <= cap}
     vector = vector_tile_values(size, cap)
     assert list(vector) == sorted(set(vector)) and all(1 <= v <= cap for v in vector)
-    assert set(vector) == powers | {d for d in range(1, min(size, cap, 16) + 1) if size % d == 0}
+    pow2_factor = size & -size  # a power of two up to this divides size exactly already
+    assert set(vector) == powers | {d for d in range(pow2_factor + 1, min(size, cap) + 1) if size % d == 0}
 
 
 def test_tile_values_examples():
     assert workgroup_tile_values(100, 512) == (1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128)
-    assert vector_tile_values(300, 64) == (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 16, 32, 64)
+    assert vector_tile_values(300, 64) == (1, 2, 4, 5, 6, 8, 10, 12, 15, 16, 20, 25, 30, 32, 50, 60, 64)
 
 
 @pytest.mark.parametrize("name", ["matmul", "batch_matmul", "matmul_nt_f16"])

@@ -166,3 +166,22 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     assert not leftovers, "no compile or timing process outlives the interrupted run"
     # not a terminal: no progress bar, only the one message
     assert stderr.strip().splitlines() == ["mltune: interrupted; every record measured so far is kept"], stderr
+
+
+def test_two_dispatches_get_a_budget_each(tmp_path):
+    from iree_helpers import TWO_OP_SOURCE
+
+    source = tmp_path / "two_ops.mlir"
+    source.write_text(TWO_OP_SOURCE)
+    run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
+    result = mltune(["tune", str(source), "--budget", "2", "--ranker", "heuristic", "--run-dir", str(run_dir),
+                     "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    problems = sorted(d["problem"] for d in summary["dispatches"])
+    assert problems == ["contraction_100x1000x300_f32f32f32_nn", "contraction_12x128x128x64_f32f32f32_nn"]
+    assert all(d["benchmarked"] == 2 for d in summary["dispatches"])
+    records = read_jsonl(run_dir / "results.jsonl")
+    assert sorted({Problem.from_record(r["problem"]).key for r in records}) == problems
+    if summary["spec"]:  # one linked spec, whatever number of dispatches won
+        assert (tmp_path / "spec.mlir").read_text().count("iree_codegen.tuning_spec_entrypoint") == 1

@@ -29,5 +29,8 @@ class Heuristic(StaticRanker):
             np.round(f["padding_waste_m"] + f["padding_waste_n"] + f["vector_remainder"], 1),
             # Power-of-two K vector tiles avoid remainder iterations.
             ~f["tile_k_pow2"].astype(bool),
+            # Ties in random (seeded) order, not solver order: the first batches then spread over
+            # the whole tie group instead of one corner of it (e.g. only the smallest workgroups).
+            np.random.default_rng(self.seed).random(len(ranking_input.candidates)),
         ]
         return np.lexsort(keys[::-1])  # np.lexsort sorts by the last key first

@@ -29,7 +29,6 @@ MAX_VECTOR_TILE = {"m": 32, "n": 64, "k": 64}
 
 
 MAX_EVEN_SPLIT = 64  # workgroup tiles: the dimension split evenly into at most this many parts
-MAX_SMALL_DIVISOR = 16  # vector tiles: divisors of the dimension up to this size
 
 
 def _powers_of_two(size: int, cap: int) -> set[int]:
@@ -44,9 +43,12 @@ def workgroup_tile_values(size: int, cap: int) -> tuple[int, ...]:
 
 
 def vector_tile_values(size: int, cap: int) -> tuple[int, ...]:
-    """Powers of two, and the small divisors of `size` (IREE picks e.g. 5 for 100 and 15 for 300)."""
-    small = {d for d in range(1, min(size, cap, MAX_SMALL_DIVISOR) + 1) if size % d == 0}
-    return tuple(sorted(_powers_of_two(size, cap) | small))
+    """Powers of two, and the exact divisors of `size` up to `cap` that are larger than its largest
+    power-of-two factor (below it a power of two divides exactly already). IREE itself picks such
+    tiles: 5 for 100, 15 for 300."""
+    pow2_factor = size & -size
+    divisors = {d for d in range(pow2_factor + 1, min(size, cap) + 1) if size % d == 0}
+    return tuple(sorted(_powers_of_two(size, cap) | divisors))
 
 
 def cpu_contraction_space(problem: Problem, cpu: CpuInfo) -> Space:

@@ -32,9 +32,10 @@ class LoopSettings:
     time_budget_s: float | None = None
     batch_size: int = 8
     finalists: int = 4
-    min_speedup: float = 1.03  # a winner must beat the baseline by more than this factor
+    min_speedup: float = 1.03  # a winner's median ratio must beat the baseline by this factor ...
+    min_rounds_won: float = 0.75  # ... and it must win this fraction of the re-measured rounds
     screening: TimingPlan = TimingPlan()
-    final: TimingPlan = TimingPlan(rounds=7, round_seconds=0.2)
+    final: TimingPlan = TimingPlan(rounds=9, round_seconds=0.25)
 
 
 @dataclass(frozen=True)
@@ -147,5 +148,6 @@ class TuningLoop:
                                          self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
-        if measurement.status == "ok" and measurement.ratio * self.settings.min_speedup <= 1.0:
+        beats_noise = measurement.ratio * self.settings.min_speedup <= 1.0
+        if measurement.status == "ok" and beats_noise and measurement.rounds_won >= self.settings.min_rounds_won:
             result.winner = (trial, measurement)

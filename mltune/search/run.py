@@ -42,6 +42,13 @@ class Measurement:
             return float("inf")
         return median(c / b for c, b in zip(self.time_us, self.baseline_us))
 
+    @property
+    def rounds_won(self) -> float:
+        """Fraction of rounds in which the candidate beat the baseline."""
+        if self.status != "ok" or not self.time_us:
+            return 0.0
+        return sum(c < b for c, b in zip(self.time_us, self.baseline_us)) / len(self.time_us)
+
 
 @dataclass(frozen=True)
 class TimingPlan:
