@@ -31,6 +31,7 @@ class LoopSettings:
     budget: int = 50
     time_budget_s: float | None = None
     batch_size: int = 8
+    max_tries_per_benchmark: int = 4  # stop when compile failures outnumber benchmarks this much
     finalists: int = 4
     min_speedup: float = 1.03  # a winner's median ratio must beat the baseline by this factor ...
     min_rounds_won: float = 0.75  # ... and it must win this fraction of the re-measured rounds
@@ -112,6 +113,9 @@ class TuningLoop:
             while result.benchmarked < self.settings.budget:
                 if self.settings.time_budget_s is not None and time.monotonic() - started > self.settings.time_budget_s:
                     result.stop_reason = "time budget spent"
+                    break
+                if len(result.trials) >= self.settings.max_tries_per_benchmark * self.settings.budget:
+                    result.stop_reason = "too many candidates failed to compile"
                     break
                 want = min(self.settings.batch_size, self.settings.budget - result.benchmarked)
                 indices = ranker.ask(want)
