@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from mltune.input_files import InputFile
 from mltune.inputs import Invocation
 from mltune.search.run import Runner, TimingPlan
 
@@ -27,9 +28,9 @@ CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-b
              "--iree-llvmcpu-target-cpu=host"]
 
 
-def process_ms(vmfb: Path, inputs: list[Path]) -> float:
+def process_ms(vmfb: Path, inputs: list[InputFile]) -> float:
     out = subprocess.run(["iree-benchmark-module", f"--module={vmfb}", "--device=local-task", "--function=main",
-                          *[f"--input=@{p}" for p in inputs], "--benchmark_repetitions=5",
+                          *[f.flag for f in inputs], "--benchmark_repetitions=5",
                           "--benchmark_min_time=0.05", "--benchmark_format=json"],
                          capture_output=True, text=True, check=True).stdout
     return statistics.median(b["real_time"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration")

@@ -2,7 +2,8 @@
 
 For every example: `mltune tune EXAMPLE --budget N`, then `iree-compile` with and without
 `--iree-codegen-tuning-spec-path`, then `iree-benchmark-module --function=main
---input=@...npy` on the default and the tuned module, interleaved over several rounds.
+--flagfile=RUN_DIR/inputs/flags.txt` (the `--input=` flags of the arguments mltune used) on
+the default and the tuned module, interleaved over several rounds.
 Prints per example the default and tuned medians, their ratio, the fraction of generated
 candidates that compiled and the tuner's own overhead; then the geomean.
 
@@ -30,10 +31,10 @@ def run(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, check=True)
 
 
-def benchmark_ms(vmfb: Path, inputs: list[Path]) -> float:
+def benchmark_ms(vmfb: Path, input_flags: Path) -> float:
     """Median real time of one `iree-benchmark-module` process (5 repetitions), in ms."""
     out = run(["iree-benchmark-module", f"--module={vmfb}", "--device=local-task", "--function=main",
-               *[f"--input=@{p}" for p in inputs], "--benchmark_repetitions=5", "--benchmark_min_time=0.1",
+               f"--flagfile={input_flags}", "--benchmark_repetitions=5", "--benchmark_min_time=0.1",
                "--benchmark_format=json"]).stdout
     rows = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
     return statistics.median(b["real_time"] for b in rows)
@@ -61,7 +62,7 @@ def main() -> int:
         summary = json.loads((run_dir / "summary.json").read_text())
         tried = sum(d["tried"] for d in summary["dispatches"])
         compiled = sum(d["compiled"] for d in summary["dispatches"])
-        inputs = sorted((run_dir / "inputs").glob("input*.npy"))
+        inputs = run_dir / "inputs" / "flags.txt"  # the --input= flags of the arguments mltune used
         default_vmfb, tuned_vmfb = run_dir / "check_default.vmfb", run_dir / "check_tuned.vmfb"
         run(["iree-compile", str(source), *CPU_FLAGS, "-o", str(default_vmfb)])
         has_spec = bool(summary["spec"])

@@ -16,21 +16,20 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.errors import UserError
+from mltune.input_files import InputFile, numpy_type
 from mltune.mlir import parse_module_file
 from mltune.targets.cpu import CpuTarget
 from mltune.tools import run_tool, tool_path
 
 DUMP_TIMEOUT_S = 600
-NUMPY_TYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-               "i32": np.int32, "i64": np.int64, "i1": np.bool_}
 
 
 @dataclass(frozen=True)
 class Invocation:
-    """How to run the compiled input: a function and its argument files, or a dispatch benchmark."""
+    """How to run the compiled input: a function and its arguments, or a dispatch benchmark."""
 
     function: str
-    input_files: tuple[Path, ...]
+    inputs: tuple[InputFile, ...]
     dispatch_level: bool  # a dumped dispatch benchmark: the function takes a dispatch count
 
 
@@ -42,17 +41,6 @@ class TuningInput:
     invocation: Invocation
     dispatch_files: tuple[Path, ...]
     compile_flags: tuple[str, ...]
-
-
-def _numpy_type(element: ir.Type):
-    name = str(element)
-    if name == "bf16":
-        import ml_dtypes  # shipped with iree-base-runtime
-
-        return ml_dtypes.bfloat16
-    if name not in NUMPY_TYPES:
-        raise UserError(f"unsupported function argument element type {name}")
-    return NUMPY_TYPES[name]
 
 
 def _public_functions(module: ir.Module) -> dict[str, ir.Operation]:
@@ -80,22 +68,30 @@ def _choose_function(functions: dict[str, ir.Operation], requested: str | None, 
     raise UserError(f"{path}: several public functions ({', '.join(sorted(functions))}); choose one with --function")
 
 
-def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> tuple[Path, ...]:
-    """One `.npy` file of seeded random values per tensor argument (static shapes only)."""
+def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> tuple[InputFile, ...]:
+    """One file of seeded random values per tensor argument (static shapes only), and `flags.txt`
+    holding the matching `--input=` flags for `iree-run-module` / `iree-benchmark-module --flagfile`."""
     directory.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    paths = []
+    files = []
     for index, arg_type in enumerate(function.attributes["function_type"].value.inputs):
         if not isinstance(arg_type, ir.RankedTensorType) or not arg_type.has_static_shape:
             raise UserError(f"argument {index} has type {arg_type}: only statically shaped tensor arguments are supported")
-        dtype = _numpy_type(arg_type.element_type)
-        values = rng.uniform(-1.0, 1.0, size=arg_type.shape)
-        if np.issubdtype(np.dtype(dtype), np.integer):
-            values = rng.integers(-4, 5, size=arg_type.shape)
-        path = directory / f"input{index}.npy"
-        np.save(path, np.asarray(values).astype(dtype))
-        paths.append(path)
-    return tuple(paths)
+        element = str(arg_type.element_type)
+        dtype = np.dtype(numpy_type(element))
+        if np.issubdtype(dtype, np.integer) or dtype == np.bool_:
+            values = rng.integers(-4, 5, size=arg_type.shape).astype(dtype)
+        else:
+            values = rng.uniform(-1.0, 1.0, size=arg_type.shape).astype(dtype)
+        if element == "bf16":
+            path = directory / f"input{index}.bin"
+            values.tofile(path)
+        else:
+            path = directory / f"input{index}.npy"
+            np.save(path, values)
+        files.append(InputFile(path, tuple(arg_type.shape), element))
+    (directory / "flags.txt").write_text("".join(f"{f.flag}\n" for f in files))
+    return tuple(files)
 
 
 def _dump_dispatches(source: Path, target: CpuTarget, dump_dir: Path) -> tuple[Path, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mltune.input_files import InputFile
 from mltune.inputs import Invocation
 from mltune.search.run import Measurement, Runner, TimingPlan
 
@@ -19,7 +20,7 @@ def runner(tiny, tmp_path) -> Runner:
     for index, shape in enumerate([(32, 64), (64, 48)]):
         path = tmp_path / f"input{index}.npy"
         np.save(path, rng.uniform(-1, 1, size=shape).astype(np.float32))
-        files.append(path)
+        files.append(InputFile(path, shape, "f32"))
     return Runner(Invocation("main", tuple(files), False), "local-task", tmp_path)
 
 

@@ -86,7 +86,7 @@ class Runner:
     def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> Path:
         request = {
             "device": self.device, "function": self.invocation.function,
-            "inputs": [str(p) for p in self.invocation.input_files], "dispatch_level": self.invocation.dispatch_level,
+            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs], "dispatch_level": self.invocation.dispatch_level,
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor,

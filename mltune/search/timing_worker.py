@@ -18,8 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import iree.runtime as rt
+import numpy as np
+
+from mltune.input_files import InputFile
 
 
 def _load(config: rt.Config, vmfb: str, function: str):
@@ -45,7 +47,8 @@ def main(request_path: str) -> None:
     if request["dispatch_level"]:
         args = [1]
     else:
-        args = [rt.asdevicearray(config.device, np.load(p)) for p in request["inputs"]]
+        files = [InputFile(Path(path), tuple(shape), element) for path, shape, element in request["inputs"]]
+        args = [rt.asdevicearray(config.device, f.load()) for f in files]
     keep_alive = []
     base_context, baseline = _load(config, request["baseline"], request["function"])
     keep_alive.append(base_context)

@@ -1,0 +1,44 @@
+"""Function arguments on disk, readable without the compiler (the timing worker loads them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mltune.errors import UserError
+
+NUMPY_TYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+               "i32": np.int32, "i64": np.int64, "i1": np.bool_}
+
+
+def numpy_type(name: str):
+    if name == "bf16":
+        import ml_dtypes  # shipped with iree-base-runtime
+
+        return ml_dtypes.bfloat16
+    if name not in NUMPY_TYPES:
+        raise UserError(f"unsupported function argument element type {name}")
+    return NUMPY_TYPES[name]
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One function argument on disk: `.npy`, or raw `.bin` for bf16 (which `.npy` cannot name)."""
+
+    path: Path
+    shape: tuple[int, ...]
+    element_type: str
+
+    @property
+    def flag(self) -> str:
+        """The `--input=` flag of IREE's tools for this file."""
+        if self.path.suffix == ".npy":
+            return f"--input=@{self.path}"
+        return f"--input={'x'.join(map(str, self.shape))}x{self.element_type}=@{self.path}"
+
+    def load(self) -> np.ndarray:
+        if self.path.suffix == ".npy":
+            return np.load(self.path)
+        return np.fromfile(self.path, dtype=numpy_type(self.element_type)).reshape(self.shape)
