@@ -27,7 +27,8 @@ STARTUP_SECONDS = 30.0
 
 @dataclass(frozen=True)
 class Measurement:
-    """One candidate's timing: per-round medians of the candidate and of the interleaved baseline."""
+    """One candidate's timing: per-round times (25th percentile of the round's calls) of the
+    candidate and of the interleaved baseline."""
 
     index: int
     status: str  # ok | run_error | timeout

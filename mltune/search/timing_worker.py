@@ -1,11 +1,11 @@
 """Child process that times compiled candidates against the baseline with IREE's runtime.
 
 Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call
-by call, alternating with the baseline (B C B C ...), in rounds; a round's time is the
-median of its calls. On a shared 2-core machine the ratio of two separate
-`iree-benchmark-module` processes swings far more than the ratio of calls interleaved in
-one process, because both interleaved variants see the same machine state
-(`benchmarks/timing_noise.py` measures both).
+by call, alternating with the baseline (B C C B B C ...), in rounds; a round's time is the
+25th percentile of its calls: interference from other processes only ever adds time, so on
+a shared machine a low quantile is steadier than the median. Separate
+`iree-benchmark-module` processes see different machine states; calls interleaved in one
+process see the same one (`benchmarks/timing_noise.py` measures both).
 
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so
 the parent knows which candidate was running if this process crashes or hangs.
@@ -22,6 +22,8 @@ import iree.runtime as rt
 import numpy as np
 
 from mltune.input_files import InputFile
+
+ROUND_PERCENTILE = 25
 
 
 def _load(config: rt.Config, vmfb: str, function: str):
@@ -65,11 +67,16 @@ def main(request_path: str) -> None:
         cand_rounds, base_rounds = [], []
         for _ in range(request["rounds"]):
             cand_calls, base_calls = [], []
-            for _ in range(calls):
-                base_calls.append(_call_seconds(baseline, args))
-                cand_calls.append(_call_seconds(candidate, args))
-            cand_rounds.append(float(np.median(cand_calls)) * 1e6)
-            base_rounds.append(float(np.median(base_calls)) * 1e6)
+            for call in range(calls):
+                # alternate which one goes first, so that neither always runs right after the other
+                if call % 2 == 0:
+                    base_calls.append(_call_seconds(baseline, args))
+                    cand_calls.append(_call_seconds(candidate, args))
+                else:
+                    cand_calls.append(_call_seconds(candidate, args))
+                    base_calls.append(_call_seconds(baseline, args))
+            cand_rounds.append(float(np.percentile(cand_calls, ROUND_PERCENTILE)) * 1e6)
+            base_rounds.append(float(np.percentile(base_calls, ROUND_PERCENTILE)) * 1e6)
             if cand_rounds[-1] > slow_limit * base_rounds[-1]:
                 break  # far slower than the baseline: more rounds would not change the verdict
         _emit({"index": index, "time_us": cand_rounds, "baseline_us": base_rounds, "calls_per_round": calls})
