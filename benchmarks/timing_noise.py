@@ -3,7 +3,7 @@
 Compiles an example model once and times it against itself (A/A: the true ratio is 1),
 `--pairs` times with each method:
 - processes: one `iree-benchmark-module` process for A, then one for A again (5 reps each),
-  ratio of their medians;
+  ratio of their fastest repetitions;
 - runner: `mltune.search.run.Runner` (calls alternating in one process, 3 rounds), its ratio.
 Prints min / median / max of the ratios and the spread (max - min) / median.
 
@@ -33,7 +33,7 @@ def process_ms(vmfb: Path, inputs: list[InputFile]) -> float:
                           *[f.flag for f in inputs], "--benchmark_repetitions=5",
                           "--benchmark_min_time=0.05", "--benchmark_format=json"],
                          capture_output=True, text=True, check=True).stdout
-    return statistics.median(b["real_time"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration")
+    return min(b["real_time"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration")
 
 
 def describe(name: str, ratios: list[float]) -> str:
