@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _print_report(report: TuneReport) -> None:
     level = "model-level (the whole input, timed call by call against IREE's default)"
     if report.input_level == "dispatch":
-        level = "dispatch-level (a dumped dispatch benchmark; model-level speedups can differ)"
+        level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
+                 "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
     print(f"\nTimes are {level}.")
     for dispatch in report.dispatches:
         if isinstance(dispatch.problem, Untunable):
