@@ -14,6 +14,7 @@ the parent knows which candidate was running if this process crashes or hangs.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,8 +44,19 @@ def _emit(message: dict) -> None:
     sys.stdout.flush()
 
 
+def _workers_on_allowed_cpus() -> None:
+    """Give IREE's task system one worker per CPU this process may use when it was pinned
+    (`taskset`): by default IREE counts the machine's cores, which would oversubscribe a pinned
+    run and disagree with the core count that the features assume (`CpuInfo.cores`)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < (os.cpu_count() or len(allowed)):
+        rt.flags.parse_flags(f"--task_topology_cpu_ids={','.join(map(str, allowed))}")
+
+
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text())
+    if request["device"] == "local-task":
+        _workers_on_allowed_cpus()
     config = rt.Config(request["device"])
     if request["dispatch_level"]:
         args = [1]

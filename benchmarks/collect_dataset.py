@@ -1,0 +1,175 @@
+"""Measure a CPU dataset: contraction shapes from real models, each tuned with a random shuffle.
+
+Every problem becomes a one-op model (`mltune.one_op_model`) and is run through
+`mltune tune --ranker shuffle --budget N`, so every candidate is timed at the model level,
+call by call against IREE's default in the same process, and appended to
+`DATASET_DIR/<arch>/<problem>.jsonl` as it is measured. A random order makes the records
+an unbiased sample of each problem's space, which is what training and evaluation need.
+
+On a machine with many cores, `--lanes L --cores-per-lane C` runs L problems at once, each
+pinned to its own C cores with `taskset` (mltune then sizes IREE's worker pool to those
+cores), so the records describe a C-core machine. A problem whose file already holds at
+least `--budget` measured candidates is skipped, so an interrupted collection resumes.
+
+    python benchmarks/collect_dataset.py [--budget 150] [--lanes 1] [--cores-per-lane 2]
+        [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from mltune.one_op_model import ContractionShape, contraction_model
+
+ROOT = Path(__file__).resolve().parent.parent
+S = ContractionShape
+
+# (shape, where it comes from). M = tokens (or output pixels), N = output features, K = input features.
+PROBLEMS: list[tuple[ContractionShape, str]] = [
+    # BERT-base / GPT-2 small encoder layer (hidden 768, MLP 3072), sequence 32, 64, 128, 256
+    (S(128, 2304, 768), "BERT-base fused QKV projection, seq 128"),
+    (S(128, 768, 768), "BERT-base attention output projection, seq 128"),
+    (S(128, 3072, 768), "BERT-base MLP up, seq 128"),
+    (S(128, 768, 3072), "BERT-base MLP down, seq 128"),
+    (S(32, 2304, 768), "BERT-base fused QKV projection, seq 32"),
+    (S(32, 768, 768), "BERT-base attention output projection, seq 32"),
+    (S(32, 3072, 768), "BERT-base MLP up, seq 32"),
+    (S(32, 768, 3072), "BERT-base MLP down, seq 32"),
+    (S(64, 768, 768), "BERT-base attention output projection, seq 64"),
+    (S(64, 3072, 768), "BERT-base MLP up, seq 64"),
+    (S(256, 768, 768), "BERT-base attention output projection, seq 256"),
+    (S(64, 2304, 768, transpose_rhs=True), "GPT-2 small QKV with an N x K weight, seq 64"),
+    (S(64, 768, 3072, transpose_rhs=True), "GPT-2 small MLP down with an N x K weight, seq 64"),
+    # attention scores and context (12 heads of 64)
+    (S(128, 128, 64, batch=12), "BERT-base attention scores Q.K^T, seq 128"),
+    (S(128, 64, 128, batch=12), "BERT-base attention context P.V, seq 128"),
+    (S(256, 256, 64, batch=12), "BERT-base attention scores Q.K^T, seq 256"),
+    (S(256, 64, 256, batch=12), "BERT-base attention context P.V, seq 256"),
+    (S(64, 64, 64, batch=12), "BERT-base attention scores Q.K^T, seq 64"),
+    (S(197, 197, 64, batch=6), "ViT-S/16 attention scores, 197 tokens"),
+    # ViT-S/16 (hidden 384, MLP 1536, 197 tokens)
+    (S(197, 1152, 384), "ViT-S/16 fused QKV projection"),
+    (S(197, 384, 384), "ViT-S/16 attention output projection"),
+    (S(197, 1536, 384), "ViT-S/16 MLP up"),
+    (S(197, 384, 1536), "ViT-S/16 MLP down"),
+    # decoding: one or a few tokens against the weights
+    (S(1, 768, 768), "BERT/GPT-2 size decode step, projection"),
+    (S(1, 3072, 768), "BERT/GPT-2 size decode step, MLP up"),
+    (S(4, 768, 3072), "GPT-2 size decode, 4 sequences, MLP down"),
+    # TinyLlama (hidden 2048, MLP 5632), f16 weights in N x K layout with f32 accumulation
+    (S(1, 2048, 2048, in_type="f16", transpose_rhs=True), "TinyLlama decode step, attention projection"),
+    (S(1, 5632, 2048, in_type="f16", transpose_rhs=True), "TinyLlama decode step, MLP gate/up"),
+    (S(1, 2048, 5632, in_type="f16", transpose_rhs=True), "TinyLlama decode step, MLP down"),
+    (S(8, 2048, 2048, in_type="f16", transpose_rhs=True), "TinyLlama decode, 8 sequences, attention projection"),
+    (S(32, 2048, 2048, in_type="f16", transpose_rhs=True), "TinyLlama prefill of 32 tokens, attention projection"),
+    (S(32, 5632, 2048, in_type="f16", transpose_rhs=True), "TinyLlama prefill of 32 tokens, MLP gate/up"),
+    # bf16 inputs with f32 accumulation
+    (S(128, 768, 768, in_type="bf16"), "BERT-base attention output projection in bf16, seq 128"),
+    (S(64, 3072, 768, in_type="bf16"), "BERT-base MLP up in bf16, seq 64"),
+    # ResNet-50 / MobileNet convolutions as im2col matmuls: output pixels x out channels x (kh*kw*in channels)
+    (S(3136, 64, 576), "ResNet-50 stage 1 3x3 conv, 56x56, im2col"),
+    (S(784, 128, 1152), "ResNet-50 stage 2 3x3 conv, 28x28, im2col"),
+    (S(196, 256, 2304), "ResNet-50 stage 3 3x3 conv, 14x14, im2col"),
+    (S(49, 512, 4608), "ResNet-50 stage 4 3x3 conv, 7x7, im2col"),
+    (S(3136, 256, 64), "ResNet-50 stage 1 1x1 expansion conv"),
+    (S(784, 128, 512), "ResNet-50 stage 2 1x1 reduction conv"),
+    (S(196, 1024, 256), "ResNet-50 stage 3 1x1 expansion conv"),
+    (S(3136, 128, 64), "MobileNetV2 pointwise conv, 56x56"),
+    (S(784, 256, 128), "MobileNetV2 pointwise conv, 28x28"),
+    (S(196, 576, 96), "MobileNetV2 pointwise expansion, 14x14"),
+]
+
+
+def measured(path: Path) -> int:
+    """Candidates in a record file that were benchmarked (status ok)."""
+    if not path.exists():
+        return 0
+    count = 0
+    for line in path.read_text().splitlines():
+        try:
+            count += json.loads(line).get("status") == "ok"
+        except json.JSONDecodeError:
+            continue
+    return count
+
+
+def finished(shape: ContractionShape, args: argparse.Namespace) -> bool:
+    """Measured already: `--budget` candidates benchmarked, or a run that tried its whole (smaller) space."""
+    counts = [measured(f) for f in args.dataset_dir.glob(f"*/{shape.name}.jsonl")]
+    summary = args.work / shape.name / "summary.json"
+    return bool(counts) and (max(counts) >= args.budget or summary.exists())
+
+
+def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
+    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", "shuffle",
+               "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
+               "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir")]
+    if cores is not None and shutil.which("taskset"):
+        command = ["taskset", "-c", ",".join(map(str, cores))] + command
+    return command
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=150)
+    parser.add_argument("--lanes", type=int, default=1)
+    parser.add_argument("--cores-per-lane", type=int, default=2)
+    parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
+    parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / "collect")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
+                        help="start no new problem after this many seconds")
+    parser.add_argument("--only", nargs="*", default=None, help="problem names to measure")
+    args = parser.parse_args()
+    todo: queue.Queue[ContractionShape] = queue.Queue()
+    for shape, _ in PROBLEMS:
+        if args.only is None or shape.name in args.only:
+            todo.put(shape)
+    started = time.monotonic()
+    lock = threading.Lock()
+
+    def lane(number: int) -> None:
+        cores = list(range(number * args.cores_per_lane, (number + 1) * args.cores_per_lane)) if args.lanes > 1 else None
+        while True:
+            if args.stop_after is not None and time.monotonic() - started > args.stop_after:
+                return
+            try:
+                shape = todo.get_nowait()
+            except queue.Empty:
+                return
+            run_dir = args.work / shape.name
+            if finished(shape, args):
+                continue
+            for stale in args.dataset_dir.glob(f"*/{shape.name}.jsonl"):
+                stale.unlink()  # an interrupted problem is measured again from the start
+            shutil.rmtree(run_dir, ignore_errors=True)
+            run_dir.mkdir(parents=True)
+            source = run_dir / "model.mlir"
+            source.write_text(contraction_model(shape))
+            t0 = time.monotonic()
+            result = subprocess.run(tune_command(source, run_dir, args, cores), capture_output=True, text=True)
+            (run_dir / "tune.log").write_text(result.stdout + result.stderr)
+            with lock:
+                status = "ok" if result.returncode == 0 else f"exit {result.returncode}: {result.stderr.strip()[-200:]}"
+                print(f"[lane {number}] {shape.name}: {status} ({time.monotonic() - t0:.0f} s)", flush=True)
+
+    threads = [threading.Thread(target=lane, args=(n,)) for n in range(args.lanes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    complete = sum(1 for shape, _ in PROBLEMS if finished(shape, args))
+    print(f"{complete}/{len(PROBLEMS)} problems measured; {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

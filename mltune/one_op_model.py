@@ -1,0 +1,57 @@
+"""One-op models: a `func.func @main` that computes a single contraction.
+
+A problem is measured at the model level (DESIGN section 3: the dumped dispatch benchmark
+misleads), so measuring a contraction shape needs a model holding just that op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ContractionShape:
+    """A matmul (`batch` 0) or batch matmul: `m` x `k` times `k` x `n`, optionally with an N x K right-hand side."""
+
+    m: int
+    n: int
+    k: int
+    batch: int = 0
+    in_type: str = "f32"
+    out_type: str = "f32"
+    transpose_rhs: bool = False
+
+    @property
+    def name(self) -> str:
+        batch = f"{self.batch}x" if self.batch else ""
+        layout = "nt" if self.transpose_rhs else "nn"
+        return f"{'bmm' if self.batch else 'mm'}_{batch}{self.m}x{self.n}x{self.k}_{self.in_type}{self.out_type}_{layout}"
+
+
+def _tensor(dims: tuple[int, ...], element: str) -> str:
+    return f"tensor<{'x'.join(map(str, dims))}x{element}>"
+
+
+def contraction_model(shape: ContractionShape) -> str:
+    """MLIR source of `@main(lhs, rhs) -> lhs @ rhs` for `shape`, accumulating into zeros."""
+    lead = (shape.batch,) if shape.batch else ()
+    lhs = _tensor(lead + (shape.m, shape.k), shape.in_type)
+    rhs = _tensor(lead + ((shape.n, shape.k) if shape.transpose_rhs else (shape.k, shape.n)), shape.in_type)
+    out = _tensor(lead + (shape.m, shape.n), shape.out_type)
+    zero = "0" if shape.out_type.startswith("i") else "0.0"
+    maps = ""
+    if shape.transpose_rhs:
+        d = "d0, " if shape.batch else ""
+        loops = "(d0, d1, d2, d3)" if shape.batch else "(d0, d1, d2)"
+        m, n, k = ("d1", "d2", "d3") if shape.batch else ("d0", "d1", "d2")
+        maps = (f"indexing_maps = [affine_map<{loops} -> ({d}{m}, {k})>, affine_map<{loops} -> ({d}{n}, {k})>, "
+                f"affine_map<{loops} -> ({d}{m}, {n})>] ")
+    op = "linalg.batch_matmul" if shape.batch else "linalg.matmul"
+    return f"""func.func @main(%lhs: {lhs}, %rhs: {rhs}) -> {out} {{
+  %zero = arith.constant {zero} : {shape.out_type}
+  %empty = tensor.empty() : {out}
+  %acc = linalg.fill ins(%zero : {shape.out_type}) outs(%empty : {out}) -> {out}
+  %r = {op} {maps}ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {out}) -> {out}
+  return %r : {out}
+}}
+"""
