@@ -10,7 +10,7 @@ from iree.compiler.dialects import iree_codegen, linalg
 
 from mltune.mlir import affine_map_text
 
-SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32")
+SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 
 
 @dataclass(frozen=True)
