@@ -105,7 +105,7 @@ def _dump_dispatches(source: Path, target: Target, dump_dir: Path) -> tuple[Path
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
-def _strip_configuration(bench: Path, out: Path) -> None:
+def strip_configuration(bench: Path, out: Path) -> None:
     result = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)], 120)
     if not result.ok:
         raise UserError(f"iree-opt cannot strip the configuration of {bench}: {result.describe_failure()}")
@@ -120,7 +120,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
     with context:
         if iree_codegen.get_executable_variant_ops(module):
             stripped = work_dir / "dispatch_stripped.mlir"
-            _strip_configuration(path, stripped)
+            strip_configuration(path, stripped)
             functions = _public_functions(module)
             name = _choose_function(functions, function, path)
             return TuningInput(stripped, Invocation(name, (), True), (path,), ())

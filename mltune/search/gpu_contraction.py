@@ -169,10 +169,15 @@ class GpuContraction:
         self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
 
     def candidates(self) -> CandidateSet:
-        return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
+        """The space's points, plus the chosen intrinsic's shape (`mma_m/n/k`): a record's knobs then say
+        which MMA it used without the target's intrinsic list, and features need no lookup."""
+        values = self.space.enumerate()
+        shapes = np.array([[x.m, x.n, x.k] for x in self.mmas], dtype=np.int64)[values[:, 0]]
+        names = tuple(knob.name for knob in self.space.knobs) + ("mma_m", "mma_n", "mma_k")
+        return CandidateSet(names, np.concatenate([values, shapes], axis=1))
 
     def derived_values(self, knobs: dict[str, int]) -> dict[str, int]:
-        columns = {name: np.int64(value) for name, value in knobs.items()}
+        columns = {knob.name: np.int64(knobs[knob.name]) for knob in self.space.knobs}
         return {name: int(evaluate(getattr(self.derived, name), columns))
                 for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
 
