@@ -70,7 +70,7 @@ CONV = """func.func @main(%x: tensor<2x34x34x320xf16>, %w: tensor<3x3x320x320xf1
 ATTENTION = """func.func @main(%q: tensor<20x4096x64xf16>, %k: tensor<20x4096x64xf16>, %v: tensor<20x4096x64xf16>) -> tensor<20x4096x64xf16> {
   %scale = arith.constant 0.125 : f16
   %e = tensor.empty() : tensor<20x4096x64xf16>
-  %r = iree_linalg_ext.attention {indexing_maps = [affine_map<(b, m, n, k1, k2) -> (b, m, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, n)>, affine_map<(b, m, n, k1, k2) -> ()>, affine_map<(b, m, n, k1, k2) -> (b, m, n)>]} ins(%q, %k, %v, %scale : tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16) outs(%e : tensor<20x4096x64xf16>) {
+  %r = iree_linalg_ext.attention <{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]}> ins(%q, %k, %v, %scale : tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16) outs(%e : tensor<20x4096x64xf16>) {
   ^bb0(%s: f32):
     iree_linalg_ext.yield %s : f32
   } -> tensor<20x4096x64xf16>
