@@ -256,3 +256,23 @@ def test_cli_compile_only_end_to_end(tmp_path, target):
     assert re.search(r"TileAndFuse\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
     assert "nothing was benchmarked" in result.stdout
     assert len(list((tmp_path / "run" / "candidates").glob("candidate_*/module.vmfb"))) == 4
+
+
+def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
+    from mltune.features.gpu import gpu_contraction_features
+    from mltune.rankers import RankingInput, make_ranker
+
+    dump = gpu_dumps["mm_mi300x"]
+    candidates = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump)).candidates()
+    features = gpu_contraction_features(dump.problem, dump.gpu, candidates)
+    assert np.isfinite(features.values).all()
+    ranker = make_ranker("heuristic", seed=3)
+    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))  # dispatches on the target kind
+    order = np.array(ranker.ask(len(candidates)))
+    assert sorted(order.tolist()) == list(range(len(candidates)))
+    first = order[:50]
+    assert features["tile_k_pow2"][first].all() and features["subgroups_fill_simds"][first].all()
+    assert (features["register_overflow"][first] == 0).all()
+    assert features["mma_intensity"][first].min() == features["mma_intensity"].max()
+    # wave quantization: 256x384 on 304 CUs leaves most CUs idle with big tiles; the first picks do better
+    assert features["wave_inefficiency"][first].mean() < features["wave_inefficiency"].mean()

@@ -20,7 +20,7 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         ~f["subgroups_fill_simds"].astype(bool),
         -f["mma_intensity"],
         # Every CU should have work in the last wave of workgroups.
-        np.round(f["wave_inefficiency"], 1),
+        np.round(f["wave_inefficiency"], 2),
         # Padding computes zeros; low occupancy leaves memory latency exposed.
         np.round(f["padding_waste_m"] + f["padding_waste_n"] + f["padding_waste_k"], 1),
         -np.round(f["occupancy"], 1),
