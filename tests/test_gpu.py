@@ -247,9 +247,10 @@ def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_pa
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("target", ["gfx942", "sm_80"])
-def test_cli_compile_only_end_to_end(tmp_path, target):
-    (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
+@pytest.mark.parametrize("target, m, k, n", [("gfx942", 128, 256, 192), ("sm_80", 128, 256, 192),
+                                             ("mi300x", 100, 300, 200)])  # unaligned: candidates carry `padding`
+def test_cli_compile_only_end_to_end(tmp_path, target, m, k, n):
+    (tmp_path / "mm.mlir").write_text(matmul_source(m, k, n, "f16", "f32", transpose_rhs=True))
     result = mltune(["tune", "mm.mlir", "--target", target, "--compile-only", "--budget", "4", "--run-dir", "run"],
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]

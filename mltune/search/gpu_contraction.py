@@ -192,14 +192,29 @@ class GpuContraction:
         levels["reduction"][p.k[0]] = knobs["red_k"]
         return levels
 
+    def padding(self, knobs: dict[str, int]) -> list[int] | None:
+        """IREE's `padding` list when a tile does not divide its dimension: the workgroup tiles, with K's
+        tile in elements (as IREE's own configuration does for unaligned matmuls), else None."""
+        p = self.problem
+        k_tile = knobs["red_k"] * self.mmas[knobs["mma"]].k
+        (m,), (n,), (k,) = p.sizes(p.m), p.sizes(p.n), p.sizes(p.k)
+        if m % knobs["wg_m"] == 0 and n % knobs["wg_n"] == 0 and k % k_tile == 0:
+            return None
+        padding = self.tile_lists(knobs)["workgroup"]
+        padding[p.k[0]] = k_tile
+        return padding
+
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
         levels = self.tile_lists(knobs)
         with self.context:
             mma = iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, self.mmas[knobs["mma"]].name))
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get({
-                "mma_kind": mma, "promote_operands": _i64_array([0, 1]),
-                **{name: _i64_array(values) for name, values in levels.items()}}))
+            entries = {"mma_kind": mma, "promote_operands": _i64_array([0, 1]),
+                       **{name: _i64_array(values) for name, values in levels.items()}}
+            padding = self.padding(knobs)
+            if padding is not None:
+                entries["padding"] = _i64_array(padding)
+            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
             options = iree_gpu.PipelineOptionsAttr.get(
                 prefetch_num_stages=knobs["prefetch"], no_reduce_shared_memory_bank_conflicts=bool(knobs["no_bank_fix"]),
                 use_igemm_convolution=False)
