@@ -20,6 +20,7 @@ from mltune.mlir import parse_module_file
 from mltune.problem import Problem, read_root_ops
 from mltune.search.apply import AnnotationApplier, SpecApplier
 from mltune.search.gpu_contraction import GpuContraction
+from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import EmittedConstraints, emit_constraints
 from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, parse_target
 from mltune.tools import tool_path
@@ -33,11 +34,20 @@ BMM = """func.func @main(%a: tensor<4x128x64xf16>, %b: tensor<4x64x128xf16>) -> 
   return %r : tensor<4x128x128xf32>
 }
 """
+CONV = """func.func @main(%x: tensor<2x18x18x64xf16>, %w: tensor<3x3x64x128xf16>) -> tensor<2x16x16x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x16x16x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x18x18x64xf16>, tensor<3x3x64x128xf16>) outs(%acc : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  return %r : tensor<2x16x16x128xf32>
+}
+"""
 CASES = {  # name: (target, source)
     "mm_mi300x": ("mi300x", MM),
     "mm_sm80": ("sm_80", MM),
     "mm_sm90": ("sm_90", MM),
     "bmm_mi300x": ("mi300x", BMM),  # IREE emits no constraints for it (the emitter crashes): mltune's model alone
+    "conv_mi300x": ("mi300x", CONV),  # IGEMM
 }
 
 
@@ -91,6 +101,12 @@ def tile_and_fuse(dump: GpuDump) -> EmittedConstraints | None:
     return next((c for c in dump.emitted if c.pipeline == "TileAndFuse"), None)
 
 
+def configurator_for(dump: GpuDump, context) -> GpuContraction | GpuConvolution:
+    if dump.problem.op_kind == "convolution":
+        return GpuConvolution(dump.problem, dump.gpu, context, next(c for c in dump.emitted if is_igemm_tile_and_fuse(c)))
+    return GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+
+
 def test_target_facts_come_from_target_info(gpu_dumps):
     rocm, cuda, hopper = gpu_dumps["mm_mi300x"].gpu, gpu_dumps["mm_sm80"].gpu, gpu_dumps["mm_sm90"].gpu
     assert (rocm.api, rocm.arch, rocm.sku, rocm.cu_count, rocm.subgroup_sizes) == ("rocm", "gfx942", "mi300x", 304, (64,))
@@ -114,7 +130,7 @@ def test_parse_target_kinds():
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_candidate_satisfies_the_constraints_per_z3(gpu_dumps, context, name):
     dump = gpu_dumps[name]
-    configurator = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    configurator = configurator_for(dump, context)
     candidates = configurator.candidates()
     assert 100 < len(candidates) < 200_000
     rng = np.random.default_rng(1)
@@ -132,7 +148,7 @@ def test_every_candidate_satisfies_the_constraints_per_z3(gpu_dumps, context, na
     assert rejected > 50
 
 
-def _mma_shape(configurator: GpuContraction, point: dict[str, int]) -> dict[str, int]:
+def _mma_shape(configurator: GpuContraction | GpuConvolution, point: dict[str, int]) -> dict[str, int]:
     mma = configurator.mmas[point["mma"]]
     return {"mma_m": mma.m, "mma_n": mma.n, "mma_k": mma.k}
 
@@ -185,19 +201,23 @@ def test_compilation_info_matches_iree_materialization(gpu_dumps, context):
 
 def _default_knobs(dump: GpuDump) -> dict[str, int]:
     lists = {name: [int(v) for v in values.split(",")] for name, values in
-             re.findall(r"(workgroup|subgroup|reduction) = \[([^\]]*)\]", dump.default_config)}
-    mma = re.search(r"mma_layout<(\w+)>", dump.default_config).group(1)
+             re.findall(r"\b(workgroup|subgroup|reduction) = \[([^\]]*)\]", dump.default_config)}
+    common = {"mma_name": re.search(r"mma_layout<(\w+)>", dump.default_config).group(1),
+              "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.default_config).group(1)),
+              "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", dump.default_config).group(1))}
+    wg, sg, red = lists["workgroup"], lists["subgroup"], lists["reduction"]
     p = dump.problem
-    return {"wg_m": lists["workgroup"][p.m[0]], "wg_n": lists["workgroup"][p.n[0]], "sg_m": lists["subgroup"][p.m[0]],
-            "sg_n": lists["subgroup"][p.n[0]], "red_k": lists["reduction"][p.k[0]], "mma_name": mma,
-            "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.default_config).group(1)),
-            "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", dump.default_config).group(1))}
+    if p.op_kind == "convolution":  # IGEMM loops [batch, out_h, out_w, out_channel, K]
+        assert sg[0] == 1
+        return {"wg_b": wg[0], "wg_oh": wg[1], "wg_ow": wg[2], "wg_oc": wg[3], "sg_oh": sg[1], "sg_ow": sg[2],
+                "sg_oc": sg[3], "red_k": red[4], **common}
+    return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": sg[p.m[0]], "sg_n": sg[p.n[0]], "red_k": red[p.k[0]], **common}
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_iree_default_is_in_the_space(gpu_dumps, context, name):
     dump = gpu_dumps[name]
-    configurator = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    configurator = configurator_for(dump, context)
     default = _default_knobs(dump)
     mma = [m.name for m in configurator.mmas].index(default.pop("mma_name"))
     knobs = {**default, "mma": mma, "no_bank_fix": 0, "waves_per_eu": 0}
@@ -219,11 +239,11 @@ def test_spec_and_annotation_carry_the_config(gpu_dumps, context, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", ["mm_mi300x", "mm_sm80", "bmm_mi300x"])
+@pytest.mark.parametrize("name", ["mm_mi300x", "mm_sm80", "bmm_mi300x", "conv_mi300x"])
 def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_path, name):
     """A non-default candidate, applied the target's way, compiles and the compiler used its tiles."""
     dump = gpu_dumps[name]
-    configurator = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    configurator = configurator_for(dump, context)
     candidates = configurator.candidates()
     differs = (i for i in range(len(candidates) // 2, len(candidates))
                if f"workgroup = {configurator.tile_lists(candidates.knobs(i))['workgroup']}" not in dump.default_config)

@@ -30,11 +30,22 @@ def _is_pow2(x: np.ndarray) -> np.ndarray:
     return (x & (x - 1)) == 0
 
 
-def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
-    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
-    batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
+def _gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, int, int, int], tuple[np.ndarray, ...]]:
+    """(batch, M, N, K) and the M/N workgroup and subgroup tiles; a convolution is seen as its implicit GEMM
+    (M = batch x output image, N = output channels, K = filter window x input channels)."""
     c = candidates.column
-    wg_m, wg_n, sg_m, sg_n, red_k = c("wg_m"), c("wg_n"), c("sg_m"), c("sg_n"), c("red_k")
+    size = lambda loops: int(np.prod(problem.sizes(loops), dtype=np.int64))  # noqa: E731
+    if problem.op_kind == "convolution":
+        dims = (1, size(problem.batch + problem.m), size(problem.n), size(problem.k))
+        return dims, (c("wg_b") * c("wg_oh") * c("wg_ow"), c("wg_oc"), c("sg_oh") * c("sg_ow"), c("sg_oc"))
+    dims = (size(problem.batch), size(problem.m), size(problem.n), size(problem.k))
+    return dims, (c("wg_m"), c("wg_n"), c("sg_m"), c("sg_n"))
+
+
+def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+    (batch, m, n, k), (wg_m, wg_n, sg_m, sg_n) = _gemm_view(problem, candidates)
+    c = candidates.column
+    red_k = c("red_k")
     mma_m, mma_n, mma_k, sg_size = c("mma_m"), c("mma_n"), c("mma_k"), c("sg_size")
     subgroups = (wg_m // (sg_m * mma_m)) * (wg_n // (sg_n * mma_n))
     threads = subgroups * sg_size

@@ -49,11 +49,12 @@ class SpecApplier:
         return Applied("spec", link_specs(specs, self.context, work_dir))
 
 
-def _contraction_ops(module: ir.Module) -> list[ir.Operation]:
+def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
+    """The linalg contractions and convolutions of a module: the ops a `Problem` can describe."""
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("linalg.") and linalg.isa_contraction_op(op):
+        if op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -63,7 +64,7 @@ def _contraction_ops(module: ir.Module) -> list[ir.Operation]:
 
 @dataclass(frozen=True)
 class AnnotationApplier:
-    """Sets `compilation_info` on every contraction of `source` that is the same problem (sizes, types, maps)."""
+    """Sets `compilation_info` on every op of `source` that is the same problem (sizes, types, maps)."""
 
     source: Path
     context: ir.Context
@@ -72,7 +73,7 @@ class AnnotationApplier:
         with self.context:
             module = ir.Module.parse(self.source.read_text())
             matched = set()
-            for op in _contraction_ops(module):
+            for op in _tunable_ops(module):
                 problem = problem_from_root_op(op)
                 if isinstance(problem, Problem) and problem.key in infos:
                     op.attributes["compilation_info"] = ir.Attribute.parse(infos[problem.key])

@@ -206,23 +206,28 @@ class GpuContraction:
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        levels = self.tile_lists(knobs)
-        with self.context:
-            mma = iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, self.mmas[knobs["mma"]].name))
-            entries = {"mma_kind": mma, "promote_operands": _i64_array([0, 1]),
-                       **{name: _i64_array(values) for name, values in levels.items()}}
-            padding = self.padding(knobs)
-            if padding is not None:
-                entries["padding"] = _i64_array(padding)
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
-            options = iree_gpu.PipelineOptionsAttr.get(
-                prefetch_num_stages=knobs["prefetch"], no_reduce_shared_memory_bank_conflicts=bool(knobs["no_bank_fix"]),
-                use_igemm_convolution=False)
-            config = {"gpu_pipeline_options": options}
-            if knobs.get("waves_per_eu"):
-                config["llvm_func_attrs"] = ir.DictAttr.get(
-                    {"amdgpu-waves-per-eu": ir.StringAttr.get(str(knobs["waves_per_eu"]))})
-            translation = iree_codegen.TranslationInfoAttr.get(
-                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None,
-                [self.derived_values(knobs)["workgroup_size"], 1, 1], knobs["sg_size"], ir.DictAttr.get(config))
-            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
+        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
+                                      self.padding(knobs), knobs, self.derived_values(knobs)["workgroup_size"])
+
+
+def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list[int]], padding: list[int] | None,
+                           knobs: dict[str, int], workgroup_size: int, igemm: bool = False) -> str:
+    """A TileAndFuse `compilation_info`: lowering config (MMA, tiles, promoted operands, padding) and
+    translation info (workgroup and subgroup sizes, pipeline options, ROCm waves per EU)."""
+    with context:
+        entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
+                   "promote_operands": _i64_array([0, 1]),
+                   **{name: _i64_array(values) for name, values in levels.items()}}
+        if padding is not None:
+            entries["padding"] = _i64_array(padding)
+        lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
+        options = iree_gpu.PipelineOptionsAttr.get(
+            prefetch_num_stages=knobs["prefetch"], no_reduce_shared_memory_bank_conflicts=bool(knobs["no_bank_fix"]),
+            use_igemm_convolution=igemm)
+        config = {"gpu_pipeline_options": options}
+        if knobs.get("waves_per_eu"):
+            config["llvm_func_attrs"] = ir.DictAttr.get({"amdgpu-waves-per-eu": ir.StringAttr.get(str(knobs["waves_per_eu"]))})
+        translation = iree_codegen.TranslationInfoAttr.get(
+            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, [workgroup_size, 1, 1],
+            knobs["sg_size"], ir.DictAttr.get(config))
+        return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))

@@ -30,6 +30,7 @@ class EmittedConstraints:
     pipeline: str  # e.g. TileAndFuse
     assertions: tuple[z3.BoolRef, ...]
     mma_choices: tuple[str, ...]  # the `mma_idx` one_of list
+    knobs_text: str  # the printed `knobs` dictionary: which lowering-config entries are knobs
 
     def variables(self) -> set[str]:
         found: set[str] = set()
@@ -72,5 +73,6 @@ def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) 
             mmas = re.search(r'one_of_knob<"mma_idx", \[([^\]]*)\]', str(op.attributes["knobs"]))
             names = tuple(re.findall(r"mma_layout<(\w+)>", mmas.group(1))) if mmas else ()
             assertions = tuple(z3.parse_smt2_string(iree_codegen.convert_constraints_op_to_smtlib(op)))
-            emitted.append(EmittedConstraints(pipeline.group(1) if pipeline else "", assertions, names))
+            emitted.append(EmittedConstraints(pipeline.group(1) if pipeline else "", assertions, names,
+                                              str(op.attributes["knobs"])))
     return emitted
