@@ -22,6 +22,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
+
+from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
 from mltune.compile_only import compile_indices  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
@@ -34,38 +37,10 @@ from mltune.tune import configurators, read_dispatches  # noqa: E402
 
 
 def matmul(m: int, n: int, k: int, in_type: str = "f16", out_type: str = "f32", transpose_rhs: bool = True) -> str:
-    rhs = f"{n}x{k}" if transpose_rhs else f"{k}x{n}"
-    rhs_map = "(d1, d2)" if transpose_rhs else "(d2, d1)"
-    zero = "0" if out_type.startswith("i") else "0.0"
-    return f"""func.func @main(%a: tensor<{m}x{k}x{in_type}>, %b: tensor<{rhs}x{in_type}>) -> tensor<{m}x{n}x{out_type}> {{
-  %z = arith.constant {zero} : {out_type}
-  %e = tensor.empty() : tensor<{m}x{n}x{out_type}>
-  %f = linalg.fill ins(%z : {out_type}) outs(%e : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
-  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {rhs_map}>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<{m}x{k}x{in_type}>, tensor<{rhs}x{in_type}>) outs(%f : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
-  return %r : tensor<{m}x{n}x{out_type}>
-}}
-"""
+    return matmul_source(m, k, n, in_type, out_type, transpose_rhs)
 
 
-def batch_matmul(b: int, m: int, n: int, k: int) -> str:
-    return f"""func.func @main(%a: tensor<{b}x{m}x{k}xf16>, %b: tensor<{b}x{k}x{n}xf16>) -> tensor<{b}x{m}x{n}xf32> {{
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<{b}x{m}x{n}xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<{b}x{m}x{k}xf16>, tensor<{b}x{k}x{n}xf16>) outs(%f : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
-  return %r : tensor<{b}x{m}x{n}xf32>
-}}
-"""
-
-
-CONV = """func.func @main(%x: tensor<2x34x34x320xf16>, %w: tensor<3x3x320x320xf16>) -> tensor<2x32x32x320xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2x32x32x320xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x32x320xf32>) -> tensor<2x32x32x320xf32>
-  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x34x34x320xf16>, tensor<3x3x320x320xf16>) outs(%f : tensor<2x32x32x320xf32>) -> tensor<2x32x32x320xf32>
-  return %r : tensor<2x32x32x320xf32>
-}
-"""
+CONV = conv2d_nhwc_source(2, 34, 34, 320, 320)
 
 ATTENTION = """func.func @main(%q: tensor<20x4096x64xf16>, %k: tensor<20x4096x64xf16>, %v: tensor<20x4096x64xf16>) -> tensor<20x4096x64xf16> {
   %scale = arith.constant 0.125 : f16
@@ -84,7 +59,7 @@ DISPATCHES = {
     "mm_nt_4096x4096x4096_f16": matmul(4096, 4096, 4096),
     "mm_nt_128x1280x2048_f16": matmul(128, 1280, 2048),
     "mm_nn_1000x1000x1000_f16": matmul(1000, 1000, 1000, transpose_rhs=False),
-    "bmm_64x512x512x64_f16": batch_matmul(64, 512, 512, 64),
+    "bmm_64x512x512x64_f16": batch_matmul_source(64, 512, 64, 512, "f16", "f32"),
     "mm_nt_1024x4096x4096_bf16": matmul(1024, 4096, 4096, "bf16"),
     "mm_nt_1024x1024x2048_i8": matmul(1024, 1024, 2048, "i8", "i32"),
     "conv3x3_nhwc_2x32x32x320_f16": CONV,

@@ -15,7 +15,7 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from iree_helpers import matmul_source, mltune, run
+from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, run
 from mltune.mlir import parse_module_file
 from mltune.problem import Problem, read_root_ops
 from mltune.search.apply import AnnotationApplier, SpecApplier
@@ -26,22 +26,8 @@ from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, par
 from mltune.tools import tool_path
 
 MM = matmul_source(256, 512, 384, "f16", "f32", transpose_rhs=True)  # 256x384, K 512, RHS N x K
-BMM = """func.func @main(%a: tensor<4x128x64xf16>, %b: tensor<4x64x128xf16>) -> tensor<4x128x128xf32> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<4x128x128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<4x128x64xf16>, tensor<4x64x128xf16>) outs(%acc : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
-  return %r : tensor<4x128x128xf32>
-}
-"""
-CONV = """func.func @main(%x: tensor<2x18x18x64xf16>, %w: tensor<3x3x64x128xf16>) -> tensor<2x16x16x128xf32> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<2x16x16x128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
-  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x18x18x64xf16>, tensor<3x3x64x128xf16>) outs(%acc : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
-  return %r : tensor<2x16x16x128xf32>
-}
-"""
+BMM = batch_matmul_source(4, 128, 64, 128, "f16", "f32")
+CONV = conv2d_nhwc_source(2, 18, 18, 64, 128)
 CASES = {  # name: (target, source)
     "mm_mi300x": ("mi300x", MM),
     "mm_sm80": ("sm_80", MM),

@@ -132,15 +132,15 @@ def _aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.Bool
     return ((size + unit - 1) / unit * unit) % tile == 0
 
 
-def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived) -> list[z3.BoolRef]:
-    """IREE's assertions rewritten over mltune's knobs (IREE names loops by position: wg_0, red_2 ...)."""
+def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived",
+                       names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
+    """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
+    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, sizes) are added here."""
     v = space.var
-    (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
-    names = {f"wg_{mi}": v("wg_m"), f"wg_{ni}": v("wg_n"), f"sg_{mi}": v("sg_m"), f"sg_{ni}": v("sg_n"),
-             f"red_{ki}": v("red_k"), "mma_idx": v("mma"), "sg_size": v("sg_size"),
-             "prefetch_num_stages": v("prefetch"), "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n,
-             "wg_size_x": derived.workgroup_size, "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1)}
-    names.update({f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(problem.bounds)})
+    names = {**names, "mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
+             "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n, "wg_size_x": derived.workgroup_size,
+             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1),
+             **{f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(problem.bounds)}}
     unknown = emitted.variables() - set(names)
     if unknown:
         raise ValueError(f"IREE's {emitted.pipeline} constraints use unknown variables {sorted(unknown)}")
@@ -148,25 +148,27 @@ def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, 
     return [z3.substitute(assertion, *pairs) for assertion in emitted.assertions]
 
 
+def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived") -> list[z3.BoolRef]:
+    """IREE's contraction assertions over mltune's knobs."""
+    v = space.var
+    (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
+    return substitute_emitted(emitted, problem, space, derived, {
+        f"wg_{mi}": v("wg_m"), f"wg_{ni}": v("wg_n"), f"sg_{mi}": v("sg_m"), f"sg_{ni}": v("sg_n"),
+        f"red_{ki}": v("red_k")})
+
+
 def _i64_array(values: list[int]) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, value) for value in values])
 
 
-class GpuContraction:
-    """The `Configurator` for a contraction on a GPU with `TileAndFuse`."""
+class TileAndFuseConfigurator:
+    """What GPU TileAndFuse configurators share: a space whose first knob is `mma`, derived sizes."""
 
     pipeline = PIPELINE
-
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints | None = None):
-        self.problem = problem
-        self.gpu = gpu
-        self.context = context
-        self.mmas = usable_mmas(problem, gpu, emitted)
-        if not self.mmas:
-            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
-                             f"{problem.out_type}")
-        self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
+    space: Space
+    derived: Derived
+    mmas: tuple[MmaShape, ...]
 
     def candidates(self) -> CandidateSet:
         """The space's points, plus the chosen intrinsic's shape (`mma_m/n/k`): a record's knobs then say
@@ -180,6 +182,20 @@ class GpuContraction:
         columns = {knob.name: np.int64(knobs[knob.name]) for knob in self.space.knobs}
         return {name: int(evaluate(getattr(self.derived, name), columns))
                 for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
+
+
+class GpuContraction(TileAndFuseConfigurator):
+    """The `Configurator` for a contraction on a GPU with `TileAndFuse`."""
+
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints | None = None):
+        self.problem = problem
+        self.gpu = gpu
+        self.context = context
+        self.mmas = usable_mmas(problem, gpu, emitted)
+        if not self.mmas:
+            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
+                             f"{problem.out_type}")
+        self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
 
     def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
         """IREE's `workgroup`, `subgroup` and `reduction` lists: batch loops tile 1 (workgroup) and 0 (subgroup)."""

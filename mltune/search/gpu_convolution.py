@@ -15,19 +15,16 @@ without them a convolution is not tuned.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
 from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
-                                           SUBGROUP_TILES, WAVES_PER_EU, _aligned_divides, _lookup, _tile_values,
-                                           build_compilation_info, element_bytes, usable_mmas)
+                                           SUBGROUP_TILES, WAVES_PER_EU, Derived, TileAndFuseConfigurator,
+                                           _aligned_divides, _lookup, _tile_values, build_compilation_info,
+                                           element_bytes, substitute_emitted, usable_mmas)
 from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.space import Knob, Space, evaluate
+from mltune.search.space import Knob, Space
 from mltune.targets.gpu import GpuInfo
 
 PIPELINE = "TileAndFuse"
@@ -51,20 +48,8 @@ def _divisors(size: int, cap: int) -> tuple[int, ...]:
     return tuple(d for d in range(1, min(size, cap) + 1) if size % d == 0)
 
 
-@dataclass(frozen=True)
-class ConvDerived:
-    mma_m: z3.ArithRef
-    mma_n: z3.ArithRef
-    mma_k: z3.ArithRef
-    count_m: z3.ArithRef
-    count_n: z3.ArithRef
-    workgroup_size: z3.ArithRef
-
-
-class GpuConvolution:
-    """The `Configurator` for an NHWC x HWCF convolution on ROCm with IGEMM `TileAndFuse`."""
-
-    pipeline = PIPELINE
+class GpuConvolution(TileAndFuseConfigurator):
+    """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse`."""
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints):
         self.problem, self.gpu, self.context = problem, gpu, context
@@ -73,7 +58,7 @@ class GpuConvolution:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type}")
         self.space, self.derived = self._space(emitted)
 
-    def _space(self, emitted: EmittedConstraints) -> tuple[Space, ConvDerived]:
+    def _space(self, emitted: EmittedConstraints) -> tuple[Space, Derived]:
         p, gpu, mmas = self.problem, self.gpu, self.mmas
         (b,), (oh, ow), (oc,) = p.sizes(p.batch), p.sizes(p.m), p.sizes(p.n)
         channels = p.bounds[p.k[-1]]
@@ -91,7 +76,7 @@ class GpuConvolution:
         wg_m = v("wg_b") * v("wg_oh") * v("wg_ow")
         count_m = wg_m / (v("sg_oh") * v("sg_ow") * mma_m)
         count_n = v("wg_oc") / (v("sg_oc") * mma_n)
-        derived = ConvDerived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
+        derived = Derived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
         k_tile = v("red_k") * mma_k
         own = [
             v("wg_oh") % v("sg_oh") == 0,
@@ -107,33 +92,17 @@ class GpuConvolution:
         space.constraints = tuple(own) + tuple(self._rename(emitted, space, derived))
         return space, derived
 
-    def _rename(self, emitted: EmittedConstraints, space: Space, derived: ConvDerived) -> list[z3.BoolRef]:
-        """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the channel loop."""
-        v, p = space.var, self.problem
-        names = {"wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
-                 "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{p.k[-1]}": v("red_k"),
-                 "mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
-                 "use_igemm_idx": z3.IntVal(1), "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n,
-                 "wg_size_x": derived.workgroup_size, "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1)}
-        names.update({f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(p.bounds)})
-        unknown = emitted.variables() - set(names)
-        if unknown:
-            raise ValueError(f"IREE's IGEMM constraints use unknown variables {sorted(unknown)}")
-        pairs = [(z3.Int(name), expr) for name, expr in names.items() if name in emitted.variables()]
-        kept = [a for a in emitted.assertions if _variables(a) != {"prefetch_num_stages"}]
-        return [z3.substitute(assertion, *pairs) for assertion in kept]
-
-    def candidates(self) -> CandidateSet:
-        """The space's points plus the intrinsic's shape (as for contractions)."""
-        values = self.space.enumerate()
-        shapes = np.array([[x.m, x.n, x.k] for x in self.mmas], dtype=np.int64)[values[:, 0]]
-        names = tuple(knob.name for knob in self.space.knobs) + ("mma_m", "mma_n", "mma_k")
-        return CandidateSet(names, np.concatenate([values, shapes], axis=1))
-
-    def derived_values(self, knobs: dict[str, int]) -> dict[str, int]:
-        columns = {knob.name: np.int64(knobs[knob.name]) for knob in self.space.knobs}
-        return {name: int(evaluate(getattr(self.derived, name), columns))
-                for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
+    def _rename(self, emitted: EmittedConstraints, space: Space, derived: Derived) -> list[z3.BoolRef]:
+        """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the
+        channel loop. IREE's prefetch assertion is left out (IGEMM_PREFETCH_STAGES says why)."""
+        v = space.var
+        kept = EmittedConstraints(emitted.pipeline, tuple(a for a in emitted.assertions
+                                                          if _variables(a) != {"prefetch_num_stages"}),
+                                  emitted.mma_choices, emitted.knobs_text)
+        return substitute_emitted(kept, self.problem, space, derived, {
+            "wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
+            "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{self.problem.k[-1]}": v("red_k"),
+            "use_igemm_idx": z3.IntVal(1)})
 
     def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
         """IREE's IGEMM lists over [batch, out_h, out_w, out_channel, K]."""
