@@ -108,7 +108,10 @@ def _print_report(report: TuneReport) -> None:
             print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
         else:
             print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
-    if report.spec_path:
+    if report.spec_path and report.output_kind == "source":
+        print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
+              f"iree-compile {report.spec_path} ...)")
+    elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
         print("\nNo tuning spec written: IREE's default configuration is already the best found.")

@@ -61,6 +61,7 @@ class TuneReport:
     wall_seconds: float
     tool_seconds: float
     records_path: Path
+    output_kind: str = "spec"  # spec | source (CUDA: the input annotated with the winners' compilation_info)
 
     @property
     def overhead_fraction(self) -> float:
@@ -154,16 +155,16 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             writer.close()
     baseline_us = _baseline_us(results)
     winners = [(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
-    spec_path = None
+    spec_path, output_kind = None, "spec"
     if winners:
         combined = applier.combine(winners, request.run_dir)
         for path in (request.output, request.run_dir / ("best_spec.mlir" if combined.kind == "spec" else "annotated.mlir")):
             path.write_text(combined.text)
-        spec_path = request.output
+        spec_path, output_kind = request.output, combined.kind
     wall = time.perf_counter() - started
     tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
     report = TuneReport(level, baseline_us, dispatches, results, spec_path, request.output, wall, tool_seconds,
-                        writers[0].path)
+                        writers[0].path, output_kind)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
 
