@@ -23,7 +23,7 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.search.apply import Applier, make_applier
 from mltune.search.build import Builder, BuildResult
 from mltune.search.candidate import Configurator
-from mltune.tune import TuneRequest, configurators, read_dispatches
+from mltune.tune import TuneRequest, check_target_matches, configurators, read_dispatches
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
     dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not tunable:

@@ -89,6 +89,14 @@ def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Disp
     return dispatches
 
 
+def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
+    """A dumped dispatch carries its own target: it must be the kind `--target` names."""
+    for dispatch in dispatches:
+        if dispatch.facts.kind != target.kind:
+            raise UserError(f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
+                            f"not for --target {target.name} ({target.kind})")
+
+
 def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
     """Each distinct problem once (one spec matches every op equal to it), with its configurator."""
     seen: set[str] = set()
@@ -120,6 +128,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
     dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not tunable:
         reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"

@@ -283,3 +283,10 @@ def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
     assert features["mma_intensity"][first].min() == features["mma_intensity"].max()
     # wave quantization: 256x384 on 304 CUs leaves most CUs idle with big tiles; the first picks do better
     assert features["wave_inefficiency"][first].mean() < features["wave_inefficiency"].mean()
+
+
+def test_dispatch_for_another_target_is_refused(gpu_dumps, tmp_path):
+    """A dumped ROCm dispatch tuned with the default (host) target: one line, exit 2, before any compile."""
+    result = mltune(["tune", str(gpu_dumps["mm_mi300x"].bench), "--run-dir", "run"], cwd=tmp_path)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "compiled for rocm (gfx942)" in result.stderr and "--target host" in result.stderr
