@@ -117,6 +117,9 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     if not linalg.isa_contraction_op(op):
         if linalg.isa_convolution_op(op):
             return _convolution(op)
+        if name.endswith("attention"):
+            return Untunable(name, "attention is not supported yet (IREE tunes it with VectorDistribute and a "
+                                   "decomposition_config for its two matmuls)")
         return Untunable(name, "non-contraction root ops are not supported yet (only contractions and convolutions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
