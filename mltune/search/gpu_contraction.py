@@ -13,7 +13,9 @@ workgroup size (subgroups x subgroup size).
 
 The model mirrors the rules of IREE's emitted TileAndFuse constraints (so it also covers ops
 for which the compiler emits none, such as batch matmul), and the emitted constraints are
-conjoined where the compiler provides them.
+conjoined where the compiler provides them. A candidate whose tiles do not divide the problem
+carries IREE's `padding` list, as IREE's own configuration does (without it such candidates fail
+to compile although the emitted constraints accept them).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def _aligned(size: int, unit: int) -> int:
     return -(-size // unit) * unit
 
 
-def _tile_values(size: int, units: set[int]) -> tuple[int, ...]:
+def tile_values(size: int, units: set[int]) -> tuple[int, ...]:
     """Multiples of an MMA size that divide the MMA-aligned dimension, up to MAX_TILE."""
     values = set()
     for unit in units:
@@ -71,7 +73,7 @@ def _tile_values(size: int, units: set[int]) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
-def _lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
+def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
     expr: z3.ArithRef = z3.IntVal(values[-1])
     for i in range(len(values) - 2, -1, -1):
         expr = z3.If(index == i, values[i], expr)
@@ -95,8 +97,8 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     knobs = [
         Knob("mma", tuple(range(len(mmas)))),
-        Knob("wg_m", _tile_values(m, {x.m for x in mmas})),
-        Knob("wg_n", _tile_values(n, {x.n for x in mmas})),
+        Knob("wg_m", tile_values(m, {x.m for x in mmas})),
+        Knob("wg_n", tile_values(n, {x.n for x in mmas})),
         Knob("sg_m", SUBGROUP_TILES),
         Knob("sg_n", SUBGROUP_TILES),
         Knob("red_k", REDUCTION_TILES),
@@ -107,17 +109,17 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     ]
     space = Space(knobs, [])
     v = space.var
-    mma_m, mma_n, mma_k = (_lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
+    mma_m, mma_n, mma_k = (lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
     count_m, count_n = v("wg_m") / (v("sg_m") * mma_m), v("wg_n") / (v("sg_n") * mma_n)
     derived = Derived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
     k_tile = v("red_k") * mma_k
     in_bytes = element_bytes(problem.lhs_type)
     own = [
-        _aligned_divides(m, mma_m, v("wg_m")), _aligned_divides(n, mma_n, v("wg_n")),
+        aligned_divides(m, mma_m, v("wg_m")), aligned_divides(n, mma_n, v("wg_n")),
         v("wg_m") % (v("sg_m") * mma_m) == 0, v("wg_n") % (v("sg_n") * mma_n) == 0,
         count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT,
         count_m * count_n <= MAX_SUBGROUPS,
-        _aligned_divides(k, mma_k, k_tile), k_tile <= MAX_TILE,
+        aligned_divides(k, mma_k, k_tile), k_tile <= MAX_TILE,
         derived.workgroup_size <= gpu.max_threads,
         v("sg_size") == gpu.subgroup_sizes[0],  # IREE: "sg_size == preferred_subgroup_size"
         # operands promoted to shared memory: one K tile of LHS and RHS
@@ -127,7 +129,7 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     return space, derived
 
 
-def _aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
+def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
     """The MMA-aligned size (IREE pads to the intrinsic) is a multiple of `tile`."""
     return ((size + unit - 1) / unit * unit) % tile == 0
 
@@ -157,7 +159,7 @@ def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, 
         f"red_{ki}": v("red_k")})
 
 
-def _i64_array(values: list[int]) -> ir.ArrayAttr:
+def i64_array(values: list[int]) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, value) for value in values])
 
@@ -232,10 +234,10 @@ def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str,
     translation info (workgroup and subgroup sizes, pipeline options, ROCm waves per EU)."""
     with context:
         entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
-                   "promote_operands": _i64_array([0, 1]),
-                   **{name: _i64_array(values) for name, values in levels.items()}}
+                   "promote_operands": i64_array([0, 1]),
+                   **{name: i64_array(values) for name, values in levels.items()}}
         if padding is not None:
-            entries["padding"] = _i64_array(padding)
+            entries["padding"] = i64_array(padding)
         lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
         options = iree_gpu.PipelineOptionsAttr.get(
             prefetch_num_stages=knobs["prefetch"], no_reduce_shared_memory_bank_conflicts=bool(knobs["no_bank_fix"]),

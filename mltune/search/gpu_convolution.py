@@ -21,7 +21,7 @@ from iree.compiler import ir
 from mltune.problem import Problem
 from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
                                            SUBGROUP_TILES, WAVES_PER_EU, Derived, TileAndFuseConfigurator,
-                                           _aligned_divides, _lookup, _tile_values, build_compilation_info,
+                                           aligned_divides, lookup, tile_values, build_compilation_info,
                                            element_bytes, substitute_emitted, usable_mmas)
 from mltune.search.iree_constraints import EmittedConstraints
 from mltune.search.space import Knob, Space
@@ -65,14 +65,14 @@ class GpuConvolution(TileAndFuseConfigurator):
         knobs = [
             Knob("mma", tuple(range(len(mmas)))),
             Knob("wg_b", _divisors(b, 4)), Knob("wg_oh", _divisors(oh, 8)),
-            Knob("wg_ow", _tile_values(ow, {x.m for x in mmas})), Knob("wg_oc", _tile_values(oc, {x.n for x in mmas})),
+            Knob("wg_ow", tile_values(ow, {x.m for x in mmas})), Knob("wg_oc", tile_values(oc, {x.n for x in mmas})),
             Knob("sg_oh", OUTER_SUBGROUP_TILES), Knob("sg_ow", SUBGROUP_TILES), Knob("sg_oc", SUBGROUP_TILES),
             Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", IGEMM_PREFETCH_STAGES),
             Knob("no_bank_fix", (0, 1)), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
         ]
         space = Space(knobs, [])
         v = space.var
-        mma_m, mma_n, mma_k = (_lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
+        mma_m, mma_n, mma_k = (lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
         wg_m = v("wg_b") * v("wg_oh") * v("wg_ow")
         count_m = wg_m / (v("sg_oh") * v("sg_ow") * mma_m)
         count_n = v("wg_oc") / (v("sg_oc") * mma_n)
@@ -80,12 +80,12 @@ class GpuConvolution(TileAndFuseConfigurator):
         k_tile = v("red_k") * mma_k
         own = [
             v("wg_oh") % v("sg_oh") == 0,
-            _aligned_divides(ow, mma_m, v("wg_ow")), v("wg_ow") % (v("sg_ow") * mma_m) == 0,
-            _aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
+            aligned_divides(ow, mma_m, v("wg_ow")), v("wg_ow") % (v("sg_ow") * mma_m) == 0,
+            aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
             wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE,
             wg_m % (v("sg_oh") * v("sg_ow") * mma_m) == 0,
             count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= MAX_SUBGROUPS,
-            _aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
+            aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
             derived.workgroup_size <= gpu.max_threads, v("sg_size") == gpu.subgroup_sizes[0],
             element_bytes(p.lhs_type) * (wg_m + v("wg_oc")) * k_tile <= gpu.shared_memory_bytes,
         ]
