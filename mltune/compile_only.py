@@ -43,11 +43,11 @@ class CompileCheck:
 
 
 def compile_indices(problem: Problem, configurator: Configurator, applier: Applier, builder: Builder,
-                    indices: Sequence[int]) -> list[BuildResult]:
+                    indices: Sequence[int], group: str = "") -> list[BuildResult]:
     """Compile the given candidates of one space (in parallel, `builder.jobs` at a time)."""
     candidates = configurator.candidates()
     jobs = [(i, applier.apply(problem, configurator.compilation_info(candidates.knobs(i)))) for i in indices]
-    return builder.compile_many(jobs)
+    return builder.compile_many(jobs, group)
 
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
@@ -73,7 +73,8 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         generation = time.perf_counter() - started
         ranker = make_ranker(request.ranker, request.seed)
         ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
-        builds = compile_indices(dispatch.problem, configurator, applier, builder, ranker.ask(request.settings.budget))
+        builds = compile_indices(dispatch.problem, configurator, applier, builder, ranker.ask(request.settings.budget),
+                                 dispatch.name)
         failed = [b.detail for b in builds if b.status != "ok"]
         checks.append(CompileCheck(dispatch.name, dispatch.problem.key, configurator.pipeline, len(candidates),
                                    generation, len(builds), len(builds) - len(failed), failed[0] if failed else ""))

@@ -37,8 +37,8 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     result = loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker("heuristic"))
     assert result.benchmarked == 3 and len(records) == 3
     assert all(t.build.status == "ok" and t.measurement.status == "ok" for t in result.trials)
-    annotated = sorted((tmp_path / "candidates").glob("candidate_*/annotated.mlir"))
-    assert len(annotated) == 3 and not list((tmp_path / "candidates").glob("candidate_*/spec.mlir"))
+    annotated = sorted((tmp_path / "candidates").glob("*/candidate_*/annotated.mlir"))
+    assert len(annotated) == 3 and not list((tmp_path / "candidates").glob("*/candidate_*/spec.mlir"))
     # the combined result is the model with the chosen op annotated; the compiler uses that configuration
     trial = result.trials[1]
     combined = applier.combine([(dispatch.problem, trial.compilation_info)], tmp_path)

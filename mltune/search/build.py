@@ -64,8 +64,9 @@ class Builder:
             return BuildResult(index, "compile_error", None, detail=result.describe_failure(), seconds=result.seconds)
         return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds)
 
-    def compile_many(self, jobs: Sequence[tuple[int, Applied]]) -> list[BuildResult]:
-        """Compile (index, applied candidate) pairs with `self.jobs` processes at a time; threads only wait on them."""
+    def compile_many(self, jobs: Sequence[tuple[int, Applied]], group: str = "") -> list[BuildResult]:
+        """Compile (index, applied candidate) pairs with `self.jobs` processes at a time; threads only wait on
+        them. Each goes to `work_dir/group/candidate_INDEX/` (indices restart with every dispatch)."""
         return Parallel(n_jobs=self.jobs, prefer="threads")(
-            delayed(self.compile)(index, applied, f"candidate_{index:06d}") for index, applied in jobs
+            delayed(self.compile)(index, applied, str(Path(group) / f"candidate_{index:06d}")) for index, applied in jobs
         )

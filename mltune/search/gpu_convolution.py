@@ -110,6 +110,18 @@ class GpuConvolution(TileAndFuseConfigurator):
                 "subgroup": [1, knobs["sg_oh"], knobs["sg_ow"], knobs["sg_oc"], 0],
                 "reduction": [0, 0, 0, 0, knobs["red_k"]]}
 
+    def padding(self, knobs: dict[str, int]) -> list[int] | None:
+        """IREE's `padding` list (IGEMM loops, K in elements) when the output width, the output channels or the
+        input channels are not multiples of their tiles (e.g. a 32-wide MMA on a 16-wide image); without it
+        such candidates fail to compile (`tensor.expand_shape` ... `expected dimension 3 ...`)."""
+        p = self.problem
+        k_tile = knobs["red_k"] * self.mmas[knobs["mma"]].k
+        (_, ow), (oc,), channels = p.sizes(p.m), p.sizes(p.n), p.bounds[p.k[-1]]
+        if ow % knobs["wg_ow"] == 0 and oc % knobs["wg_oc"] == 0 and channels % k_tile == 0:
+            return None
+        return [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], k_tile]
+
     def compilation_info(self, knobs: dict[str, int]) -> str:
-        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs), None, knobs,
+        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
+                                      self.padding(knobs), knobs,
                                       self.derived_values(knobs)["workgroup_size"], igemm=True)

@@ -96,12 +96,12 @@ class TuningLoop:
             ranker=ranker, position=trial.position, detail=detail, **self.record_fields,
         )
 
-    def _compile(self, problem: Problem, configurator: Configurator, indices: Sequence[int],
+    def _compile(self, name: str, problem: Problem, configurator: Configurator, indices: Sequence[int],
                  knobs_of: Callable[[int], dict[str, int]]) -> list[tuple[int, str, BuildResult]]:
         infos = [(i, configurator.compilation_info(knobs_of(i))) for i in indices]
         applied: list[tuple[int, Applied]] = [(i, self.applier.apply(problem, info)) for i, info in infos]
         start = time.perf_counter()
-        builds = self.builder.compile_many(applied)
+        builds = self.builder.compile_many(applied, group=name)
         self.compile_seconds += time.perf_counter() - start
         return [(i, info, build) for (i, info), build in zip(infos, builds)]
 
@@ -124,7 +124,7 @@ class TuningLoop:
                 if not indices:
                     result.stop_reason = "every candidate in the space was tried"
                     break
-                compiled = self._compile(problem, configurator, indices, candidates.knobs)
+                compiled = self._compile(name, problem, configurator, indices, candidates.knobs)
                 ok = [(i, build.vmfb) for i, _, build in compiled if build.status == "ok"]
                 measured = {m.index: m for m in self.runner.measure(self.baseline_vmfb, ok, self.settings.screening)}
                 for i, info, build in compiled:
