@@ -10,8 +10,10 @@ from typing import Protocol, Union
 from iree.compiler import ir
 
 from mltune.errors import UserError
+from mltune.mlir import new_context
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
+from mltune.tools import run_tool, tool_path
 
 TargetFacts = Union[CpuInfo, GpuInfo]
 _PROBE = """func.func @probe(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
@@ -43,9 +45,6 @@ def facts_from_executable_target(target_attr: ir.Attribute) -> TargetFacts:
 
 def _probe(target: GpuTarget) -> None:
     """Ask the compiler whether it knows the target: a tiny module to executable configurations."""
-    from mltune.mlir import new_context
-    from mltune.tools import run_tool, tool_path
-
     with tempfile.TemporaryDirectory(prefix="mltune_probe_") as tmp:
         source = Path(tmp) / "probe.mlir"
         source.write_text(_PROBE)

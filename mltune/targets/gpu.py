@@ -16,6 +16,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
 
 from mltune.errors import UserError
+from mltune.mlir import parse_module_file
 
 # Hopper (H100 SXM) limits with the sm_89 intrinsic list: IREE 3.13 knows no sm_90 target.
 SM90_TARGET = (
@@ -60,8 +61,6 @@ class GpuTarget:
         """The model to compile: itself, or a copy carrying a hand-written device target (sm_90)."""
         if self.name not in HAND_WRITTEN_CUDA_TARGETS:
             return source
-        from mltune.mlir import parse_module_file
-
         module = parse_module_file(source, context)
         with context:
             targets = f'[#hal.device.target<"cuda", [{HAND_WRITTEN_CUDA_TARGETS[self.name]}]> : !hal.device]'
