@@ -17,7 +17,7 @@ from mltune.errors import UserError
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
 from mltune.search.loop import LoopSettings
-from mltune.targets.cpu import parse_target
+from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
 from mltune.tune import TuneReport, TuneRequest
 
@@ -63,7 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--budget", type=_positive_int, default=50, help="candidates to benchmark per dispatch")
     tune.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
                       help="stop starting new candidates for a dispatch after this many seconds")
-    tune.add_argument("--target", default="host", help="LLVM CPU name for llvm-cpu (default: host)")
+    tune.add_argument("--target", default="host",
+                      help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
+                           "gfx1100, ...) or a CUDA arch (sm_80, sm_86, sm_89, sm_90); default host")
+    tune.add_argument("--devices", default=None,
+                      help="comma-separated runtime devices to benchmark on, one benchmark per device at a time "
+                           "(default: local-task for CPUs, hip://0 or cuda://0 for GPUs)")
+    tune.add_argument("--compile-only", action="store_true",
+                      help="compile the first --budget candidates of each dispatch in ranker order and report the "
+                           "fraction that compiled, without benchmarking (for targets with no device here)")
     tune.add_argument("--function", default=None, help="public function to benchmark (default: main or the only one)")
     tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
     tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
@@ -100,7 +108,10 @@ def _print_report(report: TuneReport) -> None:
             print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
         else:
             print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
-    if report.spec_path:
+    if report.spec_path and report.output_kind == "source":
+        print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
+              f"iree-compile {report.spec_path} ...)")
+    elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
         print("\nNo tuning spec written: IREE's default configuration is already the best found.")
@@ -118,13 +129,49 @@ def _run_tune(args: argparse.Namespace) -> int:
 
     make_ranker(args.ranker)  # an unknown name fails before any work
     target = parse_target(args.target)
+    devices = _devices(args.devices, target)
+    if not args.compile_only:
+        from mltune.search.devices import check_device
+
+        for device in devices:
+            try:
+                check_device(device)
+            except UserError as err:
+                hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
+                raise UserError(f"{err}{hint}") from None
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)))
+                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices)
+    if args.compile_only:
+        from mltune.compile_only import compile_only
+
+        _print_compile_only(*compile_only(request, new_context()), run_dir)
+        return 0
     _print_report(tune(request, new_context()))
     return 0
+
+
+def _devices(text: str | None, target) -> tuple[str, ...]:
+    if text is None:
+        return ("local-task",) if target.kind == "cpu" else (f"{target.runtime_driver}://0",)
+    devices = tuple(d.strip() for d in text.split(",") if d.strip())
+    if not devices:
+        raise UserError("--devices: expected one or more devices such as hip://0,hip://1")
+    return devices
+
+
+def _print_compile_only(checks, untunable, run_dir: Path) -> None:
+    for name, problem in untunable:
+        print(f"  not tuned: {name} ({problem.op_name}): {problem.reason}")
+    print(f"\n{'dispatch':<40} {'pipeline':<12} {'space':>8} {'gen s':>6} {'compiled':>10}")
+    for c in checks:
+        print(f"{c.dispatch[:40]:<40} {c.pipeline:<12} {c.candidates:>8} {c.generation_seconds:6.2f} "
+              f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %")
+        if c.first_error:
+            print(f"  first failure: {c.first_error}")
+    print(f"\nCompile-only: nothing was benchmarked and no spec was written. Details: {run_dir / 'compile_only.json'}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

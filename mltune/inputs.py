@@ -18,7 +18,7 @@ from iree.compiler.dialects import iree_codegen
 from mltune.errors import UserError
 from mltune.input_files import InputFile, numpy_type
 from mltune.mlir import parse_module_file
-from mltune.targets.cpu import CpuTarget
+from mltune.targets import Target
 from mltune.tools import run_tool, tool_path
 
 DUMP_TIMEOUT_S = 600
@@ -94,7 +94,7 @@ def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> t
     return tuple(files)
 
 
-def _dump_dispatches(source: Path, target: CpuTarget, dump_dir: Path) -> tuple[Path, ...]:
+def _dump_dispatches(source: Path, target: Target, dump_dir: Path) -> tuple[Path, ...]:
     result = run_tool(
         [tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
          f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / "model.vmfb")],
@@ -105,13 +105,13 @@ def _dump_dispatches(source: Path, target: CpuTarget, dump_dir: Path) -> tuple[P
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
-def _strip_configuration(bench: Path, out: Path) -> None:
+def strip_configuration(bench: Path, out: Path) -> None:
     result = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)], 120)
     if not result.ok:
         raise UserError(f"iree-opt cannot strip the configuration of {bench}: {result.describe_failure()}")
 
 
-def prepare_input(path: Path, target: CpuTarget, work_dir: Path, context: ir.Context,
+def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
                   function: str | None = None, seed: int = 0) -> TuningInput:
     """Classify the input, dump its dispatches if it is a model, and write its arguments."""
     if not path.is_file():
@@ -120,7 +120,7 @@ def prepare_input(path: Path, target: CpuTarget, work_dir: Path, context: ir.Con
     with context:
         if iree_codegen.get_executable_variant_ops(module):
             stripped = work_dir / "dispatch_stripped.mlir"
-            _strip_configuration(path, stripped)
+            strip_configuration(path, stripped)
             functions = _public_functions(module)
             name = _choose_function(functions, function, path)
             return TuningInput(stripped, Invocation(name, (), True), (path,), ())
@@ -129,5 +129,6 @@ def prepare_input(path: Path, target: CpuTarget, work_dir: Path, context: ir.Con
         inputs = write_random_inputs(functions[name], work_dir / "inputs", seed)
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
-    dispatches = _dump_dispatches(path, target, dump_dir)
-    return TuningInput(path, Invocation(name, inputs, False), dispatches, tuple(target.compile_flags()))
+    source = target.prepare_source(path, work_dir, context)  # sm_90: a copy carrying its device target
+    dispatches = _dump_dispatches(source, target, dump_dir)
+    return TuningInput(source, Invocation(name, inputs, False), dispatches, tuple(target.compile_flags()))

@@ -10,7 +10,7 @@ from iree.compiler.dialects import iree_codegen, linalg
 
 from mltune.mlir import affine_map_text
 
-SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32")
+SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,11 @@ class Problem:
     out_type: str
     indexing_maps: tuple[str, ...]
     layout: str  # `nn`, `nt`, `tn`, `tt`: LHS `t` unless K is its last dim; RHS `t` if K is its last dim
+    # convolutions only: `m` holds the output image loops, `n` the output channel, `k` the filter
+    # loops then the input channel; these name the filter loops and the window's steps
+    filter_loops: tuple[int, ...] = ()
+    strides: tuple[int, ...] = ()
+    dilations: tuple[int, ...] = ()
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)
@@ -76,22 +81,52 @@ def _is_innermost(amap: ir.AffineMap, loop: int) -> bool:
     return isinstance(last, ir.AffineDimExpr) and last.position == loop
 
 
+def _operand_types(op: ir.Operation) -> list[str] | str:
+    """The three operands' element types, or why they cannot be tuned."""
+    types = [value.type for value in op.operands]
+    if len(types) != 3 or not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return "needs exactly three statically shaped operands"
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    return f"unsupported element type {unsupported[0]}" if unsupported else elements
+
+
+def _convolution(op: ir.Operation) -> Problem | Untunable:
+    """A 2-D channel-last convolution (NHWC input, HWCF filter, NHWC output), the IGEMM-tunable kind."""
+    name = op.name
+    elements = _operand_types(op)
+    if isinstance(elements, str):
+        return Untunable(name, elements)
+    dims = linalg.infer_convolution_dimensions(op)
+    maps = [attr.value for attr in linalg.get_indexing_maps(op)]  # named convs keep their maps implicit
+    shape_ok = (len(dims.batch), len(dims.output_image), len(dims.output_channel), len(dims.filter_loop),
+                len(dims.input_channel), len(dims.depth)) == (1, 2, 1, 2, 1, 0)
+    if not shape_ok or not _is_innermost(maps[0], dims.input_channel[0]) or not _is_innermost(maps[2], dims.output_channel[0]):
+        return Untunable(name, "only 2-D channel-last convolutions (NHWC x HWCF) are supported")
+    return Problem(
+        op_kind="convolution", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(dims.batch),
+        m=tuple(dims.output_image), n=tuple(dims.output_channel), k=tuple(dims.filter_loop) + tuple(dims.input_channel),
+        lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps), layout="nhwc_hwcf",
+        filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
+
+
 def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     """Describe a root op as a `Problem`, or say why it cannot be tuned."""
     name = op.name
     if not linalg.isa_contraction_op(op):
-        kind = "convolution" if linalg.isa_convolution_op(op) else "non-contraction"
-        return Untunable(name, f"{kind} root ops are not supported yet (only contractions)")
+        if linalg.isa_convolution_op(op):
+            return _convolution(op)
+        if name.endswith("attention"):
+            return Untunable(name, "attention is not supported yet (IREE tunes it with VectorDistribute and a "
+                                   "decomposition_config for its two matmuls)")
+        return Untunable(name, "non-contraction root ops are not supported yet (only contractions and convolutions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    types = [value.type for value in op.operands]
-    if len(types) != 3 or not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
-        return Untunable(name, "needs exactly three statically shaped operands")
-    elements = [str(t.element_type) for t in types]
-    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
-    if unsupported:
-        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    elements = _operand_types(op)
+    if isinstance(elements, str):
+        return Untunable(name, elements)
     dims = linalg.infer_contraction_dimensions(op)
     if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
         return Untunable(name, "only one M, one N and one K dimension are supported")

@@ -17,18 +17,18 @@ from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
+from mltune.search.apply import make_applier
 from mltune.search.build import Builder
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.search.configure import make_configurator
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
-from mltune.search.run import Runner
-from mltune.search.spec import link_specs
-from mltune.targets.cpu import CpuInfo, CpuTarget
+from mltune.search.devices import make_runner
+from mltune.targets import Target, TargetFacts, facts_from_executable_target
 
 
 @dataclass(frozen=True)
 class TuneRequest:
     input_path: Path
-    target: CpuTarget
+    target: Target
     ranker: str
     settings: LoopSettings
     output: Path
@@ -37,13 +37,15 @@ class TuneRequest:
     function: str | None = None
     seed: int = 0
     jobs: int = 2
+    devices: tuple[str, ...] = ("local-task",)
 
 
 @dataclass(frozen=True)
 class Dispatch:
     name: str
     problem: Problem | Untunable
-    cpu: CpuInfo
+    facts: TargetFacts
+    bench: Path
 
 
 @dataclass
@@ -59,6 +61,7 @@ class TuneReport:
     wall_seconds: float
     tool_seconds: float
     records_path: Path
+    output_kind: str = "spec"  # spec | source (CUDA: the input annotated with the winners' compilation_info)
 
     @property
     def overhead_fraction(self) -> float:
@@ -70,7 +73,7 @@ def _dispatch_name(bench: Path) -> str:
 
 
 def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Dispatch]:
-    """The root op of every dumped dispatch, with the CPU facts from its executable target."""
+    """The root op of every dumped dispatch, with the target facts from its executable target."""
     dispatches = []
     for bench in tuning_input.dispatch_files:
         module = parse_module_file(bench, context)
@@ -78,12 +81,32 @@ def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Disp
             variants = iree_codegen.get_executable_variant_ops(module)
             if not variants:
                 continue
-            cpu = CpuInfo.from_executable_target(str(variants[0].attributes["target"]))
+            facts = facts_from_executable_target(variants[0].attributes["target"])
             roots = read_root_ops(module)
         if not roots:
-            dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), cpu))
-        dispatches.extend(Dispatch(_dispatch_name(bench), root, cpu) for root in roots)
+            dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), facts, bench))
+        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench) for root in roots)
     return dispatches
+
+
+def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
+    """A dumped dispatch carries its own target: it must be the kind `--target` names."""
+    for dispatch in dispatches:
+        if dispatch.facts.kind != target.kind:
+            raise UserError(f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
+                            f"not for --target {target.name} ({target.kind})")
+
+
+def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
+    """Each distinct problem once (one spec matches every op equal to it), with its configurator."""
+    seen: set[str] = set()
+    for dispatch in tunable:
+        problem = dispatch.problem
+        assert isinstance(problem, Problem)
+        if problem.key in seen:
+            continue
+        seen.add(problem.key)
+        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir)
 
 
 def _check_writable(path: Path) -> None:
@@ -105,53 +128,52 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
     dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not tunable:
         reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
         raise UserError(f"nothing tunable in {request.input_path} ({reasons})")
-    cpu = tunable[0].cpu
+    facts = tunable[0].facts
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     baseline = builder.compile(-1, None, "baseline")
     if baseline.status != "ok":
         raise UserError(f"the input does not compile without a spec: {baseline.detail}")
-    runner = Runner(tuning_input.invocation, request.target.runtime_device, request.run_dir)
+    runner = make_runner(tuning_input.invocation, request.devices, request.run_dir)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
-    writers = [RecordWriter(request.dataset_dir / cpu.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
+    writers = [RecordWriter(request.dataset_dir / facts.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
 
     def write(record: Record) -> None:
         for writer in writers:
             writer.append(record)
 
-    record_fields = {"arch": cpu.arch, "device": device_id(request.target.runtime_device, cpu.cores),
+    record_fields = {"arch": facts.arch, "device": device_id(",".join(request.devices), facts.cores),
                      "run_id": run_id, "level": level}
-    loop = TuningLoop(builder, runner, baseline.vmfb, cpu, request.settings, context, write, record_fields)
+    applier = make_applier(request.target.kind, tuning_input.source, context)
+    loop = TuningLoop(builder, runner, baseline.vmfb, facts, applier, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []
-    seen: set[str] = set()
     try:
-        for dispatch in tunable:
-            problem = dispatch.problem
-            assert isinstance(problem, Problem)
-            if problem.key in seen:  # the same op twice: one spec matches both
+        for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
+            if isinstance(configurator, Untunable):
+                dispatches[dispatches.index(dispatch)] = Dispatch(dispatch.name, configurator, dispatch.facts, dispatch.bench)
                 continue
-            seen.add(problem.key)
-            configurator = CpuContraction(problem, dispatch.cpu, context)
-            results.append(loop.tune(dispatch.name, problem, configurator, make_ranker(request.ranker, request.seed)))
+            assert isinstance(dispatch.problem, Problem)
+            results.append(loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker(request.ranker, request.seed)))
     finally:
         for writer in writers:
             writer.close()
     baseline_us = _baseline_us(results)
-    winners = [r.winner[0].spec_text for r in results if r.winner]
-    spec_path = None
+    winners = [(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
+    spec_path, output_kind = None, "spec"
     if winners:
-        spec_text = link_specs(winners, context, request.run_dir)
-        for path in (request.output, request.run_dir / "best_spec.mlir"):
-            path.write_text(spec_text)
-        spec_path = request.output
+        combined = applier.combine(winners, request.run_dir)
+        for path in (request.output, request.run_dir / ("best_spec.mlir" if combined.kind == "spec" else "annotated.mlir")):
+            path.write_text(combined.text)
+        spec_path, output_kind = request.output, combined.kind
     wall = time.perf_counter() - started
     tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
     report = TuneReport(level, baseline_us, dispatches, results, spec_path, request.output, wall, tool_seconds,
-                        writers[0].path)
+                        writers[0].path, output_kind)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
 

@@ -42,13 +42,28 @@ def matmul_source(m: int, k: int, n: int, in_type: str = "f32", out_type: str = 
 """
 
 
-def batch_matmul_source(b: int, m: int, k: int, n: int) -> str:
-    return f"""func.func @main(%a: tensor<{b}x{m}x{k}xf32>, %b: tensor<{b}x{k}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32> {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<{b}x{m}x{n}xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<{b}x{m}x{k}xf32>, tensor<{b}x{k}x{n}xf32>) outs(%acc : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
-  return %r : tensor<{b}x{m}x{n}xf32>
+def batch_matmul_source(b: int, m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32") -> str:
+    return f"""func.func @main(%a: tensor<{b}x{m}x{k}x{in_type}>, %b: tensor<{b}x{k}x{n}x{in_type}>) -> tensor<{b}x{m}x{n}x{out_type}> {{
+  %zero = arith.constant 0.0 : {out_type}
+  %empty = tensor.empty() : tensor<{b}x{m}x{n}x{out_type}>
+  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : tensor<{b}x{m}x{n}x{out_type}>) -> tensor<{b}x{m}x{n}x{out_type}>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<{b}x{m}x{k}x{in_type}>, tensor<{b}x{k}x{n}x{in_type}>) outs(%acc : tensor<{b}x{m}x{n}x{out_type}>) -> tensor<{b}x{m}x{n}x{out_type}>
+  return %r : tensor<{b}x{m}x{n}x{out_type}>
+}}
+"""
+
+
+def conv2d_nhwc_source(n: int, h: int, w: int, c: int, f: int, kernel: int = 3, in_type: str = "f16",
+                       out_type: str = "f32") -> str:
+    """A `@main` computing one unit-stride `linalg.conv_2d_nhwc_hwcf` (N x H x W x C input, K x K x C x F filter)."""
+    oh, ow = h - kernel + 1, w - kernel + 1
+    x, k, o = f"tensor<{n}x{h}x{w}x{c}x{in_type}>", f"tensor<{kernel}x{kernel}x{c}x{f}x{in_type}>", f"tensor<{n}x{oh}x{ow}x{f}x{out_type}>"
+    return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
+  %zero = arith.constant 0.0 : {out_type}
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : {o}) -> {o}
+  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
+  return %r : {o}
 }}
 """
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
-from mltune.targets.cpu import CpuInfo
+from mltune.targets import TargetFacts
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class RankingInput:
     """Everything a ranker may look at: the problem, the target's facts and the candidates."""
 
     problem: Problem
-    target: CpuInfo
+    target: TargetFacts
     candidates: CandidateSet
 
 

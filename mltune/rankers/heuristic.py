@@ -1,4 +1,5 @@
-"""A handwritten CPU ranking: a few physical rules, applied as sort keys in order of importance."""
+"""A handwritten ranking: a few physical rules, applied as sort keys in order of importance (GPU targets:
+`gpu_heuristic`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ class Heuristic(StaticRanker):
     name = "heuristic"
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
+        if ranking_input.target.kind != "cpu":
+            from mltune.rankers.gpu_heuristic import gpu_heuristic_order
+
+            return gpu_heuristic_order(ranking_input, self.seed)
         f = cpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
         keys = [
             # Accumulators spilling out of the vector register file cost a load/store per FMA.

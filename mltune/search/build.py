@@ -1,4 +1,4 @@
-"""Compile candidates in parallel subprocesses, each with its own tuning spec, output and timeout."""
+"""Compile candidates in parallel subprocesses, each with its own spec or annotated source, output and timeout."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.inputs import TuningInput
+from mltune.search.apply import Applied
 from mltune.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
@@ -40,15 +41,21 @@ class Builder:
     jobs: int
     timeout_s: float = COMPILE_TIMEOUT_S
 
-    def compile(self, index: int, spec_text: str | None, name: str) -> BuildResult:
+    def compile(self, index: int, applied: Applied | None, name: str) -> BuildResult:
+        """Compile the input as it is (`applied` None: IREE's default) or with one candidate applied."""
         out_dir = self.work_dir / name
         out_dir.mkdir(parents=True, exist_ok=True)
         vmfb = out_dir / "module.vmfb"
-        args = [tool_path("iree-compile"), str(self.tuning_input.source), *self.tuning_input.compile_flags, "-o", str(vmfb)]
-        if spec_text is not None:
+        source = self.tuning_input.source
+        extra = []
+        if applied is not None and applied.kind == "spec":
             spec = out_dir / "spec.mlir"
-            spec.write_text(spec_text)
-            args.append(f"--iree-codegen-tuning-spec-path={spec}")
+            spec.write_text(applied.text)
+            extra.append(f"--iree-codegen-tuning-spec-path={spec}")
+        elif applied is not None:
+            source = out_dir / "annotated.mlir"
+            source.write_text(applied.text)
+        args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *extra, "-o", str(vmfb)]
         result = run_tool(args, timeout_s=self.timeout_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)
@@ -57,8 +64,9 @@ class Builder:
             return BuildResult(index, "compile_error", None, detail=result.describe_failure(), seconds=result.seconds)
         return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds)
 
-    def compile_many(self, jobs: Sequence[tuple[int, str]]) -> list[BuildResult]:
-        """Compile (index, spec) pairs with `self.jobs` processes at a time; threads only wait on them."""
+    def compile_many(self, jobs: Sequence[tuple[int, Applied]], group: str = "") -> list[BuildResult]:
+        """Compile (index, applied candidate) pairs with `self.jobs` processes at a time; threads only wait on
+        them. Each goes to `work_dir/group/candidate_INDEX/` (indices restart with every dispatch)."""
         return Parallel(n_jobs=self.jobs, prefer="threads")(
-            delayed(self.compile)(index, spec, f"candidate_{index:06d}") for index, spec in jobs
+            delayed(self.compile)(index, applied, str(Path(group) / f"candidate_{index:06d}")) for index, applied in jobs
         )

@@ -19,11 +19,11 @@ from tqdm import tqdm
 from mltune.dataset import Record
 from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
+from mltune.search.apply import Applied, Applier
 from mltune.search.build import BuildResult, Builder
 from mltune.search.candidate import Configurator
 from mltune.search.run import Measurement, Runner, TimingPlan
-from mltune.search.spec import build_spec
-from mltune.targets.cpu import CpuInfo
+from mltune.targets import TargetFacts
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Trial:
     knobs: dict[str, int]
     build: BuildResult
     measurement: Measurement | None
-    spec_text: str
+    compilation_info: str
 
 
 @dataclass
@@ -75,7 +75,8 @@ class TuningLoop:
     builder: Builder
     runner: Runner
     baseline_vmfb: Path
-    cpu: CpuInfo
+    facts: TargetFacts
+    applier: Applier
     settings: LoopSettings
     context: ir.Context
     on_record: Callable[[Record], None]
@@ -95,18 +96,19 @@ class TuningLoop:
             ranker=ranker, position=trial.position, detail=detail, **self.record_fields,
         )
 
-    def _compile(self, problem: Problem, configurator: Configurator, indices: Sequence[int],
+    def _compile(self, name: str, problem: Problem, configurator: Configurator, indices: Sequence[int],
                  knobs_of: Callable[[int], dict[str, int]]) -> list[tuple[int, str, BuildResult]]:
-        specs = [(i, build_spec(problem, configurator.compilation_info(knobs_of(i)), self.context)) for i in indices]
+        infos = [(i, configurator.compilation_info(knobs_of(i))) for i in indices]
+        applied: list[tuple[int, Applied]] = [(i, self.applier.apply(problem, info)) for i, info in infos]
         start = time.perf_counter()
-        builds = self.builder.compile_many(specs)
+        builds = self.builder.compile_many(applied, group=name)
         self.compile_seconds += time.perf_counter() - start
-        return [(i, spec, build) for (i, spec), build in zip(specs, builds)]
+        return [(i, info, build) for (i, info), build in zip(infos, builds)]
 
     def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker) -> DispatchResult:
         candidates = configurator.candidates()
         result = DispatchResult(name, problem, len(candidates))
-        ranker.start(RankingInput(problem, self.cpu, candidates))
+        ranker.start(RankingInput(problem, self.facts, candidates))
         started = time.monotonic()
         progress = tqdm(total=self.settings.budget, desc=name, unit="bench", dynamic_ncols=True, disable=None)
         try:
@@ -122,11 +124,11 @@ class TuningLoop:
                 if not indices:
                     result.stop_reason = "every candidate in the space was tried"
                     break
-                compiled = self._compile(problem, configurator, indices, candidates.knobs)
+                compiled = self._compile(name, problem, configurator, indices, candidates.knobs)
                 ok = [(i, build.vmfb) for i, _, build in compiled if build.status == "ok"]
                 measured = {m.index: m for m in self.runner.measure(self.baseline_vmfb, ok, self.settings.screening)}
-                for i, spec, build in compiled:
-                    trial = Trial(i, len(result.trials), candidates.knobs(i), build, measured.get(i), spec)
+                for i, info, build in compiled:
+                    trial = Trial(i, len(result.trials), candidates.knobs(i), build, measured.get(i), info)
                     result.trials.append(trial)
                     self.on_record(self._record(problem, configurator.pipeline, trial, ranker.name))
                     if trial.measurement is not None:

@@ -62,8 +62,20 @@ def _z3_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(b == 0, 0, (a - _z3_mod(a, safe)) // safe)
 
 
-def evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Evaluate an integer/boolean Z3 expression elementwise over numpy columns, one per variable."""
+def evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray], cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    """Evaluate an integer/boolean Z3 expression elementwise over numpy columns, one per variable.
+
+    Shared subexpressions (IREE's emitted constraints repeat them through `let`) are evaluated
+    once per call through `cache`, keyed by Z3's AST id.
+    """
+    cache = {} if cache is None else cache
+    key = expr.get_id()
+    if key not in cache:
+        cache[key] = _evaluate(expr, columns, cache)
+    return cache[key]
+
+
+def _evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray], cache: dict[int, np.ndarray]) -> np.ndarray:
     kind = expr.decl().kind()
     if z3.is_int_value(expr):
         return np.int64(expr.as_long())
@@ -71,7 +83,7 @@ def evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray]) -> np.ndarray:
         return np.bool_(z3.is_true(expr))
     if kind == z3.Z3_OP_UNINTERPRETED and expr.num_args() == 0:
         return columns[expr.decl().name()]
-    args = [evaluate(child, columns) for child in expr.children()]
+    args = [evaluate(child, columns, cache) for child in expr.children()]
     if kind in _VARIADIC:
         return reduce(_VARIADIC[kind], args)
     if kind in _BINARY:
@@ -135,8 +147,9 @@ class Space:
             positions = np.unravel_index(np.arange(start, min(start + CHUNK, size), dtype=np.int64), shape)
             columns = {k.name: d[p] for k, d, p in zip(self.knobs, domains, positions)}
             valid = np.ones(len(positions[0]), dtype=bool)
+            cache: dict[int, np.ndarray] = {}
             for constraint in self.constraints:
-                valid &= np.broadcast_to(evaluate(constraint, columns), valid.shape)
+                valid &= np.broadcast_to(evaluate(constraint, columns, cache), valid.shape)
             found.append(np.stack([columns[k.name][valid] for k in self.knobs], axis=1))
         return np.concatenate(found) if found else np.empty((0, len(self.knobs)), dtype=np.int64)
 

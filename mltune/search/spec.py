@@ -40,13 +40,33 @@ def _contraction_matcher(name: str, problem: Problem, compilation_info: str) -> 
   }}"""
 
 
+def _convolution_matcher(name: str, problem: Problem, compilation_info: str) -> str:
+    maps = ", ".join(problem.indexing_maps)
+    channel = tuple(loop for loop in problem.k if loop not in problem.filter_loops)
+    handles = (("batch", _dims(problem.sizes(problem.batch))), ("out_img", _dims(problem.sizes(problem.m))),
+               ("out_ch", _dims(problem.sizes(problem.n))), ("filt", _dims(problem.sizes(problem.filter_loops))),
+               ("in_ch", _dims(problem.sizes(channel))), ("depth", "[]"), ("strides", _dims(problem.strides)),
+               ("dilations", _dims(problem.dilations)))
+    checks = "\n".join(f"    transform.iree.match.dims_equal %{role}, {dims} : !transform.param<i64>" for role, dims in handles)
+    return f"""  transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{
+    %batch, %out_img, %out_ch, %filt, %in_ch, %depth, %strides, %dilations = transform.iree.match.convolution %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
+{checks}
+    %config = transform.param.constant {compilation_info} -> !transform.any_param
+    transform.yield %op, %config : !transform.any_op, !transform.any_param
+  }}"""
+
+
+_MATCHERS = {"contraction": _contraction_matcher, "convolution": _convolution_matcher}
+
+
 def build_spec(problem: Problem, compilation_info: str, context: ir.Context) -> str:
-    """A spec applying `compilation_info` to every contraction equal to `problem`; checked by parsing."""
-    if problem.op_kind != "contraction":
+    """A spec applying `compilation_info` to every op equal to `problem` (contraction or convolution:
+    same sizes, element types and indexing maps); checked by parsing."""
+    if problem.op_kind not in _MATCHERS:
         raise ValueError(f"no spec matcher for {problem.op_kind}")
     text = f"""module attributes {{transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint}} {{
 {_APPLY}
-{_contraction_matcher("match_" + problem.key, problem, compilation_info)}
+{_MATCHERS[problem.op_kind]("match_" + problem.key, problem, compilation_info)}
   transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
     %res = transform.foreach_match in %variant_op @match_{problem.key} -> @apply_op_config : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op

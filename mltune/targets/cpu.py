@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
 
 from mltune.errors import UserError
-
-GPU_TARGET_PREFIXES = ("gfx", "sm_", "mi3", "mi2", "rdna", "cdna")
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,15 @@ class CpuTarget:
 
     cpu: str = "host"
     runtime_device: str = "local-task"
+    kind: ClassVar[str] = "cpu"
+
+    @property
+    def name(self) -> str:
+        return self.cpu
+
+    def prepare_source(self, source: Path, work_dir: Path, context: object) -> Path:
+        """The model compiles as it is: the target comes from the flags."""
+        return source
 
     def compile_flags(self) -> list[str]:
         return [
@@ -33,6 +42,7 @@ class CpuInfo:
     arch: str
     native_vector_bytes: int
     cores: int
+    kind = "cpu"
 
     @staticmethod
     def from_executable_target(target_attr: str, cores: int | None = None) -> "CpuInfo":
@@ -47,11 +57,3 @@ class CpuInfo:
             raise UserError("the dispatch is not compiled for llvm-cpu (no cpu / native_vector_size in its target)")
         return CpuInfo(cpu.group(1), int(vector.group(1)), cores or len(os.sched_getaffinity(0)))
 
-
-def parse_target(name: str) -> CpuTarget:
-    """`host` or an LLVM CPU name; GPU names are recognised and refused with the reason."""
-    if not name or not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-        raise UserError(f"invalid --target {name!r}: expected 'host' or an LLVM CPU name such as znver4")
-    if name.lower().startswith(GPU_TARGET_PREFIXES):
-        raise UserError(f"--target {name}: GPU targets are not supported yet; use the CPU ('host')")
-    return CpuTarget(cpu=name)

@@ -1,0 +1,82 @@
+"""`mltune tune --compile-only`: build candidates without benchmarking them.
+
+For a target with no device on this machine (ROCm or CUDA on a CPU-only host), this still
+checks the whole path up to the binary: dispatches dumped, spaces enumerated, candidates
+ordered by the ranker, applied (spec or annotation) and compiled. It reports, per dispatch,
+how many candidates the space holds, how long enumerating them took, and the fraction of the
+first `budget` candidates (in ranker order) that compiled.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+from iree.compiler import ir
+
+from mltune.errors import UserError
+from mltune.inputs import prepare_input
+from mltune.problem import Problem, Untunable
+from mltune.rankers import RankingInput, make_ranker
+from mltune.search.apply import Applier, make_applier
+from mltune.search.build import Builder, BuildResult
+from mltune.search.candidate import Configurator
+from mltune.tune import TuneRequest, check_target_matches, configurators, read_dispatches
+
+
+@dataclass(frozen=True)
+class CompileCheck:
+    dispatch: str
+    problem: str
+    pipeline: str
+    candidates: int
+    generation_seconds: float
+    tried: int
+    compiled: int
+    first_error: str
+
+    @property
+    def fraction(self) -> float:
+        return self.compiled / self.tried if self.tried else 0.0
+
+
+def compile_indices(problem: Problem, configurator: Configurator, applier: Applier, builder: Builder,
+                    indices: Sequence[int], group: str = "") -> list[BuildResult]:
+    """Compile the given candidates of one space (in parallel, `builder.jobs` at a time)."""
+    candidates = configurator.candidates()
+    jobs = [(i, applier.apply(problem, configurator.compilation_info(candidates.knobs(i)))) for i in indices]
+    return builder.compile_many(jobs, group)
+
+
+def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
+    request.run_dir.mkdir(parents=True, exist_ok=True)
+    tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
+    dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
+    untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
+    tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
+    if not tunable:
+        raise UserError(f"nothing tunable in {request.input_path} "
+                        f"({'; '.join(f'{n}: {u.reason}' for n, u in untunable) or 'no dispatches'})")
+    builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
+    applier = make_applier(request.target.kind, tuning_input.source, context)
+    checks = []
+    for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
+        if isinstance(configurator, Untunable):
+            untunable.append((dispatch.name, configurator))
+            continue
+        assert isinstance(dispatch.problem, Problem)
+        started = time.perf_counter()
+        candidates = configurator.candidates()
+        generation = time.perf_counter() - started
+        ranker = make_ranker(request.ranker, request.seed)
+        ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
+        builds = compile_indices(dispatch.problem, configurator, applier, builder, ranker.ask(request.settings.budget),
+                                 dispatch.name)
+        failed = [b.detail for b in builds if b.status != "ok"]
+        checks.append(CompileCheck(dispatch.name, dispatch.problem.key, configurator.pipeline, len(candidates),
+                                   generation, len(builds), len(builds) - len(failed), failed[0] if failed else ""))
+    (request.run_dir / "compile_only.json").write_text(json.dumps([asdict(c) for c in checks], indent=2))
+    return checks, untunable

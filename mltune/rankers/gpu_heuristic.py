@@ -1,0 +1,33 @@
+"""A handwritten GPU ranking (TileAndFuse contractions): the SHARK tuner's sort key, then wave
+quantization, occupancy and padding, as sort keys in order of importance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mltune.features.gpu import gpu_contraction_features
+from mltune.rankers.base import RankingInput
+
+
+def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
+    f = gpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
+    keys = [
+        # Accumulators beyond the register file spill to scratch memory on every MMA.
+        f["register_overflow"] > 0,
+        # SHARK tuner: a power-of-two K tile, a subgroup count that fills the CU's SIMDs, and the
+        # intrinsic with the most MACs per loaded element.
+        ~f["tile_k_pow2"].astype(bool),
+        ~f["subgroups_fill_simds"].astype(bool),
+        -f["mma_intensity"],
+        # Every CU should have work in the last wave of workgroups.
+        np.round(f["wave_inefficiency"], 2),
+        # Padding computes zeros; low occupancy leaves memory latency exposed.
+        np.round(f["padding_waste_m"] + f["padding_waste_n"] + f["padding_waste_k"], 1),
+        -np.round(f["occupancy"], 1),
+        # More MACs per shared-memory load within a subgroup (buckets of 8).
+        -np.floor(f["subgroup_intensity"] / 8),
+        # IREE's own defaults for pipeline options come first within a tie.
+        f["no_bank_fix"], f["waves_per_eu"] > 0,
+        np.random.default_rng(seed).random(len(ranking_input.candidates)),
+    ]
+    return np.lexsort(keys[::-1])

@@ -1,0 +1,95 @@
+"""Applying a candidate's `compilation_info`: one interface, two mechanisms.
+
+- `SpecApplier` (llvm-cpu, ROCm): a tuning spec passed with `--iree-codegen-tuning-spec-path`.
+- `AnnotationApplier` (CUDA): IREE 3.13 ignores tuning specs on CUDA (docs/cuda-tuning-specs.md),
+  so the `compilation_info` is set on the matching op of the source itself, which the compiler
+  honours before running its own heuristics.
+The builder and the loop only see `Applied`, never which mechanism made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from iree.compiler import ir
+from iree.compiler.dialects import linalg
+
+from mltune.errors import UserError
+from mltune.problem import Problem, problem_from_root_op
+from mltune.search.spec import build_spec, link_specs
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One candidate made compilable: a spec to pass to the compiler, or a whole source to compile instead."""
+
+    kind: str  # spec | source
+    text: str
+
+
+class Applier(Protocol):
+    def apply(self, problem: Problem, compilation_info: str) -> Applied: ...
+
+    def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
+        """One result for every dispatch's winning `compilation_info`."""
+        ...
+
+
+@dataclass(frozen=True)
+class SpecApplier:
+    context: ir.Context
+
+    def apply(self, problem: Problem, compilation_info: str) -> Applied:
+        return Applied("spec", build_spec(problem, compilation_info, self.context))
+
+    def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
+        specs = [build_spec(problem, info, self.context) for problem, info in winners]
+        return Applied("spec", link_specs(specs, self.context, work_dir))
+
+
+def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
+    """The linalg contractions and convolutions of a module: the ops a `Problem` can describe."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+@dataclass(frozen=True)
+class AnnotationApplier:
+    """Sets `compilation_info` on every op of `source` that is the same problem (sizes, types, maps)."""
+
+    source: Path
+    context: ir.Context
+
+    def _annotate(self, infos: dict[str, str]) -> str:
+        with self.context:
+            module = ir.Module.parse(self.source.read_text())
+            matched = set()
+            for op in _tunable_ops(module):
+                problem = problem_from_root_op(op)
+                if isinstance(problem, Problem) and problem.key in infos:
+                    op.attributes["compilation_info"] = ir.Attribute.parse(infos[problem.key])
+                    matched.add(problem.key)
+            missing = set(infos) - matched
+            if missing:
+                raise UserError(f"{self.source}: no op to annotate for {', '.join(sorted(missing))}")
+            return str(module)
+
+    def apply(self, problem: Problem, compilation_info: str) -> Applied:
+        return Applied("source", self._annotate({problem.key: compilation_info}))
+
+    def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
+        return Applied("source", self._annotate({problem.key: info for problem, info in winners}))
+
+
+def make_applier(target_kind: str, source: Path, context: ir.Context) -> Applier:
+    """A spec everywhere except CUDA, where the source is annotated."""
+    return AnnotationApplier(source, context) if target_kind == "cuda" else SpecApplier(context)

@@ -1,0 +1,42 @@
+"""Which space a dispatch gets: by target kind and op kind, or the reason it gets none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iree.compiler import ir
+
+from mltune.inputs import strip_configuration
+from mltune.problem import Problem, Untunable
+from mltune.search.candidate import Configurator
+from mltune.search.cpu_contraction import CpuContraction
+from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE
+from mltune.search.gpu_contraction import GpuContraction
+from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
+from mltune.search.iree_constraints import emit_constraints
+from mltune.targets import CpuInfo, GpuInfo, TargetFacts
+
+
+def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
+                      work_dir: Path) -> Configurator | Untunable:
+    """The configurator of a contraction; GPU spaces are conjoined with the compiler's own constraints
+    for the dispatch (`bench`, a dumped benchmark file) where it emits them."""
+    if isinstance(facts, CpuInfo):
+        if problem.op_kind != "contraction":
+            return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
+        return CpuContraction(problem, facts, context)
+    assert isinstance(facts, GpuInfo)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    stripped = work_dir / f"{bench.stem}.stripped.mlir"
+    strip_configuration(bench, stripped)
+    emitted = emit_constraints(stripped, work_dir, context)
+    try:
+        if problem.op_kind == "convolution":
+            igemm = next((c for c in emitted if is_igemm_tile_and_fuse(c)), None)
+            if igemm is None:
+                return Untunable(problem.op_name, f"IREE emits no IGEMM TileAndFuse constraints for this convolution "
+                                                  f"on {facts.arch}")
+            return GpuConvolution(problem, facts, context, igemm)
+        return GpuContraction(problem, facts, context, next((c for c in emitted if c.pipeline == GPU_PIPELINE), None))
+    except ValueError as err:
+        return Untunable(problem.op_name, str(err))

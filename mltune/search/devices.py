@@ -1,0 +1,54 @@
+"""Runtime devices: checking that they exist, and spreading benchmarks over several of them.
+
+Each device runs one benchmark at a time (its own `Runner`); a candidate is always timed
+against the baseline on the same device, so its ratio is normalised per device and ratios
+from different devices can be compared.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from mltune.errors import UserError
+from mltune.inputs import Invocation
+from mltune.search.run import Measurement, Runner, TimingPlan
+
+
+def check_device(uri: str) -> None:
+    """Fail in one line when IREE's runtime cannot open `uri` (e.g. `hip://0` on a machine without a GPU)."""
+    import iree.runtime as rt
+
+    try:
+        rt.get_device(uri, cache=False)
+    except (RuntimeError, ValueError) as err:
+        reason = next((line.strip() for line in str(err).splitlines() if "UNAVAILABLE" in line or "not" in line),
+                      str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__)
+        raise UserError(f"no runtime device {uri}: {reason[:300].rstrip(': ')}") from None
+
+
+@dataclass
+class RunnerPool:
+    """Several devices: the candidates of a batch are dealt out round-robin, one worker per device."""
+
+    runners: list[Runner]
+    seconds_in_children: float = field(default=0.0)
+
+    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> list[Measurement]:
+        shares = [list(items[i::len(self.runners)]) for i in range(len(self.runners))]
+        started = time.perf_counter()
+        with ThreadPoolExecutor(len(self.runners)) as pool:
+            parts = list(pool.map(lambda pair: pair[0].measure(baseline, pair[1], plan) if pair[1] else [],
+                                  zip(self.runners, shares)))
+        self.seconds_in_children += time.perf_counter() - started
+        by_index = {m.index: m for part in parts for m in part}
+        return [by_index[i] for i, _ in items]
+
+
+def make_runner(invocation: Invocation, devices: Sequence[str], work_dir: Path) -> Runner | RunnerPool:
+    """One `Runner` for one device, a `RunnerPool` for several."""
+    runners = [Runner(invocation, device, work_dir) for device in devices]
+    return runners[0] if len(runners) == 1 else RunnerPool(runners)

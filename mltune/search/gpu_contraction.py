@@ -1,0 +1,251 @@
+"""The GPU `TileAndFuse` space for contractions (matmul, batch matmul, transposed operands) on ROCm and CUDA.
+
+Knobs (IREE's own names in brackets):
+- `mma`: which MMA intrinsic [`mma_idx`], among those of the target whose operand types fit;
+- `wg_m`, `wg_n`: workgroup tile in elements [`workgroup`];
+- `sg_m`, `sg_n`: MMA tiles per subgroup along M and N [`subgroup`];
+- `red_k`: K tile in MMA-K units [`reduction`];
+- `sg_size`: subgroup size; `prefetch`: `prefetch_num_stages`; `no_bank_fix`:
+  `no_reduce_shared_memory_bank_conflicts`; `waves_per_eu`: the `amdgpu-waves-per-eu` LLVM
+  attribute (ROCm only; 0 leaves it unset).
+Derived, not knobs: the subgroup counts along M and N (`wg_m = sg_m * count_m * mma_m`) and the
+workgroup size (subgroups x subgroup size).
+
+The model mirrors the rules of IREE's emitted TileAndFuse constraints (so it also covers ops
+for which the compiler emits none, such as batch matmul), and the emitted constraints are
+conjoined where the compiler provides them. A candidate whose tiles do not divide the problem
+carries IREE's `padding` list, as IREE's own configuration does (without it such candidates fail
+to compile although the emitted constraints accept them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import z3
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen, iree_gpu
+
+from mltune.problem import Problem
+from mltune.search.candidate import CandidateSet
+from mltune.search.iree_constraints import EmittedConstraints
+from mltune.search.space import Knob, Space, evaluate
+from mltune.targets.gpu import GpuInfo, MmaShape
+
+PIPELINE = "TileAndFuse"
+MAX_TILE = 512  # IREE: "prod(wg_m) <= 512 (max_vgprs)", also for red_k * mma_k
+MAX_SUBGROUPS = 10  # IREE: "sg_num <= 10"
+MAX_SUBGROUP_COUNT = 32
+SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)
+REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
+PREFETCH_STAGES = (2,)  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
+WAVES_PER_EU = (0, 2, 4)
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def element_bytes(element_type: str) -> int:
+    return 1 if element_type.startswith("f8") else ELEMENT_BYTES[element_type]
+
+
+def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | None = None) -> tuple[MmaShape, ...]:
+    """The intrinsics the compiler would consider: its own list when it emitted one, else the
+    target's intrinsics whose A/B types are the operand types and whose C type is the result's
+    (or f32 for a 16-bit result, accumulated in f32 and truncated)."""
+    if emitted is not None and emitted.mma_choices:
+        by_name = {m.name: m for m in gpu.mma}
+        return tuple(by_name[name] for name in emitted.mma_choices if name in by_name)
+    wide = {problem.out_type} | ({"f32"} if problem.out_type in ("f16", "bf16") else set())
+    return tuple(m for m in gpu.mma
+                 if (m.a_type, m.b_type) == (problem.lhs_type, problem.rhs_type) and m.c_type in wide)
+
+
+def _aligned(size: int, unit: int) -> int:
+    return -(-size // unit) * unit
+
+
+def tile_values(size: int, units: set[int]) -> tuple[int, ...]:
+    """Multiples of an MMA size that divide the MMA-aligned dimension, up to MAX_TILE."""
+    values = set()
+    for unit in units:
+        aligned = _aligned(size, unit)
+        values |= {t for t in range(unit, min(aligned, MAX_TILE) + 1, unit) if aligned % t == 0}
+    return tuple(sorted(values))
+
+
+def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
+    expr: z3.ArithRef = z3.IntVal(values[-1])
+    for i in range(len(values) - 2, -1, -1):
+        expr = z3.If(index == i, values[i], expr)
+    return expr
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Expressions over the knobs for quantities that are not knobs."""
+
+    mma_m: z3.ArithRef
+    mma_n: z3.ArithRef
+    mma_k: z3.ArithRef
+    count_m: z3.ArithRef
+    count_n: z3.ArithRef
+    workgroup_size: z3.ArithRef
+
+
+def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, ...],
+                          emitted: EmittedConstraints | None = None) -> tuple[Space, Derived]:
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    knobs = [
+        Knob("mma", tuple(range(len(mmas)))),
+        Knob("wg_m", tile_values(m, {x.m for x in mmas})),
+        Knob("wg_n", tile_values(n, {x.n for x in mmas})),
+        Knob("sg_m", SUBGROUP_TILES),
+        Knob("sg_n", SUBGROUP_TILES),
+        Knob("red_k", REDUCTION_TILES),
+        Knob("sg_size", gpu.subgroup_sizes),
+        Knob("prefetch", PREFETCH_STAGES),
+        Knob("no_bank_fix", (0, 1)),
+        Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+    ]
+    space = Space(knobs, [])
+    v = space.var
+    mma_m, mma_n, mma_k = (lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
+    count_m, count_n = v("wg_m") / (v("sg_m") * mma_m), v("wg_n") / (v("sg_n") * mma_n)
+    derived = Derived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
+    k_tile = v("red_k") * mma_k
+    in_bytes = element_bytes(problem.lhs_type)
+    own = [
+        aligned_divides(m, mma_m, v("wg_m")), aligned_divides(n, mma_n, v("wg_n")),
+        v("wg_m") % (v("sg_m") * mma_m) == 0, v("wg_n") % (v("sg_n") * mma_n) == 0,
+        count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT,
+        count_m * count_n <= MAX_SUBGROUPS,
+        aligned_divides(k, mma_k, k_tile), k_tile <= MAX_TILE,
+        derived.workgroup_size <= gpu.max_threads,
+        v("sg_size") == gpu.subgroup_sizes[0],  # IREE: "sg_size == preferred_subgroup_size"
+        # operands promoted to shared memory: one K tile of LHS and RHS
+        in_bytes * (v("wg_m") + v("wg_n")) * k_tile <= gpu.shared_memory_bytes,
+    ]
+    space.constraints = tuple(own) + (tuple(rename_emitted(emitted, problem, space, derived)) if emitted else ())
+    return space, derived
+
+
+def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
+    """The MMA-aligned size (IREE pads to the intrinsic) is a multiple of `tile`."""
+    return ((size + unit - 1) / unit * unit) % tile == 0
+
+
+def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived",
+                       names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
+    """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
+    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, sizes) are added here."""
+    v = space.var
+    names = {**names, "mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
+             "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n, "wg_size_x": derived.workgroup_size,
+             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1),
+             **{f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(problem.bounds)}}
+    unknown = emitted.variables() - set(names)
+    if unknown:
+        raise ValueError(f"IREE's {emitted.pipeline} constraints use unknown variables {sorted(unknown)}")
+    pairs = [(z3.Int(name), expr) for name, expr in names.items() if name in emitted.variables()]
+    return [z3.substitute(assertion, *pairs) for assertion in emitted.assertions]
+
+
+def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived") -> list[z3.BoolRef]:
+    """IREE's contraction assertions over mltune's knobs."""
+    v = space.var
+    (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
+    return substitute_emitted(emitted, problem, space, derived, {
+        f"wg_{mi}": v("wg_m"), f"wg_{ni}": v("wg_n"), f"sg_{mi}": v("sg_m"), f"sg_{ni}": v("sg_n"),
+        f"red_{ki}": v("red_k")})
+
+
+def i64_array(values: list[int]) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, value) for value in values])
+
+
+class TileAndFuseConfigurator:
+    """What GPU TileAndFuse configurators share: a space whose first knob is `mma`, derived sizes."""
+
+    pipeline = PIPELINE
+    space: Space
+    derived: Derived
+    mmas: tuple[MmaShape, ...]
+
+    def candidates(self) -> CandidateSet:
+        """The space's points, plus the chosen intrinsic's shape (`mma_m/n/k`): a record's knobs then say
+        which MMA it used without the target's intrinsic list, and features need no lookup."""
+        values = self.space.enumerate()
+        shapes = np.array([[x.m, x.n, x.k] for x in self.mmas], dtype=np.int64)[values[:, 0]]
+        names = tuple(knob.name for knob in self.space.knobs) + ("mma_m", "mma_n", "mma_k")
+        return CandidateSet(names, np.concatenate([values, shapes], axis=1))
+
+    def derived_values(self, knobs: dict[str, int]) -> dict[str, int]:
+        columns = {knob.name: np.int64(knobs[knob.name]) for knob in self.space.knobs}
+        return {name: int(evaluate(getattr(self.derived, name), columns))
+                for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
+
+
+class GpuContraction(TileAndFuseConfigurator):
+    """The `Configurator` for a contraction on a GPU with `TileAndFuse`."""
+
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints | None = None):
+        self.problem = problem
+        self.gpu = gpu
+        self.context = context
+        self.mmas = usable_mmas(problem, gpu, emitted)
+        if not self.mmas:
+            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
+                             f"{problem.out_type}")
+        self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
+
+    def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
+        """IREE's `workgroup`, `subgroup` and `reduction` lists: batch loops tile 1 (workgroup) and 0 (subgroup)."""
+        p = self.problem
+        levels = {"workgroup": [0] * len(p.bounds), "subgroup": [0] * len(p.bounds), "reduction": [0] * len(p.bounds)}
+        for loop in p.batch:
+            levels["workgroup"][loop] = 1
+        levels["workgroup"][p.m[0]], levels["workgroup"][p.n[0]] = knobs["wg_m"], knobs["wg_n"]
+        levels["subgroup"][p.m[0]], levels["subgroup"][p.n[0]] = knobs["sg_m"], knobs["sg_n"]
+        levels["reduction"][p.k[0]] = knobs["red_k"]
+        return levels
+
+    def padding(self, knobs: dict[str, int]) -> list[int] | None:
+        """IREE's `padding` list when a tile does not divide its dimension: the workgroup tiles, with K's
+        tile in elements (as IREE's own configuration does for unaligned matmuls), else None."""
+        p = self.problem
+        k_tile = knobs["red_k"] * self.mmas[knobs["mma"]].k
+        (m,), (n,), (k,) = p.sizes(p.m), p.sizes(p.n), p.sizes(p.k)
+        if m % knobs["wg_m"] == 0 and n % knobs["wg_n"] == 0 and k % k_tile == 0:
+            return None
+        padding = self.tile_lists(knobs)["workgroup"]
+        padding[p.k[0]] = k_tile
+        return padding
+
+    def compilation_info(self, knobs: dict[str, int]) -> str:
+        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
+        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
+                                      self.padding(knobs), knobs, self.derived_values(knobs)["workgroup_size"])
+
+
+def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list[int]], padding: list[int] | None,
+                           knobs: dict[str, int], workgroup_size: int, igemm: bool = False) -> str:
+    """A TileAndFuse `compilation_info`: lowering config (MMA, tiles, promoted operands, padding) and
+    translation info (workgroup and subgroup sizes, pipeline options, ROCm waves per EU)."""
+    with context:
+        entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
+                   "promote_operands": i64_array([0, 1]),
+                   **{name: i64_array(values) for name, values in levels.items()}}
+        if padding is not None:
+            entries["padding"] = i64_array(padding)
+        lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
+        options = iree_gpu.PipelineOptionsAttr.get(
+            prefetch_num_stages=knobs["prefetch"], no_reduce_shared_memory_bank_conflicts=bool(knobs["no_bank_fix"]),
+            use_igemm_convolution=igemm)
+        config = {"gpu_pipeline_options": options}
+        if knobs.get("waves_per_eu"):
+            config["llvm_func_attrs"] = ir.DictAttr.get({"amdgpu-waves-per-eu": ir.StringAttr.get(str(knobs["waves_per_eu"]))})
+        translation = iree_codegen.TranslationInfoAttr.get(
+            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, [workgroup_size, 1, 1],
+            knobs["sg_size"], ir.DictAttr.get(config))
+        return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))

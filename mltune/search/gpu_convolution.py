@@ -1,0 +1,127 @@
+"""The GPU `TileAndFuse` space for 2-D channel-last convolutions, lowered as an implicit GEMM (IGEMM).
+
+IREE tiles the IGEMM loops [batch, out_h, out_w, out_channel, K] (K = filter h x filter w x input
+channels): the output image loops are the GEMM's M, the output channel its N. Knobs: `mma`, the
+workgroup tile of each of the four parallel loops (`wg_b`, `wg_oh`, `wg_ow`, `wg_oc`), MMA tiles per
+subgroup along out_h, out_w and out_channel (`sg_oh`, `sg_ow`, `sg_oc`; batch keeps 1), the K tile
+`red_k` in MMA-K units, and the pipeline options of the contraction space.
+
+The model mirrors IREE's emitted IGEMM TileAndFuse constraints (read from the compiler's output:
+the innermost M loop and N carry the MMA alignment; the K tile divides the MMA-aligned input
+channels; the subgroup counts are prod(wg_m) / (prod(sg_m) * mma_m) and wg_oc / (sg_oc * mma_n)),
+and the emitted constraints themselves are conjoined (the compiler emits them for ROCm and CUDA);
+without them a convolution is not tuned.
+"""
+
+from __future__ import annotations
+
+import z3
+from iree.compiler import ir
+
+from mltune.problem import Problem
+from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
+                                           SUBGROUP_TILES, WAVES_PER_EU, Derived, TileAndFuseConfigurator,
+                                           aligned_divides, lookup, tile_values, build_compilation_info,
+                                           element_bytes, substitute_emitted, usable_mmas)
+from mltune.search.iree_constraints import EmittedConstraints
+from mltune.search.space import Knob, Space
+from mltune.targets.gpu import GpuInfo
+
+PIPELINE = "TileAndFuse"
+# IREE's emitted constraint says "prefetch_num_stages == 0 (use_igemm_convolution=true)", yet its own default
+# IGEMM configuration uses 2 (and compiles): both are kept, and that one assertion is not conjoined.
+IGEMM_PREFETCH_STAGES = (0, 2)
+OUTER_SUBGROUP_TILES = (1, 2)
+
+
+def is_igemm_tile_and_fuse(emitted: EmittedConstraints) -> bool:
+    """The emitted op for TileAndFuse with `use_igemm_convolution` (a 5-loop IGEMM reduction list)."""
+    return (emitted.pipeline == PIPELINE and "use_igemm_convolution = #iree_codegen.smt.one_of_knob" in emitted.knobs_text
+            and "reduction = [0, 0, 0, 0, #iree_codegen" in emitted.knobs_text)
+
+
+def _variables(assertion: z3.BoolRef) -> set[str]:
+    return EmittedConstraints("", (assertion,), (), "").variables()
+
+
+def _divisors(size: int, cap: int) -> tuple[int, ...]:
+    return tuple(d for d in range(1, min(size, cap) + 1) if size % d == 0)
+
+
+class GpuConvolution(TileAndFuseConfigurator):
+    """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse`."""
+
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints):
+        self.problem, self.gpu, self.context = problem, gpu, context
+        self.mmas = usable_mmas(problem, gpu, emitted)
+        if not self.mmas:
+            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type}")
+        self.space, self.derived = self._space(emitted)
+
+    def _space(self, emitted: EmittedConstraints) -> tuple[Space, Derived]:
+        p, gpu, mmas = self.problem, self.gpu, self.mmas
+        (b,), (oh, ow), (oc,) = p.sizes(p.batch), p.sizes(p.m), p.sizes(p.n)
+        channels = p.bounds[p.k[-1]]
+        knobs = [
+            Knob("mma", tuple(range(len(mmas)))),
+            Knob("wg_b", _divisors(b, 4)), Knob("wg_oh", _divisors(oh, 8)),
+            Knob("wg_ow", tile_values(ow, {x.m for x in mmas})), Knob("wg_oc", tile_values(oc, {x.n for x in mmas})),
+            Knob("sg_oh", OUTER_SUBGROUP_TILES), Knob("sg_ow", SUBGROUP_TILES), Knob("sg_oc", SUBGROUP_TILES),
+            Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", IGEMM_PREFETCH_STAGES),
+            Knob("no_bank_fix", (0, 1)), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+        ]
+        space = Space(knobs, [])
+        v = space.var
+        mma_m, mma_n, mma_k = (lookup(v("mma"), [getattr(x, axis) for x in mmas]) for axis in "mnk")
+        wg_m = v("wg_b") * v("wg_oh") * v("wg_ow")
+        count_m = wg_m / (v("sg_oh") * v("sg_ow") * mma_m)
+        count_n = v("wg_oc") / (v("sg_oc") * mma_n)
+        derived = Derived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
+        k_tile = v("red_k") * mma_k
+        own = [
+            v("wg_oh") % v("sg_oh") == 0,
+            aligned_divides(ow, mma_m, v("wg_ow")), v("wg_ow") % (v("sg_ow") * mma_m) == 0,
+            aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
+            wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE,
+            wg_m % (v("sg_oh") * v("sg_ow") * mma_m) == 0,
+            count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= MAX_SUBGROUPS,
+            aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
+            derived.workgroup_size <= gpu.max_threads, v("sg_size") == gpu.subgroup_sizes[0],
+            element_bytes(p.lhs_type) * (wg_m + v("wg_oc")) * k_tile <= gpu.shared_memory_bytes,
+        ]
+        space.constraints = tuple(own) + tuple(self._rename(emitted, space, derived))
+        return space, derived
+
+    def _rename(self, emitted: EmittedConstraints, space: Space, derived: Derived) -> list[z3.BoolRef]:
+        """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the
+        channel loop. IREE's prefetch assertion is left out (IGEMM_PREFETCH_STAGES says why)."""
+        v = space.var
+        kept = EmittedConstraints(emitted.pipeline, tuple(a for a in emitted.assertions
+                                                          if _variables(a) != {"prefetch_num_stages"}),
+                                  emitted.mma_choices, emitted.knobs_text)
+        return substitute_emitted(kept, self.problem, space, derived, {
+            "wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
+            "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{self.problem.k[-1]}": v("red_k"),
+            "use_igemm_idx": z3.IntVal(1)})
+
+    def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
+        """IREE's IGEMM lists over [batch, out_h, out_w, out_channel, K]."""
+        return {"workgroup": [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], 0],
+                "subgroup": [1, knobs["sg_oh"], knobs["sg_ow"], knobs["sg_oc"], 0],
+                "reduction": [0, 0, 0, 0, knobs["red_k"]]}
+
+    def padding(self, knobs: dict[str, int]) -> list[int] | None:
+        """IREE's `padding` list (IGEMM loops, K in elements) when the output width, the output channels or the
+        input channels are not multiples of their tiles (e.g. a 32-wide MMA on a 16-wide image); without it
+        such candidates fail to compile (`tensor.expand_shape` ... `expected dimension 3 ...`)."""
+        p = self.problem
+        k_tile = knobs["red_k"] * self.mmas[knobs["mma"]].k
+        (_, ow), (oc,), channels = p.sizes(p.m), p.sizes(p.n), p.bounds[p.k[-1]]
+        if ow % knobs["wg_ow"] == 0 and oc % knobs["wg_oc"] == 0 and channels % k_tile == 0:
+            return None
+        return [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], k_tile]
+
+    def compilation_info(self, knobs: dict[str, int]) -> str:
+        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
+                                      self.padding(knobs), knobs,
+                                      self.derived_values(knobs)["workgroup_size"], igemm=True)

@@ -1,0 +1,78 @@
+"""IREE's own SMT constraints for a dispatch (`--iree-codegen-emit-pipeline-constraints`), as Z3.
+
+On GPU targets the compiler can describe which configurations its pipelines accept as
+`iree_codegen.smt.constraints` ops (one per pipeline). Conjoining them with mltune's own
+model keeps the space in step with the compiler: what the compiler knows to reject is never
+enumerated. They exist for matmuls and convolutions, not for every op (batch matmul on
+ROCm crashes the compiler in 3.13), so they are optional.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import z3
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from mltune.mlir import parse_module_file
+from mltune.tools import run_tool, tool_path
+
+EMIT_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class EmittedConstraints:
+    """One pipeline's constraints: Z3 assertions over IREE's knob names, and its MMA choices in order."""
+
+    pipeline: str  # e.g. TileAndFuse
+    assertions: tuple[z3.BoolRef, ...]
+    mma_choices: tuple[str, ...]  # the `mma_idx` one_of list
+    knobs_text: str  # the printed `knobs` dictionary: which lowering-config entries are knobs
+
+    def variables(self) -> set[str]:
+        found: set[str] = set()
+        for assertion in self.assertions:
+            _collect(assertion, found)
+        return found
+
+
+def _collect(expr: z3.ExprRef, found: set[str]) -> None:
+    if z3.is_const(expr) and expr.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+        found.add(expr.decl().name())
+    for child in expr.children():
+        _collect(child, found)
+
+
+def _constraint_ops(module: ir.Module) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "iree_codegen.smt.constraints":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) -> list[EmittedConstraints]:
+    """Run the compiler on a stripped dispatch benchmark; [] where it emits nothing or fails."""
+    out = work_dir / f"{stripped_bench.stem}.constraints.mlir"
+    result = run_tool([tool_path("iree-compile"), str(stripped_bench), "--iree-codegen-emit-pipeline-constraints",
+                       "--compile-to=executable-configurations", "-o", str(out)], timeout_s=EMIT_TIMEOUT_S)
+    if not result.ok:
+        return []
+    module = parse_module_file(out, context)
+    emitted = []
+    with context:
+        for op in _constraint_ops(module):
+            pipeline = re.search(r"pipeline<(\w+)>", str(op.attributes["pipeline"]))
+            mmas = re.search(r'one_of_knob<"mma_idx", \[([^\]]*)\]', str(op.attributes["knobs"]))
+            names = tuple(re.findall(r"mma_layout<(\w+)>", mmas.group(1))) if mmas else ()
+            assertions = tuple(z3.parse_smt2_string(iree_codegen.convert_constraints_op_to_smtlib(op)))
+            emitted.append(EmittedConstraints(pipeline.group(1) if pipeline else "", assertions, names,
+                                              str(op.attributes["knobs"])))
+    return emitted

@@ -1,0 +1,76 @@
+"""The `Target` interface shared by llvm-cpu and GPU targets, and `--target` parsing."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Protocol, Union
+
+from iree.compiler import ir
+
+from mltune.errors import UserError
+from mltune.mlir import new_context
+from mltune.targets.cpu import CpuInfo, CpuTarget
+from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
+from mltune.tools import run_tool, tool_path
+
+TargetFacts = Union[CpuInfo, GpuInfo]
+_PROBE = """func.func @probe(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%c : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+"""
+
+class Target(Protocol):
+    """What the tuner asks of a target: how to compile for it, and which runtime driver runs it."""
+
+    name: str
+
+    @property
+    def kind(self) -> str: ...  # cpu | rocm | cuda
+
+    def compile_flags(self) -> list[str]: ...
+
+    def prepare_source(self, source: Path, work_dir: Path, context: ir.Context) -> Path: ...
+
+
+def facts_from_executable_target(target_attr: ir.Attribute) -> TargetFacts:
+    """CPU or GPU facts from a `#hal.executable.target` attribute (dumped dispatch)."""
+    text = str(target_attr)
+    if text.startswith(('#hal.executable.target<"rocm"', '#hal.executable.target<"cuda"')):
+        return GpuInfo.from_executable_target(target_attr)
+    return CpuInfo.from_executable_target(text)
+
+
+def _probe(target: GpuTarget) -> None:
+    """Ask the compiler whether it knows the target: a tiny module to executable configurations."""
+    with tempfile.TemporaryDirectory(prefix="mltune_probe_") as tmp:
+        source = Path(tmp) / "probe.mlir"
+        source.write_text(_PROBE)
+        source = target.prepare_source(source, Path(tmp), new_context())
+        result = run_tool([tool_path("iree-compile"), str(source), *target.compile_flags(),
+                           "--compile-to=executable-configurations", "-o", str(Path(tmp) / "out.mlir")], timeout_s=120)
+    if not result.ok:
+        errors = [line.split("error:", 1)[1].strip() for line in result.stderr.splitlines() if "error:" in line]
+        raise UserError(f"--target {target.name}: IREE does not know this {target.api.upper()} target "
+                        f"({errors[0] if errors else result.describe_failure()})")
+
+
+def parse_target(name: str, probe: bool = True) -> Target:
+    """`host` or an LLVM CPU name, a ROCm arch or product (gfx942, mi300x, ...) or a CUDA arch (sm_80 ...).
+
+    GPU names are checked by the compiler itself (a tiny compile), so an unknown one fails here, in
+    one line, before any work.
+    """
+    if not name or not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        raise UserError(f"invalid --target {name!r}: expected 'host', an LLVM CPU name, a ROCm name (gfx942, mi300x) "
+                        "or a CUDA arch (sm_80)")
+    gpu = gpu_target(name)
+    if gpu is None:
+        if name.lower().startswith(("sm", "gfx", "mi", "cuda", "rocm", "hip", "nvidia", "amd")):
+            raise UserError(f"unknown --target {name}: ROCm targets look like gfx942 or mi300x, CUDA ones like sm_80")
+        return CpuTarget(cpu=name)
+    if probe:
+        _probe(gpu)
+    return gpu

@@ -1,0 +1,48 @@
+"""CUDA's way of applying candidates (annotating the op instead of a spec) through the whole loop, run on
+the host CPU (the only device here): compiled, measured, and the winner's annotated model compiles with
+its configuration."""
+
+from __future__ import annotations
+
+import pytest
+
+from iree_helpers import CPU_FLAGS, compile_with_configs_dump
+from mltune.inputs import prepare_input
+from mltune.rankers import make_ranker
+from mltune.search.apply import AnnotationApplier
+from mltune.search.build import Builder
+from mltune.search.cpu_contraction import CpuContraction, tile_lists
+from mltune.search.loop import LoopSettings, TuningLoop
+from mltune.search.run import Runner, TimingPlan
+from mltune.targets import CpuTarget
+from mltune.tune import read_dispatches
+
+pytestmark = pytest.mark.e2e
+
+
+def test_loop_with_annotated_sources(tiny, context, tmp_path):
+    tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
+    (dispatch,) = read_dispatches(tuning_input, context)
+    builder = Builder(tuning_input, tmp_path / "candidates", jobs=2)
+    baseline = builder.compile(-1, None, "baseline")
+    assert baseline.status == "ok", baseline.detail
+    applier = AnnotationApplier(tuning_input.source, context)
+    records = []
+    settings = LoopSettings(budget=3, batch_size=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
+                            final=TimingPlan(rounds=2, round_seconds=0.03))
+    loop = TuningLoop(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, dispatch.facts,
+                      applier, settings, context, records.append,
+                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    configurator = CpuContraction(dispatch.problem, dispatch.facts, context)
+    result = loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker("heuristic"))
+    assert result.benchmarked == 3 and len(records) == 3
+    assert all(t.build.status == "ok" and t.measurement.status == "ok" for t in result.trials)
+    annotated = sorted((tmp_path / "candidates").glob("*/candidate_*/annotated.mlir"))
+    assert len(annotated) == 3 and not list((tmp_path / "candidates").glob("*/candidate_*/spec.mlir"))
+    # the combined result is the model with the chosen op annotated; the compiler uses that configuration
+    trial = result.trials[1]
+    combined = applier.combine([(dispatch.problem, trial.compilation_info)], tmp_path)
+    assert combined.kind == "source" and "{compilation_info = #" in combined.text
+    (tmp_path / "winner.mlir").write_text(combined.text)
+    configs = compile_with_configs_dump(tmp_path / "winner.mlir", tmp_path / "winner", flags=CPU_FLAGS)
+    assert configs["linalg.matmul"] == [tile_lists(dispatch.problem, trial.knobs)]
