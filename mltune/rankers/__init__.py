@@ -6,13 +6,17 @@ from typing import Callable
 
 from mltune.errors import UserError
 from mltune.rankers.base import Ranker, RankingInput
+from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.simple import Shuffle, SolverOrder
+from mltune.rankers.tpe import Tpe
 
 RANKERS: dict[str, Callable[[int], Ranker]] = {
     "none": SolverOrder,
     "shuffle": Shuffle,
     "heuristic": Heuristic,
+    "random-forest": RandomForest,
+    "tpe": Tpe,
 }
 
 
