@@ -98,15 +98,25 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     if not folder.is_dir():
         raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory")
     ok: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    failed = 0
+    failed = malformed = 0
     for record in read_records(folder):
+        if not all(isinstance(record.get(name), dict) for name in ("problem", "knobs")) or "pipeline" not in record:
+            malformed += 1
+            continue
         if record_ratio(record) == float("inf"):
             failed += 1
             continue
         ok[record["pipeline"] + json.dumps(record["problem"], sort_keys=True)].append(record)
     if not ok:
         raise UserError(f"{folder} holds no successful measurements (status ok with candidate and baseline times)")
-    problems = sorted((_problem_samples(group) for group in ok.values()), key=lambda s: s.key)
+    if malformed:
+        print(f"warning: {folder}: skipped {malformed} records without problem, knobs or pipeline", file=sys.stderr)
+    try:
+        problems = sorted((_problem_samples(group) for group in ok.values()), key=lambda s: s.key)
+    except (TypeError, KeyError, ValueError) as err:
+        raise UserError(f"{folder}: a record's problem or knobs cannot be read ({err!r})") from None
+    except UserError as err:
+        raise UserError(f"cannot learn from the records of arch {arch!r}: {err}") from None
     if arch not in ARCH_VECTOR_BYTES:
         print(f"warning: vector width of {arch!r} unknown, assuming {DEFAULT_VECTOR_BYTES} bytes", file=sys.stderr)
     digest = hashlib.sha256()
