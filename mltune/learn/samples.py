@@ -72,7 +72,7 @@ def record_ratio(record: dict[str, Any]) -> float:
 def cpu_of(arch: str, device: str) -> CpuInfo:
     """The CPU facts features need: vector width from the arch name, cores from the record's device id."""
     cores = re.search(r"/(\d+)cores$", device)
-    vector_bytes = ARCH_VECTOR_BYTES.get(arch, DEFAULT_VECTOR_BYTES)
+    vector_bytes = ARCH_VECTOR_BYTES.get(arch, DEFAULT_VECTOR_BYTES)  # train prints the width it assumed
     return CpuInfo(arch, vector_bytes, int(cores.group(1)) if cores else len(os.sched_getaffinity(0)))
 
 
@@ -117,8 +117,6 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
         raise UserError(f"{folder}: a record's problem or knobs cannot be read ({err!r})") from None
     except UserError as err:
         raise UserError(f"cannot learn from the records of arch {arch!r}: {err}") from None
-    if arch not in ARCH_VECTOR_BYTES:
-        print(f"warning: vector width of {arch!r} unknown, assuming {DEFAULT_VECTOR_BYTES} bytes", file=sys.stderr)
     digest = hashlib.sha256()
     for line in sorted(json.dumps(r, sort_keys=True) for group in ok.values() for r in group):
         digest.update(line.encode() + b"\n")

@@ -20,7 +20,7 @@ from sklearn.model_selection import GroupKFold
 from mltune.errors import UserError
 from mltune.evaluate import score_order
 from mltune.learn.forest import TrainedModel, fit_forest, save_model
-from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
+from mltune.learn.samples import ARCH_VECTOR_BYTES, Dataset, ProblemSamples, load_dataset
 from mltune.rankers.base import RankingInput
 from mltune.rankers.forest import RandomForest
 
@@ -93,7 +93,9 @@ def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[
     cv = cross_validate(dataset.problems, seed)
     table = feature_table(dataset.problems)
     model = fit_model(table, slice(None), seed)
-    metadata = {"training_data_sha256": dataset.data_sha256, "problems": [p.key for p in dataset.problems],
+    targets = sorted({(p.target.arch, p.target.native_vector_bytes, p.target.cores) for p in dataset.problems})
+    metadata = {"targets_assumed": [{"arch": a, "vector_bytes": v, "cores": c} for a, v, c in targets],
+                "training_data_sha256": dataset.data_sha256, "problems": [p.key for p in dataset.problems],
                 "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,
                 "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
                 "cv": cv}
@@ -105,6 +107,9 @@ def print_training(report: dict[str, Any]) -> None:
     cv = report["cv"]
     print(f"{report['samples']} candidates of {len(report['problems'])} problems "
           f"({report['failed_records_ignored']} failed records ignored)")
+    for target in report["targets_assumed"]:
+        known = "" if target["arch"] in ARCH_VECTOR_BYTES else " (arch not in ARCH_VECTOR_BYTES: assumed)"
+        print(f"features for {target['arch']}: {target['vector_bytes']}-byte vectors{known}, {target['cores']} cores")
     print(f"cross-validation ({cv['folds']} folds grouped by problem), per held-out problem:")
     print(f"  {'problem':<44} {'spearman':>8} {'iters@5%':>8} {'shuffle':>8}")
     for key, row in cv["problems"].items():
