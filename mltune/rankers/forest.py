@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mltune.features import extractor_for
-from mltune.learn.forest import TrainedModel, load_model
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
+
+if TYPE_CHECKING:
+    from mltune.learn.forest import TrainedModel
 
 DEFAULT_MODEL_DIR = Path("models")
 
@@ -29,6 +32,8 @@ class RandomForest(StaticRanker):
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         if self.model is None:
+            from mltune.learn.forest import load_model  # scikit-learn loads in ~1 s: only when a model is needed
+
             self.model = load_model(self.model_dir, ranking_input.target.arch)
         features = extractor_for(self.pipeline)(ranking_input.problem, ranking_input.target, ranking_input.candidates)
         predicted = self.model.predict(features.names, features.values)
