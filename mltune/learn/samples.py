@@ -59,6 +59,7 @@ class Dataset:
     problems: list[ProblemSamples]
     failed_records: int
     data_sha256: str  # of the records used, in a canonical order: names the training data in a model's sidecar
+    compilers: tuple[str, ...]  # IREE versions the records were measured with
 
 
 def record_ratio(record: dict[str, Any]) -> float:
@@ -120,4 +121,5 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     digest = hashlib.sha256()
     for line in sorted(json.dumps(r, sort_keys=True) for group in ok.values() for r in group):
         digest.update(line.encode() + b"\n")
-    return Dataset(arch, problems, failed, digest.hexdigest())
+    compilers = tuple(sorted({str(r.get("compiler", "unknown")) for group in ok.values() for r in group}))
+    return Dataset(arch, problems, failed, digest.hexdigest(), compilers)

@@ -95,7 +95,8 @@ def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[
     model = fit_model(table, slice(None), seed)
     targets = sorted({(p.target.arch, p.target.native_vector_bytes, p.target.cores) for p in dataset.problems})
     metadata = {"targets_assumed": [{"arch": a, "vector_bytes": v, "cores": c} for a, v, c in targets],
-                "training_data_sha256": dataset.data_sha256, "problems": [p.key for p in dataset.problems],
+                "training_data_sha256": dataset.data_sha256, "compilers": list(dataset.compilers),
+                "problems": [p.key for p in dataset.problems],
                 "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,
                 "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
                 "cv": cv}
