@@ -50,6 +50,8 @@ CASES = {
     "time_budget_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--time-budget", "0"], ["--time-budget"]),
     "min_speedup_below_one": ({"mm.mlir": TINY}, ["mm.mlir", "--min-speedup", "0.5"], [">= 1"]),
     "unknown_ranker": ({"mm.mlir": TINY}, ["mm.mlir", "--ranker", "bogus"], ["bogus", "shuffle", "heuristic"]),
+    "forest_without_model": ({"mm.mlir": TINY}, ["mm.mlir", "--ranker", "random-forest"],
+                             ["no random-forest model", "mltune train --arch"]),
     "gpu_target": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "gfx942"], ["GPU", "gfx942"]),
     "invalid_target_name": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "not a cpu"], ["--target"]),
     "output_parent_is_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "-o", "afile/spec.mlir"],

@@ -30,11 +30,15 @@ class RandomForest(StaticRanker):
         self.model_dir = model_dir
         self.pipeline = pipeline
 
-    def order(self, ranking_input: RankingInput) -> np.ndarray:
+    def load_for(self, arch: str) -> None:
+        """Load the model of `arch` now (a no-op when one is loaded): a missing model stops a run before any work."""
         if self.model is None:
             from mltune.learn.forest import load_model  # scikit-learn loads in ~1 s: only when a model is needed
 
-            self.model = load_model(self.model_dir, ranking_input.target.arch)
+            self.model = load_model(self.model_dir, arch)
+
+    def order(self, ranking_input: RankingInput) -> np.ndarray:
+        self.load_for(ranking_input.target.arch)
         features = extractor_for(self.pipeline)(ranking_input.problem, ranking_input.target, ranking_input.candidates)
         predicted = self.model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order

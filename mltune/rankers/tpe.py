@@ -2,12 +2,14 @@
 
 Encoding: every knob is one Optuna `FloatDistribution` over log2 of its value (neighbouring tile
 sizes behave alike, so a Gaussian kernel in log2 space generalises between them), and every
-measured candidate is added to the study as a completed trial whose value is log(ratio).
+result told becomes a completed Optuna trial (`create_trial`) whose value is log(ratio).
 Instead of letting TPE sample points (most points of the knobs' product are invalid, and
 failed trials teach TPE nothing), the ranker scores ALL remaining valid candidates by TPE's
 density ratio log l(x) - log g(x), built from the good (l) and the other (g) trials, and
 hands out the best. Compile or run failures are told as a very bad value, so g(x) learns
-where they are. The first picks, before TPE has anything to split, follow the heuristic.
+where they are. The first picks, before TPE has anything to split, follow the heuristic, which
+also breaks ties. Nothing is sampled at random except g(x)'s subsample, seeded: same seed and
+same results told, same order.
 Scoring costs candidates x results, so g(x) is built from at most 64 of the other results
 (a seeded sample), and past 64 results the candidates are rescored only when the results
 grew by a quarter: asking for all of 14,000 candidates takes seconds, not minutes.
@@ -32,8 +34,6 @@ from mltune.rankers.heuristic import Heuristic
 
 STARTUP_PICKS = 8  # picks taken from the heuristic order before TPE has results to learn from
 FAILED_LOG_RATIO = math.log(1000.0)  # a failure counts as 1000x slower than IREE's default
-
-
 MAX_OTHER_RESULTS = 64  # results that build g(x): a seeded sample of the non-good ones
 RESCORE_EVERY_RESULT_BELOW = 64  # rescore after every new result while fewer results are in ...
 RESCORE_GROWTH = 4  # ... then when the results grew by a quarter
