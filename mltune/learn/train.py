@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean, median
@@ -72,7 +73,9 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[st
         for i in held_out:
             p = problems[i]
             features = p.features()
-            rho = spearmanr(model.predict(features.names, features.values), p.ratios).statistic
+            with warnings.catch_warnings():  # constant predictions: no correlation, reported as n/a
+                warnings.simplefilter("ignore")
+                rho = spearmanr(model.predict(features.names, features.values), p.ratios).statistic
             order = RandomForest(seed, model=model).order(RankingInput(p.problem, p.target, p.candidates))
             score = score_order(p.key, p.ratios, order)
             per_problem[p.key] = {"spearman": None if math.isnan(rho) else float(rho),
