@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -76,8 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _arch(text: str) -> str:
+    """An arch names a folder under datasets/ and models/: one plain path component."""
+    if not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", text):
+        raise argparse.ArgumentTypeError(f"expected an arch name such as znver4 or gfx942, got {text!r}")
+    return text
+
+
 def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--arch", required=True, help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
+    parser.add_argument("--arch", type=_arch, required=True,
+                        help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
     parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
     parser.add_argument("--seed", type=int, default=0, help="seed for the forest, fold ties and shuffling")
 
@@ -97,7 +106,7 @@ def _add_learning_commands(commands) -> None:
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
     importer.add_argument("file", type=Path, help="the amdsharktuner candidate-analysis CSV")
     importer.add_argument("--from", dest="source", required=True, choices=["amdsharktuner"], help="the file's tuner")
-    importer.add_argument("--arch", required=True, help="the arch the CSV was measured on, e.g. gfx942")
+    importer.add_argument("--arch", type=_arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
     importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
                           help="problem sizes (when the CSV has no knob_M/N/K) and element types")
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
@@ -175,6 +184,9 @@ def _run_import(args: argparse.Namespace) -> int:
 
     spec = ProblemSpec.parse(args.problem) if args.problem else ProblemSpec()
     report = import_csv(args.file, args.arch, args.dataset_dir, spec, args.pipeline)
+    if report.imported == 0:
+        first = f"; first: {report.reasons[0]}" if report.reasons else ""
+        raise UserError(f"no valid rows in {args.file} ({report.skipped} skipped{first})")
     print(f"imported {report.imported} records into {report.path}; skipped {report.skipped} malformed rows")
     for reason in report.reasons:
         print(f"  skipped {reason}")

@@ -42,6 +42,8 @@ def bad_datasets(datasets):
     root = datasets.parent / "bad"
     (root / "empty").mkdir(parents=True)
     (root / "empty" / "x.jsonl").write_text("")
+    (root / "bad.csv").write_text("candidate_id,knob_M,compile_status,benchmark_status,benchmark_time_us,"
+                                  "baseline_benchmark_time_us\n1,x,True,True,1.0,2.0\n")
     (root / "one").mkdir()
     (root / "one" / "a.jsonl").write_text((datasets / "synthetic" / "mm_64x96x48.jsonl").read_text())
     return root
@@ -55,6 +57,8 @@ def bad_datasets(datasets):
     (["evaluate", "--arch", "one", "--batch", "0"], "--batch"),
     (["dataset", "import", "missing.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "cannot read"),
     (["dataset", "import", "x.csv", "--from", "autotvm", "--arch", "gfx942"], "--from"),
+    (["train", "--arch", "../up"], "arch name"),
+    (["dataset", "import", "bad.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "no valid rows in bad.csv (1 skipped; first: line 2"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words, bad_datasets, monkeypatch, capsys):
     monkeypatch.chdir(bad_datasets)
