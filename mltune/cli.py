@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -80,7 +81,44 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--min-speedup", type=_speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
+    _add_learning_commands(commands)
     return parser
+
+
+def _arch(text: str) -> str:
+    """An arch names a folder under datasets/ and models/: one plain path component."""
+    if not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", text):
+        raise argparse.ArgumentTypeError(f"expected an arch name such as znver4 or gfx942, got {text!r}")
+    return text
+
+
+def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--arch", type=_arch, required=True,
+                        help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
+    parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the forest, fold ties and shuffling")
+
+
+def _add_learning_commands(commands) -> None:
+    train = commands.add_parser("train", help="train the random-forest ranker of one arch from its dataset")
+    _add_arch_arguments(train)
+    train.add_argument("--model-dir", type=Path, default=Path("models"), help="where models/ARCH/ is written")
+    evaluate = commands.add_parser("evaluate", help="replay recorded measurements through every ranker")
+    _add_arch_arguments(evaluate)
+    evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
+                          "(default: evaluation/ARCH)")
+    evaluate.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+                          help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
+    dataset = commands.add_parser("dataset", help="manage dataset records")
+    actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    importer = actions.add_parser("import", help="import another tuner's measurements as records")
+    importer.add_argument("file", type=Path, help="the amdsharktuner candidate-analysis CSV")
+    importer.add_argument("--from", dest="source", required=True, choices=["amdsharktuner"], help="the file's tuner")
+    importer.add_argument("--arch", type=_arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
+    importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
+                          help="problem sizes (when the CSV has no knob_M/N/K) and element types")
+    importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
+    importer.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
 
 
 def _print_report(report: TuneReport) -> None:
@@ -174,11 +212,42 @@ def _print_compile_only(checks, untunable, run_dir: Path) -> None:
     print(f"\nCompile-only: nothing was benchmarked and no spec was written. Details: {run_dir / 'compile_only.json'}")
 
 
+def _run_train(args: argparse.Namespace) -> int:
+    from mltune.learn.train import print_training, train
+
+    print_training(train(args.dataset_dir, args.arch, args.model_dir, args.seed))
+    return 0
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    from mltune.learn.replay import evaluate
+
+    evaluate(args.dataset_dir, args.arch, args.out or Path("evaluation") / args.arch, args.seed, args.batch)
+    return 0
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from mltune.importers.amdsharktuner import ProblemSpec, import_csv
+
+    spec = ProblemSpec.parse(args.problem) if args.problem else ProblemSpec()
+    report = import_csv(args.file, args.arch, args.dataset_dir, spec, args.pipeline)
+    if report.imported == 0:
+        first = f"; first: {report.reasons[0]}" if report.reasons else ""
+        raise UserError(f"no valid rows in {args.file} ({report.skipped} skipped{first})")
+    print(f"imported {report.imported} records into {report.path}; skipped {report.skipped} malformed rows")
+    for reason in report.reasons:
+        print(f"  skipped {reason}")
+    return 0
+
+
+COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_import}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "tune":
-            return _run_tune(args)
+        if args.command in COMMANDS:
+            return COMMANDS[args.command](args)
         raise UserError(f"unknown command {args.command}")
     except UserError as err:
         print(f"mltune: error: {err}", file=sys.stderr)

@@ -134,6 +134,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
         raise UserError(f"nothing tunable in {request.input_path} ({reasons})")
     facts = tunable[0].facts
+    make_ranker(request.ranker, request.seed, facts)  # a ranker missing its model for this target stops here
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     baseline = builder.compile(-1, None, "baseline")
     if baseline.status != "ok":

@@ -185,3 +185,15 @@ def test_two_dispatches_get_a_budget_each(tmp_path):
     assert sorted({Problem.from_record(r["problem"]).key for r in records}) == problems
     if summary["spec"]:  # one linked spec, whatever number of dispatches won
         assert (tmp_path / "spec.mlir").read_text().count("iree_codegen.tuning_spec_entrypoint") == 1
+
+
+@pytest.mark.parametrize("ranker", ["tpe", "random-forest"])
+def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
+    from learn_helpers import write_synthetic_dataset
+    from mltune.learn.train import train
+
+    # the forest is trained on synthetic records filed under this CPU's arch, and put where tune looks (models/ARCH)
+    train(write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch), tiny.cpu.arch, tmp_path / "models")
+    bench = tmp_path / tiny.bench.name
+    shutil.copy(tiny.bench, bench)
+    tune_and_check(tiny, bench, tmp_path, budget=2, ranker=ranker, level="dispatch")

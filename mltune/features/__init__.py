@@ -1,6 +1,30 @@
-"""Feature extractors: (problem, candidates, target) to a named numeric matrix, one row per candidate."""
+"""Feature extractors: (problem, target, candidates) to a named numeric matrix, one row per candidate.
 
+`EXTRACTORS` maps a record's `pipeline` to the extractor of its candidates, so training and
+ranking compute the same columns from the same stored `problem` + `knobs`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mltune.errors import UserError
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
+from mltune.problem import Problem
+from mltune.search.candidate import CandidateSet
+from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
 
-__all__ = ["FeatureMatrix", "cpu_contraction_features"]
+Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
+
+EXTRACTORS: dict[str, Extractor] = {CPU_CONTRACTION_PIPELINE: cpu_contraction_features}
+
+
+def extractor_for(pipeline: str) -> Extractor:
+    """The extractor for one pipeline, or a `UserError` saying none exists yet."""
+    if pipeline not in EXTRACTORS:
+        raise UserError(f"no feature extractor for pipeline {pipeline!r} yet (have: {', '.join(EXTRACTORS)})")
+    return EXTRACTORS[pipeline]
+
+
+__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for"]

@@ -1,9 +1,10 @@
-"""Features of llvm-cpu contraction candidates, computed from the knobs alone (vectorised with numpy).
+"""Features of llvm-cpu contraction candidates, computed from the problem and the knobs (vectorised with numpy).
 
 Each feature names one physical effect that can make a tile configuration fast or slow:
 register pressure of the vector accumulators, SIMD lane use, loads per FMA, padding of
-partial tiles, idle cores in the last wave of workgroups, and the workgroup's memory
-footprint and arithmetic intensity.
+partial tiles, idle cores in the last wave of workgroups, and the working set of the
+workgroup and vector tiles against the caches. Problem-level columns (sizes, element
+bytes, layout) come last, so that one model can tell problems apart and generalise across them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from mltune.targets.cpu import CpuInfo
 
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
 VECTOR_REGISTERS = 32  # zmm0-31 on AVX-512 (and ymm0-31 with AVX-512VL)
+# Nominal per-core cache sizes (Zen 4 and Rocket Lake have 32/48 KiB L1D, 1 MiB/512 KiB L2): the
+# fits are coarse flags, the footprints themselves are features too.
+L1_BYTES = 32 * 1024
+L2_BYTES = 512 * 1024
 
 
 def _ceil_div(a, b):
@@ -34,6 +39,25 @@ def wave_inefficiency(workgroups: np.ndarray, cores: int) -> np.ndarray:
     return (slots - workgroups) / slots
 
 
+def problem_features(problem: Problem) -> dict[str, float]:
+    """Problem-level columns: the same for every candidate of a problem, they let one model span problems."""
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
+    return {
+        "log2_m": np.log2(m),
+        "log2_n": np.log2(n),
+        "log2_k": np.log2(k),
+        "log2_batch": np.log2(batch),
+        "log2_flops": np.log2(2.0 * batch * m * n * k),
+        # narrower inputs double the elements per load; a wider accumulator halves the lanes per FMA
+        "input_bytes": ELEMENT_BYTES[problem.lhs_type],
+        "accumulator_bytes": ELEMENT_BYTES[problem.out_type],
+        # a transposed operand changes which loads are contiguous
+        "lhs_transposed": problem.layout[0] == "t",
+        "rhs_transposed": problem.layout[1] == "t",
+    }
+
+
 def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
@@ -46,26 +70,44 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     accumulators = vec_m * vectors_per_row
     workgroups = batch * _ceil_div(m, wg_m) * _ceil_div(n, wg_n)
     footprint = (wg_m * k + k * wg_n) * in_bytes + wg_m * wg_n * acc_bytes
-    return FeatureMatrix.from_columns({
+    # one vector tile streams vec_m rows of LHS and vec_n columns of RHS over the whole K
+    vector_panel = (vec_m + vec_n) * k * in_bytes
+    padded_area = _ceil_div(m, wg_m) * wg_m * _ceil_div(n, wg_n) * wg_n
+    columns = {
         "tile_k_pow2": (vec_k & (vec_k - 1)) == 0,
         "vector_lane_fill": vec_n / (vectors_per_row * lanes),
         "accumulator_registers": accumulators,
         # accumulators + one row of RHS vectors + one broadcast LHS value must fit the register file
         "register_overflow": np.maximum(0, accumulators + vectors_per_row + 1 - VECTOR_REGISTERS),
         "fma_per_load": vec_m * vec_n * vec_k / (vec_m * vec_k + vec_k * vec_n),
+        # the CPU analogue of an MMA intrinsic's area / volume: elements touched (LHS, RHS and
+        # accumulator faces) per multiply-add of one vector tile; lower means more reuse per element
+        "vector_area_per_volume": (vec_m * vec_k + vec_k * vec_n + vec_m * vec_n) / (vec_m * vec_n * vec_k),
         "vector_volume": vec_m * vec_n * vec_k,
         "padding_waste_m": padding_waste(m, wg_m),
         "padding_waste_n": padding_waste(n, wg_n),
         "padding_waste_k": padding_waste(k, vec_k),
+        # fraction of the computed output that is padding (both partial workgroup tiles together)
+        "padding_waste_total": 1.0 - m * n / padded_area,
         # vector tiles that do not divide their workgroup tile leave remainder iterations
         "vector_remainder": padding_waste(wg_m, vec_m) + padding_waste(wg_n, vec_n),
         "workgroups": workgroups,
+        "log2_workgroups": np.log2(workgroups),
+        # below one, cores idle; far above one, per-workgroup overhead adds up
+        "workgroups_per_core": workgroups / cpu.cores,
         "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
         "workgroup_intensity": 2.0 * wg_m * wg_n * k / footprint,
         "workgroup_footprint_kib": footprint / 1024.0,
+        "vector_panel_kib": vector_panel / 1024.0,
+        # panels re-read for every vector tile are cheap only while they stay in L1 / L2
+        "vector_panel_fits_l1": vector_panel <= L1_BYTES,
+        "workgroup_fits_l2": footprint <= L2_BYTES,
         "log2_wg_m": np.log2(wg_m),
         "log2_wg_n": np.log2(wg_n),
         "log2_vec_m": np.log2(vec_m),
         "log2_vec_n": np.log2(vec_n),
         "log2_vec_k": np.log2(vec_k),
-    })
+    }
+    rows = len(candidates)
+    columns.update({name: np.full(rows, value, dtype=np.float64) for name, value in problem_features(problem).items()})
+    return FeatureMatrix.from_columns(columns)

@@ -6,20 +6,30 @@ from typing import Callable
 
 from mltune.errors import UserError
 from mltune.rankers.base import Ranker, RankingInput
+from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.simple import Shuffle, SolverOrder
+from mltune.rankers.tpe import Tpe
+from mltune.targets import TargetFacts
 
 RANKERS: dict[str, Callable[[int], Ranker]] = {
     "none": SolverOrder,
     "shuffle": Shuffle,
     "heuristic": Heuristic,
+    "random-forest": RandomForest,
+    "tpe": Tpe,
 }
 
 
-def make_ranker(name: str, seed: int = 0) -> Ranker:
+def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None) -> Ranker:
+    """The ranker called `name`; given the target, a ranker that needs files for it (the forest's model) loads
+    them now, so that a missing model is reported before anything is compiled or recorded."""
     if name not in RANKERS:
         raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(RANKERS)}")
-    return RANKERS[name](seed)
+    ranker = RANKERS[name](seed)
+    if target is not None and isinstance(ranker, RandomForest):
+        ranker.load_for(target.arch)
+    return ranker
 
 
 __all__ = ["RANKERS", "Ranker", "RankingInput", "make_ranker"]

@@ -131,8 +131,9 @@ class TuningLoop:
                     trial = Trial(i, len(result.trials), candidates.knobs(i), build, measured.get(i), info)
                     result.trials.append(trial)
                     self.on_record(self._record(problem, configurator.pipeline, trial, ranker.name))
+                    # a compile failure is told as inf too: adaptive rankers learn where candidates fail
+                    ranker.tell(i, trial.measurement.ratio if trial.measurement is not None else float("inf"))
                     if trial.measurement is not None:
-                        ranker.tell(i, trial.measurement.ratio)
                         progress.update(1)
                 best = min((t.measurement.ratio for t in result.trials if t.measurement), default=float("inf"))
                 progress.set_postfix_str(f"best {1 / best:.2f}x" if best < float("inf") else "")

@@ -1,0 +1,1 @@
+"""Importers: other tuners' exported measurements turned into mltune dataset records."""

@@ -1,0 +1,1 @@
+"""Learning from dataset records: grouping records into samples, the forest cost model, `train` and `evaluate`."""

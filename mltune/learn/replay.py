@@ -1,0 +1,115 @@
+"""`mltune evaluate`: replay recorded measurements through every ranker and score the orders (DESIGN section 5).
+
+For each problem the measured candidates form the pool. Every ranker runs through the
+`Ranker` protocol exactly as in the tuning loop (asked in batches, told the recorded ratios),
+so static rankers give their order restricted to the pool and TPE learns from the recorded
+results. The random forest is scored only on problems held out of its training fold.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from mltune.errors import UserError
+from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_order, shuffle_solved_fraction, \
+    solved_fraction, summarise
+from mltune.learn.samples import ProblemSamples, load_dataset
+from mltune.learn.train import fold_models
+from mltune.rankers import make_ranker
+from mltune.rankers.base import Ranker, RankingInput
+from mltune.rankers.forest import RandomForest
+from mltune.search.loop import LoopSettings
+
+STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
+PLOT_TOLERANCE = 0.05
+
+
+def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
+    """The order in which `ranker` would have measured the pool, told each recorded ratio as it goes."""
+    ranker.start(RankingInput(samples.problem, samples.target, samples.candidates))
+    order: list[int] = []
+    while picked := ranker.ask(batch):
+        order.extend(picked)
+        for index in picked:
+            ranker.tell(index, float(samples.ratios[index]))
+    return order
+
+
+def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int) -> dict[str, list[ProblemScore]]:
+    """Every ranker's score on every problem; the forest's from the fold that held the problem out."""
+    makers: dict[int, Callable[[], Ranker]] = {}
+    for held_out, model in fold_models(problems, seed):
+        for i in held_out:
+            makers[i] = lambda model=model: RandomForest(seed, model=model)
+    scores: dict[str, list[ProblemScore]] = {name: [] for name in (*STATIC_AND_ADAPTIVE, "random-forest")}
+    for i, samples in enumerate(problems):
+        for name in scores:
+            ranker = makers[i]() if name == "random-forest" else make_ranker(name, seed)
+            scores[name].append(score_order(samples.key, samples.ratios, replay(ranker, samples, batch)))
+    return scores
+
+
+def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
+    print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
+          "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
+    tols = "".join(f"{f'{tol:.0%} med/mean':>17}{'x shuf':>7}" for tol in TOLERANCES)
+    print(f"{'ranker':<14}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
+    for name, s in summaries.items():
+        cells = "".join(f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}"
+                        for t in TOLERANCES)
+        print(f"{name:<14}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
+    expected = next(iter(summaries.values())).mean_shuffle_expected
+    print("shuffle expectation (mean over problems): "
+          + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
+
+
+def plot_solved(scores: dict[str, list[ProblemScore]], path: Path) -> None:
+    """Fraction of problems with a candidate within 5 % of the best vs benchmarks spent, one curve per ranker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    budgets = list(range(1, max(s.candidates for s in next(iter(scores.values()))) + 1))
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for name, ranker_scores in scores.items():
+        positions = [s.positions[PLOT_TOLERANCE] for s in ranker_scores]
+        axes.step(budgets, solved_fraction(positions, budgets), where="post", label=name)
+    any_scores = next(iter(scores.values()))
+    axes.plot(budgets, shuffle_solved_fraction(any_scores, PLOT_TOLERANCE, budgets), "k:", label="shuffle (exact)")
+    axes.set_xlabel("candidates benchmarked")
+    axes.set_ylabel(f"fraction of problems within {PLOT_TOLERANCE:.0%} of the best")
+    axes.set_ylim(0, 1.02)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summary]) -> dict[str, Any]:
+    return {name: {"summary": asdict(summaries[name]), "problems": [asdict(s) for s in ranker_scores]}
+            for name, ranker_scores in scores.items()}
+
+
+def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
+             batch: int = LoopSettings.batch_size) -> dict[str, Summary]:
+    """Replay `dataset_dir/arch`, print the table, write `evaluation.json` and the PNG under `out_dir`."""
+    dataset = load_dataset(dataset_dir, arch)
+    scores = score_rankers(dataset.problems, seed, batch)
+    summaries = {name: summarise(ranker_scores) for name, ranker_scores in scores.items()}
+    print_summaries(summaries, len(dataset.problems))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        report = {"arch": arch, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
+                  "rankers": _jsonable(scores, summaries)}
+        (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        plot_solved(scores, out_dir / "solved_within_5pct.png")
+    except OSError as err:
+        raise UserError(f"cannot write the evaluation to {out_dir}: {err.strerror or err}") from None
+    print(f"wrote {out_dir / 'evaluation.json'} and {out_dir / 'solved_within_5pct.png'}")
+    return summaries

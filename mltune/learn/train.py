@@ -1,0 +1,125 @@
+"""`mltune train`: fit the random-forest cost model of one arch, cross-validated by problem, and store it.
+
+Folds are grouped by problem (`GroupKFold`), so every CV number is measured on problems the
+model never saw: that is how it will be used, on a new dispatch.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean, median
+from typing import Any, Sequence
+
+import numpy as np
+from scipy.stats import spearmanr
+from sklearn.model_selection import GroupKFold
+
+from mltune.errors import UserError
+from mltune.evaluate import score_order
+from mltune.learn.forest import TrainedModel, fit_forest, save_model
+from mltune.learn.samples import ARCH_VECTOR_BYTES, Dataset, ProblemSamples, load_dataset
+from mltune.rankers.base import RankingInput
+from mltune.rankers.forest import RandomForest
+
+MAX_FOLDS = 5
+CV_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class FeatureTable:
+    """All problems' candidates stacked: features, labels log(time / baseline), and each row's problem."""
+
+    names: tuple[str, ...]
+    values: np.ndarray
+    labels: np.ndarray
+    groups: np.ndarray
+
+
+def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
+    matrices = [p.features() for p in problems]
+    names = matrices[0].names
+    if any(m.names != names for m in matrices):
+        raise UserError("the problems' records give different feature columns (mixed pipelines?)")
+    return FeatureTable(
+        names=names,
+        values=np.concatenate([m.values for m in matrices]),
+        labels=np.concatenate([np.log(p.ratios) for p in problems]),
+        groups=np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)]),
+    )
+
+
+def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> TrainedModel:
+    return TrainedModel(fit_forest(table.values[rows], table.labels[rows], seed), table.names)
+
+
+def fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[tuple[list[int], TrainedModel]]:
+    """One model per `GroupKFold` fold: (indices of the held-out problems, the model trained on the others)."""
+    if len(problems) < 2:
+        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {len(problems)}")
+    table = feature_table(problems)
+    folds = GroupKFold(n_splits=min(MAX_FOLDS, len(problems)))
+    return [(sorted(set(table.groups[test].tolist())), fit_model(table, train, seed))
+            for train, test in folds.split(table.values, table.labels, table.groups)]
+
+
+def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[str, Any]:
+    """Per held-out problem: Spearman rank correlation of predicted vs measured, and iterations to within 5 %."""
+    per_problem = {}
+    for held_out, model in fold_models(problems, seed):
+        for i in held_out:
+            p = problems[i]
+            features = p.features()
+            with warnings.catch_warnings():  # constant predictions: no correlation, reported as n/a
+                warnings.simplefilter("ignore")
+                rho = spearmanr(model.predict(features.names, features.values), p.ratios).statistic
+            order = RandomForest(seed, model=model).order(RankingInput(p.problem, p.target, p.candidates))
+            score = score_order(p.key, p.ratios, order)
+            per_problem[p.key] = {"spearman": None if math.isnan(rho) else float(rho),
+                                  "iterations": score.positions[CV_TOLERANCE],
+                                  "shuffle_expected": score.shuffle_expected[CV_TOLERANCE]}
+    rhos = [v["spearman"] for v in per_problem.values() if v["spearman"] is not None]
+    iterations = [v["iterations"] for v in per_problem.values()]
+    return {"folds": min(MAX_FOLDS, len(problems)), "tolerance": CV_TOLERANCE, "problems": per_problem,
+            "median_iterations": float(median(iterations)), "mean_iterations": mean(iterations),
+            "mean_shuffle_expected": mean(v["shuffle_expected"] for v in per_problem.values()),
+            "mean_spearman": mean(rhos) if rhos else None}
+
+
+def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[str, Any]:
+    """Cross-validate, fit on everything, write `model_dir/arch/`; returns the sidecar's metadata and timings."""
+    started = time.perf_counter()
+    dataset: Dataset = load_dataset(dataset_dir, arch)
+    cv = cross_validate(dataset.problems, seed)
+    table = feature_table(dataset.problems)
+    model = fit_model(table, slice(None), seed)
+    targets = sorted({(p.target.arch, p.target.native_vector_bytes, p.target.cores) for p in dataset.problems})
+    metadata = {"targets_assumed": [{"arch": a, "vector_bytes": v, "cores": c} for a, v, c in targets],
+                "training_data_sha256": dataset.data_sha256, "compilers": list(dataset.compilers),
+                "problems": [p.key for p in dataset.problems],
+                "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,
+                "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
+                "cv": cv}
+    folder = save_model(model_dir, arch, model, metadata)
+    return {"folder": folder, "seconds": time.perf_counter() - started, **metadata}
+
+
+def print_training(report: dict[str, Any]) -> None:
+    cv = report["cv"]
+    print(f"{report['samples']} candidates of {len(report['problems'])} problems "
+          f"({report['failed_records_ignored']} failed records ignored)")
+    for target in report["targets_assumed"]:
+        known = "" if target["arch"] in ARCH_VECTOR_BYTES else " (arch not in ARCH_VECTOR_BYTES: assumed)"
+        print(f"features for {target['arch']}: {target['vector_bytes']}-byte vectors{known}, {target['cores']} cores")
+    print(f"cross-validation ({cv['folds']} folds grouped by problem), per held-out problem:")
+    print(f"  {'problem':<44} {'spearman':>8} {'iters@5%':>8} {'shuffle':>8}")
+    for key, row in cv["problems"].items():
+        rho = "n/a" if row["spearman"] is None else f"{row['spearman']:.3f}"
+        print(f"  {key:<44} {rho:>8} {row['iterations']:>8} {row['shuffle_expected']:>8.1f}")
+    rho = "n/a" if cv["mean_spearman"] is None else f"{cv['mean_spearman']:.3f}"
+    print(f"  iterations to within 5 %: median {cv['median_iterations']:.1f}, mean {cv['mean_iterations']:.2f} "
+          f"(shuffle expects {cv['mean_shuffle_expected']:.2f}); mean Spearman {rho}")
+    print(f"model: {report['folder']}  ({report['seconds']:.1f} s)")

@@ -1,0 +1,56 @@
+"""The learning features of CPU contraction candidates, checked against values computed by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from learn_helpers import matmul_problem
+from mltune.features import EXTRACTORS, extractor_for
+from mltune.errors import UserError
+from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
+from mltune.problem import Problem
+from mltune.search.candidate import CandidateSet
+from mltune.targets.cpu import CpuInfo
+
+KNOBS = ("wg_m", "wg_n", "vec_m", "vec_n", "vec_k")
+
+
+def test_cache_padding_and_area_features_by_hand():
+    # synthetic: two candidates of a 100x1000x300 f32 matmul on a CPU with 64-byte vectors and 3 cores
+    rows = np.array([[50, 64, 5, 16, 15], [64, 1000, 8, 20, 64]])
+    f = cpu_contraction_features(matmul_problem(100, 1000, 300), CpuInfo("synthetic", 64, 3), CandidateSet(KNOBS, rows))
+    # (m*k + k*n + m*n) / (m*n*k) of the vector tile
+    np.testing.assert_allclose(f["vector_area_per_volume"], [(75 + 240 + 80) / 1200, (512 + 1280 + 160) / 10240])
+    # padded output: 2*50 x 16*64 = 100 x 1024 and 2*64 x 1*1000 = 128 x 1000
+    np.testing.assert_allclose(f["padding_waste_total"], [1 - 100_000 / (100 * 1024), 1 - 100_000 / (128 * 1000)])
+    np.testing.assert_allclose(f["workgroups_per_core"], [32 / 3, 2 / 3])
+    np.testing.assert_allclose(f["log2_workgroups"], [5, 1])
+    # (vec_m + vec_n) rows/columns over K = 300, 4 bytes each
+    panels = np.array([(5 + 16) * 300 * 4, (8 + 20) * 300 * 4])
+    np.testing.assert_allclose(f["vector_panel_kib"], panels / 1024)
+    np.testing.assert_array_equal(f["vector_panel_fits_l1"], panels <= L1_BYTES)
+    footprints = np.array([(50 * 300 + 300 * 64) * 4 + 50 * 64 * 4, (64 * 300 + 300 * 1000) * 4 + 64 * 1000 * 4])
+    np.testing.assert_array_equal(f["workgroup_fits_l2"], footprints <= L2_BYTES)
+    assert f["workgroup_fits_l2"].tolist() == [1.0, 0.0]
+
+
+def test_problem_level_features_are_constant_per_problem():
+    # synthetic: a batch of 12 f16 x f16 -> f32 contractions with a transposed RHS (nt)
+    p = Problem("contraction", "linalg.batch_matmul", (12, 128, 3072, 768), (0,), (1,), (2,), (3,), "f16", "f16",
+                "f32", (), "nt")
+    rows = np.array([[64, 64, 8, 32, 16], [32, 128, 4, 16, 8]])
+    f = cpu_contraction_features(p, CpuInfo("synthetic", 64, 4), CandidateSet(KNOBS, rows))
+    expect = {"log2_m": 7, "log2_n": np.log2(3072), "log2_k": np.log2(768), "log2_batch": np.log2(12),
+              "log2_flops": np.log2(2 * 12 * 128 * 3072 * 768), "input_bytes": 2, "accumulator_bytes": 4,
+              "lhs_transposed": 0, "rhs_transposed": 1}
+    for name, value in expect.items():
+        np.testing.assert_allclose(f[name], [value, value], err_msg=name)
+    assert f.values.shape == (2, len(f.names)) and len(set(f.names)) == len(f.names)
+
+
+def test_extractors_are_chosen_by_pipeline():
+    assert extractor_for("DoubleTilingExpert") is cpu_contraction_features
+    with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
+        extractor_for("amdsharktuner/x")
+    assert set(EXTRACTORS) == {"DoubleTilingExpert"}

@@ -1,0 +1,67 @@
+"""`mltune train`, `evaluate` and `dataset import` on the command line, on a small synthetic dataset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from learn_helpers import write_synthetic_dataset
+from mltune.cli import main
+from mltune.learn.forest import SIDECAR_FILE, load_model
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory):
+    return write_synthetic_dataset(tmp_path_factory.mktemp("cli") / "datasets")
+
+
+def test_train_then_evaluate(datasets, tmp_path, capsys):
+    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "3 folds grouped by problem" in out and "Spearman" in out and "3 failed records ignored" in out
+    sidecar = json.loads((tmp_path / "synthetic" / SIDECAR_FILE).read_text())
+    assert sidecar["samples"] == 120 and sidecar["cv"]["median_iterations"] >= 1
+    assert load_model(tmp_path, "synthetic").feature_names == tuple(sidecar["feature_names"])
+
+    out_dir = tmp_path / "evaluation"
+    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(out_dir)]) == 0
+    table = capsys.readouterr().out
+    for ranker in ("none", "shuffle", "heuristic", "random-forest", "tpe"):
+        assert f"\n{ranker} " in table
+    report = json.loads((out_dir / "evaluation.json").read_text())
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "tpe"}
+    forest = report["rankers"]["random-forest"]
+    assert len(forest["problems"]) == 3 and set(forest["summary"]) >= {"median_position", "mean_top_k"}
+    assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def bad_datasets(datasets):
+    """A dataset root with an arch of no measurements and an arch of one problem (synthetic records)."""
+    root = datasets.parent / "bad"
+    (root / "empty").mkdir(parents=True)
+    (root / "empty" / "x.jsonl").write_text("")
+    (root / "bad.csv").write_text("candidate_id,knob_M,compile_status,benchmark_status,benchmark_time_us,"
+                                  "baseline_benchmark_time_us\n1,x,True,True,1.0,2.0\n")
+    (root / "one").mkdir()
+    (root / "one" / "a.jsonl").write_text((datasets / "synthetic" / "mm_64x96x48.jsonl").read_text())
+    return root
+
+
+@pytest.mark.parametrize("args,words", [
+    (["train", "--arch", "nope"], "no dataset for arch 'nope'"),
+    (["evaluate", "--arch", "empty"], "no successful measurements"),
+    (["train", "--arch", "one"], "at least 2 problems"),
+    (["train"], "--arch"),
+    (["evaluate", "--arch", "one", "--batch", "0"], "--batch"),
+    (["dataset", "import", "missing.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "cannot read"),
+    (["dataset", "import", "x.csv", "--from", "autotvm", "--arch", "gfx942"], "--from"),
+    (["train", "--arch", "../up"], "arch name"),
+    (["dataset", "import", "bad.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "no valid rows in bad.csv (1 skipped; first: line 2"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words, bad_datasets, monkeypatch, capsys):
+    monkeypatch.chdir(bad_datasets)
+    assert main([*args, "--dataset-dir", str(bad_datasets)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("mltune: error: ") and words in err

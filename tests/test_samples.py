@@ -1,0 +1,42 @@
+"""Dataset records grouped into per-problem samples: ratios, repeated candidates, failures and CPU facts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from learn_helpers import matmul_problem
+from mltune.dataset import Record, RecordWriter
+from mltune.learn.samples import cpu_of, load_dataset, record_ratio
+
+
+def record(knobs: dict[str, int], times: list[float], baselines: list[float], status: str = "ok") -> Record:
+    # synthetic: a record of a 64x96x48 matmul with made-up times
+    return Record(arch="znver4", device="host/AMD EPYC/local-task/4cores", problem=matmul_problem(64, 96, 48).to_record(),
+                  pipeline="DoubleTilingExpert", knobs=knobs, status=status, time_us=times, baseline_us=baselines,
+                  ranker="shuffle", position=0, run_id="synthetic", level="model")
+
+
+def test_record_ratio_is_the_median_of_per_round_ratios():
+    assert record_ratio({"status": "ok", "time_us": [10, 30, 12], "baseline_us": [20, 20, 10]}) == 1.2
+    assert record_ratio({"status": "compile_error", "time_us": [], "baseline_us": []}) == np.inf
+    assert record_ratio({"status": "ok", "time_us": [1.0], "baseline_us": []}) == np.inf
+
+
+def test_repeated_candidates_are_one_sample_and_failures_are_counted(tmp_path):
+    a = {"wg_m": 32, "wg_n": 32, "vec_m": 8, "vec_n": 16, "vec_k": 4}
+    b = {"wg_m": 64, "wg_n": 32, "vec_m": 4, "vec_n": 16, "vec_k": 8}
+    writer = RecordWriter(tmp_path / "znver4" / "mm.jsonl")
+    for r in (record(a, [10.0], [20.0]), record(a, [30.0], [20.0]), record(b, [5.0], [20.0]),
+              record(b, [], [], "compile_error")):
+        writer.append(r)
+    writer.close()
+    dataset = load_dataset(tmp_path, "znver4")
+    (samples,) = dataset.problems
+    assert dataset.failed_records == 1
+    assert samples.candidates.knobs(samples.candidates.index_of(a)) == a
+    assert samples.ratios[samples.candidates.index_of(a)] == pytest.approx(1.0)  # median of 0.5 and 1.5
+    assert samples.ratios[samples.candidates.index_of(b)] == pytest.approx(0.25)
+    assert samples.target == cpu_of("znver4", "host/AMD EPYC/local-task/4cores")
+    assert (samples.target.native_vector_bytes, samples.target.cores) == (64, 4)
+    assert samples.features().values.shape[0] == 2
