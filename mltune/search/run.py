@@ -88,7 +88,6 @@ class Runner:
         request = {
             "device": self.device, "function": self.invocation.function,
             "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs], "dispatch_level": self.invocation.dispatch_level,
-            "sync": not self.device.startswith("local"),  # GPU calls return before the work is done
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor,
