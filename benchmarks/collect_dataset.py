@@ -13,6 +13,10 @@ least `--budget` measured candidates is skipped, so an interrupted collection re
 
     python benchmarks/collect_dataset.py [--budget 150] [--lanes 1] [--cores-per-lane 2]
         [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
+    python benchmarks/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
+
+GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) on one device, one
+problem at a time, compiling with `--cores-per-lane` jobs.
 """
 
 from __future__ import annotations
@@ -87,6 +91,40 @@ PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(196, 576, 96), "MobileNetV2 pointwise expansion, 14x14"),
 ]
 
+H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
+GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(4096, 4096, 4096, **H), "square f16 matmul"),
+    (S(2048, 1280, 5120, **H), "SDXL UNet projection"),
+    (S(2048, 10240, 1280, **H), "SDXL UNet GEGLU up"),
+    (S(128, 1280, 2048, **H), "SDXL text-conditioning projection"),
+    (S(1024, 4096, 4096, in_type="bf16", transpose_rhs=True), "bf16 projection, 1024 tokens"),
+    (S(512, 12288, 4096, **H), "Llama-2-7B fused QKV, prefill 512"),
+    (S(512, 4096, 4096, **H), "Llama-2-7B attention output, prefill 512"),
+    (S(512, 11008, 4096, **H), "Llama-2-7B MLP up, prefill 512"),
+    (S(512, 4096, 11008, **H), "Llama-2-7B MLP down, prefill 512"),
+    (S(16, 4096, 4096, **H), "Llama-2-7B decode, 16 sequences, attention output"),
+    (S(16, 11008, 4096, **H), "Llama-2-7B decode, 16 sequences, MLP up"),
+    (S(64, 14336, 4096, **H), "Llama-3-8B MLP up, 64 tokens"),
+    (S(16, 32000, 4096, **H), "Llama-2 LM head, decode of 16 sequences"),
+    (S(512, 512, 128, batch=32, **H), "Llama-2-7B attention scores, prefill 512"),
+    (S(512, 128, 512, batch=32, in_type="f16"), "Llama-2-7B attention context, prefill 512"),
+    (S(1024, 1024, 64, batch=64, **H), "SD attention scores, 32x32 latents"),
+    (S(8192, 1024, 1024, **H), "BERT-large attention output, 16 x 512 tokens"),
+    (S(8192, 4096, 1024, **H), "BERT-large MLP up, 16 x 512 tokens"),
+    (S(8192, 1024, 4096, **H), "BERT-large MLP down, 16 x 512 tokens"),
+    (S(4096, 3072, 768, **H), "BERT-base MLP up, 8 x 512 tokens"),
+    (S(4096, 768, 3072, **H), "BERT-base MLP down, 8 x 512 tokens"),
+    (S(4096, 2304, 768, **H), "BERT-base fused QKV, 8 x 512 tokens"),
+    (S(2048, 2048, 2048, in_type="bf16", transpose_rhs=True), "square bf16 matmul"),
+    (S(1024, 1024, 1024, **H), "small square f16 matmul"),
+    (S(4096, 640, 640, **H), "SD 1.5 UNet attention projection, 64x64 latents"),
+    (S(4096, 2560, 640, **H), "SD 1.5 UNet GEGLU up, 64x64 latents"),
+    (S(1024, 5120, 1280, **H), "SD 1.5 UNet GEGLU up, 32x32 latents"),
+    (S(256, 5120, 1280, **H), "SDXL mid-block projection"),
+    (S(1, 4096, 4096, **H), "Llama-2-7B decode step, attention output"),
+    (S(1, 11008, 4096, **H), "Llama-2-7B decode step, MLP up"),
+]
+
 
 def measured(path: Path) -> int:
     """Candidates in a record file that were benchmarked (status ok)."""
@@ -111,7 +149,10 @@ def finished(shape: ContractionShape, args: argparse.Namespace) -> bool:
 def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
     command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", "shuffle",
                "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
-               "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir")]
+               "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir"),
+               "--target", args.target]
+    if args.devices:
+        command += ["--devices", args.devices]
     if cores is not None and shutil.which("taskset"):
         command = ["taskset", "-c", ",".join(map(str, cores))] + command
     return command
@@ -128,9 +169,12 @@ def main() -> int:
     parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
                         help="start no new problem after this many seconds")
     parser.add_argument("--only", nargs="*", default=None, help="problem names to measure")
+    parser.add_argument("--target", default="host", help="host (the CPU problems) or a GPU target (the GPU problems)")
+    parser.add_argument("--devices", default=None, help="runtime device of a GPU target, e.g. cuda://0")
     args = parser.parse_args()
+    problems = PROBLEMS if args.target == "host" else GPU_PROBLEMS
     todo: queue.Queue[ContractionShape] = queue.Queue()
-    for shape, _ in PROBLEMS:
+    for shape, _ in problems:
         if args.only is None or shape.name in args.only:
             todo.put(shape)
     started = time.monotonic()
@@ -166,8 +210,8 @@ def main() -> int:
         thread.start()
     for thread in threads:
         thread.join()
-    complete = sum(1 for shape, _ in PROBLEMS if finished(shape, args))
-    print(f"{complete}/{len(PROBLEMS)} problems measured; {time.monotonic() - started:.0f} s")
+    complete = sum(1 for shape, _ in problems if finished(shape, args))
+    print(f"{complete}/{len(problems)} problems measured; {time.monotonic() - started:.0f} s")
     return 0
 
 
