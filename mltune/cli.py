@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from statistics import median
 from typing import Sequence
 
 from mltune.errors import UserError
@@ -72,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--min-speedup", type=_speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
+    tune.add_argument("--top", type=_positive_int, default=None, metavar="K",
+                      help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
+    tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
+                      help="a tuning spec to merge with the result; mltune's configs win where both match")
+    tune.add_argument("--no-flag-search", dest="flag_search", action="store_false",
+                      help="do not measure compile-flag variants (--iree-opt-data-tiling) on a model")
     return parser
 
 
@@ -81,6 +88,7 @@ def _print_report(report: TuneReport) -> None:
         level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
                  "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
     print(f"\nTimes are {level}.")
+    _print_profile(report)
     for dispatch in report.dispatches:
         if isinstance(dispatch.problem, Untunable):
             print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
@@ -100,6 +108,7 @@ def _print_report(report: TuneReport) -> None:
             print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
         else:
             print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
+    _print_model(report)
     if report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
@@ -109,6 +118,44 @@ def _print_report(report: TuneReport) -> None:
     print(f"Records: {report.records_path}")
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")
+
+
+def _print_profile(report: TuneReport) -> None:
+    """The model's time per dispatch (dumped benchmarks x calls), and what gets tuned with what budget."""
+    if report.input_level != "model" or len(report.profiles) <= 1:
+        return
+    print("\nWhere the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):")
+    print(f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem")
+    for p in report.profiles:
+        print(f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
+              f"{p.problem_key or 'not tunable'}")
+    for a in report.allocations:
+        print(f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, "
+              f"{len(a.problem.dispatches)} dispatch(es)): {a.budget} candidates")
+
+
+def _print_model(report: TuneReport) -> None:
+    """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
+    if report.flags is not None:
+        for name, m in report.flags.measured.items():
+            print(f"\nFlag variant {name}: {1 / m.ratio:.2f}x vs IREE's default flags "
+                  f"(won {100 * m.rounds_won:.0f} % of rounds): {'kept' if report.flags.name == name else 'not kept'}")
+    model = report.model
+    if model is None:
+        return
+    for key, ratio in model.check.ratios.items():
+        verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
+        print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
+    if model.numerics is not None:
+        print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
+    if model.timing is not None:
+        print("End to end, interleaved with IREE's default build (no spec, default flags):")
+        for label, m in zip(model.timing.labels, model.timing.measurements):
+            speedup = model.timing.speedup(label)
+            print(f"  {label:<13} {median(m.time_us):10.1f} us vs {median(m.baseline_us):10.1f} us default: "
+                  f"{speedup:.2f}x" if speedup else f"  {label}: {m.status} {m.detail}")
+    if report.command:
+        print(f"\nCompile the tuned model with:\n  {report.command}")
 
 
 def _run_tune(args: argparse.Namespace) -> int:
@@ -122,8 +169,13 @@ def _run_tune(args: argparse.Namespace) -> int:
     run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)))
-    _print_report(tune(request, new_context()))
+                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), args.top,
+                          args.starter_spec, args.flag_search)
+    report = tune(request, new_context())
+    _print_report(report)
+    if report.model is not None and report.model.refused:
+        print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
+        return 1
     return 0
 
 

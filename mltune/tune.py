@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import median
 
@@ -15,13 +15,19 @@ from mltune.dataset import Record, RecordWriter, device_id
 from mltune.errors import UserError
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
+from mltune.model.budget import Allocation, problem_shares, select, split_budget
+from mltune.model.finish import ModelOutcome, finish_model
+from mltune.model.flags import FlagChoice, choose_flags, compile_command
+from mltune.model.merge import StarterSpec, merge, read_starter_spec
+from mltune.model.profile import DispatchProfile, call_counts, profile_model
+from mltune.model.verify import Config
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
+from mltune.rankers.seeded import SeededRanker, known_fast
 from mltune.search.build import Builder
 from mltune.search.cpu_contraction import CpuContraction
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.run import Runner
-from mltune.search.spec import link_specs
 from mltune.targets.cpu import CpuInfo, CpuTarget
 
 
@@ -37,6 +43,9 @@ class TuneRequest:
     function: str | None = None
     seed: int = 0
     jobs: int = 2
+    top: int | None = None  # problems to tune in a model; None: those covering most of its time
+    starter_spec: Path | None = None
+    flag_search: bool = True
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,11 @@ class TuneReport:
     wall_seconds: float
     tool_seconds: float
     records_path: Path
+    profiles: list[DispatchProfile] = field(default_factory=list)
+    allocations: list[Allocation] = field(default_factory=list)
+    flags: FlagChoice | None = None
+    model: ModelOutcome | None = None
+    command: str = ""
 
     @property
     def overhead_fraction(self) -> float:
@@ -99,22 +113,61 @@ def _check_writable(path: Path) -> None:
         path.unlink()
 
 
+def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest) -> list[DispatchProfile]:
+    """Each dispatch's share of the model's time; a single dispatch needs no measurement."""
+    named = []
+    for bench in tuning_input.dispatch_files:
+        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
+        if roots:  # a dispatch with several root ops is listed under its first tunable one
+            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
+            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
+    if tuning_input.invocation.dispatch_level or len(named) <= 1:
+        return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
+    counts = call_counts(tuning_input.source, tuning_input.compile_flags, request.run_dir)
+    return profile_model(named, counts, request.target.runtime_device, request.run_dir / "profile", request.jobs)
+
+
+def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner,
+                  default_vmfb: Path, context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
+    """Measure the flag variants on the untuned model; re-dump the model under the winner, if any."""
+    if tuning_input.invocation.dispatch_level or not request.flag_search:
+        return None, tuning_input, builder
+    settings = request.settings
+    choice = choose_flags(builder, runner, default_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won)
+    if not choice.flags:
+        return choice, tuning_input, builder
+    variant_dir = request.run_dir / choice.name
+    variant_dir.mkdir(parents=True, exist_ok=True)
+    tuning_input = prepare_input(request.input_path, request.target, variant_dir, context, request.function,
+                                 request.seed, choice.flags)
+    return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
+
+
 def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     started = time.perf_counter()
     _check_writable(request.output)
+    starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
+    builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
+    default_build = builder.compile(-1, None, "baseline")
+    if default_build.status != "ok":
+        raise UserError(f"the input does not compile without a spec: {default_build.detail}")
+    runner = Runner(tuning_input.invocation, request.target.runtime_device, request.run_dir)
+    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, default_build.vmfb, context)
+    baseline = builder.compile(-1, None, "baseline") if flags and flags.flags else default_build
+    if baseline.status != "ok":
+        raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
     dispatches = read_dispatches(tuning_input, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
-    if not tunable:
+    if not tunable and not (flags and flags.flags):
         reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
         raise UserError(f"nothing tunable in {request.input_path} ({reasons})")
-    cpu = tunable[0].cpu
-    builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
-    baseline = builder.compile(-1, None, "baseline")
-    if baseline.status != "ok":
-        raise UserError(f"the input does not compile without a spec: {baseline.detail}")
-    runner = Runner(tuning_input.invocation, request.target.runtime_device, request.run_dir)
+    profiles = _profile(tuning_input, dispatches, request)
+    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
+    if not dispatches:
+        raise UserError(f"no dispatch of {request.input_path} was compiled for llvm-cpu")
+    cpu = tunable[0].cpu if tunable else dispatches[0].cpu
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
     writers = [RecordWriter(request.dataset_dir / cpu.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
@@ -127,31 +180,44 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                      "run_id": run_id, "level": level}
     loop = TuningLoop(builder, runner, baseline.vmfb, cpu, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []
-    seen: set[str] = set()
     try:
-        for dispatch in tunable:
+        for allocation in allocations:  # identical problems are one allocation: one spec matches them all
+            dispatch = next(d for d in tunable if d.problem.key == allocation.problem.key)
             problem = dispatch.problem
             assert isinstance(problem, Problem)
-            if problem.key in seen:  # the same op twice: one spec matches both
-                continue
-            seen.add(problem.key)
+            loop.settings = replace(request.settings, budget=allocation.budget)
             configurator = CpuContraction(problem, dispatch.cpu, context)
-            results.append(loop.tune(dispatch.name, problem, configurator, make_ranker(request.ranker, request.seed)))
+            prior = known_fast(request.dataset_dir / cpu.arch, problem.key, exclude_run=run_id)
+            ranker = SeededRanker(make_ranker(request.ranker, request.seed), prior)
+            results.append(loop.tune(dispatch.name, problem, configurator, ranker))
     finally:
         for writer in writers:
             writer.close()
-    baseline_us = _baseline_us(results)
-    winners = [r.winner[0].spec_text for r in results if r.winner]
+    configs = [Config(r.problem.key, r.winner[0].spec_text) for r in results if r.winner]
+    model = None
+    if level == "model":
+        model = finish_model(configs, starter, baseline, default_build, builder, runner, request.settings.final,
+                             context, request.run_dir)
+        spec_text = model.spec_text
+    else:
+        spec_text = merge([c.spec_text for c in configs], starter, context, request.run_dir)
     spec_path = None
-    if winners:
-        spec_text = link_specs(winners, context, request.run_dir)
+    if spec_text is not None:
         for path in (request.output, request.run_dir / "best_spec.mlir"):
             path.write_text(spec_text)
         spec_path = request.output
+    command = ""
+    if level == "model" and not (model and model.refused):
+        kept_flags = flags.flags if flags else ()
+        command = compile_command(request.input_path, tuning_input.compile_flags, spec_path)
+        if kept_flags or spec_path:
+            (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
-    tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
-    report = TuneReport(level, baseline_us, dispatches, results, spec_path, request.output, wall, tool_seconds,
-                        writers[0].path)
+    tool_seconds = default_build.seconds + loop.compile_seconds + runner.seconds_in_children
+    report = TuneReport(level, baseline_us=_baseline_us(results), dispatches=dispatches, results=results,
+                        spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
+                        tool_seconds=tool_seconds, records_path=writers[0].path, profiles=profiles,
+                        allocations=allocations, flags=flags, model=model, command=command)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
 
@@ -159,6 +225,31 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
 def _baseline_us(results: list[DispatchResult]) -> float:
     samples = [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]
     return median(samples) if samples else float("nan")
+
+
+def _model_summary(report: TuneReport) -> dict:
+    """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
+    model = report.model
+    return {
+        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us,
+                     "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
+        "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
+                         "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
+        "flags": None if report.flags is None else {
+            "kept": list(report.flags.flags),
+            "measured": {n: {"speedup": 1 / m.ratio if m.ratio else None, "rounds_won": m.rounds_won}
+                         for n, m in report.flags.measured.items()}},
+        "leave_one_out": None if model is None else {
+            "kept": [c.problem_key for c in model.check.kept], "dropped": model.check.dropped,
+            "ratio_without": model.check.ratios},
+        "numerics": None if model is None or model.numerics is None else
+        {"ok": model.numerics.ok, "detail": model.numerics.detail},
+        "end_to_end": None if model is None or model.timing is None else {
+            label: {"speedup": model.timing.speedup(label), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
+            for label, m in zip(model.timing.labels, model.timing.measurements)},
+        "refused": model.refused if model else "",
+        "compile_command": report.command,
+    }
 
 
 def summary(report: TuneReport) -> dict:
@@ -181,4 +272,5 @@ def summary(report: TuneReport) -> dict:
             }
             for r in report.results
         ],
+        **(_model_summary(report) if report.input_level == "model" else {}),
     }

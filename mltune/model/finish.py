@@ -1,0 +1,66 @@
+"""The last steps of a whole-model run: keep the configs that pay off, merge them with the starter
+spec, refuse a result that changes the model's outputs, and time the result end to end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from iree.compiler import ir
+
+from mltune.model.merge import StarterSpec, merge
+from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
+from mltune.search.build import BuildResult, Builder
+from mltune.search.run import Runner, TimingPlan
+
+
+@dataclass(frozen=True)
+class ModelOutcome:
+    """What the checks kept: the merged spec (None: nothing to emit) and the evidence for it."""
+
+    spec_text: str | None
+    check: LeaveOneOut
+    numerics: Comparison | None
+    timing: EndToEnd | None
+    refused: str = ""  # why nothing is emitted although configs were found
+
+
+def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
+                 default_build: BuildResult, builder: Builder, runner: Runner, plan: TimingPlan,
+                 context: ir.Context, work_dir: Path) -> ModelOutcome:
+    """Leave-one-out, merge, numerics against IREE's default build, then the end-to-end timing.
+
+    `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
+    `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.
+    """
+
+    def merged(texts: Sequence[str]) -> str | None:
+        return merge(texts, starter, context, work_dir)
+
+    check = leave_one_out(configs, merged, builder, runner, plan)
+    spec_text = merged([c.spec_text for c in check.kept])
+    final = builder.compile(0, spec_text, "final") if spec_text is not None else flags_baseline
+    if final.status != "ok":
+        return ModelOutcome(None, check, None, None, f"the merged spec does not compile: {final.detail}")
+    if final.vmfb == default_build.vmfb:
+        return ModelOutcome(None, check, None, None)
+    invocation = runner.invocation
+    try:
+        reference = run_outputs(default_build.vmfb, invocation, runner.device, work_dir / "outputs_default.npz")
+        tuned = run_outputs(final.vmfb, invocation, runner.device, work_dir / "outputs_tuned.npz")
+        numerics = compare(reference, tuned)
+    except RuntimeError as err:
+        numerics = Comparison(False, str(err))
+    if not numerics.ok:
+        return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
+    builds: list[tuple[str, Path]] = []
+    if flags_baseline.vmfb != default_build.vmfb:
+        builds.append(("flags only", flags_baseline.vmfb))
+    if starter is not None:
+        starter_build = builder.compile(0, starter.text, "starter_only")
+        if starter_build.status == "ok":
+            builds.append(("starter spec", starter_build.vmfb))
+    builds.append(("tuned", final.vmfb))
+    return ModelOutcome(spec_text, check, numerics, end_to_end(default_build.vmfb, builds, runner, plan))
