@@ -168,20 +168,31 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     assert stderr.strip().splitlines() == ["mltune: interrupted; every record measured so far is kept"], stderr
 
 
-def test_two_dispatches_get_a_budget_each(tmp_path):
+def test_two_dispatches_share_the_budget(tmp_path):
+    """A model's budget is split over its top problems by time share; the result is checked end to end."""
     from iree_helpers import TWO_OP_SOURCE
 
     source = tmp_path / "two_ops.mlir"
     source.write_text(TWO_OP_SOURCE)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
-    result = mltune(["tune", str(source), "--budget", "2", "--ranker", "heuristic", "--run-dir", str(run_dir),
-                     "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"], cwd=tmp_path)
+    result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--run-dir",
+                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
+                    cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     problems = sorted(d["problem"] for d in summary["dispatches"])
     assert problems == ["contraction_100x1000x300_f32f32f32_nn", "contraction_12x128x128x64_f32f32f32_nn"]
-    assert all(d["benchmarked"] == 2 for d in summary["dispatches"])
+    assert sorted(p["problem"] for p in summary["profile"]) == problems
+    assert sum(p["share"] for p in summary["profile"]) == pytest.approx(1.0, abs=1e-3)
+    assert "Where the model spends its time" in result.stdout
+    budgets = {a["problem"]: a["budget"] for a in summary["allocations"]}
+    assert sum(budgets.values()) == 4
+    assert all(d["benchmarked"] == budgets[d["problem"]] for d in summary["dispatches"])
     records = read_jsonl(run_dir / "results.jsonl")
     assert sorted({Problem.from_record(r["problem"]).key for r in records}) == problems
-    if summary["spec"]:  # one linked spec, whatever number of dispatches won
+    assert summary["flags"]["measured"].keys() == {"data-tiling"}
+    if summary["spec"]:  # one linked spec, whatever number of dispatches won, checked for numerics and timed
         assert (tmp_path / "spec.mlir").read_text().count("iree_codegen.tuning_spec_entrypoint") == 1
+        assert summary["numerics"]["ok"]
+        assert summary["end_to_end"]["tuned"]["speedup"] > 0
+        assert "--iree-codegen-tuning-spec-path=" in (run_dir / "compile_command.txt").read_text()
