@@ -207,11 +207,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             path.write_text(spec_text)
         spec_path = request.output
     command = ""
-    if level == "model" and not (model and model.refused):
-        kept_flags = flags.flags if flags else ()
+    if level == "model" and not (model and model.refused) and ((flags and flags.flags) or spec_path):
         command = compile_command(request.input_path, tuning_input.compile_flags, spec_path)
-        if kept_flags or spec_path:
-            (request.run_dir / "compile_command.txt").write_text(command + "\n")
+        (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
     tool_seconds = default_build.seconds + loop.compile_seconds + runner.seconds_in_children
     report = TuneReport(level, baseline_us=_baseline_us(results), dispatches=dispatches, results=results,

@@ -61,8 +61,19 @@ def executable_of(dispatch_name: str, executables: Sequence[str]) -> str | None:
 
 
 def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
+    """Compile a dumped benchmark as dumped; if IREE cannot compile its own dumped configuration
+    (seen on convolutions: the large-vector check fails), strip it and let IREE configure again."""
     result = run_tool([tool_path("iree-compile"), str(bench), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
-    return out, "" if result.ok else result.describe_failure()
+    if result.ok:
+        return out, ""
+    stripped = out.with_suffix(".stripped.mlir")
+    strip = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(stripped)],
+                     timeout_s=PROFILE_TIMEOUT_S)
+    if strip.ok:
+        retry = run_tool([tool_path("iree-compile"), str(stripped), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+        if retry.ok:
+            return out, ""
+    return out, result.describe_failure()
 
 
 def time_dispatch(vmfb: Path, device: str) -> float:
@@ -85,15 +96,13 @@ def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], c
     work_dir.mkdir(parents=True, exist_ok=True)
     built = Parallel(n_jobs=jobs, prefer="threads")(
         delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb") for name, bench, _, _ in dispatches)
-    for (name, _, _, _), (_, error) in zip(dispatches, built):
-        if error:
-            raise UserError(f"cannot compile the dumped benchmark of {name}: {error}")
     executables = list(counts)
     rows = []
-    for (name, _, op, problem), (vmfb, _) in zip(dispatches, built):
+    for (name, _, op, problem), (vmfb, error) in zip(dispatches, built):
         executable = executable_of(name, executables)
         calls = counts[executable] if executable else 1
-        rows.append((name, op, problem.key if problem else None, time_dispatch(vmfb, device), calls))
-    total = sum(t * c for _, _, _, t, c in rows) or 1.0
-    profiles = [DispatchProfile(n, op, key, t, c, t * c / total) for n, op, key, t, c in rows]
+        time_us = float("nan") if error else time_dispatch(vmfb, device)  # not timed: share 0, listed last
+        rows.append((name, op, problem.key if problem else None, time_us, calls))
+    total = sum(t * c for _, _, _, t, c in rows if t == t) or 1.0
+    profiles = [DispatchProfile(n, op, key, t, c, t * c / total if t == t else 0.0) for n, op, key, t, c in rows]
     return sorted(profiles, key=lambda p: -p.share)
