@@ -58,12 +58,15 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--top", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--dataset-dir", type=Path, default=None,
+                        help="records (and the seed order for known problems); default: WORK/datasets")
     parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / f"model-{time.strftime('%Y%m%d-%H%M%S')}")
     args = parser.parse_args()
     run_dir = args.work / args.model.stem
     spec = run_dir / "best_spec.mlir"
     command = [sys.executable, "-m", "mltune.cli", "tune", str(args.model), "--budget", str(args.budget),
-               "--run-dir", str(run_dir), "-o", str(spec), *(["--top", str(args.top)] if args.top else [])]
+               "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir or args.work / "datasets"),
+               "-o", str(spec), *(["--top", str(args.top)] if args.top else [])]
     print("$", shlex.join(command), flush=True)
     tune = subprocess.run(command, capture_output=True, text=True)
     (args.work / "mltune_stdout.txt").write_text(tune.stdout + tune.stderr)
@@ -90,7 +93,7 @@ def main() -> int:
         default_ms.append(d)
         tuned_ms.append(t)
         ratios.append(d / t)
-    e2e = summary["end_to_end"]["tuned"]["speedup"] if summary["end_to_end"] else None
+    e2e = summary["end_to_end"]["recommended"]["speedup"] if summary["end_to_end"] else None
     print(f"\nEnd to end, {args.rounds} interleaved rounds of iree-benchmark-module (fastest of 5 reps each), ms:")
     print(f"  IREE default  median {statistics.median(default_ms):7.3f}  min {min(default_ms):7.3f}")
     print(f"  tuned         median {statistics.median(tuned_ms):7.3f}  min {min(tuned_ms):7.3f}")

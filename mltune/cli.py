@@ -112,7 +112,11 @@ def _print_report(report: TuneReport) -> None:
     if report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
-        print("\nNo tuning spec written: IREE's default configuration is already the best found.")
+        refused = report.model is not None and report.model.refused
+        why = ("the result was refused (see below)" if refused else
+               "the recommended flags alone are the best found" if report.command else
+               "IREE's default configuration is already the best found")
+        print(f"\nNo tuning spec written: {why}.")
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
@@ -137,6 +141,8 @@ def _print_profile(report: TuneReport) -> None:
 def _print_model(report: TuneReport) -> None:
     """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
     if report.flags is not None:
+        for name, detail in report.flags.failed.items():
+            print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
         for name, m in report.flags.measured.items():
             print(f"\nFlag variant {name}: {1 / m.ratio:.2f}x vs IREE's default flags "
                   f"(won {100 * m.rounds_won:.0f} % of rounds): {'kept' if report.flags.name == name else 'not kept'}")

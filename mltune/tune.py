@@ -128,12 +128,20 @@ def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: Tun
 
 
 def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner,
-                  default_vmfb: Path, context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
-    """Measure the flag variants on the untuned model; re-dump the model under the winner, if any."""
+                  default_vmfb: Path, starter: StarterSpec | None,
+                  context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
+    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped);
+    re-dump the model under the winner, if any."""
     if tuning_input.invocation.dispatch_level or not request.flag_search:
         return None, tuning_input, builder
     settings = request.settings
-    choice = choose_flags(builder, runner, default_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won)
+    if starter is not None:
+        with_starter = builder.compile(-1, starter.text, "starter_baseline")
+        if with_starter.status != "ok":
+            raise UserError(f"the model does not compile with --starter-spec {starter.path}: {with_starter.detail}")
+        default_vmfb = with_starter.vmfb
+    choice = choose_flags(builder, runner, default_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won,
+                          starter.text if starter else None)
     if not choice.flags:
         return choice, tuning_input, builder
     variant_dir = request.run_dir / choice.name
@@ -154,7 +162,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if default_build.status != "ok":
         raise UserError(f"the input does not compile without a spec: {default_build.detail}")
     runner = Runner(tuning_input.invocation, request.target.runtime_device, request.run_dir)
-    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, default_build.vmfb, context)
+    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, default_build.vmfb, starter,
+                                                 context)
     baseline = builder.compile(-1, None, "baseline") if flags and flags.flags else default_build
     if baseline.status != "ok":
         raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
@@ -163,10 +172,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if not tunable and not (flags and flags.flags):
         reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
         raise UserError(f"nothing tunable in {request.input_path} ({reasons})")
-    profiles = _profile(tuning_input, dispatches, request)
-    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     if not dispatches:
         raise UserError(f"no dispatch of {request.input_path} was compiled for llvm-cpu")
+    profiles = _profile(tuning_input, dispatches, request)
+    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     cpu = tunable[0].cpu if tunable else dispatches[0].cpu
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
@@ -229,14 +238,15 @@ def _model_summary(report: TuneReport) -> dict:
     """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
     model = report.model
     return {
-        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us,
+        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
                      "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
         "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
                          "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
         "flags": None if report.flags is None else {
             "kept": list(report.flags.flags),
             "measured": {n: {"speedup": 1 / m.ratio if m.ratio else None, "rounds_won": m.rounds_won}
-                         for n, m in report.flags.measured.items()}},
+                         for n, m in report.flags.measured.items()},
+            "failed": report.flags.failed},
         "leave_one_out": None if model is None else {
             "kept": [c.problem_key for c in model.check.kept], "dropped": model.check.dropped,
             "ratio_without": model.check.ratios},

@@ -63,3 +63,28 @@ def test_seeded_ranker_asks_for_known_fast_configs_first_and_never_twice():
     order = ranker.ask(1) + ranker.ask(2) + ranker.ask(10)
     assert order == [3, 1, 0, 2], "known configs first (unknown ones skipped), then the inner order without repeats"
     assert ranker.ask(1) == []
+
+
+def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):
+    from mltune.dataset import Record, RecordWriter
+    from mltune.problem import Problem
+    from mltune.rankers.seeded import known_fast
+
+    problem = Problem("contraction", "linalg.matmul", (32, 48, 64), (), (0,), (1,), (2,), "f32", "f32", "f32",
+                      ("affine_map<(d0, d1, d2) -> (d0, d2)>",) * 3, "nn")
+    other = Problem(**{**problem.to_record(), "bounds": (32, 48, 128)})
+    writer = RecordWriter(tmp_path / "znver4" / "old.jsonl")
+
+    def add(p, knobs, times, run_id="old", status="ok"):
+        writer.append(Record("znver4", "dev", p.to_record(), "DoubleTilingExpert", knobs, status, times,
+                             [100.0] * len(times), "heuristic", 0, run_id, "model"))
+
+    add(problem, {"wg_m": 1}, [80.0, 82.0])   # 0.81
+    add(problem, {"wg_m": 2}, [60.0, 61.0])   # 0.605: fastest
+    add(problem, {"wg_m": 3}, [120.0])        # slower than the default: not a seed
+    add(problem, {"wg_m": 4}, [], status="compile_error")
+    add(problem, {"wg_m": 5}, [10.0], run_id="this-run")  # the current run is not prior knowledge
+    add(other, {"wg_m": 6}, [10.0])           # another problem
+    writer.close()
+    assert known_fast(tmp_path / "znver4", problem.key, exclude_run="this-run") == [{"wg_m": 2}, {"wg_m": 1}]
+    assert known_fast(tmp_path / "nothing-here", problem.key) == []

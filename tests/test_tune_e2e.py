@@ -176,8 +176,8 @@ def test_two_dispatches_share_the_budget(tmp_path):
     source.write_text(TWO_OP_SOURCE)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
     result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--run-dir",
-                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
-                    cwd=tmp_path)
+                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2",
+                     "--no-flag-search"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     problems = sorted(d["problem"] for d in summary["dispatches"])
@@ -190,9 +190,47 @@ def test_two_dispatches_share_the_budget(tmp_path):
     assert all(d["benchmarked"] == budgets[d["problem"]] for d in summary["dispatches"])
     records = read_jsonl(run_dir / "results.jsonl")
     assert sorted({Problem.from_record(r["problem"]).key for r in records}) == problems
-    assert summary["flags"]["measured"].keys() == {"data-tiling"}
+    assert summary["flags"] is None
     if summary["spec"]:  # one linked spec, whatever number of dispatches won, checked for numerics and timed
         assert (tmp_path / "spec.mlir").read_text().count("iree_codegen.tuning_spec_entrypoint") == 1
         assert summary["numerics"]["ok"]
-        assert summary["end_to_end"]["tuned"]["speedup"] > 0
+        assert summary["end_to_end"]["recommended"]["speedup"] > 0
         assert "--iree-codegen-tuning-spec-path=" in (run_dir / "compile_command.txt").read_text()
+
+
+def test_model_flags_and_starter_spec(dumps, context, tmp_path):
+    """Flag variants are measured on the model; the starter spec is merged and the command line compiles."""
+    import shlex
+
+    from iree_helpers import TWO_OP_SOURCE, applied_configs, run
+    from test_model_merge import THEIRS_BMM
+    from test_spec import spec_for
+
+    source = tmp_path / "two_ops.mlir"
+    source.write_text(TWO_OP_SOURCE)
+    starter = tmp_path / "starter.mlir"
+    starter.write_text(spec_for(dumps["batch_matmul"], THEIRS_BMM, context))
+    run_dir = tmp_path / "run"
+    result = mltune(["tune", str(source), "--budget", "2", "--top", "1", "--run-dir", str(run_dir), "--dataset-dir",
+                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--starter-spec", str(starter)],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    flags = summary["flags"]
+    assert set(flags["measured"]) | set(flags["failed"]) == {"data-tiling"}
+    data_tiling = flags["kept"] == ["--iree-opt-data-tiling"]
+    assert "Flag variant data-tiling" in result.stdout
+    assert summary["spec"], "the starter spec is part of the result even when mltune adds nothing"
+    assert summary["numerics"]["ok"]
+    assert "starter spec" in summary["end_to_end"] and "recommended" in summary["end_to_end"]
+    command = shlex.split((run_dir / "compile_command.txt").read_text())
+    assert ("--iree-opt-data-tiling" in command) == data_tiling
+    assert f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}" in command
+    command[command.index("-o") + 1] = str(tmp_path / "recommended.vmfb")
+    config_dir = tmp_path / "configs"
+    compiled = run([*command, f"--iree-hal-dump-executable-configurations-to={config_dir}"], cwd=tmp_path)
+    assert compiled.returncode == 0, compiled.stderr[-2000:]
+    if data_tiling:  # the matmuls became mmt4d: listed as not tunable, nothing for the starter's matcher to match
+        assert any(p["op"] == "linalg.mmt4d" and p["problem"] is None for p in summary["profile"])
+    else:  # the batch matmul was not tuned (--top 1): the starter's config is on it
+        assert applied_configs(config_dir)["linalg.batch_matmul"] == [tile_lists(dumps["batch_matmul"].problem, THEIRS_BMM)]

@@ -16,6 +16,9 @@ from mltune.search.build import BuildResult, Builder
 from mltune.search.run import Runner, TimingPlan
 
 
+RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
+
+
 @dataclass(frozen=True)
 class ModelOutcome:
     """What the checks kept: the merged spec (None: nothing to emit) and the evidence for it."""
@@ -41,7 +44,12 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
 
     check = leave_one_out(configs, merged, builder, runner, plan)
     spec_text = merged([c.spec_text for c in check.kept])
-    final = builder.compile(0, spec_text, "final") if spec_text is not None else flags_baseline
+    if spec_text is None:
+        final = flags_baseline
+    elif check.full_build is not None and check.full_build.status == "ok" and not check.dropped:
+        final = check.full_build  # the spec leave-one-out started from, already compiled
+    else:
+        final = builder.compile(0, spec_text, "final")
     if final.status != "ok":
         return ModelOutcome(None, check, None, None, f"the merged spec does not compile: {final.detail}")
     if final.vmfb == default_build.vmfb:
@@ -56,11 +64,11 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     if not numerics.ok:
         return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
     builds: list[tuple[str, Path]] = []
-    if flags_baseline.vmfb != default_build.vmfb:
+    if flags_baseline.vmfb not in (default_build.vmfb, final.vmfb):
         builds.append(("flags only", flags_baseline.vmfb))
     if starter is not None:
         starter_build = builder.compile(0, starter.text, "starter_only")
         if starter_build.status == "ok":
             builds.append(("starter spec", starter_build.vmfb))
-    builds.append(("tuned", final.vmfb))
+    builds.append((RECOMMENDED, final.vmfb))
     return ModelOutcome(spec_text, check, numerics, end_to_end(default_build.vmfb, builds, runner, plan))

@@ -11,7 +11,7 @@ tuning first and switching flags afterwards would throw the tuning away.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -28,6 +28,7 @@ class FlagChoice:
     flags: tuple[str, ...]
     name: str
     measured: dict[str, Measurement]
+    failed: dict[str, str] = field(default_factory=dict)  # variant -> why it did not compile
 
 
 def with_flags(builder: Builder, flags: Sequence[str], work_dir: Path) -> Builder:
@@ -43,18 +44,24 @@ def wins(measurement: Measurement, min_speedup: float, min_rounds_won: float) ->
 
 
 def choose_flags(builder: Builder, runner: Runner, baseline_vmfb: Path, plan: TimingPlan,
-                 min_speedup: float, min_rounds_won: float) -> FlagChoice:
-    """Compile the model with each variant, time them all against the default build, keep the fastest winner."""
+                 min_speedup: float, min_rounds_won: float, spec_text: str | None = None) -> FlagChoice:
+    """Compile the model with each variant, time them all against the baseline build, keep the fastest winner.
+
+    `spec_text` (the user's starter spec) is applied to every variant, as it will be in the end, and
+    `baseline_vmfb` must be built with it too: a spec written for plain matmuls can fail to compile
+    once data tiling has rewritten them, and such a variant is not eligible.
+    """
     names = list(FLAG_VARIANTS)
-    builds = [with_flags(builder, FLAG_VARIANTS[n], builder.work_dir / f"flags_{n}").compile(i, None, "model")
+    builds = [with_flags(builder, FLAG_VARIANTS[n], builder.work_dir / f"flags_{n}").compile(i, spec_text, "model")
               for i, n in enumerate(names)]
-    ok = [(i, b.vmfb) for i, b in enumerate(builds) if b.status == "ok"]
+    failed = {names[b.index]: b.detail for b in builds if b.status != "ok"}
+    ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     measured = {names[m.index]: m for m in runner.measure(baseline_vmfb, ok, plan)}
     winners = [n for n, m in measured.items() if wins(m, min_speedup, min_rounds_won)]
     if not winners:
-        return FlagChoice((), "default", measured)
+        return FlagChoice((), "default", measured, failed)
     best = min(winners, key=lambda n: measured[n].ratio)
-    return FlagChoice(FLAG_VARIANTS[best], best, measured)
+    return FlagChoice(FLAG_VARIANTS[best], best, measured, failed)
 
 
 def compile_command(source: Path, compile_flags: Sequence[str], spec: Path | None, output: str = "model.vmfb") -> str:

@@ -39,9 +39,11 @@ class LeaveOneOut:
 def leave_one_out(configs: Sequence[Config], merge: Callable[[Sequence[str]], str | None], builder: Builder,
                   runner: Runner, plan: TimingPlan) -> LeaveOneOut:
     """Time the model with every config against the model without each one; drop those it runs faster without."""
+    if not configs:
+        return LeaveOneOut([])
     full = builder.compile(0, merge([c.spec_text for c in configs]), "verify_all")
     result = LeaveOneOut(list(configs), full_build=full)
-    if full.status != "ok" or not configs:
+    if full.status != "ok":
         return result
     jobs = [(i + 1, merge([c.spec_text for c in configs if c is not left_out])) for i, left_out in enumerate(configs)]
     builds = [builder.compile(index, spec, f"verify_without_{index}") for index, spec in jobs]
