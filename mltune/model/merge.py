@@ -18,6 +18,7 @@ from typing import Sequence
 from iree.compiler import ir
 
 from mltune.errors import UserError
+from mltune.mlir import parse_module_file
 from mltune.search.spec import link_specs
 
 DEFAULT_ENTRYPOINT = "iree_codegen.tuning_spec_with_default_entrypoint"
@@ -35,19 +36,13 @@ class StarterSpec:
 def read_starter_spec(path: Path, context: ir.Context) -> StarterSpec:
     """Read and parse the user's spec; anything unusable is a one-line user error."""
     try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"cannot read --starter-spec {path}: {getattr(err, 'strerror', None) or err}") from None
-    try:
-        with context:
-            module = ir.Module.parse(text)
-    except ir.MLIRError as err:
-        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-        raise UserError(f"--starter-spec {path}: not valid MLIR: {lines[-1] if lines else err}") from None
+        module = parse_module_file(path, context)
+    except UserError as err:
+        raise UserError(f"--starter-spec: {err}") from None
     attributes = module.operation.attributes
     if "transform.with_named_sequence" not in attributes:
         raise UserError(f"--starter-spec {path}: not a tuning spec (no transform.with_named_sequence attribute)")
-    return StarterSpec(path, text, DEFAULT_ENTRYPOINT in attributes)
+    return StarterSpec(path, path.read_text(), DEFAULT_ENTRYPOINT in attributes)
 
 
 def merge(configs: Sequence[str], starter: StarterSpec | None, context: ir.Context, work_dir: Path) -> str | None:
