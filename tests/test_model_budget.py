@@ -63,6 +63,10 @@ def test_seeded_ranker_asks_for_known_fast_configs_first_and_never_twice():
     order = ranker.ask(1) + ranker.ask(2) + ranker.ask(10)
     assert order == [3, 1, 0, 2], "known configs first (unknown ones skipped), then the inner order without repeats"
     assert ranker.ask(1) == []
+    assert ranker.name == f"{SolverOrder.name}+seeded", "records of a seeded order are told apart"
+    unseeded = SeededRanker(SolverOrder(0), [{"a": 9, "b": 9}])
+    unseeded.start(RankingInput(None, None, candidates))  # type: ignore[arg-type]
+    assert unseeded.name == SolverOrder.name and unseeded.ask(4) == [0, 1, 2, 3]
 
 
 def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):

@@ -37,7 +37,10 @@ def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> l
     out = out.with_suffix(".npz")  # numpy adds it anyway
     args = [sys.executable, "-m", "mltune.model.numerics", str(vmfb), device, invocation.function, str(out),
             *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s") from None
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise RuntimeError(f"running {vmfb} failed: {tail[:300]}")

@@ -77,11 +77,12 @@ def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
 
 
 def time_dispatch(vmfb: Path, device: str) -> float:
-    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions."""
+    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions
+    (NaN when it does not run: the dispatch is then listed untimed rather than stopping the run)."""
     result = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", "--batch_size=20",
                        "--benchmark_repetitions=3", "--benchmark_format=json"], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
-        raise UserError(f"cannot time the dispatch benchmark {vmfb}: {result.describe_failure()}")
+        return float("nan")
     rows = [b for b in json.loads(result.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
     return min(b["real_time"] * scale[b["time_unit"]] for b in rows)

@@ -42,9 +42,15 @@ class SeededRanker:
     def __init__(self, inner: Ranker, prior: list[dict[str, int]]):
         self.inner = inner
         self.prior = prior
-        self.name = inner.name
         self._queue: list[int] = []
         self._given: set[int] = set()
+        self._seeded = False
+
+    @property
+    def name(self) -> str:
+        """The inner ranker's name, marked when prior knowledge changed the order: records of a seeded
+        run must not count as that ranker's own iterations-to-near-optimal."""
+        return f"{self.inner.name}+seeded" if self._seeded else self.inner.name
 
     def start(self, ranking_input: RankingInput) -> None:
         self.inner.start(ranking_input)
@@ -57,6 +63,7 @@ class SeededRanker:
                     indices.append(index)
         self._queue = indices
         self._given = set()
+        self._seeded = bool(indices)
 
     def ask(self, n: int) -> list[int]:
         picked = self._queue[:n]
