@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -68,6 +69,7 @@ def main() -> int:
                "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir or args.work / "datasets"),
                "-o", str(spec), *(["--top", str(args.top)] if args.top else [])]
     print("$", shlex.join(command), flush=True)
+    print(f"load average before: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} cores)", flush=True)
     tune = subprocess.run(command, capture_output=True, text=True)
     (args.work / "mltune_stdout.txt").write_text(tune.stdout + tune.stderr)
     if tune.returncode != 0:
@@ -99,7 +101,7 @@ def main() -> int:
     print(f"  tuned         median {statistics.median(tuned_ms):7.3f}  min {min(tuned_ms):7.3f}")
     print(f"  speedup: median of per-round ratios {statistics.median(ratios):.3f}x, "
           f"ratio of mins {min(default_ms) / min(tuned_ms):.3f}x (mltune measured {e2e:.3f}x)" if e2e else "")
-    print(f"  mltune wall time {summary['wall_seconds']:.0f} s")
+    print(f"  mltune wall time {summary['wall_seconds']:.0f} s; load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
 

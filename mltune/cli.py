@@ -133,6 +133,9 @@ def _print_profile(report: TuneReport) -> None:
     for p in report.profiles:
         print(f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
               f"{p.problem_key or 'not tunable'}")
+    timed = sum(p.total_us for p in report.profiles if p.time_us == p.time_us)
+    print(f"  the dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
+          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
     for a in report.allocations:
         print(f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, "
               f"{len(a.problem.dispatches)} dispatch(es)): {a.budget} candidates")
