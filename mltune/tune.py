@@ -128,19 +128,14 @@ def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: Tun
 
 
 def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner,
-                  default_vmfb: Path, starter: StarterSpec | None,
+                  baseline_vmfb: Path, starter: StarterSpec | None,
                   context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
-    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped);
-    re-dump the model under the winner, if any."""
+    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped,
+    against `baseline_vmfb` built with it); re-dump the model under the winner, if any."""
     if tuning_input.invocation.dispatch_level or not request.flag_search:
         return None, tuning_input, builder
     settings = request.settings
-    if starter is not None:
-        with_starter = builder.compile(-1, starter.text, "starter_baseline")
-        if with_starter.status != "ok":
-            raise UserError(f"the model does not compile with --starter-spec {starter.path}: {with_starter.detail}")
-        default_vmfb = with_starter.vmfb
-    choice = choose_flags(builder, runner, default_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won,
+    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won,
                           starter.text if starter else None)
     if not choice.flags:
         return choice, tuning_input, builder
@@ -161,8 +156,11 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     default_build = builder.compile(-1, None, "baseline")
     if default_build.status != "ok":
         raise UserError(f"the input does not compile without a spec: {default_build.detail}")
+    starter_build = builder.compile(-1, starter.text, "starter_baseline") if starter else default_build
+    if starter and starter_build.status != "ok":
+        raise UserError(f"the input does not compile with --starter-spec {starter.path}: {starter_build.detail}")
     runner = Runner(tuning_input.invocation, request.target.runtime_device, request.run_dir)
-    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, default_build.vmfb, starter,
+    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, starter_build.vmfb, starter,
                                                  context)
     baseline = builder.compile(-1, None, "baseline") if flags and flags.flags else default_build
     if baseline.status != "ok":
