@@ -113,7 +113,8 @@ def _print_report(report: TuneReport) -> None:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
         refused = report.model is not None and report.model.refused
-        why = ("the result was refused (see below)" if refused else
+        withdrawn = report.model.withdrawn if report.model is not None else ""
+        why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
                "the recommended flags alone are the best found" if report.command else
                "IREE's default configuration is already the best found")
         print(f"\nNo tuning spec written: {why}.")

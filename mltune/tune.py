@@ -20,7 +20,7 @@ from mltune.model.finish import ModelOutcome, finish_model
 from mltune.model.flags import FlagChoice, choose_flags, compile_command
 from mltune.model.merge import StarterSpec, merge, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
-from mltune.model.verify import Config
+from mltune.model.verify import VERIFY_ROUNDS, Config
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker, known_fast
@@ -203,8 +203,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     configs = [Config(r.problem.key, r.winner[0].spec_text) for r in results if r.winner]
     model = None
     if level == "model":
-        model = finish_model(configs, starter, baseline, default_build, builder, runner, request.settings.final,
-                             context, request.run_dir)
+        plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS))
+        model = finish_model(configs, starter, baseline, default_build, builder, runner, plan, context, request.run_dir)
         spec_text = model.spec_text
     else:
         spec_text = merge([c.spec_text for c in configs], starter, context, request.run_dir)
@@ -214,7 +214,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             path.write_text(spec_text)
         spec_path = request.output
     command = ""
-    if level == "model" and not (model and model.refused) and ((flags and flags.flags) or spec_path):
+    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path):
         command = compile_command(request.input_path, tuning_input.compile_flags, spec_path)
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
@@ -254,6 +254,7 @@ def _model_summary(report: TuneReport) -> dict:
             label: {"speedup": model.timing.speedup(label), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
             for label, m in zip(model.timing.labels, model.timing.measurements)},
         "refused": model.refused if model else "",
+        "withdrawn": model.withdrawn if model else "",
         "compile_command": report.command,
     }
 

@@ -84,8 +84,8 @@ def test_tune_a_model(tiny, tmp_path):
     assert "model-level" in result.stdout
     assert tiny.problem.key in result.stdout
     (dispatch,) = summary["dispatches"]
-    if summary["spec"] is None:
-        assert dispatch["winner"] is None
+    if summary["spec"] is None:  # nothing won, or the winner did not pay off in the whole-model check
+        assert dispatch["winner"] is None or summary["leave_one_out"]["dropped"] or summary["withdrawn"]
         assert "No tuning spec written" in result.stdout
         assert not output.exists(), "no empty spec file is left behind"
     else:

@@ -27,13 +27,19 @@ class ModelOutcome:
     check: LeaveOneOut
     numerics: Comparison | None
     timing: EndToEnd | None
-    refused: str = ""  # why nothing is emitted although configs were found
+    refused: str = ""  # why nothing is emitted although configs were found (an error: exit code 1)
+    withdrawn: str = ""  # why nothing is recommended: the final measurement found no gain
+
+    @property
+    def recommends(self) -> bool:
+        return not (self.refused or self.withdrawn)
 
 
 def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
                  default_build: BuildResult, builder: Builder, runner: Runner, plan: TimingPlan,
                  context: ir.Context, work_dir: Path) -> ModelOutcome:
-    """Leave-one-out, merge, numerics against IREE's default build, then the end-to-end timing.
+    """Leave-one-out, merge, numerics against IREE's default build, then the end-to-end timing; a
+    result that is not faster than IREE's default build in that last measurement is withdrawn.
 
     `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
     `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.
@@ -71,4 +77,10 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         if starter_build.status == "ok":
             builds.append(("starter spec", starter_build.vmfb))
     builds.append((RECOMMENDED, final.vmfb))
-    return ModelOutcome(spec_text, check, numerics, end_to_end(default_build.vmfb, builds, runner, plan))
+    timing = end_to_end(default_build.vmfb, builds, runner, plan)
+    speedup = timing.speedup(RECOMMENDED)
+    if speedup is None or speedup < 1.0:  # every step won on its own, the whole did not: recommend nothing
+        shown = f"{speedup:.3f}x" if speedup else "no time"
+        return ModelOutcome(None, check, numerics, timing,
+                            withdrawn=f"the recommended build ran at {shown} IREE's default speed in the final measurement")
+    return ModelOutcome(spec_text, check, numerics, timing)

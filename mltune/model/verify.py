@@ -18,6 +18,9 @@ from mltune.search.build import BuildResult, Builder
 from mltune.search.run import Measurement, Runner, TimingPlan
 
 
+VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest
+
+
 @dataclass(frozen=True)
 class Config:
     """One problem's winning spec, as it goes into the merged spec."""
