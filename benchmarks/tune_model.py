@@ -5,8 +5,8 @@ problems; this script then prints that breakdown again (from `summary.json`), th
 tuned and what leave-one-out kept, and re-measures the recommendation: `iree-compile` with
 IREE's defaults and with the recommended command line (`compile_command.txt`: the spec and
 any recommended flags), then `iree-benchmark-module --function=main
---flagfile=RUN_DIR/inputs/flags.txt` on both, interleaved over several rounds (times are each
-process's fastest repetition; median and min over rounds).
+--flagfile=RUN_DIR/inputs/flags.txt` on both, interleaved over several rounds, alternating which
+goes first (times are each process's fastest repetition; median and min over rounds).
 
     python benchmarks/tune_model.py [--model examples/models/transformer_block_f32.mlir] [--budget 60] [--rounds 10]
 """
@@ -89,18 +89,19 @@ def main() -> int:
     print("$", shlex.join(tuned_args))
     run(tuned_args)
     default_ms, tuned_ms, ratios = [], [], []
-    for _ in range(args.rounds):
-        d = benchmark_ms(default_vmfb, inputs)
-        t = benchmark_ms(tuned_vmfb, inputs)
-        default_ms.append(d)
-        tuned_ms.append(t)
-        ratios.append(d / t)
+    for round_index in range(args.rounds):  # alternate which one goes first
+        order = [default_vmfb, tuned_vmfb] if round_index % 2 == 0 else [tuned_vmfb, default_vmfb]
+        times = {vmfb: benchmark_ms(vmfb, inputs) for vmfb in order}
+        default_ms.append(times[default_vmfb])
+        tuned_ms.append(times[tuned_vmfb])
+        ratios.append(times[default_vmfb] / times[tuned_vmfb])
     e2e = summary["end_to_end"]["recommended"]["speedup"] if summary["end_to_end"] else None
     print(f"\nEnd to end, {args.rounds} interleaved rounds of iree-benchmark-module (fastest of 5 reps each), ms:")
     print(f"  IREE default  median {statistics.median(default_ms):7.3f}  min {min(default_ms):7.3f}")
     print(f"  tuned         median {statistics.median(tuned_ms):7.3f}  min {min(tuned_ms):7.3f}")
     print(f"  speedup: median of per-round ratios {statistics.median(ratios):.3f}x, "
-          f"ratio of mins {min(default_ms) / min(tuned_ms):.3f}x (mltune measured {e2e:.3f}x)" if e2e else "")
+          f"ratio of mins {min(default_ms) / min(tuned_ms):.3f}x; tuned faster in {sum(r > 1 for r in ratios)}/"
+          f"{len(ratios)} rounds (mltune measured {e2e:.3f}x in-process)" if e2e else "")
     print(f"  mltune wall time {summary['wall_seconds']:.0f} s; load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
