@@ -12,6 +12,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from statistics import median
 from typing import Sequence
 
 from mltune.errors import UserError
@@ -81,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--min-speedup", type=_speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
+    tune.add_argument("--top", type=_positive_int, default=None, metavar="K",
+                      help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
+    tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
+                      help="a tuning spec to merge with the result; mltune's configs win where both match")
+    tune.add_argument("--no-flag-search", dest="flag_search", action="store_false",
+                      help="do not measure compile-flag variants (--iree-opt-data-tiling, CPU only) on a model")
     _add_learning_commands(commands)
     return parser
 
@@ -127,6 +134,7 @@ def _print_report(report: TuneReport) -> None:
         level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
                  "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
     print(f"\nTimes are {level}.")
+    _print_profile(report)
     for dispatch in report.dispatches:
         if isinstance(dispatch.problem, Untunable):
             print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
@@ -146,18 +154,69 @@ def _print_report(report: TuneReport) -> None:
             print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
         else:
             print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
+    _print_model(report)
     if report.spec_path and report.output_kind == "source":
         print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
               f"iree-compile {report.spec_path} ...)")
     elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     else:
-        print("\nNo tuning spec written: IREE's default configuration is already the best found.")
+        refused = report.model is not None and report.model.refused
+        withdrawn = report.model.withdrawn if report.model is not None else ""
+        why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
+               "the recommended flags alone are the best found" if report.command else
+               "IREE's default configuration is already the best found")
+        print(f"\nNo tuning spec written: {why}.")
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")
+
+
+def _print_profile(report: TuneReport) -> None:
+    """The model's time per dispatch (dumped benchmarks x calls), and what gets tuned with what budget."""
+    if report.input_level != "model" or len(report.profiles) <= 1:
+        return
+    print("\nWhere the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):")
+    print(f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem")
+    for p in report.profiles:
+        print(f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
+              f"{p.problem_key or 'not tunable'}")
+    timed = sum(p.total_us for p in report.profiles if p.time_us == p.time_us)
+    print(f"  the dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
+          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
+    for a in report.allocations:
+        print(f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, "
+              f"{len(a.problem.dispatches)} dispatch(es)): {a.budget} candidates")
+
+
+def _print_model(report: TuneReport) -> None:
+    """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
+    if report.flags is not None:
+        for name, detail in report.flags.failed.items():
+            print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
+        for name, m in report.flags.measured.items():
+            print(f"\nFlag variant {name}: {1 / m.ratio:.2f}x vs IREE's default flags "
+                  f"(won {100 * m.rounds_won:.0f} % of rounds): {'kept' if report.flags.name == name else 'not kept'}")
+    model = report.model
+    if model is None:
+        return
+    for key, ratio in model.check.ratios.items():
+        verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
+        print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
+    if model.numerics is not None:
+        print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
+    elif model.timing is not None:
+        print("Numerics: not checked (the model's outputs are compared on CPU targets only)")
+    if model.timing is not None:
+        print("End to end, interleaved with IREE's default build (no spec, default flags):")
+        for label, m in zip(model.timing.labels, model.timing.measurements):
+            speedup = model.timing.speedup(label)
+            print(f"  {label:<13} {median(m.time_us):10.1f} us vs {median(m.baseline_us):10.1f} us default: "
+                  f"{speedup:.2f}x" if speedup else f"  {label}: {m.status} {m.detail}")
+    if report.command:
+        print(f"\nCompile the tuned model with:\n  {report.command}")
 
 
 def _run_tune(args: argparse.Namespace) -> int:
@@ -168,6 +227,8 @@ def _run_tune(args: argparse.Namespace) -> int:
     make_ranker(args.ranker)  # an unknown name fails before any work
     target = parse_target(args.target)
     devices = _devices(args.devices, target)
+    if args.starter_spec is not None and target.kind == "cuda":
+        raise UserError("--starter-spec: IREE ignores tuning specs on CUDA (docs/cuda-tuning-specs.md)")
     if not args.compile_only:
         from mltune.search.devices import check_device
 
@@ -181,13 +242,18 @@ def _run_tune(args: argparse.Namespace) -> int:
     run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices)
+                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
+                          args.top, args.starter_spec, args.flag_search)
     if args.compile_only:
         from mltune.compile_only import compile_only
 
         _print_compile_only(*compile_only(request, new_context()), run_dir)
         return 0
-    _print_report(tune(request, new_context()))
+    report = tune(request, new_context())
+    _print_report(report)
+    if report.model is not None and report.model.refused:
+        print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 from iree.compiler import ir
@@ -94,9 +95,9 @@ def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> t
     return tuple(files)
 
 
-def _dump_dispatches(source: Path, target: Target, dump_dir: Path) -> tuple[Path, ...]:
+def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
     result = run_tool(
-        [tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
+        [tool_path("iree-compile"), str(source), *compile_flags, "--iree-codegen-add-tuner-attributes",
          f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / "model.vmfb")],
         timeout_s=DUMP_TIMEOUT_S,
     )
@@ -112,8 +113,9 @@ def strip_configuration(bench: Path, out: Path) -> None:
 
 
 def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
-                  function: str | None = None, seed: int = 0) -> TuningInput:
-    """Classify the input, dump its dispatches if it is a model, and write its arguments."""
+                  function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = ()) -> TuningInput:
+    """Classify the input, dump its dispatches if it is a model (compiled with the target's flags and
+    `extra_flags`), and write its arguments."""
     if not path.is_file():
         raise UserError(f"input file not found: {path}")
     module = parse_module_file(path, context)
@@ -130,5 +132,6 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
     source = target.prepare_source(path, work_dir, context)  # sm_90: a copy carrying its device target
-    dispatches = _dump_dispatches(source, target, dump_dir)
-    return TuningInput(source, Invocation(name, inputs, False), dispatches, tuple(target.compile_flags()))
+    compile_flags = (*target.compile_flags(), *extra_flags)
+    dispatches = _dump_dispatches(source, compile_flags, dump_dir)
+    return TuningInput(source, Invocation(name, inputs, False), dispatches, compile_flags)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import median
 
@@ -15,13 +15,22 @@ from mltune.dataset import Record, RecordWriter, device_id
 from mltune.errors import UserError
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
+from mltune.model.budget import Allocation, problem_shares, select, split_budget
+from mltune.model.finish import ModelOutcome, finish_model
+from mltune.model.flags import FlagChoice, choose_flags, compile_command
+from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
+from mltune.model.profile import DispatchProfile, call_counts, profile_model
+from mltune.model.verify import VERIFY_ROUNDS, Config
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
+from mltune.rankers.seeded import SeededRanker, known_fast
 from mltune.search.apply import make_applier
 from mltune.search.build import Builder
+from mltune.search.candidate import Configurator
 from mltune.search.configure import make_configurator
+from mltune.search.devices import RunnerPool, make_runner
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
-from mltune.search.devices import make_runner
+from mltune.search.run import Runner
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
 
 
@@ -38,6 +47,9 @@ class TuneRequest:
     seed: int = 0
     jobs: int = 2
     devices: tuple[str, ...] = ("local-task",)
+    top: int | None = None  # problems to tune in a model; None: those covering most of its time
+    starter_spec: Path | None = None
+    flag_search: bool = True  # flag variants are CPU flags: measured only for CPU targets
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,11 @@ class TuneReport:
     tool_seconds: float
     records_path: Path
     output_kind: str = "spec"  # spec | source (CUDA: the input annotated with the winners' compilation_info)
+    profiles: list[DispatchProfile] = field(default_factory=list)
+    allocations: list[Allocation] = field(default_factory=list)
+    flags: FlagChoice | None = None
+    model: ModelOutcome | None = None
+    command: str = ""
 
     @property
     def overhead_fraction(self) -> float:
@@ -122,24 +139,106 @@ def _check_writable(path: Path) -> None:
         path.unlink()
 
 
+def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest) -> list[DispatchProfile]:
+    """Each dispatch's share of the model's time (timed on the first device); a single dispatch needs no measurement."""
+    named = []
+    for bench in tuning_input.dispatch_files:
+        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
+        if roots:  # a dispatch with several root ops is listed under its first tunable one
+            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
+            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
+    if tuning_input.invocation.dispatch_level or len(named) <= 1:
+        return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
+    counts = call_counts(tuning_input.source, tuning_input.compile_flags, request.run_dir)
+    return profile_model(named, counts, request.devices[0], request.run_dir / "profile", request.jobs)
+
+
+def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
+    """Flag variants are measured on a whole model, for CPU targets only (`--iree-opt-data-tiling` is a CPU flag)."""
+    return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
+
+
+def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner | RunnerPool,
+                  baseline_vmfb: Path, starter: StarterSpec | None,
+                  context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
+    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped,
+    against `baseline_vmfb` built with it); re-dump the model under the winner, if any."""
+    if not _searches_flags(request, tuning_input):
+        return None, tuning_input, builder
+    settings = request.settings
+    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won,
+                          starter.applied if starter else None)
+    if not choice.flags:
+        return choice, tuning_input, builder
+    variant_dir = request.run_dir / choice.name
+    variant_dir.mkdir(parents=True, exist_ok=True)
+    tuning_input = prepare_input(request.input_path, request.target, variant_dir, context, request.function,
+                                 request.seed, choice.flags)
+    return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
+
+
+def _nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
+    reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
+    return UserError(f"nothing tunable in {request.input_path} ({reasons})")
+
+
+def _configure(dispatches: list[Dispatch], context: ir.Context,
+               work_dir: Path) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+    """Every distinct problem's configurator, by problem key; a problem its target cannot configure
+    (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
+    configured: dict[str, tuple[Dispatch, Configurator]] = {}
+    untunable: dict[str, Untunable] = {}
+    for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
+                                                work_dir):
+        assert isinstance(dispatch.problem, Problem)
+        if isinstance(configurator, Untunable):
+            untunable[dispatch.problem.key] = configurator
+        else:
+            configured[dispatch.problem.key] = (dispatch, configurator)
+    listed = [replace(d, problem=untunable[d.problem.key]) if isinstance(d.problem, Problem)
+              and d.problem.key in untunable else d for d in dispatches]
+    return listed, configured
+
+
+def _read_checked(tuning_input: TuningInput, request: TuneRequest, context: ir.Context) -> list[Dispatch]:
+    dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
+    return dispatches
+
+
 def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     started = time.perf_counter()
     _check_writable(request.output)
+    starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
-    dispatches = read_dispatches(tuning_input, context)
-    check_target_matches(dispatches, request.target)
+    dispatches = _read_checked(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
-    if not tunable:
-        reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
-        raise UserError(f"nothing tunable in {request.input_path} ({reasons})")
-    facts = tunable[0].facts
+    if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
+        raise _nothing_tunable(request, dispatches)
+    facts = (tunable or dispatches)[0].facts
     make_ranker(request.ranker, request.seed, facts)  # a ranker missing its model for this target stops here
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
-    baseline = builder.compile(-1, None, "baseline")
-    if baseline.status != "ok":
-        raise UserError(f"the input does not compile without a spec: {baseline.detail}")
+    default_build = builder.compile(-1, None, "baseline")
+    if default_build.status != "ok":
+        raise UserError(f"the input does not compile without a spec: {default_build.detail}")
+    starter_build = builder.compile(-1, starter.applied, "starter_baseline") if starter else default_build
+    if starter and starter_build.status != "ok":
+        raise UserError(f"the input does not compile with --starter-spec {starter.path}: {starter_build.detail}")
     runner = make_runner(tuning_input.invocation, request.devices, request.run_dir)
+    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, starter_build.vmfb, starter,
+                                                 context)
+    baseline = default_build
+    if flags and flags.flags:  # the model was re-dumped under the chosen flags: its dispatches changed
+        baseline = builder.compile(-1, None, "baseline")
+        if baseline.status != "ok":
+            raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
+        dispatches = _read_checked(tuning_input, request, context)
+    elif not tunable:
+        raise _nothing_tunable(request, dispatches)
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
+    profiles = _profile(tuning_input, dispatches, request)
+    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
     writers = [RecordWriter(request.dataset_dir / facts.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
@@ -154,27 +253,43 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     loop = TuningLoop(builder, runner, baseline.vmfb, facts, applier, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []
     try:
-        for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
-            if isinstance(configurator, Untunable):
-                dispatches[dispatches.index(dispatch)] = Dispatch(dispatch.name, configurator, dispatch.facts, dispatch.bench)
-                continue
-            assert isinstance(dispatch.problem, Problem)
-            results.append(loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker(request.ranker, request.seed)))
+        for allocation in allocations:  # identical problems are one allocation: one spec matches them all
+            dispatch, configurator = configured[allocation.problem.key]
+            problem = dispatch.problem
+            assert isinstance(problem, Problem)
+            loop.settings = replace(request.settings, budget=allocation.budget)
+            prior = known_fast(request.dataset_dir / facts.arch, problem.key, exclude_run=run_id)
+            ranker = SeededRanker(make_ranker(request.ranker, request.seed), prior)
+            results.append(loop.tune(dispatch.name, problem, configurator, ranker))
     finally:
         for writer in writers:
             writer.close()
-    baseline_us = _baseline_us(results)
-    winners = [(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
+    configs = [Config(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
+    model = None
+    if level == "model":
+        plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS))
+        numerics_device = request.devices[0] if request.target.kind == "cpu" else None  # GPU: not checked
+        model = finish_model(configs, starter, baseline, default_build, builder, runner, applier, plan, context,
+                             request.run_dir, numerics_device)
+        result = model.result
+    else:
+        result = merge_configs(configs, starter, applier, context, request.run_dir)
     spec_path, output_kind = None, "spec"
-    if winners:
-        combined = applier.combine(winners, request.run_dir)
-        for path in (request.output, request.run_dir / ("best_spec.mlir" if combined.kind == "spec" else "annotated.mlir")):
-            path.write_text(combined.text)
-        spec_path, output_kind = request.output, combined.kind
+    if result is not None:
+        for path in (request.output, request.run_dir / ("best_spec.mlir" if result.kind == "spec" else "annotated.mlir")):
+            path.write_text(result.text)
+        spec_path, output_kind = request.output, result.kind
+    command = ""
+    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path):
+        command = (compile_command(spec_path, tuning_input.compile_flags, None) if output_kind == "source" else
+                   compile_command(request.input_path, tuning_input.compile_flags, spec_path))
+        (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
-    tool_seconds = baseline.seconds + loop.compile_seconds + runner.seconds_in_children
-    report = TuneReport(level, baseline_us, dispatches, results, spec_path, request.output, wall, tool_seconds,
-                        writers[0].path, output_kind)
+    tool_seconds = default_build.seconds + loop.compile_seconds + runner.seconds_in_children
+    report = TuneReport(level, baseline_us=_baseline_us(results), dispatches=dispatches, results=results,
+                        spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
+                        tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
+                        profiles=profiles, allocations=allocations, flags=flags, model=model, command=command)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
 
@@ -182,6 +297,33 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
 def _baseline_us(results: list[DispatchResult]) -> float:
     samples = [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]
     return median(samples) if samples else float("nan")
+
+
+def _model_summary(report: TuneReport) -> dict:
+    """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
+    model = report.model
+    return {
+        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
+                     "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
+        "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
+                         "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
+        "flags": None if report.flags is None else {
+            "kept": list(report.flags.flags),
+            "measured": {n: {"speedup": 1 / m.ratio if m.ratio else None, "rounds_won": m.rounds_won}
+                         for n, m in report.flags.measured.items()},
+            "failed": report.flags.failed},
+        "leave_one_out": None if model is None else {
+            "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
+            "ratio_without": model.check.ratios},
+        "numerics": None if model is None or model.numerics is None else
+        {"ok": model.numerics.ok, "detail": model.numerics.detail},
+        "end_to_end": None if model is None or model.timing is None else {
+            label: {"speedup": model.timing.speedup(label), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
+            for label, m in zip(model.timing.labels, model.timing.measurements)},
+        "refused": model.refused if model else "",
+        "withdrawn": model.withdrawn if model else "",
+        "compile_command": report.command,
+    }
 
 
 def summary(report: TuneReport) -> dict:
@@ -204,4 +346,5 @@ def summary(report: TuneReport) -> dict:
             }
             for r in report.results
         ],
+        **(_model_summary(report) if report.input_level == "model" else {}),
     }

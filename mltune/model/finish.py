@@ -1,0 +1,100 @@
+"""The last steps of a whole-model run: keep the configs that pay off, merge them with the starter
+spec, refuse a result that changes the model's outputs, and time the result end to end.
+
+The result is whatever the target's applier makes of the configs (a tuning spec, or on CUDA the
+annotated source). The numerics check runs the model on a CPU device only: on a GPU target it is
+skipped (`numerics` None) and the result rests on the timings alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from iree.compiler import ir
+
+from mltune.model.merge import StarterSpec, merge_configs
+from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
+from mltune.search.apply import Applied, Applier
+from mltune.search.build import BuildResult, Builder
+from mltune.search.devices import RunnerPool
+from mltune.search.run import Runner, TimingPlan
+
+
+RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
+
+
+@dataclass(frozen=True)
+class ModelOutcome:
+    """What the checks kept: the merged result (None: nothing to emit) and the evidence for it."""
+
+    result: Applied | None
+    check: LeaveOneOut
+    numerics: Comparison | None
+    timing: EndToEnd | None
+    refused: str = ""  # why nothing is emitted although configs were found (an error: exit code 1)
+    withdrawn: str = ""  # why nothing is recommended: the final measurement found no gain
+
+    @property
+    def recommends(self) -> bool:
+        return not (self.refused or self.withdrawn)
+
+
+def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
+                 default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
+                 plan: TimingPlan, context: ir.Context, work_dir: Path,
+                 numerics_device: str | None) -> ModelOutcome:
+    """Leave-one-out, merge, numerics against IREE's default build, then the end-to-end timing; a
+    result that is not faster than IREE's default build in that last measurement is withdrawn.
+
+    `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
+    `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.
+    `numerics_device` runs both builds for the numerics check (None: not checked).
+    """
+
+    def merged(kept: Sequence[Config]) -> Applied | None:
+        return merge_configs(kept, starter, applier, context, work_dir)
+
+    check = leave_one_out(configs, merged, builder, runner, plan)
+    result = merged(check.kept)
+    if result is None:
+        final = flags_baseline
+    elif check.full_build is not None and check.full_build.status == "ok" and not check.dropped:
+        final = check.full_build  # the spec leave-one-out started from, already compiled
+    else:
+        final = builder.compile(0, result, "final")
+    if final.status != "ok":
+        return ModelOutcome(None, check, None, None, f"the merged spec does not compile: {final.detail}")
+    if final.vmfb == default_build.vmfb:
+        return ModelOutcome(None, check, None, None)
+    numerics = None if numerics_device is None else _numerics(default_build, final, builder, numerics_device, work_dir)
+    if numerics is not None and not numerics.ok:
+        return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
+    builds: list[tuple[str, Path]] = []
+    if flags_baseline.vmfb not in (default_build.vmfb, final.vmfb):
+        builds.append(("flags only", flags_baseline.vmfb))
+    if starter is not None:
+        starter_build = builder.compile(0, starter.applied, "starter_only")
+        if starter_build.status == "ok":
+            builds.append(("starter spec", starter_build.vmfb))
+    builds.append((RECOMMENDED, final.vmfb))
+    timing = end_to_end(default_build.vmfb, builds, runner, plan)
+    speedup = timing.speedup(RECOMMENDED)
+    if speedup is None or speedup < 1.0:  # every step won on its own, the whole did not: recommend nothing
+        shown = f"{speedup:.3f}x" if speedup else "no time"
+        return ModelOutcome(None, check, numerics, timing,
+                            withdrawn=f"the recommended build ran at {shown} IREE's default speed in the final measurement")
+    return ModelOutcome(result, check, numerics, timing)
+
+
+def _numerics(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
+              work_dir: Path) -> Comparison:
+    """The final build's outputs against IREE's default build's, on the same inputs."""
+    invocation = builder.tuning_input.invocation
+    try:
+        reference = run_outputs(default_build.vmfb, invocation, device, work_dir / "outputs_default.npz")
+        tuned = run_outputs(final.vmfb, invocation, device, work_dir / "outputs_tuned.npz")
+        return compare(reference, tuned)
+    except RuntimeError as err:
+        return Comparison(False, str(err))

@@ -1,0 +1,109 @@
+"""Where a model spends its time: per-dispatch time x how often the model calls it.
+
+Each dumped dispatch benchmark is compiled as dumped (IREE's default configuration) and timed
+with `iree-benchmark-module`; the call counts come from the model's flow IR, where every
+`flow.dispatch @executable::@entry` is one call. Dumped benchmarks read never-written memory
+and can run up to 2x off the model (docs/dispatch-benchmarks-vs-model.md), so the shares rank
+dispatches; they are not a prediction of the model's time. Dispatches inside loops are
+counted once (flow IR is read statically).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from joblib import Parallel, delayed
+
+from mltune.errors import UserError
+from mltune.problem import Problem
+from mltune.tools import run_tool, tool_path
+
+_FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
+PROFILE_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class DispatchProfile:
+    """One dispatch's part of the model: its time per call (dump, IREE default), calls, share of the total."""
+
+    name: str
+    op: str
+    problem_key: str | None  # None when the root op is not tunable
+    time_us: float
+    calls: int
+    share: float
+
+    @property
+    def total_us(self) -> float:
+        return self.time_us * self.calls
+
+
+def call_counts(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Counter[str]:
+    """How often the model calls each executable, read from `iree-compile --compile-to=flow`."""
+    flow = work_dir / "model.flow.mlir"
+    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", "-o", str(flow)],
+                      timeout_s=PROFILE_TIMEOUT_S)
+    if not result.ok:
+        raise UserError(f"iree-compile cannot lower {source} to flow: {result.describe_failure()}")
+    return Counter(_FLOW_DISPATCH.findall(flow.read_text()))
+
+
+def executable_of(dispatch_name: str, executables: Sequence[str]) -> str | None:
+    """The flow executable a dumped benchmark belongs to (`main_dispatch_1_embedded_elf_x86_64` ->
+    `main_dispatch_1`): the longest executable name that is a `_`-terminated prefix."""
+    matches = [e for e in executables if dispatch_name == e or dispatch_name.startswith(e + "_")]
+    return max(matches, key=len) if matches else None
+
+
+def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
+    """Compile a dumped benchmark as dumped; if IREE cannot compile its own dumped configuration
+    (seen on convolutions: the large-vector check fails), strip it and let IREE configure again."""
+    result = run_tool([tool_path("iree-compile"), str(bench), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    if result.ok:
+        return out, ""
+    stripped = out.with_suffix(".stripped.mlir")
+    strip = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(stripped)],
+                     timeout_s=PROFILE_TIMEOUT_S)
+    if strip.ok:
+        retry = run_tool([tool_path("iree-compile"), str(stripped), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+        if retry.ok:
+            return out, ""
+    return out, result.describe_failure()
+
+
+def time_dispatch(vmfb: Path, device: str) -> float:
+    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions
+    (NaN when it does not run: the dispatch is then listed untimed rather than stopping the run)."""
+    result = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", "--batch_size=20",
+                       "--benchmark_repetitions=3", "--benchmark_format=json"], timeout_s=PROFILE_TIMEOUT_S)
+    if not result.ok:
+        return float("nan")
+    rows = [b for b in json.loads(result.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    return min(b["real_time"] * scale[b["time_unit"]] for b in rows)
+
+
+def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], counts: Counter[str],
+                  device: str, work_dir: Path, jobs: int) -> list[DispatchProfile]:
+    """Time every (name, benchmark file, root op name, problem) and rank by share of the model's time.
+
+    Benchmarks compile in parallel, then run one at a time (never beside a compile).
+    """
+    work_dir.mkdir(parents=True, exist_ok=True)
+    built = Parallel(n_jobs=jobs, prefer="threads")(
+        delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb") for name, bench, _, _ in dispatches)
+    executables = list(counts)
+    rows = []
+    for (name, _, op, problem), (vmfb, error) in zip(dispatches, built):
+        executable = executable_of(name, executables)
+        calls = counts[executable] if executable else 1
+        time_us = float("nan") if error else time_dispatch(vmfb, device)  # not timed: share 0, listed last
+        rows.append((name, op, problem.key if problem else None, time_us, calls))
+    total = sum(t * c for _, _, _, t, c in rows if t == t) or 1.0
+    profiles = [DispatchProfile(n, op, key, t, c, t * c / total if t == t else 0.0) for n, op, key, t, c in rows]
+    return sorted(profiles, key=lambda p: -p.share)

@@ -1,0 +1,80 @@
+"""Measured-fast configs first: a ranker that puts what earlier runs found fast for the same problem
+ahead of another ranker's order.
+
+Records under `datasets/ARCH/` are self-describing, so any earlier run on this CPU that measured
+the same problem (same key: kind, sizes, types, layout) tells us which configs beat IREE's
+default. Those are tried first, fastest first; then the inner ranker's order, without repeats.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import median
+
+from mltune.dataset import read_records
+from mltune.problem import Problem
+from mltune.rankers.base import Ranker, RankingInput
+
+
+def known_fast(dataset_dir: Path, problem_key: str, exclude_run: str | None = None) -> list[dict[str, int]]:
+    """Knobs that beat the baseline for `problem_key` in earlier runs, fastest first (median ratio)."""
+    if not dataset_dir.is_dir():
+        return []
+    best: dict[tuple, tuple[float, dict[str, int]]] = {}
+    for record in read_records(dataset_dir):
+        if record.get("status") != "ok" or record.get("run_id") == exclude_run or not record.get("time_us"):
+            continue
+        try:
+            if Problem.from_record(record["problem"]).key != problem_key:
+                continue
+        except (TypeError, KeyError):
+            continue
+        ratio = median(t / b for t, b in zip(record["time_us"], record["baseline_us"]))
+        key = tuple(sorted(record["knobs"].items()))
+        if ratio < 1.0 and (key not in best or ratio < best[key][0]):
+            best[key] = (ratio, record["knobs"])
+    return [knobs for _, knobs in sorted(best.values(), key=lambda pair: pair[0])]
+
+
+class SeededRanker:
+    """Asks for the indices of `prior` knobs first (those in this space), then defers to `inner`."""
+
+    def __init__(self, inner: Ranker, prior: list[dict[str, int]]):
+        self.inner = inner
+        self.prior = prior
+        self._queue: list[int] = []
+        self._given: set[int] = set()
+        self._seeded = False
+
+    @property
+    def name(self) -> str:
+        """The inner ranker's name, marked when prior knowledge changed the order: records of a seeded
+        run must not count as that ranker's own iterations-to-near-optimal."""
+        return f"{self.inner.name}+seeded" if self._seeded else self.inner.name
+
+    def start(self, ranking_input: RankingInput) -> None:
+        self.inner.start(ranking_input)
+        candidates = ranking_input.candidates
+        indices = []
+        for knobs in self.prior:
+            if set(knobs) == set(candidates.names):
+                index = candidates.index_of(knobs)
+                if index is not None and index not in indices:
+                    indices.append(index)
+        self._queue = indices
+        self._given = set()
+        self._seeded = bool(indices)
+
+    def ask(self, n: int) -> list[int]:
+        picked = self._queue[:n]
+        self._queue = self._queue[n:]
+        while len(picked) < n:
+            batch = self.inner.ask(n - len(picked))
+            if not batch:
+                break
+            picked.extend(i for i in batch if i not in self._given and i not in picked)
+        self._given.update(picked)
+        return picked
+
+    def tell(self, index: int, ratio: float) -> None:
+        self.inner.tell(index, ratio)

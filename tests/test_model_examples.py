@@ -1,0 +1,51 @@
+"""The shipped model examples: their dispatches, call counts and what can be tuned, read with the real compiler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iree_helpers import CPU_FLAGS
+from mltune.inputs import prepare_input
+from mltune.model.profile import call_counts, executable_of
+from mltune.problem import Problem, Untunable
+from mltune.targets.cpu import CpuTarget
+from mltune.tune import configurators, read_dispatches
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "models"
+
+
+def _read(name: str, context, tmp_path):
+    tuning_input = prepare_input(EXAMPLES / name, CpuTarget(), tmp_path, context)
+    flags = (tmp_path / "inputs" / "flags.txt").read_text().splitlines()
+    assert len(flags) == len(tuning_input.invocation.inputs), "one seeded input file per argument"
+    return tuning_input, read_dispatches(tuning_input, context)
+
+
+def test_transformer_block_calls_and_problems(context, tmp_path):
+    tuning_input, dispatches = _read("transformer_block_f32.mlir", context, tmp_path)
+    counts = call_counts(tuning_input.source, CPU_FLAGS, tmp_path)
+    by_problem: dict[str, int] = {}
+    for d in dispatches:
+        if isinstance(d.problem, Problem):
+            by_problem[d.problem.key] = by_problem.get(d.problem.key, 0) + counts[executable_of(d.name, list(counts))]
+    # Q, K, V and the output projection are one problem, in two executables (4 calls); the MLP
+    # matmuls and the two attention batch matmuls are one call each
+    assert by_problem == {
+        "contraction_128x256x256_f32f32f32_nn": 4,
+        "contraction_128x1024x256_f32f32f32_nn": 1,
+        "contraction_128x256x1024_f32f32f32_nn": 1,
+        "contraction_4x128x128x64_f32f32f32_nt": 1,
+        "contraction_4x128x64x128_f32f32f32_nn": 1,
+    }
+
+
+def test_conv_net_lists_its_convolutions_as_not_tuned(context, tmp_path):
+    _, dispatches = _read("small_convnet_f32.mlir", context, tmp_path)
+    untunable = [d.problem for d in dispatches if isinstance(d.problem, Untunable)]
+    read = [d for d in dispatches if isinstance(d.problem, Problem)]
+    # the NHWC x HWCF convolutions are problems (tuned on GPU targets); llvm-cpu has no space for them
+    configured = list(configurators(read, context, tmp_path / "spaces"))
+    untunable += [c for _, c in configured if isinstance(c, Untunable)]
+    tunable = [d.problem for d, c in configured if not isinstance(c, Untunable)]
+    assert len(untunable) == 3 and all("convolution" in u.reason for u in untunable)
+    assert [p.key for p in tunable] == ["contraction_1x10x7200_f32f32f32_nn"]

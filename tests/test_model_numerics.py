@@ -1,0 +1,76 @@
+"""The numerics check on real runtime outputs: a retiled model passes, a model with an altered op is refused."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from iree_helpers import CPU_FLAGS, matmul_source, run
+from mltune.inputs import Invocation, write_random_inputs
+from mltune.mlir import parse_module_file
+from mltune.model.numerics import compare, run_outputs
+from mltune.tools import tool_path
+from test_spec import spec_for
+
+# The tiny matmul, then `+ 1e-3` on every element: a wrong result of the kind a broken config would give.
+ALTERED = matmul_source(32, 64, 48).replace("  return %r : tensor<32x48xf32>", """  %e = tensor.empty() : tensor<32x48xf32>
+  %bumped = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]} ins(%r : tensor<32x48xf32>) outs(%e : tensor<32x48xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 1.0e-3 : f32
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<32x48xf32>
+  return %bumped : tensor<32x48xf32>""")
+
+
+def _compile(source, out, spec=None):
+    args = [tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(out)]
+    if spec is not None:
+        args.append(f"--iree-codegen-tuning-spec-path={spec}")
+    result = run(args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def outputs(tiny, context, tmp_path_factory):
+    root = tmp_path_factory.mktemp("numerics")
+    module = parse_module_file(tiny.source, context)
+    with context:
+        main = next(op for op in module.body.operations if op.operation.name == "func.func")
+        invocation = Invocation("main", write_random_inputs(main, root / "inputs", seed=0), False)
+    (root / "altered.mlir").write_text(ALTERED)
+    (root / "spec.mlir").write_text(spec_for(tiny, {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}, context))
+    builds = {"default": _compile(tiny.source, root / "default.vmfb"),
+              "retiled": _compile(tiny.source, root / "retiled.vmfb", root / "spec.mlir"),
+              "altered": _compile(root / "altered.mlir", root / "altered.vmfb")}
+    assert (root / "default.vmfb").read_bytes() != (root / "retiled.vmfb").read_bytes(), "the spec changed the code"
+    return {name: run_outputs(vmfb, invocation, "local-task", root / f"{name}.npz") for name, vmfb in builds.items()}
+
+
+def test_a_retiled_model_computes_the_same(outputs):
+    verdict = compare(outputs["default"], outputs["retiled"])
+    assert verdict.ok, verdict.detail
+
+
+def test_a_model_with_an_altered_op_is_refused(outputs):
+    verdict = compare(outputs["default"], outputs["altered"])
+    assert not verdict.ok
+    assert "output 0 (float32) differs by" in verdict.detail
+
+
+def test_tolerance_depends_on_the_element_type():
+    rng = np.random.default_rng(0)
+    ref = rng.uniform(-1, 1, size=(64, 64))
+    noisy = ref * (1 + 3e-3)  # 0.3 %: rounding-level for bf16/f16, far too much for f32
+    assert not compare([ref.astype(np.float32)], [noisy.astype(np.float32)]).ok
+    assert compare([ref.astype(np.float16)], [noisy.astype(np.float16)]).ok
+    assert compare([ref.astype(ml_dtypes.bfloat16)], [noisy.astype(ml_dtypes.bfloat16)]).ok
+    ints = rng.integers(-5, 5, size=(8,), dtype=np.int32)
+    assert compare([ints], [ints.copy()]).ok
+    assert not compare([ints], [ints + 1]).ok
+    nan = np.array([np.nan, 1.0], dtype=np.float32)
+    assert not compare([nan], [np.array([0.0, 1.0], dtype=np.float32)]).ok
+    assert not compare([ref.astype(np.float32)], [ref.astype(np.float16)]).ok
