@@ -67,7 +67,7 @@ def main() -> int:
     spec = run_dir / "best_spec.mlir"
     command = [sys.executable, "-m", "mltune.cli", "tune", str(args.model), "--budget", str(args.budget),
                "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir or args.work / "datasets"),
-               "-o", str(spec), *(["--top", str(args.top)] if args.top else [])]
+               "-o", str(spec), "--flag-search", *(["--top", str(args.top)] if args.top else [])]
     print("$", shlex.join(command), flush=True)
     print(f"load average before: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} cores)", flush=True)
     tune = subprocess.run(command, capture_output=True, text=True)

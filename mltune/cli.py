@@ -86,8 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
     tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
                       help="a tuning spec to merge with the result; mltune's configs win where both match")
-    tune.add_argument("--no-flag-search", dest="flag_search", action="store_false",
-                      help="do not measure compile-flag variants (--iree-opt-data-tiling, CPU only) on a model")
+    tune.add_argument("--flag-search", action="store_true",
+                      help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
+                           "model and tune under the winner")
     _add_learning_commands(commands)
     return parser
 

@@ -176,8 +176,8 @@ def test_two_dispatches_share_the_budget(tmp_path):
     source.write_text(TWO_OP_SOURCE)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
     result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--run-dir",
-                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2",
-                     "--no-flag-search"], cwd=tmp_path)
+                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
+                    cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     problems = sorted(d["problem"] for d in summary["dispatches"])
@@ -224,7 +224,8 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
     starter.write_text(spec_for(dumps["batch_matmul"], THEIRS_BMM, context))
     run_dir = tmp_path / "run"
     result = mltune(["tune", str(source), "--budget", "2", "--top", "1", "--run-dir", str(run_dir), "--dataset-dir",
-                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--starter-spec", str(starter)],
+                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--starter-spec", str(starter),
+                     "--flag-search"],
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
