@@ -6,7 +6,9 @@ For every example: `mltune tune EXAMPLE --budget N`, then `iree-compile` with an
 the default and the tuned module, interleaved over several rounds.
 Prints per example the default and tuned times (median / min over rounds of each process's
 fastest repetition), the median over rounds of their ratio, the fraction of generated
-candidates that compiled and the tuner's own overhead; then the geomean.
+candidates that compiled and the tuner's own overhead; then the geomean. Records go to
+WORK/datasets, so a benchmark run neither adds to the repository's datasets nor starts from
+configs they already know.
 
     python benchmarks/tune_examples.py [--budget 50] [--rounds 10] [--ranker heuristic]
 """
@@ -56,7 +58,8 @@ def main() -> int:
         run_dir = args.work / name
         spec = run_dir / "best_spec.mlir"
         tune = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(args.budget),
-                               "--ranker", args.ranker, "--run-dir", str(run_dir), "-o", str(spec)],
+                               "--ranker", args.ranker, "--run-dir", str(run_dir), "-o", str(spec),
+                               "--dataset-dir", str(args.work / "datasets")],
                               capture_output=True, text=True)
         if tune.returncode != 0:
             print(tune.stdout, tune.stderr, file=sys.stderr)
