@@ -11,6 +11,12 @@ from iree.compiler.dialects import iree_codegen, linalg
 from mltune.mlir import affine_map_text
 
 SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def element_bytes(element_type: str) -> int:
+    """Bytes per element of a supported type (every f8 variant is one byte)."""
+    return 1 if element_type.startswith("f8") else ELEMENT_BYTES[element_type]
 
 
 @dataclass(frozen=True)

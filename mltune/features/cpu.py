@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.problem import Problem
+from mltune.problem import ELEMENT_BYTES, Problem
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
 
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
 VECTOR_REGISTERS = 32  # zmm0-31 on AVX-512 (and ymm0-31 with AVX-512VL)
 # Nominal per-core cache sizes (Zen 4 and Rocket Lake have 32/48 KiB L1D, 1 MiB/512 KiB L2): the
 # fits are coarse flags, the footprints themselves are features too.
@@ -24,18 +23,18 @@ L1_BYTES = 32 * 1024
 L2_BYTES = 512 * 1024
 
 
-def _ceil_div(a, b):
+def ceil_div(a, b):
     return -(-a // b)
 
 
 def padding_waste(size: int, tile: np.ndarray) -> np.ndarray:
     """Fraction of the tiled extent that is padding: 1 - size / (ceil(size / tile) * tile)."""
-    return 1.0 - size / (_ceil_div(size, tile) * tile)
+    return 1.0 - size / (ceil_div(size, tile) * tile)
 
 
 def wave_inefficiency(workgroups: np.ndarray, cores: int) -> np.ndarray:
     """Fraction of core slots left idle in the last wave of workgroups."""
-    slots = _ceil_div(workgroups, cores) * cores
+    slots = ceil_div(workgroups, cores) * cores
     return (slots - workgroups) / slots
 
 
@@ -66,13 +65,13 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     in_bytes = ELEMENT_BYTES[problem.lhs_type]
     acc_bytes = ELEMENT_BYTES[problem.out_type]
     lanes = cpu.native_vector_bytes // acc_bytes
-    vectors_per_row = _ceil_div(vec_n, lanes)
+    vectors_per_row = ceil_div(vec_n, lanes)
     accumulators = vec_m * vectors_per_row
-    workgroups = batch * _ceil_div(m, wg_m) * _ceil_div(n, wg_n)
+    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     footprint = (wg_m * k + k * wg_n) * in_bytes + wg_m * wg_n * acc_bytes
     # one vector tile streams vec_m rows of LHS and vec_n columns of RHS over the whole K
     vector_panel = (vec_m + vec_n) * k * in_bytes
-    padded_area = _ceil_div(m, wg_m) * wg_m * _ceil_div(n, wg_n) * wg_n
+    padded_area = ceil_div(m, wg_m) * wg_m * ceil_div(n, wg_n) * wg_n
     columns = {
         "tile_k_pow2": (vec_k & (vec_k - 1)) == 0,
         "vector_lane_fill": vec_n / (vectors_per_row * lanes),

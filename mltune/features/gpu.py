@@ -12,18 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import padding_waste, wave_inefficiency
-from mltune.problem import Problem
+from mltune.features.cpu import ceil_div, padding_waste, wave_inefficiency
+from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
-from mltune.search.gpu_contraction import element_bytes
 from mltune.targets.gpu import GpuInfo
 
 ACCUMULATOR_REGISTER_LIMIT = 256  # 32-bit registers per thread (architected VGPRs on CDNA, the per-thread cap on NVIDIA)
 MAX_SUBGROUPS_PER_CU = 32  # resident subgroups per CU/SM (CDNA: 8 waves x 4 SIMDs; Ampere and Hopper: 64 warps)
-
-
-def _ceil_div(a, b):
-    return -(-a // b)
 
 
 def _is_pow2(x: np.ndarray) -> np.ndarray:
@@ -51,7 +46,7 @@ def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: Candida
     threads = subgroups * sg_size
     k_tile = red_k * mma_k
     shared = element_bytes(problem.lhs_type) * (wg_m + wg_n) * k_tile
-    workgroups = batch * _ceil_div(m, wg_m) * _ceil_div(n, wg_n)
+    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     resident = np.minimum(gpu.shared_memory_bytes // np.maximum(shared, 1), MAX_SUBGROUPS_PER_CU // subgroups)
     resident = np.maximum(resident, 1)
     return FeatureMatrix.from_columns({

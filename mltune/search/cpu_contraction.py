@@ -16,14 +16,13 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from mltune.problem import Problem
+from mltune.problem import ELEMENT_BYTES, Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.space import Knob, Space
 from mltune.targets.cpu import CpuInfo
 
 PIPELINE = "DoubleTilingExpert"
 VECTOR_BYTES_LIMIT_FACTOR = 512  # the compiler's limit is native_vector_size * 512 bytes
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
 MAX_WORKGROUP_TILE = {"m": 512, "n": 1024}
 MAX_VECTOR_TILE = {"m": 32, "n": 64, "k": 64}
 

@@ -27,7 +27,7 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu
 
-from mltune.problem import Problem
+from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.search.iree_constraints import EmittedConstraints
 from mltune.search.space import Knob, Space, evaluate
@@ -41,13 +41,6 @@ SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)
 REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
 PREFETCH_STAGES = (2,)  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
 WAVES_PER_EU = (0, 2, 4)
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
-
-
-def element_bytes(element_type: str) -> int:
-    return 1 if element_type.startswith("f8") else ELEMENT_BYTES[element_type]
-
-
 def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | None = None) -> tuple[MmaShape, ...]:
     """The intrinsics the compiler would consider: its own list when it emitted one, else the
     target's intrinsics whose A/B types are the operand types and whose C type is the result's

@@ -18,11 +18,11 @@ from __future__ import annotations
 import z3
 from iree.compiler import ir
 
-from mltune.problem import Problem
+from mltune.problem import Problem, element_bytes
 from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
                                            SUBGROUP_TILES, WAVES_PER_EU, Derived, TileAndFuseConfigurator,
                                            aligned_divides, lookup, tile_values, build_compilation_info,
-                                           element_bytes, substitute_emitted, usable_mmas)
+                                           substitute_emitted, usable_mmas)
 from mltune.search.iree_constraints import EmittedConstraints
 from mltune.search.space import Knob, Space
 from mltune.targets.gpu import GpuInfo
