@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any, Iterator
 
 from iree.compiler import version as compiler_version
@@ -89,6 +90,14 @@ class RecordWriter:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def record_ratio(record: dict[str, Any]) -> float:
+    """Median over rounds of candidate time / baseline time (as `Measurement.ratio`); inf without both times."""
+    times, baselines = record.get("time_us") or [], record.get("baseline_us") or []
+    if record.get("status") != "ok" or not times or len(times) != len(baselines) or min(baselines) <= 0:
+        return float("inf")
+    return float(median(t / b for t, b in zip(times, baselines)))
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:

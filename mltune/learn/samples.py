@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from mltune.dataset import read_records
+from mltune.dataset import read_records, record_ratio
 from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
 from mltune.problem import Problem
@@ -60,14 +60,6 @@ class Dataset:
     failed_records: int
     data_sha256: str  # of the records used, in a canonical order: names the training data in a model's sidecar
     compilers: tuple[str, ...]  # IREE versions the records were measured with
-
-
-def record_ratio(record: dict[str, Any]) -> float:
-    """Median over rounds of candidate time / baseline time (as `Measurement.ratio`); inf without both times."""
-    times, baselines = record.get("time_us") or [], record.get("baseline_us") or []
-    if record.get("status") != "ok" or not times or len(times) != len(baselines) or min(baselines) <= 0:
-        return float("inf")
-    return float(median(t / b for t, b in zip(times, baselines)))
 
 
 def cpu_of(arch: str, device: str) -> CpuInfo:

@@ -9,9 +9,8 @@ default. Those are tried first, fastest first; then the inner ranker's order, wi
 from __future__ import annotations
 
 from pathlib import Path
-from statistics import median
 
-from mltune.dataset import read_records
+from mltune.dataset import read_records, record_ratio
 from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 
@@ -29,7 +28,7 @@ def known_fast(dataset_dir: Path, problem_key: str, exclude_run: str | None = No
                 continue
         except (TypeError, KeyError):
             continue
-        ratio = median(t / b for t, b in zip(record["time_us"], record["baseline_us"]))
+        ratio = record_ratio(record)
         key = tuple(sorted(record["knobs"].items()))
         if ratio < 1.0 and (key not in best or ratio < best[key][0]):
             best[key] = (ratio, record["knobs"])
