@@ -20,6 +20,7 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.errors import UserError
+from mltune.inputs import strip_configuration
 from mltune.problem import Problem
 from mltune.tools import run_tool, tool_path
 
@@ -67,13 +68,12 @@ def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
     if result.ok:
         return out, ""
     stripped = out.with_suffix(".stripped.mlir")
-    strip = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(stripped)],
-                     timeout_s=PROFILE_TIMEOUT_S)
-    if strip.ok:
-        retry = run_tool([tool_path("iree-compile"), str(stripped), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
-        if retry.ok:
-            return out, ""
-    return out, result.describe_failure()
+    try:
+        strip_configuration(bench, stripped)
+    except UserError:
+        return out, result.describe_failure()
+    retry = run_tool([tool_path("iree-compile"), str(stripped), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    return out, "" if retry.ok else result.describe_failure()
 
 
 def time_dispatch(vmfb: Path, device: str) -> float:
