@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.problem import Problem
 from mltune.tools import tool_path
 
@@ -26,31 +27,12 @@ MLTUNE_TIMEOUT_S = 240
 def matmul_source(m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32",
                   transpose_rhs: bool = False) -> str:
     """A `@main` computing one `linalg.matmul` (optionally with an N x K right-hand side)."""
-    rhs_shape = f"{n}x{k}" if transpose_rhs else f"{k}x{n}"
-    zero = "0.0" if out_type.startswith(("f", "bf")) else "0"
-    maps = ""
-    if transpose_rhs:
-        maps = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
-                "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
-    return f"""func.func @main(%lhs: tensor<{m}x{k}x{in_type}>, %rhs: tensor<{rhs_shape}x{in_type}>) -> tensor<{m}x{n}x{out_type}> {{
-  %zero = arith.constant {zero} : {out_type}
-  %empty = tensor.empty() : tensor<{m}x{n}x{out_type}>
-  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
-  %r = linalg.matmul {maps}ins(%lhs, %rhs : tensor<{m}x{k}x{in_type}>, tensor<{rhs_shape}x{in_type}>) outs(%acc : tensor<{m}x{n}x{out_type}>) -> tensor<{m}x{n}x{out_type}>
-  return %r : tensor<{m}x{n}x{out_type}>
-}}
-"""
+    return contraction_model(ContractionShape(m, n, k, 0, in_type, out_type, transpose_rhs))
 
 
 def batch_matmul_source(b: int, m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32") -> str:
-    return f"""func.func @main(%a: tensor<{b}x{m}x{k}x{in_type}>, %b: tensor<{b}x{k}x{n}x{in_type}>) -> tensor<{b}x{m}x{n}x{out_type}> {{
-  %zero = arith.constant 0.0 : {out_type}
-  %empty = tensor.empty() : tensor<{b}x{m}x{n}x{out_type}>
-  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : tensor<{b}x{m}x{n}x{out_type}>) -> tensor<{b}x{m}x{n}x{out_type}>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<{b}x{m}x{k}x{in_type}>, tensor<{b}x{k}x{n}x{in_type}>) outs(%acc : tensor<{b}x{m}x{n}x{out_type}>) -> tensor<{b}x{m}x{n}x{out_type}>
-  return %r : tensor<{b}x{m}x{n}x{out_type}>
-}}
-"""
+    """A `@main` computing one `linalg.batch_matmul`."""
+    return contraction_model(ContractionShape(m, n, k, b, in_type, out_type))
 
 
 def conv2d_nhwc_source(n: int, h: int, w: int, c: int, f: int, kernel: int = 3, in_type: str = "f16",

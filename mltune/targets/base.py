@@ -11,16 +11,14 @@ from iree.compiler import ir
 
 from mltune.errors import UserError
 from mltune.mlir import new_context
+from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
 from mltune.tools import run_tool, tool_path
 
 TargetFacts = Union[CpuInfo, GpuInfo]
-_PROBE = """func.func @probe(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%c : tensor<32x32xf32>) -> tensor<32x32xf32>
-  return %r : tensor<32x32xf32>
-}
-"""
+_PROBE = ContractionShape(32, 32, 32, in_type="f16", out_type="f32")  # the module that asks the compiler
+
 
 class Target(Protocol):
     """What the tuner asks of a target: how to compile for it, and which runtime driver runs it."""
@@ -47,7 +45,7 @@ def _probe(target: GpuTarget) -> None:
     """Ask the compiler whether it knows the target: a tiny module to executable configurations."""
     with tempfile.TemporaryDirectory(prefix="mltune_probe_") as tmp:
         source = Path(tmp) / "probe.mlir"
-        source.write_text(_PROBE)
+        source.write_text(contraction_model(_PROBE))
         source = target.prepare_source(source, Path(tmp), new_context())
         result = run_tool([tool_path("iree-compile"), str(source), *target.compile_flags(),
                            "--compile-to=executable-configurations", "-o", str(Path(tmp) / "out.mlir")], timeout_s=120)
