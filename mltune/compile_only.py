@@ -16,14 +16,13 @@ from typing import Sequence
 
 from iree.compiler import ir
 
-from mltune.errors import UserError
 from mltune.inputs import prepare_input
 from mltune.problem import Problem, Untunable
 from mltune.rankers import RankingInput, make_ranker
 from mltune.search.apply import Applier, make_applier
 from mltune.search.build import Builder, BuildResult
 from mltune.search.candidate import Configurator
-from mltune.tune import TuneRequest, check_target_matches, configurators, read_dispatches
+from mltune.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
 
 
 @dataclass(frozen=True)
@@ -53,13 +52,11 @@ def compile_indices(problem: Problem, configurator: Configurator, applier: Appli
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
-    dispatches = read_dispatches(tuning_input, context)
-    check_target_matches(dispatches, request.target)
+    dispatches = read_checked_dispatches(tuning_input, request, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not tunable:
-        raise UserError(f"nothing tunable in {request.input_path} "
-                        f"({'; '.join(f'{n}: {u.reason}' for n, u in untunable) or 'no dispatches'})")
+        raise nothing_tunable(request, dispatches)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     applier = make_applier(request.target.kind, tuning_input.source, context)
     checks = []

@@ -177,7 +177,7 @@ def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Buil
     return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
 
 
-def _nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
+def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
     reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
     return UserError(f"nothing tunable in {request.input_path} ({reasons})")
 
@@ -200,7 +200,8 @@ def _configure(dispatches: list[Dispatch], context: ir.Context,
     return listed, configured
 
 
-def _read_checked(tuning_input: TuningInput, request: TuneRequest, context: ir.Context) -> list[Dispatch]:
+def read_checked_dispatches(tuning_input: TuningInput, request: TuneRequest, context: ir.Context) -> list[Dispatch]:
+    """The dumped dispatches, each checked to be compiled for the kind of target `--target` names."""
     dispatches = read_dispatches(tuning_input, context)
     check_target_matches(dispatches, request.target)
     return dispatches
@@ -213,10 +214,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
-    dispatches = _read_checked(tuning_input, request, context)
+    dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
-        raise _nothing_tunable(request, dispatches)
+        raise nothing_tunable(request, dispatches)
     facts = (tunable or dispatches)[0].facts
     make_ranker(request.ranker, request.seed, facts)  # a ranker missing its model for this target stops here
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
@@ -235,9 +236,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         baseline = builder.compile(-1, None, "baseline")
         if baseline.status != "ok":
             raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
-        dispatches = _read_checked(tuning_input, request, context)
+        dispatches = read_checked_dispatches(tuning_input, request, context)
     elif not tunable:
-        raise _nothing_tunable(request, dispatches)
+        raise nothing_tunable(request, dispatches)
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
     profiles = _profile(tuning_input, dispatches, request)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
