@@ -101,7 +101,8 @@ def main() -> int:
                 rng = np.random.default_rng(0)
                 sample = rng.choice(len(candidates), size=min(args.samples, len(candidates)), replace=False)
                 started = time.perf_counter()
-                builds = compile_indices(dispatch.problem, configurator, applier, builder, [int(i) for i in sample])
+                builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
+                                         [int(i) for i in sample])
                 ok = sum(b.status == "ok" for b in builds)
                 failures.update(b.detail[:160] for b in builds if b.status != "ok")
                 rows.append((target_name, name, len(candidates), generation, ok, len(builds), time.perf_counter() - started))

@@ -21,7 +21,7 @@ from mltune.problem import Problem, Untunable
 from mltune.rankers import RankingInput, make_ranker
 from mltune.search.apply import Applier, make_applier
 from mltune.search.build import Builder, BuildResult
-from mltune.search.candidate import Configurator
+from mltune.search.candidate import CandidateSet, Configurator
 from mltune.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
 
 
@@ -41,10 +41,9 @@ class CompileCheck:
         return self.compiled / self.tried if self.tried else 0.0
 
 
-def compile_indices(problem: Problem, configurator: Configurator, applier: Applier, builder: Builder,
-                    indices: Sequence[int], group: str = "") -> list[BuildResult]:
-    """Compile the given candidates of one space (in parallel, `builder.jobs` at a time)."""
-    candidates = configurator.candidates()
+def compile_indices(problem: Problem, configurator: Configurator, candidates: CandidateSet, applier: Applier,
+                    builder: Builder, indices: Sequence[int], group: str = "") -> list[BuildResult]:
+    """Compile the given candidates of one space, already enumerated (in parallel, `builder.jobs` at a time)."""
     jobs = [(i, applier.apply(problem, configurator.compilation_info(candidates.knobs(i)))) for i in indices]
     return builder.compile_many(jobs, group)
 
@@ -70,8 +69,8 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         generation = time.perf_counter() - started
         ranker = make_ranker(request.ranker, request.seed)
         ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
-        builds = compile_indices(dispatch.problem, configurator, applier, builder, ranker.ask(request.settings.budget),
-                                 dispatch.name)
+        builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
+                                 ranker.ask(request.settings.budget), dispatch.name)
         failed = [b.detail for b in builds if b.status != "ok"]
         checks.append(CompileCheck(dispatch.name, dispatch.problem.key, configurator.pipeline, len(candidates),
                                    generation, len(builds), len(builds) - len(failed), failed[0] if failed else ""))
