@@ -23,7 +23,7 @@ from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_ROUNDS, Config
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
-from mltune.rankers.seeded import SeededRanker, known_fast
+from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
 from mltune.search.apply import make_applier
 from mltune.search.build import Builder
 from mltune.search.candidate import Configurator
@@ -247,6 +247,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     runner_seconds_before_loop = runner.seconds_in_children
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
+    priors = known_fast_by_problem(request.dataset_dir / facts.arch, exclude_run=run_id)  # earlier runs' fast configs
     writers = [RecordWriter(request.dataset_dir / facts.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
 
     def write(record: Record) -> None:
@@ -264,8 +265,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             problem = dispatch.problem
             assert isinstance(problem, Problem)
             loop.settings = replace(request.settings, budget=allocation.budget)
-            prior = known_fast(request.dataset_dir / facts.arch, problem.key, exclude_run=run_id)
-            ranker = SeededRanker(make_ranker(request.ranker, request.seed), prior)
+            ranker = SeededRanker(make_ranker(request.ranker, request.seed), priors.get(problem.key, []))
             results.append(loop.tune(dispatch.name, problem, configurator, ranker))
     finally:
         for writer in writers:
