@@ -219,7 +219,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
         raise nothing_tunable(request, dispatches)
     facts = (tunable or dispatches)[0].facts
-    make_ranker(request.ranker, request.seed, facts)  # a ranker missing its model for this target stops here
+    # a ranker missing its model for this target stops here; every ranker starts afresh for each problem,
+    # so this one serves them all (the forest's model is loaded once)
+    inner_ranker = make_ranker(request.ranker, request.seed, facts)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     default_build = builder.compile(-1, None, "baseline")
     if default_build.status != "ok":
@@ -265,7 +267,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             problem = dispatch.problem
             assert isinstance(problem, Problem)
             loop.settings = replace(request.settings, budget=allocation.budget)
-            ranker = SeededRanker(make_ranker(request.ranker, request.seed), priors.get(problem.key, []))
+            ranker = SeededRanker(inner_ranker, priors.get(problem.key, []))
             results.append(loop.tune(dispatch.name, problem, configurator, ranker))
     finally:
         for writer in writers:
