@@ -58,6 +58,7 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         raise nothing_tunable(request, dispatches)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     applier = make_applier(request.target.kind, tuning_input.source, context)
+    ranker = make_ranker(request.ranker, request.seed)  # started afresh for each dispatch: made (and loaded) once
     checks = []
     for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
         if isinstance(configurator, Untunable):
@@ -67,7 +68,6 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         started = time.perf_counter()
         candidates = configurator.candidates()
         generation = time.perf_counter() - started
-        ranker = make_ranker(request.ranker, request.seed)
         ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
         builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
                                  ranker.ask(request.settings.budget), dispatch.name)
