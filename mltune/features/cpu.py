@@ -38,10 +38,15 @@ def wave_inefficiency(workgroups: np.ndarray, cores: int) -> np.ndarray:
     return (slots - workgroups) / slots
 
 
+def gemm_sizes(problem: Problem) -> tuple[int, int, int, int]:
+    """(batch, M, N, K) of a contraction: the product of its batch loops and its one M, N and K size."""
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    return int(np.prod(problem.sizes(problem.batch), dtype=np.int64)), m, n, k
+
+
 def problem_features(problem: Problem) -> dict[str, float]:
     """Problem-level columns: the same for every candidate of a problem, they let one model span problems."""
-    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
-    batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
+    batch, m, n, k = gemm_sizes(problem)
     return {
         "log2_m": np.log2(m),
         "log2_n": np.log2(n),
@@ -58,8 +63,7 @@ def problem_features(problem: Problem) -> dict[str, float]:
 
 
 def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
-    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
-    batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
+    batch, m, n, k = gemm_sizes(problem)
     wg_m, wg_n = candidates.column("wg_m"), candidates.column("wg_n")
     vec_m, vec_n, vec_k = candidates.column("vec_m"), candidates.column("vec_n"), candidates.column("vec_k")
     in_bytes = ELEMENT_BYTES[problem.lhs_type]

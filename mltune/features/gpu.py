@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import ceil_div, padding_waste, wave_inefficiency
+from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, wave_inefficiency
 from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
@@ -33,8 +33,7 @@ def _gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, i
     if problem.op_kind == "convolution":
         dims = (1, size(problem.batch + problem.m), size(problem.n), size(problem.k))
         return dims, (c("wg_b") * c("wg_oh") * c("wg_ow"), c("wg_oc"), c("sg_oh") * c("sg_ow"), c("sg_oc"))
-    dims = (size(problem.batch), size(problem.m), size(problem.n), size(problem.k))
-    return dims, (c("wg_m"), c("wg_n"), c("sg_m"), c("sg_n"))
+    return gemm_sizes(problem), (c("wg_m"), c("wg_n"), c("sg_m"), c("sg_n"))
 
 
 def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
