@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from iree.compiler import ir
 
@@ -27,6 +28,19 @@ def parse_module_file(path: Path, context: ir.Context) -> ir.Module:
         first = str(err).strip().splitlines()
         detail = next((line.strip() for line in first[1:] if line.strip()), first[0] if first else "")
         raise UserError(f"{path}: not valid MLIR: {detail}") from None
+
+
+def find_ops(module: ir.Module, wanted: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """Every op of the module, nested ones included, for which `wanted` is true (in walk order)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if wanted(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 def affine_map_text(amap: ir.AffineMap) -> str:

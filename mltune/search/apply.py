@@ -17,6 +17,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import linalg
 
 from mltune.errors import UserError
+from mltune.mlir import find_ops
 from mltune.problem import Problem, problem_from_root_op
 from mltune.search.spec import build_spec, link_specs
 
@@ -51,15 +52,8 @@ class SpecApplier:
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
     """The linalg contractions and convolutions of a module: the ops a `Problem` can describe."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
+    return find_ops(module, lambda op: op.name.startswith("linalg.")
+                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)))
 
 
 @dataclass(frozen=True)

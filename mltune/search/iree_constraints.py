@@ -17,7 +17,7 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from mltune.mlir import parse_module_file
+from mltune.mlir import find_ops, parse_module_file
 from mltune.tools import run_tool, tool_path
 
 EMIT_TIMEOUT_S = 120
@@ -47,15 +47,7 @@ def _collect(expr: z3.ExprRef, found: set[str]) -> None:
 
 
 def _constraint_ops(module: ir.Module) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "iree_codegen.smt.constraints":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
+    return find_ops(module, lambda op: op.name == "iree_codegen.smt.constraints")
 
 
 def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) -> list[EmittedConstraints]:
