@@ -40,12 +40,6 @@ def with_flags(builder: Builder, flags: Sequence[str], work_dir: Path) -> Builde
     return replace(builder, tuning_input=tuning_input, work_dir=work_dir)
 
 
-def wins(measurement: Measurement, min_speedup: float, min_rounds_won: float) -> bool:
-    """Faster than the baseline beyond the noise: by `min_speedup` in the median and in most rounds."""
-    return (measurement.status == "ok" and measurement.ratio * min_speedup <= 1.0
-            and measurement.rounds_won >= min_rounds_won)
-
-
 def choose_flags(builder: Builder, runner: Runner | RunnerPool, baseline_vmfb: Path, plan: TimingPlan,
                  min_speedup: float, min_rounds_won: float, starter: Applied | None = None) -> FlagChoice:
     """Compile the model with each variant, time them all against the baseline build, keep the fastest winner.
@@ -60,7 +54,7 @@ def choose_flags(builder: Builder, runner: Runner | RunnerPool, baseline_vmfb: P
     failed = {names[b.index]: b.detail for b in builds if b.status != "ok"}
     ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     measured = {names[m.index]: m for m in runner.measure(baseline_vmfb, ok, plan)}
-    winners = [n for n, m in measured.items() if wins(m, min_speedup, min_rounds_won)]
+    winners = [n for n, m in measured.items() if m.wins(min_speedup, min_rounds_won)]
     if not winners:
         return FlagChoice((), "default", measured, failed)
     best = min(winners, key=lambda n: measured[n].ratio)

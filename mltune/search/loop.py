@@ -155,6 +155,5 @@ class TuningLoop:
                                          self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
-        beats_noise = measurement.ratio * self.settings.min_speedup <= 1.0
-        if measurement.status == "ok" and beats_noise and measurement.rounds_won >= self.settings.min_rounds_won:
+        if measurement.wins(self.settings.min_speedup, self.settings.min_rounds_won):
             result.winner = (trial, measurement)

@@ -50,6 +50,10 @@ class Measurement:
             return 0.0
         return sum(c < b for c, b in zip(self.time_us, self.baseline_us)) / len(self.time_us)
 
+    def wins(self, min_speedup: float, min_rounds_won: float) -> bool:
+        """Faster than the baseline beyond the noise: by `min_speedup` in the median and in most rounds."""
+        return self.status == "ok" and self.ratio * min_speedup <= 1.0 and self.rounds_won >= min_rounds_won
+
 
 @dataclass(frozen=True)
 class TimingPlan:
