@@ -14,10 +14,11 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from statistics import median
 from typing import Any, Iterator
 
 from iree.compiler import version as compiler_version
+
+from mltune.search.run import Measurement
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "compile_error", "run_error", "timeout")
@@ -93,11 +94,12 @@ class RecordWriter:
 
 
 def record_ratio(record: dict[str, Any]) -> float:
-    """Median over rounds of candidate time / baseline time (as `Measurement.ratio`); inf without both times."""
+    """`Measurement.ratio` of a stored record: the median over rounds of candidate time / baseline time;
+    inf without both times, one baseline per round and all of them positive."""
     times, baselines = record.get("time_us") or [], record.get("baseline_us") or []
-    if record.get("status") != "ok" or not times or len(times) != len(baselines) or min(baselines) <= 0:
+    if len(times) != len(baselines) or min(baselines, default=1.0) <= 0:
         return float("inf")
-    return float(median(t / b for t, b in zip(times, baselines)))
+    return float(Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).ratio)
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
