@@ -16,7 +16,9 @@ least `--budget` measured candidates is skipped, so an interrupted collection re
     python benchmarks/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
 GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) on one device, one
-problem at a time, compiling with `--cores-per-lane` jobs.
+problem at a time, compiling with `--cores-per-lane` jobs. On CUDA, `--iree-flag=--iree-cuda-use-ptxas`
+(with a CUDA toolkit's `ptxas` on PATH) assembles kernels at compile time, on all cores, instead of
+leaving the PTX to the driver's JIT when the timing worker loads each candidate one after another.
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: l
                "--target", args.target]
     if args.devices:
         command += ["--devices", args.devices]
+    command += [f"--iree-flag={flag}" for flag in args.iree_flags]
     if cores is not None and shutil.which("taskset"):
         command = ["taskset", "-c", ",".join(map(str, cores))] + command
     return command
@@ -171,6 +174,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, help="problem names to measure")
     parser.add_argument("--target", default="host", help="host (the CPU problems) or a GPU target (the GPU problems)")
     parser.add_argument("--devices", default=None, help="runtime device of a GPU target, e.g. cuda://0")
+    parser.add_argument("--iree-flag", action="append", default=[], dest="iree_flags", metavar="FLAG",
+                        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
     args = parser.parse_args()
     problems = PROBLEMS if args.target == "host" else GPU_PROBLEMS
     todo: queue.Queue[ContractionShape] = queue.Queue()

@@ -29,6 +29,12 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(message)
 
 
+def _iree_flag(text: str) -> str:
+    if not text.startswith("--") or len(text) < 3:
+        raise argparse.ArgumentTypeError(f"expected an iree-compile flag such as --iree-opt-level=O3, got {text!r}")
+    return text
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -89,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--flag-search", action="store_true",
                       help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
                            "model and tune under the winner")
+    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=_iree_flag,
+                      help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
+                           "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
     _add_learning_commands(commands)
     return parser
 
@@ -244,7 +253,7 @@ def _run_tune(args: argparse.Namespace) -> int:
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
-                          args.top, args.starter_spec, args.flag_search)
+                          args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags))
     if args.compile_only:
         from mltune.compile_only import compile_only
 

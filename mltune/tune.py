@@ -50,6 +50,7 @@ class TuneRequest:
     top: int | None = None  # problems to tune in a model; None: those covering most of its time
     starter_spec: Path | None = None
     flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
+    compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Buil
     variant_dir = request.run_dir / choice.name
     variant_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, variant_dir, context, request.function,
-                                 request.seed, choice.flags)
+                                 request.seed, (*request.compile_flags, *choice.flags))
     return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
 
 
@@ -212,7 +213,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     _check_writable(request.output)
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function, request.seed)
+    tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
+                                 request.seed, request.compile_flags)
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]

@@ -271,6 +271,18 @@ def test_cli_compile_only_end_to_end(tmp_path, target, source):
     assert len(list((tmp_path / "run" / "candidates").glob("*/candidate_*/module.vmfb"))) == 4
 
 
+@pytest.mark.e2e
+def test_iree_flags_reach_every_compile(tmp_path):
+    """`--iree-flag` goes to the dump, IREE's default and the candidates: here a flag that makes
+    iree-compile write each dispatch's source into a folder of the run."""
+    (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
+    result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "2", "--run-dir", "run",
+                     "--iree-flag=--iree-hal-dump-executable-sources-to=sources"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"\s2/2\s+100.0 %", result.stdout), result.stdout
+    assert list((tmp_path / "sources").glob("*.mlir"))
+
+
 def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
     from mltune.features.gpu import gpu_contraction_features
     from mltune.rankers import RankingInput, make_ranker
