@@ -156,6 +156,8 @@ def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: l
     if args.devices:
         command += ["--devices", args.devices]
     command += [f"--iree-flag={flag}" for flag in args.iree_flags]
+    if args.batch:
+        command += ["--batch", str(args.batch)]
     if cores is not None and shutil.which("taskset"):
         command = ["taskset", "-c", ",".join(map(str, cores))] + command
     return command
@@ -176,6 +178,9 @@ def main() -> int:
     parser.add_argument("--devices", default=None, help="runtime device of a GPU target, e.g. cuda://0")
     parser.add_argument("--iree-flag", action="append", default=[], dest="iree_flags", metavar="FLAG",
                         help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
+    parser.add_argument("--batch", type=int, default=None,
+                        help="passed on to `mltune tune --batch`: a shuffle learns nothing between batches, so a "
+                             "batch of twice the cores keeps them busy and starts fewer runtime processes")
     args = parser.parse_args()
     problems = PROBLEMS if args.target == "host" else GPU_PROBLEMS
     todo: queue.Queue[ContractionShape] = queue.Queue()

@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
     tune.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
     tune.add_argument("--jobs", type=_positive_int, default=None, help="parallel compiles (default: CPU cores)")
+    tune.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+                      help="candidates compiled together and timed by one runtime process; larger batches use more "
+                           "cores and start fewer processes, adaptive rankers learn between batches "
+                           f"(default {LoopSettings.batch_size})")
     tune.add_argument("--min-speedup", type=_speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
@@ -250,7 +254,8 @@ def _run_tune(args: argparse.Namespace) -> int:
                 raise UserError(f"{err}{hint}") from None
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
-    settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup)
+    settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
+                            batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags))

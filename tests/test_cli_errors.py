@@ -52,6 +52,7 @@ CASES = {
     "starter_spec_without_entrypoint": ({"mm.mlir": TINY, "s.mlir": "module attributes {transform.with_named_sequence} {\n}\n"},
                                         ["mm.mlir", "--starter-spec", "s.mlir"], ["does not compile with --starter-spec"]),
     "iree_flag_not_a_flag": ({"mm.mlir": TINY}, ["mm.mlir", "--iree-flag", "O3"], ["--iree-flag", "'O3'"]),
+    "batch_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--batch", "0"], ["--batch", "positive integer"]),
     "budget_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "0"], ["--budget", "positive integer"]),
     "budget_negative": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "-3"], ["--budget", "'-3'"]),
     "budget_not_a_number": ({"mm.mlir": TINY}, ["mm.mlir", "--budget", "abc"], ["--budget", "'abc'"]),
