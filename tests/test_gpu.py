@@ -280,7 +280,7 @@ def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
     features = gpu_contraction_features(dump.problem, dump.gpu, candidates)
     assert np.isfinite(features.values).all()
     ranker = make_ranker("heuristic", seed=3)
-    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))  # dispatches on the target kind
+    ranker.start(RankingInput(dump.problem, dump.gpu, candidates, "TileAndFuse"))  # dispatches on the target kind
     order = np.array(ranker.ask(len(candidates)))
     assert sorted(order.tolist()) == list(range(len(candidates)))
     first = order[:50]
