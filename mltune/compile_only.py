@@ -69,7 +69,7 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         started = time.perf_counter()
         candidates = configurator.candidates()
         generation = time.perf_counter() - started
-        ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
+        ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates, configurator.pipeline))
         builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
                                  ranker.ask(request.settings.budget), dispatch.name)
         failed = [b.detail for b in builds if b.status != "ok"]

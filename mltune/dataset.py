@@ -20,7 +20,8 @@ from iree.compiler import version as compiler_version
 
 from mltune.search.run import Measurement
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
+READABLE_SCHEMAS = (1, 2)
 STATUSES = ("ok", "compile_error", "run_error", "timeout")
 
 
@@ -41,6 +42,7 @@ class Record:
     run_id: str
     level: str  # model | dispatch: where the candidate was timed
     detail: str = ""
+    target: dict[str, Any] | None = None  # the target's facts (`mltune.targets.stored`); None in imported records
     compiler: str = compiler_version.VERSION
     timestamp: float = field(default_factory=time.time)
     schema: int = SCHEMA_VERSION
@@ -115,5 +117,5 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
                 except json.JSONDecodeError:
                     print(f"warning: {file}:{number}: skipping an incomplete record", file=sys.stderr)
                     continue
-                if isinstance(record, dict) and record.get("schema") == SCHEMA_VERSION:
+                if isinstance(record, dict) and record.get("schema") in READABLE_SCHEMAS:
                     yield record

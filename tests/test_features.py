@@ -9,6 +9,7 @@ from learn_helpers import matmul_problem
 from mltune.features import EXTRACTORS, extractor_for
 from mltune.errors import UserError
 from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
+from mltune.features.gpu import gpu_contraction_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
@@ -53,4 +54,5 @@ def test_extractors_are_chosen_by_pipeline():
     assert extractor_for("DoubleTilingExpert") is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
         extractor_for("amdsharktuner/x")
-    assert set(EXTRACTORS) == {"DoubleTilingExpert"}
+    assert extractor_for("TileAndFuse") is gpu_contraction_features  # GPU contractions and IGEMM convolutions
+    assert set(EXTRACTORS) == {"DoubleTilingExpert", "TileAndFuse"}

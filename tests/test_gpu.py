@@ -292,7 +292,7 @@ def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
     features = gpu_contraction_features(dump.problem, dump.gpu, candidates)
     assert np.isfinite(features.values).all()
     ranker = make_ranker("heuristic", seed=3)
-    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))  # dispatches on the target kind
+    ranker.start(RankingInput(dump.problem, dump.gpu, candidates, "TileAndFuse"))  # dispatches on the target kind
     order = np.array(ranker.ask(len(candidates)))
     assert sorted(order.tolist()) == list(range(len(candidates)))
     first = order[:50]
@@ -308,3 +308,38 @@ def test_dispatch_for_another_target_is_refused(gpu_dumps, tmp_path):
     result = mltune(["tune", str(gpu_dumps["mm_mi300x"].bench), "--run-dir", "run"], cwd=tmp_path)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
     assert "compiled for rocm (gfx942)" in result.stderr and "--target host" in result.stderr
+
+
+def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, context, tmp_path, monkeypatch):
+    """Synthetic sm_90 records (made-up times) without stored facts, as the first H100 records were written: training
+    rebuilds the facts from the arch; `tune --ranker random-forest` reads them from the dumped dispatch. They must be
+    the same facts, so that one candidate gets the same feature row in both, and the forest ranks the real space."""
+    from learn_helpers import write_synthetic_gpu_dataset
+    from mltune.features.gpu import gpu_contraction_features
+    from mltune.learn.samples import load_dataset
+    from mltune.learn.train import train
+    from mltune.rankers import RankingInput, make_ranker
+
+    dump = gpu_dumps["mm_sm90"]
+    other = Problem(**{**dump.problem.to_record(), "bounds": (512, 256, 192)})
+    root = write_synthetic_gpu_dataset(tmp_path / "datasets", [dump.problem, other], dump.gpu, store_target=False)
+    samples = next(p for p in load_dataset(root, "sm_90").problems if p.problem == dump.problem)
+    assert samples.target == dump.gpu
+    train(root, "sm_90", tmp_path / "models")
+
+    configurator = configurator_for(dump, context)
+    candidates = configurator.candidates()
+    ranking_input = RankingInput(dump.problem, dump.gpu, candidates, configurator.pipeline)
+    trained = samples.features()
+    at_tune_time = gpu_contraction_features(dump.problem, dump.gpu, candidates)
+    assert at_tune_time.names == trained.names
+    rows = [(row, candidates.index_of(samples.candidates.knobs(row))) for row in range(len(samples.candidates))]
+    rows = [(row, index) for row, index in rows if index is not None]  # the compiler's constraints may drop some
+    assert rows
+    for row, index in rows:
+        np.testing.assert_array_equal(at_tune_time.values[index], trained.values[row])
+
+    monkeypatch.chdir(tmp_path)  # the forest's models/ARCH/ is read from the working directory, as `tune` does
+    ranker = make_ranker("random-forest", 0, dump.gpu)
+    ranker.start(ranking_input)
+    assert sorted(ranker.ask(len(candidates))) == list(range(len(candidates)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, wave_inefficiency
+from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
 from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
@@ -73,4 +73,5 @@ def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "prefetch": c("prefetch"),
         "no_bank_fix": c("no_bank_fix"),
         "waves_per_eu": c("waves_per_eu"),
+        **problem_features(problem, (batch, m, n, k), len(candidates)),
     })

@@ -19,11 +19,13 @@ from mltune.targets import TargetFacts
 
 @dataclass(frozen=True)
 class RankingInput:
-    """Everything a ranker may look at: the problem, the target's facts and the candidates."""
+    """Everything a ranker may look at: the problem, the target's facts, the candidates and the pipeline
+    they configure (which names their features)."""
 
     problem: Problem
     target: TargetFacts
     candidates: CandidateSet
+    pipeline: str
 
 
 class Ranker(Protocol):

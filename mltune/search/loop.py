@@ -108,7 +108,7 @@ class TuningLoop:
     def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker) -> DispatchResult:
         candidates = configurator.candidates()
         result = DispatchResult(name, problem, len(candidates))
-        ranker.start(RankingInput(problem, self.facts, candidates))
+        ranker.start(RankingInput(problem, self.facts, candidates, configurator.pipeline))
         started = time.monotonic()
         progress = tqdm(total=self.settings.budget, desc=name, unit="bench", dynamic_ncols=True, disable=None)
         try:
