@@ -37,8 +37,7 @@ def ten_thousand_candidates(dataset) -> RankingInput:
     spaces = [(p, CpuContraction(p.problem, p.target, None).candidates()) for p in dataset.problems]
     samples, space = max(spaces, key=lambda pair: len(pair[1]))
     rows = np.random.default_rng(0).choice(len(space), min(CANDIDATES, len(space)), replace=False)
-    return RankingInput(samples.problem, samples.target, CandidateSet(space.names, space.values[np.sort(rows)]),
-                        samples.pipeline)
+    return RankingInput(samples.problem, samples.target, CandidateSet(space.names, space.values[np.sort(rows)]))
 
 
 def main() -> None:

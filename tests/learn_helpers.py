@@ -8,6 +8,7 @@ something real to find; they are not measurements.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -17,7 +18,6 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE, CpuContraction
-from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.targets import TargetFacts
 from mltune.targets.cpu import CpuInfo
@@ -53,16 +53,17 @@ def synthetic_gpu_ratios(problem: Problem, gpu: GpuInfo, candidates: CandidateSe
             + 0.5 * f["wave_inefficiency"] + 0.3 * (1 - f["occupancy"]))
 
 
-def _write_problem(path: Path, arch: str, facts: TargetFacts, problem: Problem, pipeline: str,
+def _write_problem(path: Path, arch: str, facts: TargetFacts, problem: Problem, pipeline_of: Callable[[dict], str],
                    candidates: CandidateSet, ratios: np.ndarray, picked: np.ndarray, store_target: bool) -> None:
-    """One problem's records: every picked candidate measured in two rounds, the last one a compile error."""
+    """One problem's records: every picked candidate measured in two rounds, the last one a compile error;
+    each record names its candidate's pipeline."""
     writer = RecordWriter(path)
     for position, index in enumerate(picked):
         failed = position == len(picked) - 1
         ratio = float(ratios[index])
         writer.append(Record(
             arch=arch, device=f"synthetic-host/device/{facts.cores}cores", problem=problem.to_record(),
-            pipeline=pipeline, knobs=candidates.knobs(int(index)), status="compile_error" if failed else "ok",
+            pipeline=pipeline_of(candidates.knobs(int(index))), knobs=candidates.knobs(int(index)), status="compile_error" if failed else "ok",
             time_us=[] if failed else [100.0 * ratio, 101.0 * ratio], baseline_us=[] if failed else [100.0, 101.0],
             ranker="shuffle", position=position, run_id="synthetic", level="model",
             target=facts_to_record(facts) if store_target else None,
@@ -78,21 +79,23 @@ def write_synthetic_dataset(root: Path, arch: str = "synthetic", per_problem: in
         problem = matmul_problem(m, n, k)
         candidates = CpuContraction(problem, SYNTHETIC_CPU, None).candidates()
         picked = rng.choice(len(candidates), per_problem + 1, replace=False)
-        _write_problem(root / arch / f"mm_{m}x{n}x{k}.jsonl", arch, SYNTHETIC_CPU, problem, PIPELINE, candidates,
+        _write_problem(root / arch / f"mm_{m}x{n}x{k}.jsonl", arch, SYNTHETIC_CPU, problem, lambda _: PIPELINE, candidates,
                        synthetic_ratios(problem, candidates), picked, store_target=False)
     return root
 
 
 def write_synthetic_gpu_dataset(root: Path, problems: list[Problem], gpu: GpuInfo = SYNTHETIC_GPU,
                                 store_target: bool = True, per_problem: int = 40, seed: int = 0) -> Path:
-    """Synthetic TileAndFuse records of `gpu` (arch `gpu.arch`), as `write_synthetic_dataset` writes CPU ones;
-    `store_target=False` writes them as schema 1 did, without the target's facts. Returns `root`."""
+    """Synthetic records of `gpu` (arch `gpu.arch`; TileAndFuse and VectorDistribute candidates), as
+    `write_synthetic_dataset` writes CPU ones; `store_target=False` writes them as schema 1 did, without the
+    target's facts. Returns `root`."""
     rng = np.random.default_rng(seed)
     for problem in problems:
-        candidates = GpuContraction(problem, gpu, None).candidates()
+        configurator = GpuContraction(problem, gpu, None)
+        candidates = configurator.candidates()
         picked = rng.choice(len(candidates), per_problem + 1, replace=False)
-        _write_problem(root / gpu.arch / f"{problem.key}.jsonl", gpu.arch, gpu, problem, GPU_PIPELINE, candidates,
-                       synthetic_gpu_ratios(problem, gpu, candidates), picked, store_target)
+        _write_problem(root / gpu.arch / f"{problem.key}.jsonl", gpu.arch, gpu, problem, configurator.pipeline_of,
+                       candidates, synthetic_gpu_ratios(problem, gpu, candidates), picked, store_target)
     return root
 
 

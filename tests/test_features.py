@@ -50,9 +50,21 @@ def test_problem_level_features_are_constant_per_problem():
     assert f.values.shape == (2, len(f.names)) and len(set(f.names)) == len(f.names)
 
 
-def test_extractors_are_chosen_by_pipeline():
-    assert extractor_for("DoubleTilingExpert") is cpu_contraction_features
+def test_extractors_are_chosen_by_target_family_and_op_kind():
+    """Synthetic problems and targets: the extractor follows (CPU or GPU, op kind), never a candidate's pipeline."""
+    from learn_helpers import SYNTHETIC_GPU
+
+    mm = matmul_problem(64, 96, 48)
+    cpu = CpuInfo("synthetic", 64, 4)
+    assert extractor_for(mm, cpu, ["DoubleTilingExpert"]) is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
-        extractor_for("amdsharktuner/x")
-    assert extractor_for("TileAndFuse") is gpu_contraction_features  # GPU contractions and IGEMM convolutions
-    assert set(EXTRACTORS) == {"DoubleTilingExpert", "TileAndFuse"}
+        extractor_for(mm, cpu, ["amdsharktuner/x"])
+    # GPU contractions of both pipelines, and IGEMM convolutions, share the GPU extractor
+    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
+    conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
+    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse"]) is gpu_contraction_features
+    with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
+        extractor_for(mm, cpu, ["TileAndFuse"])
+    with pytest.raises(UserError, match="no feature extractor for convolution on cpu"):
+        extractor_for(conv, cpu)
+    assert set(EXTRACTORS) == {("cpu", "contraction"), ("gpu", "contraction"), ("gpu", "convolution")}

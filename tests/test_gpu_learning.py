@@ -18,12 +18,14 @@ from mltune.learn.samples import load_dataset
 from mltune.rankers import RankingInput
 from mltune.rankers.tpe import Tpe, encode_knob
 from mltune.search.gpu_contraction import PIPELINE, GpuContraction
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import CpuInfo, GpuInfo
 from mltune.targets.base import compiler_facts
 from mltune.targets.gpu import gpu_target
 from mltune.targets.stored import STORED, facts_from_record, facts_to_record, rebuilt_facts
 
 GPU_PROBLEMS = [matmul_problem(m, n, k, "f16", "f32") for m, n, k in GPU_SHAPES]
+BOTH_PIPELINES = (PIPELINE, VECTOR_DISTRIBUTE)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,7 @@ def test_gpu_records_give_gpu_features_from_their_stored_facts(gpu_datasets):
     dataset = load_dataset(gpu_datasets, SYNTHETIC_GPU.arch)
     assert len(dataset.problems) == 3 and dataset.failed_records == 3
     for samples in dataset.problems:
-        assert (samples.target, samples.target_origin, samples.pipeline) == (SYNTHETIC_GPU, STORED, PIPELINE)
+        assert (samples.target, samples.target_origin, samples.pipelines) == (SYNTHETIC_GPU, STORED, BOTH_PIPELINES)
         features = samples.features()
         expected = gpu_contraction_features(samples.problem, SYNTHETIC_GPU, samples.candidates)
         assert features.names == expected.names and "waves" in features.names and "log2_m" in features.names
@@ -52,6 +54,31 @@ def test_gpu_records_give_gpu_features_from_their_stored_facts(gpu_datasets):
         assert np.isfinite(features.values).all()
         np.testing.assert_allclose(samples.ratios, synthetic_gpu_ratios(samples.problem, SYNTHETIC_GPU,
                                                                          samples.candidates), rtol=0.01)
+
+
+def test_one_problem_of_two_pipelines_is_one_sample_group(tmp_path):
+    """Synthetic records of one problem: TileAndFuse and VectorDistribute candidates, and records written before
+    `vector_distribute` was a knob (TileAndFuse, without it). They form one group whose `vector_distribute` column
+    follows each candidate's pipeline, with the columns the forest computes at tune time on the same candidates."""
+    root = write_synthetic_gpu_dataset(tmp_path, GPU_PROBLEMS[:1], per_problem=60)
+    path = next((root / SYNTHETIC_GPU.arch).glob("*.jsonl"))
+    records = list(read_records(path))
+    assert {r["pipeline"] for r in records} == set(BOTH_PIPELINES)
+    older = [{**r, "knobs": {k: v for k, v in r["knobs"].items() if k != "vector_distribute"}}
+             for r in records if r["pipeline"] == PIPELINE]
+    (root / SYNTHETIC_GPU.arch / "older.jsonl").write_text("".join(json.dumps(r) + "\n" for r in older))
+    (samples,) = load_dataset(root, SYNTHETIC_GPU.arch).problems
+    assert samples.pipelines == BOTH_PIPELINES and len(samples.candidates) == len({json.dumps(r["knobs"]) for r in records
+                                                                                 if r["status"] == "ok"})
+    features = samples.features()
+    knobs = [samples.candidates.knobs(row) for row in range(len(samples.candidates))]
+    assert features["vector_distribute"].tolist() == [k["vector_distribute"] for k in knobs]
+    assert 0 < features["vector_distribute"].sum() < len(knobs)
+    space = GpuContraction(samples.problem, SYNTHETIC_GPU, None).candidates()
+    rows = [space.index_of(k) for k in knobs]
+    at_tune_time = gpu_contraction_features(samples.problem, SYNTHETIC_GPU, space)
+    assert at_tune_time.names == features.names
+    np.testing.assert_array_equal(at_tune_time.values[rows], features.values)
 
 
 def test_old_gpu_records_rebuild_their_facts_with_the_compiler(tmp_path):
@@ -91,7 +118,7 @@ def test_tpe_learns_over_gpu_knobs():
     candidates = GpuContraction(problem, SYNTHETIC_GPU, None).candidates()
     ratios = synthetic_gpu_ratios(problem, SYNTHETIC_GPU, candidates)
     ranker = Tpe(0)
-    ranker.start(RankingInput(problem, SYNTHETIC_GPU, candidates, PIPELINE))
+    ranker.start(RankingInput(problem, SYNTHETIC_GPU, candidates))
     order: list[int] = []
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # an undefined log2(0) showed up as invalid-value warnings
@@ -110,7 +137,7 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"features for {arch}: 100 SMs of 4 SIMDs, 100 KiB shared memory" in out and STORED in out
     sidecar = json.loads((tmp_path / arch / "model.json").read_text())
-    assert sidecar["pipelines"] == [PIPELINE] and "waves" in sidecar["feature_names"]
+    assert sidecar["pipelines"] == list(BOTH_PIPELINES) and "vector_distribute" in sidecar["feature_names"]
     assert GpuInfo.from_dict({k: v for k, v in sidecar["targets"][0]["facts"].items() if k != "kind"}) == SYNTHETIC_GPU
     out_dir = tmp_path / "evaluation"
     assert main(["evaluate", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--out", str(out_dir)]) == 0

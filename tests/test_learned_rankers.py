@@ -14,7 +14,7 @@ from mltune.rankers import RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.tpe import STARTUP_PICKS, Tpe
-from mltune.search.cpu_contraction import PIPELINE, CpuContraction
+from mltune.search.cpu_contraction import CpuContraction
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def trained(tmp_path_factory):
 def small_input() -> RankingInput:
     # synthetic 40x56x24 problem; its candidates come from the real space
     p = matmul_problem(40, 56, 24)
-    return RankingInput(p, SYNTHETIC_CPU, CpuContraction(p, SYNTHETIC_CPU, None).candidates(), PIPELINE)
+    return RankingInput(p, SYNTHETIC_CPU, CpuContraction(p, SYNTHETIC_CPU, None).candidates())
 
 
 def test_sidecar_names_features_versions_data_and_hash(trained):

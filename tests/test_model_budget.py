@@ -59,13 +59,13 @@ def test_seeded_ranker_asks_for_known_fast_configs_first_and_never_twice():
     from mltune.rankers.base import RankingInput
 
     ranker = SeededRanker(SolverOrder(0), [{"a": 2, "b": 2}, {"a": 9, "b": 9}, {"a": 1, "b": 2}])
-    ranker.start(RankingInput(None, None, candidates, "none"))  # type: ignore[arg-type]
+    ranker.start(RankingInput(None, None, candidates))  # type: ignore[arg-type]
     order = ranker.ask(1) + ranker.ask(2) + ranker.ask(10)
     assert order == [3, 1, 0, 2], "known configs first (unknown ones skipped), then the inner order without repeats"
     assert ranker.ask(1) == []
     assert ranker.name == f"{SolverOrder.name}+seeded", "records of a seeded order are told apart"
     unseeded = SeededRanker(SolverOrder(0), [{"a": 9, "b": 9}])
-    unseeded.start(RankingInput(None, None, candidates, "none"))  # type: ignore[arg-type]
+    unseeded.start(RankingInput(None, None, candidates))  # type: ignore[arg-type]
     assert unseeded.name == SolverOrder.name and unseeded.ask(4) == [0, 1, 2, 3]
 
 

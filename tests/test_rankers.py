@@ -11,7 +11,7 @@ from mltune.features.cpu import VECTOR_REGISTERS, cpu_contraction_features, padd
 from mltune.problem import Problem
 from mltune.rankers import RANKERS, RankingInput, make_ranker
 from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import PIPELINE, CpuContraction
+from mltune.search.cpu_contraction import CpuContraction
 
 KNOBS = ("wg_m", "wg_n", "vec_m", "vec_n", "vec_k")
 ADAPTIVE = {"tpe"}  # rankers whose order depends on what they are told
@@ -34,7 +34,7 @@ def cpu(vector_bytes: int = 64, cores: int = 3):
 def ranking_input() -> RankingInput:
     # synthetic problem (64x96x48 f32); its candidates come from the real space
     p, c = problem(64, 96, 48), cpu()
-    return RankingInput(p, c, CpuContraction(p, c, None).candidates(), PIPELINE)
+    return RankingInput(p, c, CpuContraction(p, c, None).candidates())
 
 
 def ask_all(ranker, ranking_input, batch: int) -> list[int]:

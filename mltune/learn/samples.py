@@ -28,6 +28,10 @@ from mltune.search.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
 
+# Knobs added to a space after records were written, with the value older records implicitly had: GPU
+# contraction records from before VectorDistribute was a knob are TileAndFuse.
+LATER_KNOBS = {"vector_distribute": 0}
+
 
 @dataclass(frozen=True)
 class ProblemSamples:
@@ -37,16 +41,16 @@ class ProblemSamples:
     problem: Problem
     target: TargetFacts
     target_origin: str  # stored in the records, or how they were rebuilt (`mltune.targets.stored`)
-    pipeline: str
+    pipelines: tuple[str, ...]  # the pipelines its candidates use (GPU contractions: one or both)
     candidates: CandidateSet
     ratios: np.ndarray
 
     def features(self) -> FeatureMatrix:
-        return extractor_for(self.pipeline)(self.problem, self.target, self.candidates)
+        return extractor_for(self.problem, self.target)(self.problem, self.target, self.candidates)
 
     def ranking_input(self) -> RankingInput:
         """What a ranker sees of this problem when it replays the records."""
-        return RankingInput(self.problem, self.target, self.candidates, self.pipeline)
+        return RankingInput(self.problem, self.target, self.candidates)
 
 
 @dataclass(frozen=True)
@@ -61,17 +65,19 @@ class Dataset:
 
 
 def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_suffix: str = "") -> ProblemSamples:
-    first = records[0]
-    extractor_for(first["pipeline"])  # refuse pipelines without features before reading their problems
-    problem = Problem.from_record(first["problem"])
+    """One problem's records on one target, whatever pipelines they name: one row per distinct candidate."""
+    problem = Problem.from_record(records[0]["problem"])
+    pipelines = tuple(sorted({record["pipeline"] for record in records}))
+    extractor_for(problem, target.facts, pipelines)  # refuse pipelines without features before reading knobs
     by_knobs: dict[tuple, list[float]] = defaultdict(list)
-    names = tuple(sorted(first["knobs"]))
+    names = tuple(sorted({name for record in records for name in record["knobs"]}))
     for record in records:
-        by_knobs[tuple(int(record["knobs"][name]) for name in names)].append(record_ratio(record))
+        knobs = {**LATER_KNOBS, **record["knobs"]}
+        by_knobs[tuple(int(knobs[name]) for name in names)].append(record_ratio(record))
     rows = sorted(by_knobs)
     return ProblemSamples(
         key=problem.key + key_suffix, problem=problem, target=target.facts, target_origin=target.origin,
-        pipeline=first["pipeline"], candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
+        pipelines=pipelines, candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
         ratios=np.array([median(by_knobs[row]) for row in rows]),
     )
 
@@ -89,26 +95,27 @@ class _FactsCache:
         return self._seen[key]
 
 
-def _samples_of_groups(groups: dict[tuple[str, str, TargetFacts], list[dict[str, Any]]],
+def _samples_of_groups(groups: dict[tuple[str, TargetFacts], list[dict[str, Any]]],
                        origins: dict[TargetFacts, str]) -> list[ProblemSamples]:
-    """One `ProblemSamples` per (pipeline, problem, facts) group; a problem measured on targets with different
+    """One `ProblemSamples` per (problem, facts) group; a problem measured on targets with different
     facts is one group per target, its key suffixed with a short hash of the facts."""
-    per_problem = Counter((pipeline, problem) for pipeline, problem, _ in groups)
+    per_problem = Counter(problem for problem, _ in groups)
     samples = []
-    for (pipeline, problem, facts), records in groups.items():
+    for (problem, facts), records in groups.items():
         suffix = ""
-        if per_problem[pipeline, problem] > 1:
+        if per_problem[problem] > 1:
             suffix = "@" + hashlib.sha256(json.dumps(facts_to_record(facts), sort_keys=True).encode()).hexdigest()[:8]
         samples.append(_problem_samples(records, ResolvedFacts(facts, origins[facts]), suffix))
     return sorted(samples, key=lambda s: s.key)
 
 
 def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
-    """Read `dataset_dir/arch/*.jsonl` and group the successful records by (pipeline, problem, target facts)."""
+    """Read `dataset_dir/arch/*.jsonl` and group the successful records by (problem, target facts): a problem's
+    candidates of several pipelines are one group, as the loop ranks them together."""
     folder = dataset_dir / arch
     if not folder.is_dir():
         raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory")
-    ok: dict[tuple[str, str, TargetFacts], list[dict[str, Any]]] = defaultdict(list)
+    ok: dict[tuple[str, TargetFacts], list[dict[str, Any]]] = defaultdict(list)
     origins: dict[TargetFacts, str] = {}
     facts_of = _FactsCache()
     failed = malformed = 0
@@ -126,7 +133,7 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
         except UserError as err:
             raise UserError(f"{folder}: cannot rebuild the target facts of records without them: {err}") from None
         origins.setdefault(resolved.facts, resolved.origin)
-        ok[record["pipeline"], json.dumps(record["problem"], sort_keys=True), resolved.facts].append(record)
+        ok[json.dumps(record["problem"], sort_keys=True), resolved.facts].append(record)
     if not ok:
         raise UserError(f"{folder} holds no successful measurements (status ok with candidate and baseline times)")
     if malformed:

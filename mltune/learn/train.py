@@ -43,7 +43,7 @@ def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
     matrices = [p.features() for p in problems]
     names = matrices[0].names
     if any(m.names != names for m in matrices):
-        raise UserError("the problems' records give different feature columns (mixed pipelines?)")
+        raise UserError("the problems' records give different feature columns (op kinds or targets whose extractors differ)")
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),
@@ -99,7 +99,7 @@ def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[
     targets = {p.target: p.target_origin for p in dataset.problems}
     metadata = {"targets": [{"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
                             for facts, origin in targets.items()],
-                "pipelines": sorted({p.pipeline for p in dataset.problems}),
+                "pipelines": sorted({name for p in dataset.problems for name in p.pipelines}),
                 "training_data_sha256": dataset.data_sha256, "compilers": list(dataset.compilers),
                 "problems": [p.key for p in dataset.problems],
                 "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,

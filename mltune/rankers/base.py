@@ -19,13 +19,12 @@ from mltune.targets import TargetFacts
 
 @dataclass(frozen=True)
 class RankingInput:
-    """Everything a ranker may look at: the problem, the target's facts, the candidates and the pipeline
-    they configure (which names their features)."""
+    """Everything a ranker may look at: the problem, the target's facts and the candidates (which may span
+    several pipelines: a knob then names each candidate's)."""
 
     problem: Problem
     target: TargetFacts
     candidates: CandidateSet
-    pipeline: str
 
 
 class Ranker(Protocol):

@@ -36,8 +36,8 @@ class RandomForest(StaticRanker):
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         self.load_for(ranking_input.target.arch)
-        features = extractor_for(ranking_input.pipeline)(ranking_input.problem, ranking_input.target,
-                                                          ranking_input.candidates)
+        problem, target = ranking_input.problem, ranking_input.target
+        features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         predicted = self.model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))

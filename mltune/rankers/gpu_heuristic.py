@@ -1,5 +1,6 @@
-"""A handwritten GPU ranking (TileAndFuse contractions): the SHARK tuner's sort key, then wave
-quantization, occupancy and padding, as sort keys in order of importance."""
+"""A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions): the SHARK
+tuner's sort key, then wave quantization, occupancy and padding, as sort keys in order of importance.
+Neither pipeline is preferred: both compete on the same physical keys, ties in seeded random order."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         -np.round(f["occupancy"], 1),
         # More MACs per shared-memory load within a subgroup (buckets of 8).
         -np.floor(f["subgroup_intensity"] / 8),
+        # Prefetching the next K tile overlaps its global loads with the current MMAs (VectorDistribute may
+        # leave it off; TileAndFuse always prefetches).
+        f["prefetch"] == 0,
         # IREE's own defaults for pipeline options come first within a tie.
         f["no_bank_fix"], f["waves_per_eu"] > 0,
         np.random.default_rng(seed).random(len(ranking_input.candidates)),

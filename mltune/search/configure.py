@@ -10,7 +10,6 @@ from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.search.candidate import Configurator
 from mltune.search.cpu_contraction import CpuContraction
-from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import emit_constraints
@@ -37,6 +36,6 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
                 return Untunable(problem.op_name, f"IREE emits no IGEMM TileAndFuse constraints for this convolution "
                                                   f"on {facts.arch}")
             return GpuConvolution(problem, facts, context, igemm)
-        return GpuContraction(problem, facts, context, next((c for c in emitted if c.pipeline == GPU_PIPELINE), None))
+        return GpuContraction(problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))
