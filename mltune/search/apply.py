@@ -19,6 +19,7 @@ from iree.compiler.dialects import linalg
 from mltune.errors import UserError
 from mltune.mlir import find_ops
 from mltune.problem import Problem, problem_from_root_op
+from mltune.search.op_config import op_attributes
 from mltune.search.spec import build_spec, link_specs
 
 
@@ -58,7 +59,7 @@ def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
 
 @dataclass(frozen=True)
 class AnnotationApplier:
-    """Sets `compilation_info` on every op of `source` that is the same problem (sizes, types, maps)."""
+    """Sets the configuration's attributes on every op of `source` that is the same problem (sizes, types, maps)."""
 
     source: Path
     context: ir.Context
@@ -70,7 +71,8 @@ class AnnotationApplier:
             for op in _tunable_ops(module):
                 problem = problem_from_root_op(op)
                 if isinstance(problem, Problem) and problem.key in infos:
-                    op.attributes["compilation_info"] = ir.Attribute.parse(infos[problem.key])
+                    for name, text in op_attributes(infos[problem.key], self.context).items():
+                        op.attributes[name] = ir.Attribute.parse(text)
                     matched.add(problem.key)
             missing = set(infos) - matched
             if missing:
