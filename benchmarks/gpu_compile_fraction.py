@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
+from iree_helpers import attention_source, batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
 from mltune.compile_only import compile_indices  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
@@ -42,16 +42,9 @@ def matmul(m: int, n: int, k: int, in_type: str = "f16", out_type: str = "f32", 
 
 CONV = conv2d_nhwc_source(2, 34, 34, 320, 320)
 
-ATTENTION = """func.func @main(%q: tensor<20x4096x64xf16>, %k: tensor<20x4096x64xf16>, %v: tensor<20x4096x64xf16>) -> tensor<20x4096x64xf16> {
-  %scale = arith.constant 0.125 : f16
-  %e = tensor.empty() : tensor<20x4096x64xf16>
-  %r = iree_linalg_ext.attention <{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]}> ins(%q, %k, %v, %scale : tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16) outs(%e : tensor<20x4096x64xf16>) {
-  ^bb0(%s: f32):
-    iree_linalg_ext.yield %s : f32
-  } -> tensor<20x4096x64xf16>
-  return %r : tensor<20x4096x64xf16>
-}
-"""
+def attention(batch: int, seq: int, head: int, kv_seq: int | None = None) -> str:
+    return attention_source(batch, seq, head, kv_seq or seq, head, "f16")
+
 
 DISPATCHES = {
     "mm_nt_2048x1280x5120_f16": matmul(2048, 1280, 5120),
@@ -63,7 +56,9 @@ DISPATCHES = {
     "mm_nt_1024x4096x4096_bf16": matmul(1024, 4096, 4096, "bf16"),
     "mm_nt_1024x1024x2048_i8": matmul(1024, 1024, 2048, "i8", "i32"),
     "conv3x3_nhwc_2x32x32x320_f16": CONV,
-    "attention_20x4096x64_f16": ATTENTION,
+    "attention_20x4096x64_f16": attention(20, 4096, 64),
+    "attention_16x2048x128_f16": attention(16, 2048, 128),
+    "attention_4x4096x128_kv1024_f16": attention(4, 4096, 128, 1024),
 }
 
 

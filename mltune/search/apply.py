@@ -18,7 +18,7 @@ from iree.compiler.dialects import linalg
 
 from mltune.errors import UserError
 from mltune.mlir import find_ops
-from mltune.problem import Problem, problem_from_root_op
+from mltune.problem import ONLINE_ATTENTION, Problem, problem_from_root_op
 from mltune.search.op_config import op_attributes
 from mltune.search.spec import build_spec, link_specs
 
@@ -52,9 +52,9 @@ class SpecApplier:
 
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
-    """The linalg contractions and convolutions of a module: the ops a `Problem` can describe."""
-    return find_ops(module, lambda op: op.name.startswith("linalg.")
-                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)))
+    """The linalg contractions and convolutions and the online attentions of a module: the ops a `Problem` can describe."""
+    return find_ops(module, lambda op: op.name == ONLINE_ATTENTION or (op.name.startswith("linalg.")
+                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
 
 
 @dataclass(frozen=True)
