@@ -11,8 +11,13 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from mltune.mlir import parse_module_file
 from mltune.one_op_model import ContractionShape, contraction_model
-from mltune.problem import Problem
+from mltune.problem import Problem, read_root_ops
+from mltune.targets import facts_from_executable_target
 from mltune.tools import tool_path
 
 CPU_FLAGS = [
@@ -96,6 +101,19 @@ def strip_config(bench: Path, out: Path) -> Path:
     result = run([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)])
     assert result.returncode == 0, result.stderr[-2000:]
     return out
+
+
+def read_gpu_dump(directory: Path, context) -> tuple[Path, Path, ir.Module, Problem, object, ir.Operation]:
+    """A GPU dump's one benchmark file under `directory/bench`, stripped beside it, and what mltune reads from it:
+    (bench, stripped, module, problem, target facts, root op)."""
+    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
+    stripped = strip_config(bench, directory / "stripped.mlir")
+    module = parse_module_file(bench, context)
+    with context:
+        (problem,) = read_root_ops(module)
+        facts = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+        (root,) = iree_codegen.get_tuner_root_ops(module)
+    return bench, stripped, module, problem, facts, root
 
 
 def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = None,
