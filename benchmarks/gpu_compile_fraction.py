@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
+from iree_helpers import attention_source, batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
 from mltune.compile_only import compile_indices  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
@@ -63,16 +63,10 @@ def f8_matmul(m: int, n: int, k: int) -> str:
 
 CONV = conv2d_nhwc_source(2, 34, 34, 320, 320)
 
-ATTENTION = """func.func @main(%q: tensor<20x4096x64xf16>, %k: tensor<20x4096x64xf16>, %v: tensor<20x4096x64xf16>) -> tensor<20x4096x64xf16> {
-  %scale = arith.constant 0.125 : f16
-  %e = tensor.empty() : tensor<20x4096x64xf16>
-  %r = iree_linalg_ext.attention <{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]}> ins(%q, %k, %v, %scale : tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16) outs(%e : tensor<20x4096x64xf16>) {
-  ^bb0(%s: f32):
-    iree_linalg_ext.yield %s : f32
-  } -> tensor<20x4096x64xf16>
-  return %r : tensor<20x4096x64xf16>
-}
-"""
+
+def attention(batch: int, seq: int, head: int, kv_seq: int | None = None) -> str:
+    return attention_source(batch, seq, head, kv_seq or seq, head, "f16")
+
 
 DISPATCHES = {
     "mm_nt_2048x1280x5120_f16": matmul(2048, 1280, 5120),
@@ -87,7 +81,9 @@ DISPATCHES = {
     "mm_nn_2048x2048x1024_f16": matmul(2048, 2048, 1024, transpose_rhs=False),
     "bmm_32x1024x1024x128_f16": batch_matmul_source(32, 1024, 128, 1024, "f16", "f32"),
     "conv3x3_nhwc_2x32x32x320_f16": CONV,
-    "attention_20x4096x64_f16": ATTENTION,
+    "attention_20x4096x64_f16": attention(20, 4096, 64),
+    "attention_16x2048x128_f16": attention(16, 2048, 128),
+    "attention_4x4096x128_kv1024_f16": attention(4, 4096, 128, 1024),
 }
 ROCM_ONLY = {"mm_nt_1024x1024x2048_f8"}  # FNUZ f8 is AMD's; NVIDIA's f8 intrinsics take E4M3FN/E5M2
 
@@ -99,7 +95,7 @@ PIPELINES = (GPU_PIPELINE, VECTOR_DISTRIBUTE)
 class Row:
     target: str
     dispatch: str
-    pipeline: str
+    pipeline: str  # "VectorDistribute attention" for attention
     candidates: int  # of this pipeline
     generation: float  # seconds to enumerate the whole space
     ok: int
@@ -142,14 +138,16 @@ def main() -> int:
                     pool = np.flatnonzero(pipelines == pipeline)
                     if not len(pool):
                         continue
+                    # attention has a space of its own (VectorDistribute too): its rows and total are apart
+                    label = f"{pipeline} attention" if dispatch.problem.op_kind == "attention" else pipeline
                     sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
                     started = time.perf_counter()
                     builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
                                              [int(i) for i in sample])
                     ok = sum(b.status == "ok" for b in builds)
                     failures.update(b.detail[:160] for b in builds if b.status != "ok")
-                    rows.append(Row(target_name, name, pipeline, len(pool), generation, ok, len(builds)))
-                    print(f"{target_name:<8} {name:<30} {pipeline:<16} {len(pool):>8} {generation:7.2f} s {ok:>4}/"
+                    rows.append(Row(target_name, name, label, len(pool), generation, ok, len(builds)))
+                    print(f"{target_name:<8} {name:<30} {label:<26} {len(pool):>8} {generation:7.2f} s {ok:>4}/"
                           f"{len(builds):<4} {100 * ok / len(builds):6.1f} %  ({time.perf_counter() - started:.0f} s "
                           f"compiling)", flush=True)
     print("\n| target | dispatch | pipeline | candidates | generation (s) | compiled / sampled | fraction |")

@@ -10,6 +10,7 @@ from mltune.features import EXTRACTORS, extractor_for
 from mltune.errors import UserError
 from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
 from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
@@ -67,4 +68,8 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
         extractor_for(mm, cpu, ["TileAndFuse"])
     with pytest.raises(UserError, match="no feature extractor for convolution on cpu"):
         extractor_for(conv, cpu)
-    assert set(EXTRACTORS) == {("cpu", "contraction"), ("gpu", "contraction"), ("gpu", "convolution")}
+    # attention candidates are VectorDistribute too, but have knobs of their own: the op kind decides
+    attention = Problem(**{**mm.to_record(), "op_kind": "attention"})
+    assert extractor_for(attention, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_attention_features
+    assert set(EXTRACTORS) == {("cpu", "contraction"), ("gpu", "contraction"), ("gpu", "convolution"),
+                               ("gpu", "attention")}

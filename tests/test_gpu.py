@@ -15,15 +15,15 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, run
+from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, read_gpu_dump, run
 from mltune.mlir import find_ops, parse_module_file
-from mltune.problem import Problem, read_root_ops
+from mltune.problem import Problem
 from mltune.search.apply import AnnotationApplier, SpecApplier
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import EmittedConstraints, emit_constraints
 from mltune.search.vector_distribute import breaks_iree_default
-from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, parse_target
+from mltune.targets import GpuInfo, GpuTarget, parse_target
 from mltune.tools import tool_path
 
 MM = matmul_source(256, 512, 384, "f16", "f32", transpose_rhs=True)  # 256x384, K 512, RHS N x K
@@ -70,14 +70,7 @@ def gpu_dumps(tmp_path_factory, context) -> dict[str, GpuDump]:
     for name, (target, source, proc) in procs.items():
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr[-2000:]
-        (bench,) = sorted((source.parent / "bench").glob("*_benchmark.mlir"))
-        stripped = source.parent / "stripped.mlir"
-        assert run([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(stripped)]).returncode == 0
-        module = parse_module_file(bench, context)
-        with context:
-            (problem,) = read_root_ops(module)
-            gpu = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
-            (root,) = iree_codegen.get_tuner_root_ops(module)
+        bench, stripped, module, problem, gpu, root = read_gpu_dump(source.parent, context)
         text = bench.read_text()
         default = str(root.attributes["lowering_config"]) + re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
         emitted = emit_constraints(stripped, source.parent, context)

@@ -17,6 +17,7 @@ from mltune.errors import UserError
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
@@ -26,11 +27,13 @@ from mltune.search.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PI
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
 # (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
-# (IGEMM TileAndFuse) are seen as their implicit GEMM; GPU contractions of both pipelines share one set of knobs.
+# (IGEMM TileAndFuse) are seen as their implicit GEMM; GPU contractions of both pipelines share one set of knobs;
+# attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles).
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
+    ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
 }
 
 
@@ -53,4 +56,4 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 
 
 __all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for",
-           "gpu_contraction_features", "target_family"]
+           "gpu_attention_features", "gpu_contraction_features", "target_family"]

@@ -163,18 +163,13 @@ def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolR
 def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived",
                        names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
     """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
-    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, sizes) are added here
-    unless `names` maps them."""
+    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, workgroup size) are added
+    here unless `names` maps them, the problem sizes by `EmittedConstraints.over`."""
     v = space.var
     names = {"mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
              "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n, "wg_size_x": derived.workgroup_size,
-             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1),
-             **{f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(problem.bounds)}, **names}
-    unknown = emitted.variables() - set(names)
-    if unknown:
-        raise ValueError(f"IREE's {emitted.pipeline} constraints use unknown variables {sorted(unknown)}")
-    pairs = [(z3.Int(name), expr) for name, expr in names.items() if name in emitted.variables()]
-    return [z3.substitute(assertion, *pairs) for assertion in emitted.assertions]
+             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1), **names}
+    return emitted.over(names, problem.bounds)
 
 
 def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived") -> list[z3.BoolRef]:
