@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
@@ -23,6 +23,9 @@ from mltune.search.run import Measurement
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
 READABLE_SCHEMAS = (1, 2)
 STATUSES = ("ok", "compile_error", "run_error", "timeout")
+# Knobs added to a space after records were written, with the value older records implicitly had: GPU
+# contraction records from before VectorDistribute was a knob are TileAndFuse.
+LATER_KNOBS = {"vector_distribute": 0}
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,14 @@ def record_ratio(record: dict[str, Any]) -> float:
     if len(times) != len(baselines) or min(baselines, default=1.0) <= 0:
         return float("inf")
     return float(Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).ratio)
+
+
+def knobs_over(knobs: dict[str, int], names: Iterable[str]) -> dict[str, int] | None:
+    """A record's knobs over a space's knob `names`: a knob the space gained after the record was written takes
+    its `LATER_KNOBS` value; None when the names differ otherwise (another space's record)."""
+    names = set(names)
+    filled = {**{name: LATER_KNOBS[name] for name in names - set(knobs) if name in LATER_KNOBS}, **knobs}
+    return filled if set(filled) == names else None
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:

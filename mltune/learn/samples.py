@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from mltune.dataset import read_records, record_ratio
+from mltune.dataset import knobs_over, read_records, record_ratio
 from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
 from mltune.problem import Problem
@@ -27,10 +27,6 @@ from mltune.rankers.base import RankingInput
 from mltune.search.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
-
-# Knobs added to a space after records were written, with the value older records implicitly had: GPU
-# contraction records from before VectorDistribute was a knob are TileAndFuse.
-LATER_KNOBS = {"vector_distribute": 0}
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,10 @@ def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_s
     by_knobs: dict[tuple, list[float]] = defaultdict(list)
     names = tuple(sorted({name for record in records for name in record["knobs"]}))
     for record in records:
-        knobs = {**LATER_KNOBS, **record["knobs"]}
+        knobs = knobs_over(record["knobs"], names)
+        if knobs is None:
+            raise ValueError(f"the records of {problem.key} name different knobs: {sorted(record['knobs'])} "
+                             f"among {list(names)}")
         by_knobs[tuple(int(knobs[name]) for name in names)].append(record_ratio(record))
     rows = sorted(by_knobs)
     return ProblemSamples(
