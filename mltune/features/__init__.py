@@ -45,14 +45,14 @@ def target_family(target: Any) -> str:
 def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) -> Extractor:
     """The extractor for a problem's candidates on a target; `pipelines` (the records' pipeline names, when
     training) must all be ones it describes. Anything else is a `UserError` saying no extractor exists yet."""
-    key = (target_family(target), problem.op_kind)
-    known = EXTRACTORS.get(key, (None, ()))[1]
+    family = target_family(target)
+    extractor, known = EXTRACTORS.get((family, problem.op_kind), (None, ()))
     unknown = [pipeline for pipeline in pipelines if pipeline not in known]
-    if unknown or key not in EXTRACTORS:
+    if extractor is None or unknown:
         what = f"pipeline {unknown[0]!r} of " if unknown else ""
-        have = ", ".join(f"{kind} on {family} ({'/'.join(names)})" for (family, kind), (_, names) in EXTRACTORS.items())
-        raise UserError(f"no feature extractor for {what}{problem.op_kind} on {key[0]} targets yet (have: {have})")
-    return EXTRACTORS[key][0]
+        have = ", ".join(f"{kind} on {fam} ({'/'.join(names)})" for (fam, kind), (_, names) in EXTRACTORS.items())
+        raise UserError(f"no feature extractor for {what}{problem.op_kind} on {family} targets yet (have: {have})")
+    return extractor
 
 
 __all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for",
