@@ -1,13 +1,14 @@
 """Compile fraction of GPU spaces: do the candidates mltune generates compile?
 
-For each target and each realistic dispatch (f16 matmuls with a transposed RHS, a batch
-matmul, bf16 and i8 matmuls, a 3x3 NHWC convolution and an attention), it dumps the
-dispatches with mltune, enumerates the space (timed), draws a seeded random sample of
-candidates, applies each one as mltune would (a spec on ROCm, a root-op annotation on CUDA)
-and compiles it with the real iree-compile. Prints one row per (target, dispatch): space size,
-generation time, compiled/sampled. Ops mltune cannot tune yet are listed with the reason.
+For each target and each realistic dispatch (f16 matmuls with a transposed or plain RHS, batch
+matmuls, bf16, i8 and (ROCm) f8 matmuls, a 3x3 NHWC convolution and an attention), it dumps the
+dispatches with mltune, enumerates the space (timed), draws a seeded random sample of each
+pipeline's candidates (TileAndFuse, VectorDistribute), applies each one as mltune would (a spec on
+ROCm, a root-op annotation on CUDA) and compiles it with the real iree-compile. Prints one row per
+(target, dispatch, pipeline): candidates of that pipeline, generation time of the whole space,
+compiled/sampled. Ops mltune cannot tune yet are listed with the reason.
 
-    python benchmarks/gpu_compile_fraction.py [--targets mi300x,sm_80,sm_90] [--samples 40] [--jobs 2]
+    python benchmarks/gpu_compile_fraction.py [--targets mi300x,sm_80,sm_90] [--samples 40 (per pipeline)] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import collections
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
+from iree_helpers import attention_source, batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
 from mltune.compile_only import compile_indices  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
@@ -32,6 +34,8 @@ from mltune.mlir import new_context  # noqa: E402
 from mltune.problem import Problem, Untunable  # noqa: E402
 from mltune.search.apply import make_applier  # noqa: E402
 from mltune.search.build import Builder  # noqa: E402
+from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE  # noqa: E402
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tune import configurators, read_dispatches  # noqa: E402
 
@@ -40,18 +44,29 @@ def matmul(m: int, n: int, k: int, in_type: str = "f16", out_type: str = "f32", 
     return matmul_source(m, k, n, in_type, out_type, transpose_rhs)
 
 
+def f8_matmul(m: int, n: int, k: int) -> str:
+    """An f8E4M3FNUZ x f8E4M3FNUZ -> f32 matmul (RHS N x K) fed by f16 arguments truncated to f8 (random inputs
+    are written as numpy arrays, and numpy has no f8)."""
+    lhs, rhs, out = f"tensor<{m}x{k}xf8E4M3FNUZ>", f"tensor<{n}x{k}xf8E4M3FNUZ>", f"tensor<{m}x{n}xf32>"
+    truncate = """  %{name}8 = arith.truncf %{name} : tensor<{rows}x{k}xf16> to tensor<{rows}x{k}xf8E4M3FNUZ>"""
+    return f"""func.func @main(%a: tensor<{m}x{k}xf16>, %b: tensor<{n}x{k}xf16>) -> {out} {{
+{truncate.format(name="a", rows=m, k=k)}
+{truncate.format(name="b", rows=n, k=k)}
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {out}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {out}) -> {out}
+  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a8, %b8 : {lhs}, {rhs}) outs(%acc : {out}) -> {out}
+  return %r : {out}
+}}
+"""
+
+
 CONV = conv2d_nhwc_source(2, 34, 34, 320, 320)
 
-ATTENTION = """func.func @main(%q: tensor<20x4096x64xf16>, %k: tensor<20x4096x64xf16>, %v: tensor<20x4096x64xf16>) -> tensor<20x4096x64xf16> {
-  %scale = arith.constant 0.125 : f16
-  %e = tensor.empty() : tensor<20x4096x64xf16>
-  %r = iree_linalg_ext.attention <{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]}> ins(%q, %k, %v, %scale : tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16) outs(%e : tensor<20x4096x64xf16>) {
-  ^bb0(%s: f32):
-    iree_linalg_ext.yield %s : f32
-  } -> tensor<20x4096x64xf16>
-  return %r : tensor<20x4096x64xf16>
-}
-"""
+
+def attention(batch: int, seq: int, head: int, kv_seq: int | None = None) -> str:
+    return attention_source(batch, seq, head, kv_seq or seq, head, "f16")
+
 
 DISPATCHES = {
     "mm_nt_2048x1280x5120_f16": matmul(2048, 1280, 5120),
@@ -62,9 +77,29 @@ DISPATCHES = {
     "bmm_64x512x512x64_f16": batch_matmul_source(64, 512, 64, 512, "f16", "f32"),
     "mm_nt_1024x4096x4096_bf16": matmul(1024, 4096, 4096, "bf16"),
     "mm_nt_1024x1024x2048_i8": matmul(1024, 1024, 2048, "i8", "i32"),
+    "mm_nt_1024x1024x2048_f8": f8_matmul(1024, 1024, 2048),
+    "mm_nn_2048x2048x1024_f16": matmul(2048, 2048, 1024, transpose_rhs=False),
+    "bmm_32x1024x1024x128_f16": batch_matmul_source(32, 1024, 128, 1024, "f16", "f32"),
     "conv3x3_nhwc_2x32x32x320_f16": CONV,
-    "attention_20x4096x64_f16": ATTENTION,
+    "attention_20x4096x64_f16": attention(20, 4096, 64),
+    "attention_16x2048x128_f16": attention(16, 2048, 128),
+    "attention_4x4096x128_kv1024_f16": attention(4, 4096, 128, 1024),
 }
+ROCM_ONLY = {"mm_nt_1024x1024x2048_f8"}  # FNUZ f8 is AMD's; NVIDIA's f8 intrinsics take E4M3FN/E5M2
+
+
+PIPELINES = (GPU_PIPELINE, VECTOR_DISTRIBUTE)
+
+
+@dataclass(frozen=True)
+class Row:
+    target: str
+    dispatch: str
+    pipeline: str  # "VectorDistribute attention" for attention
+    candidates: int  # of this pipeline
+    generation: float  # seconds to enumerate the whole space
+    ok: int
+    tried: int
 
 
 def main() -> int:
@@ -80,7 +115,7 @@ def main() -> int:
     rows, skipped, failures = [], [], collections.Counter()
     for target_name in args.targets.split(","):
         target = parse_target(target_name)
-        for name in names:
+        for name in [n for n in names if target.kind == "rocm" or n not in ROCM_ONLY]:
             work = args.work / target_name / name
             work.mkdir(parents=True, exist_ok=True)
             source = work / f"{name}.mlir"
@@ -98,24 +133,32 @@ def main() -> int:
                 started = time.perf_counter()
                 candidates = configurator.candidates()
                 generation = time.perf_counter() - started
-                rng = np.random.default_rng(0)
-                sample = rng.choice(len(candidates), size=min(args.samples, len(candidates)), replace=False)
-                started = time.perf_counter()
-                builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
-                                         [int(i) for i in sample])
-                ok = sum(b.status == "ok" for b in builds)
-                failures.update(b.detail[:160] for b in builds if b.status != "ok")
-                rows.append((target_name, name, len(candidates), generation, ok, len(builds), time.perf_counter() - started))
-                print(f"{target_name:<8} {name:<30} {rows[-1][2]:>8} {generation:7.2f} s {ok:>4}/{len(builds):<4}"
-                      f" {100 * ok / len(builds):6.1f} %  ({rows[-1][6]:.0f} s compiling)", flush=True)
-    print(f"\n| target | dispatch | candidates | generation (s) | compiled / sampled | fraction |")
-    print("|---|---|---:|---:|---:|---:|")
-    for target_name, name, size, generation, ok, tried, _ in rows:
-        print(f"| {target_name} | {name} | {size} | {generation:.2f} | {ok}/{tried} | {100 * ok / tried:.1f} % |")
-    for target_name in dict.fromkeys(r[0] for r in rows):
-        ok = sum(r[4] for r in rows if r[0] == target_name)
-        tried = sum(r[5] for r in rows if r[0] == target_name)
-        print(f"| {target_name} | all | | | {ok}/{tried} | {100 * ok / tried:.1f} % |")
+                pipelines = np.array([configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))])
+                for pipeline in PIPELINES:
+                    pool = np.flatnonzero(pipelines == pipeline)
+                    if not len(pool):
+                        continue
+                    # attention has a space of its own (VectorDistribute too): its rows and total are apart
+                    label = f"{pipeline} attention" if dispatch.problem.op_kind == "attention" else pipeline
+                    sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
+                    started = time.perf_counter()
+                    builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
+                                             [int(i) for i in sample])
+                    ok = sum(b.status == "ok" for b in builds)
+                    failures.update(b.detail[:160] for b in builds if b.status != "ok")
+                    rows.append(Row(target_name, name, label, len(pool), generation, ok, len(builds)))
+                    print(f"{target_name:<8} {name:<30} {label:<26} {len(pool):>8} {generation:7.2f} s {ok:>4}/"
+                          f"{len(builds):<4} {100 * ok / len(builds):6.1f} %  ({time.perf_counter() - started:.0f} s "
+                          f"compiling)", flush=True)
+    print("\n| target | dispatch | pipeline | candidates | generation (s) | compiled / sampled | fraction |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r.target} | {r.dispatch} | {r.pipeline} | {r.candidates} | {r.generation:.2f} | {r.ok}/{r.tried} | "
+              f"{100 * r.ok / r.tried:.1f} % |")
+    for target_name, pipeline in dict.fromkeys((r.target, r.pipeline) for r in rows):
+        ok = sum(r.ok for r in rows if (r.target, r.pipeline) == (target_name, pipeline))
+        tried = sum(r.tried for r in rows if (r.target, r.pipeline) == (target_name, pipeline))
+        print(f"| {target_name} | all | {pipeline} | | | {ok}/{tried} | {100 * ok / tried:.1f} % |")
     for target_name, name, reason in skipped:
         print(f"not tuned: {target_name} {name}: {reason}")
     for detail, count in failures.most_common(10):

@@ -284,9 +284,9 @@ def _devices(text: str | None, target) -> tuple[str, ...]:
 def _print_compile_only(checks, untunable, run_dir: Path) -> None:
     for name, problem in untunable:
         print(f"  not tuned: {name} ({problem.op_name}): {problem.reason}")
-    print(f"\n{'dispatch':<40} {'pipeline':<12} {'space':>8} {'gen s':>6} {'compiled':>10}")
+    print(f"\n{'dispatch':<40} {'pipeline':<18} {'space':>8} {'gen s':>6} {'compiled':>10}")
     for c in checks:
-        print(f"{c.dispatch[:40]:<40} {c.pipeline:<12} {c.candidates:>8} {c.generation_seconds:6.2f} "
+        print(f"{c.dispatch[:40]:<40} {c.pipeline:<18} {c.candidates:>8} {c.generation_seconds:6.2f} "
               f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %")
         if c.first_error:
             print(f"  first failure: {c.first_error}")

@@ -2,9 +2,9 @@
 
 For a target with no device on this machine (ROCm or CUDA on a CPU-only host), this still
 checks the whole path up to the binary: dispatches dumped, spaces enumerated, candidates
-ordered by the ranker, applied (spec or annotation) and compiled. It reports, per dispatch,
-how many candidates the space holds, how long enumerating them took, and the fraction of the
-first `budget` candidates (in ranker order) that compiled.
+ordered by the ranker, applied (spec or annotation) and compiled. It reports, per dispatch and
+pipeline, how many candidates the space holds, how long enumerating them took, and the fraction of
+the first `budget` candidates (in ranker order) that compiled.
 """
 
 from __future__ import annotations
@@ -72,8 +72,11 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
         builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
                                  ranker.ask(request.settings.budget), dispatch.name)
-        failed = [b.detail for b in builds if b.status != "ok"]
-        checks.append(CompileCheck(dispatch.name, dispatch.problem.key, configurator.pipeline, len(candidates),
-                                   generation, len(builds), len(builds) - len(failed), failed[0] if failed else ""))
+        pipelines = [configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))]
+        for pipeline in dict.fromkeys(pipelines[b.index] for b in builds):  # one row per pipeline tried
+            mine = [b for b in builds if pipelines[b.index] == pipeline]
+            failed = [b.detail for b in mine if b.status != "ok"]
+            checks.append(CompileCheck(dispatch.name, dispatch.problem.key, pipeline, pipelines.count(pipeline),
+                                       generation, len(mine), len(mine) - len(failed), failed[0] if failed else ""))
     (request.run_dir / "compile_only.json").write_text(json.dumps([asdict(c) for c in checks], indent=2))
     return checks, untunable

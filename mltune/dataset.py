@@ -14,14 +14,18 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
 from mltune.search.run import Measurement
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
+READABLE_SCHEMAS = (1, 2)
 STATUSES = ("ok", "compile_error", "run_error", "timeout")
+# Knobs added to a space after records were written, with the value older records implicitly had: GPU
+# contraction records from before VectorDistribute was a knob are TileAndFuse.
+LATER_KNOBS = {"vector_distribute": 0}
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Record:
     run_id: str
     level: str  # model | dispatch: where the candidate was timed
     detail: str = ""
+    target: dict[str, Any] | None = None  # the target's facts (`mltune.targets.stored`); None in imported records
     compiler: str = compiler_version.VERSION
     timestamp: float = field(default_factory=time.time)
     schema: int = SCHEMA_VERSION
@@ -102,6 +107,14 @@ def record_ratio(record: dict[str, Any]) -> float:
     return float(Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).ratio)
 
 
+def knobs_over(knobs: dict[str, int], names: Iterable[str]) -> dict[str, int] | None:
+    """A record's knobs over a space's knob `names`: a knob the space gained after the record was written takes
+    its `LATER_KNOBS` value; None when the names differ otherwise (another space's record)."""
+    names = set(names)
+    filled = {**{name: LATER_KNOBS[name] for name in names - set(knobs) if name in LATER_KNOBS}, **knobs}
+    return filled if set(filled) == names else None
+
+
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """Every complete record of one file or of every `*.jsonl` under a folder; torn lines are skipped."""
     files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
@@ -115,5 +128,5 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
                 except json.JSONDecodeError:
                     print(f"warning: {file}:{number}: skipping an incomplete record", file=sys.stderr)
                     continue
-                if isinstance(record, dict) and record.get("schema") == SCHEMA_VERSION:
+                if isinstance(record, dict) and record.get("schema") in READABLE_SCHEMAS:
                     yield record

@@ -11,6 +11,7 @@ from iree.compiler.dialects import iree_codegen, linalg
 from mltune.mlir import affine_map_text
 
 SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
+ONLINE_ATTENTION = "iree_linalg_ext.online_attention"
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
 
 
@@ -21,7 +22,8 @@ def element_bytes(element_type: str) -> int:
 
 @dataclass(frozen=True)
 class Problem:
-    """A contraction root op: loop bounds grouped by role, operand element types and indexing maps.
+    """A contraction, convolution or attention root op: loop bounds grouped by role, operand element types and
+    indexing maps.
 
     Loops are named by their position in the op's iteration space; `batch`, `m`, `n`, `k`
     hold those positions, `bounds` the trip count of every loop.
@@ -44,6 +46,11 @@ class Problem:
     filter_loops: tuple[int, ...] = ()
     strides: tuple[int, ...] = ()
     dilations: tuple[int, ...] = ()
+    # attention only: `m` holds the query sequence loops, `k` the head dim (K1), `n` the value head dim,
+    # `k2` the key sequence loops; `operand_types` the element types of query, key, value, scale, output,
+    # max and sum (IREE's attention matcher names all seven)
+    k2: tuple[int, ...] = ()
+    operand_types: tuple[str, ...] = ()
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)
@@ -51,7 +58,8 @@ class Problem:
     @property
     def key(self) -> str:
         """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
-        dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k))
+        dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k)
+                        + self.sizes(self.k2))
         return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}"
 
     def to_record(self) -> dict[str, Any]:
@@ -73,6 +81,8 @@ class Untunable:
 def _loop_bounds(op: ir.Operation, maps: list[ir.AffineMap]) -> list[int]:
     bounds: list[int | None] = [None] * maps[0].n_dims
     for amap, value in zip(maps, op.operands):
+        if not amap.results:  # a scalar operand (attention's scale)
+            continue
         shape = value.type.shape
         for position, expr in enumerate(amap.results):
             if isinstance(expr, ir.AffineDimExpr) and bounds[expr.position] is None:
@@ -117,15 +127,42 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
         filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
 
 
+def _attention(op: ir.Operation) -> Problem | Untunable:
+    """An unmasked `online_attention` (query, key, value, scale, output, max, sum), as IREE's dispatches hold it."""
+    name = op.name
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    if len(op.operands) != 7:
+        return Untunable(name, "masked attention is not supported (IREE's attention matcher takes no mask)")
+    types = [value.type for value in op.operands]
+    if not all(t.has_static_shape for t in types if isinstance(t, ir.ShapedType)):
+        return Untunable(name, "needs statically shaped operands")
+    elements = [str(t.element_type if isinstance(t, ir.ShapedType) else t) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], maps[4])
+    if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
+        return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
+    (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
+    layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
+    return Problem(
+        op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
+        m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
+        out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
+        operand_types=tuple(elements))
+
+
 def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     """Describe a root op as a `Problem`, or say why it cannot be tuned."""
     name = op.name
     if not linalg.isa_contraction_op(op):
         if linalg.isa_convolution_op(op):
             return _convolution(op)
+        if name == ONLINE_ATTENTION:
+            return _attention(op)
         if name.endswith("attention"):
-            return Untunable(name, "attention is not supported yet (IREE tunes it with VectorDistribute and a "
-                                   "decomposition_config for its two matmuls)")
+            return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
+                                   "attention)")
         return Untunable(name, "non-contraction root ops are not supported yet (only contractions and convolutions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")

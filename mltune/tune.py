@@ -32,6 +32,7 @@ from mltune.search.devices import RunnerPool, make_runner
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.run import Runner
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
+from mltune.targets.stored import facts_to_record
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             writer.append(record)
 
     record_fields = {"arch": facts.arch, "device": device_id(",".join(request.devices), facts.cores),
-                     "run_id": run_id, "level": level}
+                     "target": facts_to_record(facts), "run_id": run_id, "level": level}
     applier = make_applier(request.target.kind, tuning_input.source, context)
     loop = TuningLoop(builder, runner, baseline.vmfb, facts, applier, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []

@@ -11,8 +11,13 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from mltune.mlir import parse_module_file
 from mltune.one_op_model import ContractionShape, contraction_model
-from mltune.problem import Problem
+from mltune.problem import Problem, read_root_ops
+from mltune.targets import facts_from_executable_target
 from mltune.tools import tool_path
 
 CPU_FLAGS = [
@@ -50,6 +55,24 @@ def conv2d_nhwc_source(n: int, h: int, w: int, c: int, f: int, kernel: int = 3, 
 """
 
 
+def attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str = "f16") -> str:
+    """A `@main` computing one `iree_linalg_ext.attention` (query B x M x K1, key B x K2 x K1, value B x K2 x N),
+    as a torch-style scaled dot-product attention reaches IREE; IREE dispatches it as `online_attention`."""
+    q, k, v, o = (f"tensor<{batch}x{a}x{b}x{element}>" for a, b in ((m, k1), (k2, k1), (k2, n), (m, n)))
+    loops = "(d0, d1, d2, d3, d4)"  # batch, M, N, K1, K2
+    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2"))
+    return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {o} {{
+  %scale = arith.constant 0.125 : {element}
+  %empty = tensor.empty() : {o}
+  %r = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {k}, {v}, {element}) outs(%empty : {o}) {{
+  ^bb0(%score: f32):
+    iree_linalg_ext.yield %score : f32
+  }} -> {o}
+  return %r : {o}
+}}
+"""
+
+
 # The session's matmul (100x300 @ 300x1000) and batch matmul (12x128x64 @ 12x64x128) in one function: two dispatches.
 TWO_OP_SOURCE = """func.func @main(%lhs: tensor<100x300xf32>, %rhs: tensor<300x1000xf32>, %a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>) -> (tensor<100x1000xf32>, tensor<12x128x128xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -78,6 +101,19 @@ def strip_config(bench: Path, out: Path) -> Path:
     result = run([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)])
     assert result.returncode == 0, result.stderr[-2000:]
     return out
+
+
+def read_gpu_dump(directory: Path, context) -> tuple[Path, Path, ir.Module, Problem, object, ir.Operation]:
+    """A GPU dump's one benchmark file under `directory/bench`, stripped beside it, and what mltune reads from it:
+    (bench, stripped, module, problem, target facts, root op)."""
+    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
+    stripped = strip_config(bench, directory / "stripped.mlir")
+    module = parse_module_file(bench, context)
+    with context:
+        (problem,) = read_root_ops(module)
+        facts = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+        (root,) = iree_codegen.get_tuner_root_ops(module)
+    return bench, stripped, module, problem, facts, root
 
 
 def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = None,

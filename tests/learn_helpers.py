@@ -1,25 +1,37 @@
 """Synthetic dataset records for the learning tests: real candidate spaces, made-up times.
 
 The times follow a known rule (padding and register spills cost time, whole SIMD vectors
-save it), so a learner has something real to find; they are not measurements.
+save it; on GPUs, idle SMs in the last wave and low occupancy cost time), so a learner has
+something real to find; they are not measurements.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from mltune.dataset import Record, RecordWriter
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.gpu import gpu_contraction_features
 from mltune.problem import Problem
+from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE, CpuContraction
+from mltune.search.gpu_contraction import GpuContraction
+from mltune.targets import TargetFacts
 from mltune.targets.cpu import CpuInfo
+from mltune.targets.gpu import GpuInfo, MmaShape
+from mltune.targets.stored import facts_to_record
 
 MAPS = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
         "affine_map<(d0, d1, d2) -> (d0, d1)>")
 SYNTHETIC_CPU = CpuInfo("synthetic", 32, 2)  # unknown to mltune, so learned as the default 32-byte vectors
 SHAPES = ((64, 96, 48), (100, 200, 64), (48, 128, 96))
+# a made-up CUDA GPU: 100 SMs, 100 KiB shared memory, one f16 MMA intrinsic
+SYNTHETIC_GPU = GpuInfo("cuda", "synthetic-gpu", "", (32,), 4, 100, 1024, (1024, 1024, 64), 100 * 1024,
+                        (MmaShape("NV_MMA_SYNC_F32_16x8x16_F16", 16, 8, 16, "f16", "f16", "f32"),), 0)
+GPU_SHAPES = ((256, 384, 512), (128, 256, 256), (512, 128, 192))
 
 
 def matmul_problem(m: int, n: int, k: int, lhs: str = "f32", out: str = "f32") -> Problem:
@@ -34,27 +46,56 @@ def synthetic_ratios(problem: Problem, candidates) -> np.ndarray:
             + 0.3 * (1 - f["vector_lane_fill"]) + 0.2 * f["wave_inefficiency"])
 
 
+def synthetic_gpu_ratios(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> np.ndarray:
+    """Synthetic GPU time / baseline ratios from a fixed rule over the GPU features."""
+    f = gpu_contraction_features(problem, gpu, candidates)
+    return (0.6 + 0.8 * (f["padding_waste_m"] + f["padding_waste_n"]) + 0.4 * (f["register_overflow"] > 0)
+            + 0.5 * f["wave_inefficiency"] + 0.3 * (1 - f["occupancy"]))
+
+
+def _write_problem(path: Path, arch: str, facts: TargetFacts, problem: Problem, pipeline_of: Callable[[dict], str],
+                   candidates: CandidateSet, ratios: np.ndarray, picked: np.ndarray, store_target: bool) -> None:
+    """One problem's records: every picked candidate measured in two rounds, the last one a compile error;
+    each record names its candidate's pipeline."""
+    writer = RecordWriter(path)
+    for position, index in enumerate(picked):
+        failed = position == len(picked) - 1
+        ratio = float(ratios[index])
+        writer.append(Record(
+            arch=arch, device=f"synthetic-host/device/{facts.cores}cores", problem=problem.to_record(),
+            pipeline=pipeline_of(candidates.knobs(int(index))), knobs=candidates.knobs(int(index)), status="compile_error" if failed else "ok",
+            time_us=[] if failed else [100.0 * ratio, 101.0 * ratio], baseline_us=[] if failed else [100.0, 101.0],
+            ranker="shuffle", position=position, run_id="synthetic", level="model",
+            target=facts_to_record(facts) if store_target else None,
+        ))
+    writer.close()
+
+
 def write_synthetic_dataset(root: Path, arch: str = "synthetic", per_problem: int = 40, seed: int = 0) -> Path:
-    """Synthetic records: `per_problem` random candidates of each shape in SHAPES, two rounds each, plus one
-    compile error per problem; written as `root/arch/<shape>.jsonl`. Returns `root`."""
+    """Synthetic CPU records: `per_problem` random candidates of each shape in SHAPES, two rounds each, plus one
+    compile error per problem; written as `root/arch/<shape>.jsonl` without target facts. Returns `root`."""
     rng = np.random.default_rng(seed)
     for m, n, k in SHAPES:
         problem = matmul_problem(m, n, k)
         candidates = CpuContraction(problem, SYNTHETIC_CPU, None).candidates()
         picked = rng.choice(len(candidates), per_problem + 1, replace=False)
-        ratios = synthetic_ratios(problem, candidates)
-        writer = RecordWriter(root / arch / f"mm_{m}x{n}x{k}.jsonl")
-        for position, index in enumerate(picked):
-            failed = position == per_problem
-            ratio = float(ratios[index])
-            writer.append(Record(
-                arch=arch, device="synthetic-host/local-task/2cores", problem=problem.to_record(),
-                pipeline=PIPELINE, knobs=candidates.knobs(int(index)), status="compile_error" if failed else "ok",
-                time_us=[] if failed else [100.0 * ratio, 101.0 * ratio],
-                baseline_us=[] if failed else [100.0, 101.0], ranker="shuffle", position=position,
-                run_id="synthetic", level="model",
-            ))
-        writer.close()
+        _write_problem(root / arch / f"mm_{m}x{n}x{k}.jsonl", arch, SYNTHETIC_CPU, problem, lambda _: PIPELINE, candidates,
+                       synthetic_ratios(problem, candidates), picked, store_target=False)
+    return root
+
+
+def write_synthetic_gpu_dataset(root: Path, problems: list[Problem], gpu: GpuInfo = SYNTHETIC_GPU,
+                                store_target: bool = True, per_problem: int = 40, seed: int = 0) -> Path:
+    """Synthetic records of `gpu` (arch `gpu.arch`; TileAndFuse and VectorDistribute candidates), as
+    `write_synthetic_dataset` writes CPU ones; `store_target=False` writes them as schema 1 did, without the
+    target's facts. Returns `root`."""
+    rng = np.random.default_rng(seed)
+    for problem in problems:
+        configurator = GpuContraction(problem, gpu, None)
+        candidates = configurator.candidates()
+        picked = rng.choice(len(candidates), per_problem + 1, replace=False)
+        _write_problem(root / gpu.arch / f"{problem.key}.jsonl", gpu.arch, gpu, problem, configurator.pipeline_of,
+                       candidates, synthetic_gpu_ratios(problem, gpu, candidates), picked, store_target)
     return root
 
 

@@ -9,6 +9,8 @@ from learn_helpers import matmul_problem
 from mltune.features import EXTRACTORS, extractor_for
 from mltune.errors import UserError
 from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
+from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
@@ -49,8 +51,25 @@ def test_problem_level_features_are_constant_per_problem():
     assert f.values.shape == (2, len(f.names)) and len(set(f.names)) == len(f.names)
 
 
-def test_extractors_are_chosen_by_pipeline():
-    assert extractor_for("DoubleTilingExpert") is cpu_contraction_features
+def test_extractors_are_chosen_by_target_family_and_op_kind():
+    """Synthetic problems and targets: the extractor follows (CPU or GPU, op kind), never a candidate's pipeline."""
+    from learn_helpers import SYNTHETIC_GPU
+
+    mm = matmul_problem(64, 96, 48)
+    cpu = CpuInfo("synthetic", 64, 4)
+    assert extractor_for(mm, cpu, ["DoubleTilingExpert"]) is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
-        extractor_for("amdsharktuner/x")
-    assert set(EXTRACTORS) == {"DoubleTilingExpert"}
+        extractor_for(mm, cpu, ["amdsharktuner/x"])
+    # GPU contractions of both pipelines, and IGEMM convolutions, share the GPU extractor
+    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
+    conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
+    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse"]) is gpu_contraction_features
+    with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
+        extractor_for(mm, cpu, ["TileAndFuse"])
+    with pytest.raises(UserError, match="no feature extractor for convolution on cpu"):
+        extractor_for(conv, cpu)
+    # attention candidates are VectorDistribute too, but have knobs of their own: the op kind decides
+    attention = Problem(**{**mm.to_record(), "op_kind": "attention"})
+    assert extractor_for(attention, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_attention_features
+    assert set(EXTRACTORS) == {("cpu", "contraction"), ("gpu", "contraction"), ("gpu", "convolution"),
+                               ("gpu", "attention")}

@@ -1,5 +1,5 @@
-"""GPU targets (compile only: no GPU on the CI machine): target facts, TileAndFuse spaces against Z3 and
-against IREE's own constraints and defaults, candidates applied by spec (ROCm) and annotation (CUDA) and
+"""GPU targets (compile only: no GPU on the CI machine): target facts, TileAndFuse and VectorDistribute spaces
+against Z3 and against IREE's own constraints and defaults, candidates applied by spec (ROCm) and annotation (CUDA) and
 compiled by the real iree-compile."""
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, run
-from mltune.mlir import parse_module_file
-from mltune.problem import Problem, read_root_ops
+from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, read_gpu_dump, run
+from mltune.mlir import find_ops, parse_module_file
+from mltune.problem import Problem
 from mltune.search.apply import AnnotationApplier, SpecApplier
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import EmittedConstraints, emit_constraints
-from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, parse_target
+from mltune.search.vector_distribute import breaks_iree_default
+from mltune.targets import GpuInfo, GpuTarget, parse_target
 from mltune.tools import tool_path
 
 MM = matmul_source(256, 512, 384, "f16", "f32", transpose_rhs=True)  # 256x384, K 512, RHS N x K
@@ -46,6 +47,7 @@ class GpuDump:
     problem: Problem
     gpu: GpuInfo
     default_config: str  # the root op's lowering_config and the function's translation_info, as IREE chose
+    vd_default_config: str  # the same when IREE is told not to use TileAndFuse for matmuls ("" for convolutions)
     emitted: list[EmittedConstraints]
     module: ir.Module
 
@@ -68,29 +70,34 @@ def gpu_dumps(tmp_path_factory, context) -> dict[str, GpuDump]:
     for name, (target, source, proc) in procs.items():
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr[-2000:]
-        (bench,) = sorted((source.parent / "bench").glob("*_benchmark.mlir"))
-        stripped = source.parent / "stripped.mlir"
-        assert run([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(stripped)]).returncode == 0
-        module = parse_module_file(bench, context)
-        with context:
-            (problem,) = read_root_ops(module)
-            gpu = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
-            (root,) = iree_codegen.get_tuner_root_ops(module)
+        bench, stripped, module, problem, gpu, root = read_gpu_dump(source.parent, context)
         text = bench.read_text()
         default = str(root.attributes["lowering_config"]) + re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
         emitted = emit_constraints(stripped, source.parent, context)
-        dumps[name] = GpuDump(target, source, bench, stripped, problem, gpu, default, emitted, module)
+        vd_default = _vector_distribute_default(stripped) if problem.op_kind == "contraction" else ""
+        dumps[name] = GpuDump(target, source, bench, stripped, problem, gpu, default, vd_default, emitted, module)
     return dumps
 
 
-def tile_and_fuse(dump: GpuDump) -> EmittedConstraints | None:
-    return next((c for c in dump.emitted if c.pipeline == "TileAndFuse"), None)
+def _vector_distribute_default(stripped: Path) -> str:
+    """IREE's own VectorDistribute configuration of a contraction (its choice once TileAndFuse is off for matmuls)."""
+    out = stripped.parent / "vd_default.mlir"
+    result = run([tool_path("iree-compile"), str(stripped), "--iree-codegen-llvmgpu-use-tile-and-fuse-matmul=false",
+                  "--compile-to=executable-configurations", "-o", str(out)])
+    assert result.returncode == 0, result.stderr[-2000:]
+    text = out.read_text()
+    return re.search(r"lowering_config = (#iree_gpu[^\n]*?)(?:, root_op|\} \{)", text).group(1) + \
+        re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
+
+
+def emitted_for(dump: GpuDump, pipeline: str) -> EmittedConstraints | None:
+    return next((c for c in dump.emitted if c.pipeline == pipeline and not is_igemm_tile_and_fuse(c)), None)
 
 
 def configurator_for(dump: GpuDump, context) -> GpuContraction | GpuConvolution:
     if dump.problem.op_kind == "convolution":
         return GpuConvolution(dump.problem, dump.gpu, context, next(c for c in dump.emitted if is_igemm_tile_and_fuse(c)))
-    return GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    return GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
 
 
 def test_target_facts_come_from_target_info(gpu_dumps):
@@ -139,80 +146,98 @@ def _mma_shape(configurator: GpuContraction | GpuConvolution, point: dict[str, i
     return {"mma_m": mma.m, "mma_n": mma.n, "mma_k": mma.k}
 
 
+def _iree_assignment(configurator: GpuContraction, knobs: dict[str, int]) -> dict[str, int]:
+    """A matmul candidate in the names of IREE's emitted knobs for its pipeline (VectorDistribute: K tile in elements)."""
+    derived = configurator.derived_values(knobs)
+    common = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"],
+              "prefetch_num_stages": knobs["prefetch"], "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"],
+              "wg_size_x": derived["workgroup_size"], "wg_size_y": 1, "wg_size_z": 1}
+    if knobs["vector_distribute"]:
+        return {**common, "red_2": knobs["red_k"] * knobs["mma_k"]}
+    return {**common, "sg_0": knobs["sg_m"], "sg_1": knobs["sg_n"], "red_2": knobs["red_k"]}
+
+
 @pytest.mark.parametrize("name", ["mm_mi300x", "mm_sm80", "mm_sm90"])
-def test_candidates_satisfy_iree_emitted_constraints(gpu_dumps, context, name):
-    """IREE's own solver accepts mltune's points (matmul: the compiler emits TileAndFuse constraints)."""
+@pytest.mark.parametrize("pipeline", ["TileAndFuse", "VectorDistribute"])
+def test_candidates_satisfy_iree_emitted_constraints(gpu_dumps, context, name, pipeline):
+    """IREE's own solver accepts mltune's points of each pipeline (matmul: the compiler emits constraints for both),
+    less those IREE's own defaults break, and mltune's own model alone gives the same space."""
     dump = gpu_dumps[name]
-    emitted = tile_and_fuse(dump)
+    emitted = emitted_for(dump, pipeline)
     assert emitted is not None
-    configurator = GpuContraction(dump.problem, dump.gpu, context, None)  # mltune's own model only
-    with_iree = GpuContraction(dump.problem, dump.gpu, context, emitted)
-    assert len(configurator.candidates()) == len(with_iree.candidates()), "own model and IREE's agree"
+    configurator = GpuContraction(dump.problem, dump.gpu, context)  # mltune's own model only
+    assert len(configurator.candidates()) == len(GpuContraction(dump.problem, dump.gpu, context, dump.emitted).candidates())
     candidates = configurator.candidates()
-    for index in np.random.default_rng(2).choice(len(candidates), 10, replace=False):
+    mine = np.flatnonzero(candidates.column("vector_distribute") == (pipeline == "VectorDistribute"))
+    assert len(mine) > 100
+    for index in np.random.default_rng(2).choice(mine, 10, replace=False):
         knobs = candidates.knobs(int(index))
-        derived = configurator.derived_values(knobs)
         solver = z3.Solver()
-        solver.add(*emitted.assertions)
-        iree_names = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "sg_0": knobs["sg_m"], "sg_1": knobs["sg_n"],
-                      "red_2": knobs["red_k"], "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"],
-                      "prefetch_num_stages": knobs["prefetch"], "sg_m_cnt": derived["count_m"],
-                      "sg_n_cnt": derived["count_n"], "wg_size_x": derived["workgroup_size"]}
-        solver.add(*[z3.Int(k) == v for k, v in iree_names.items()])
+        solver.add(*emitted.without(breaks_iree_default).assertions)
+        solver.add(*[z3.Int(k) == v for k, v in _iree_assignment(configurator, knobs).items()])
         assert solver.check() == z3.sat, knobs
 
 
-def test_compilation_info_matches_iree_materialization(gpu_dumps, context):
+@pytest.mark.parametrize("pipeline", ["TileAndFuse", "VectorDistribute"])
+def test_compilation_info_matches_iree_materialization(gpu_dumps, context, pipeline):
     dump = gpu_dumps["mm_mi300x"]
-    configurator = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    configurator = GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
     candidates = configurator.candidates()
+    mine = np.flatnonzero(candidates.column("vector_distribute") == (pipeline == "VectorDistribute"))
     module = parse_module_file(dump.source.parent / f"{dump.stripped.stem}.constraints.mlir", context)
     with context:
-        ops = []
-        module.operation.walk(lambda op: (ops.append(op) if op.name == "iree_codegen.smt.constraints" else None,
-                                          ir.WalkResult.ADVANCE)[1])
-        op = next(o for o in ops if "TileAndFuse" in str(o.attributes["pipeline"]))
-        for index in (0, len(candidates) // 3, len(candidates) - 1):
-            knobs = candidates.knobs(index)
-            if knobs["no_bank_fix"] or knobs["waves_per_eu"]:
-                knobs = {**knobs, "no_bank_fix": 0, "waves_per_eu": 0}  # options IREE's knobs leave fixed
-            derived = configurator.derived_values(knobs)
-            assignment = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "sg_0": knobs["sg_m"], "sg_1": knobs["sg_n"],
-                          "red_2": knobs["red_k"], "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"],
-                          "prefetch_num_stages": knobs["prefetch"], "wg_size_x": derived["workgroup_size"],
-                          "wg_size_y": 1, "wg_size_z": 1, "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"]}
-            theirs = str(iree_codegen.materialize_compilation_info(op, assignment))
+        op = next(o for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
+                  if f"<{pipeline}>" in str(o.attributes["pipeline"]))
+        for index in (mine[0], mine[len(mine) // 3], mine[-1]):
+            knobs = candidates.knobs(int(index))
+            if knobs["no_bank_fix"] or knobs["waves_per_eu"] or not knobs["prefetch"]:  # options IREE's knobs leave fixed
+                knobs = {**knobs, "no_bank_fix": 0, "waves_per_eu": 0, "prefetch": 2}
+            theirs = str(iree_codegen.materialize_compilation_info(op, _iree_assignment(configurator, knobs)))
             assert configurator.compilation_info(knobs) == theirs
 
 
-def _default_knobs(dump: GpuDump) -> dict[str, int]:
+def _default_knobs(dump: GpuDump, config: str) -> dict[str, int]:
+    """IREE's chosen configuration in mltune's knobs (VectorDistribute: per-subgroup tiles from the subgroup counts)."""
     lists = {name: [int(v) for v in values.split(",")] for name, values in
-             re.findall(r"\b(workgroup|subgroup|reduction) = \[([^\]]*)\]", dump.default_config)}
-    common = {"mma_name": re.search(r"mma_layout<(\w+)>", dump.default_config).group(1),
-              "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.default_config).group(1)),
-              "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", dump.default_config).group(1))}
-    wg, sg, red = lists["workgroup"], lists["subgroup"], lists["reduction"]
+             re.findall(r"\b(workgroup|subgroup|reduction) = \[([^\]]*)\]", config)}
+    mma_name = re.search(r"mma_layout<(\w+)>", config).group(1)
+    prefetch = re.search(r"prefetch_num_stages = (\d+)", config)
+    common = {"mma_name": mma_name, "sg_size": int(re.search(r"subgroup_size = (\d+)", config).group(1)),
+              "prefetch": int(prefetch.group(1)) if prefetch else 0}
+    wg, red = lists["workgroup"], lists["reduction"]
     p = dump.problem
+    if "VectorDistribute" in config:
+        counts = [int(v) for v in re.search(r"subgroup_basis = \[\[([^\]]*)\]", config).group(1).split(",")]
+        mma = next(m for m in dump.gpu.mma if m.name == mma_name)
+        return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": wg[p.m[0]] // (counts[p.m[0]] * mma.m),
+                "sg_n": wg[p.n[0]] // (counts[p.n[0]] * mma.n), "red_k": red[p.k[0]] // mma.k, "vector_distribute": 1,
+                **common}
+    sg = lists["subgroup"]
     if p.op_kind == "convolution":  # IGEMM loops [batch, out_h, out_w, out_channel, K]
         assert sg[0] == 1
         return {"wg_b": wg[0], "wg_oh": wg[1], "wg_ow": wg[2], "wg_oc": wg[3], "sg_oh": sg[1], "sg_ow": sg[2],
                 "sg_oc": sg[3], "red_k": red[4], **common}
-    return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": sg[p.m[0]], "sg_n": sg[p.n[0]], "red_k": red[p.k[0]], **common}
+    return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": sg[p.m[0]], "sg_n": sg[p.n[0]], "red_k": red[p.k[0]],
+            "vector_distribute": 0, **common}
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_iree_default_is_in_the_space(gpu_dumps, context, name):
+@pytest.mark.parametrize("name, pipeline", [(name, "TileAndFuse") for name in CASES] + [
+    (name, "VectorDistribute") for name, (_, source) in CASES.items() if source is not CONV])
+def test_iree_default_is_in_the_space(gpu_dumps, context, name, pipeline):
+    """IREE's own configuration of each pipeline (VectorDistribute: IREE's choice when TileAndFuse is off for matmuls)."""
     dump = gpu_dumps[name]
+    config = dump.default_config if pipeline == "TileAndFuse" else dump.vd_default_config
+    assert f"pipeline<{pipeline}>" in config
     configurator = configurator_for(dump, context)
-    default = _default_knobs(dump)
+    default = _default_knobs(dump, config)
     mma = [m.name for m in configurator.mmas].index(default.pop("mma_name"))
     knobs = {**default, "mma": mma, "no_bank_fix": 0, "waves_per_eu": 0}
-    assert configurator.candidates().index_of({**knobs, **_mma_shape(configurator, knobs)}) is not None, (knobs, dump.default_config)
+    assert configurator.candidates().index_of({**knobs, **_mma_shape(configurator, knobs)}) is not None, (knobs, config)
 
 
 def test_spec_and_annotation_carry_the_config(gpu_dumps, context, tmp_path):
     dump = gpu_dumps["mm_mi300x"]
-    configurator = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump))
+    configurator = GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
     info = configurator.compilation_info(configurator.candidates().knobs(0))
     spec = SpecApplier(context).apply(dump.problem, info)
     assert spec.kind == "spec" and info in spec.text and "transform.iree.match.contraction" in spec.text
@@ -225,14 +250,18 @@ def test_spec_and_annotation_carry_the_config(gpu_dumps, context, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", ["mm_mi300x", "mm_sm80", "bmm_mi300x", "conv_mi300x"])
-def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_path, name):
-    """A non-default candidate, applied the target's way, compiles and the compiler used its tiles."""
+@pytest.mark.parametrize("name, pipeline", [("mm_mi300x", "TileAndFuse"), ("mm_sm80", "TileAndFuse"),
+                                            ("bmm_mi300x", "TileAndFuse"), ("conv_mi300x", "TileAndFuse"),
+                                            ("mm_mi300x", "VectorDistribute"), ("mm_sm90", "VectorDistribute"),
+                                            ("bmm_mi300x", "VectorDistribute")])
+def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_path, name, pipeline):
+    """A non-default candidate, applied the target's way, compiles and the compiler used its pipeline and tiles."""
     dump = gpu_dumps[name]
     configurator = configurator_for(dump, context)
     candidates = configurator.candidates()
     differs = (i for i in range(len(candidates) // 2, len(candidates))
-               if f"workgroup = {configurator.tile_lists(candidates.knobs(i))['workgroup']}" not in dump.default_config)
+               if configurator.pipeline_of(candidates.knobs(i)) == pipeline
+               and f"workgroup = {_workgroup(configurator, candidates.knobs(i))}" not in dump.default_config)
     knobs = candidates.knobs(next(differs))
     info = configurator.compilation_info(knobs)
     applier = AnnotationApplier(dump.stripped, context) if dump.target.kind == "cuda" else SpecApplier(context)
@@ -248,8 +277,11 @@ def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_pa
                   f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}", "-o", str(tmp_path / "x.vmfb")])
     assert result.returncode == 0, result.stderr[-2000:]
     configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
-    workgroup = configurator.tile_lists(knobs)["workgroup"]
-    assert f"workgroup = {workgroup}" in configured
+    assert f"workgroup = {_workgroup(configurator, knobs)}" in configured and f"pipeline<{pipeline}>" in configured
+
+
+def _workgroup(configurator: GpuContraction | GpuConvolution, knobs: dict[str, int]) -> str:
+    return re.search(r"workgroup = (\[[^\]]*\])", configurator.compilation_info(knobs)).group(1)
 
 
 @pytest.mark.e2e
@@ -266,7 +298,8 @@ def test_cli_compile_only_end_to_end(tmp_path, target, source):
     result = mltune(["tune", "mm.mlir", "--target", target, "--compile-only", "--budget", "4", "--run-dir", "run"],
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"TileAndFuse\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
+    rows = re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout)
+    assert rows and all(ok == tried for _, ok, tried in rows) and sum(int(t) for _, _, t in rows) == 4, result.stdout
     assert "nothing was benchmarked" in result.stdout
     assert len(list((tmp_path / "run" / "candidates").glob("*/candidate_*/module.vmfb"))) == 4
 
@@ -283,12 +316,26 @@ def test_iree_flags_reach_every_compile(tmp_path):
     assert list((tmp_path / "sources").glob("*.mlir"))
 
 
+@pytest.mark.e2e
+def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
+    """The first candidates in heuristic order use both pipelines on gfx942, and all of them compile."""
+    (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
+    result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "8", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
+                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
+    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
+    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
+    assert "pipeline<VectorDistribute>" in configs and "subgroup_basis" in configs
+
+
 def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
     from mltune.features.gpu import gpu_contraction_features
     from mltune.rankers import RankingInput, make_ranker
 
     dump = gpu_dumps["mm_mi300x"]
-    candidates = GpuContraction(dump.problem, dump.gpu, context, tile_and_fuse(dump)).candidates()
+    candidates = GpuContraction(dump.problem, dump.gpu, context, dump.emitted).candidates()
     features = gpu_contraction_features(dump.problem, dump.gpu, candidates)
     assert np.isfinite(features.values).all()
     ranker = make_ranker("heuristic", seed=3)
@@ -308,3 +355,37 @@ def test_dispatch_for_another_target_is_refused(gpu_dumps, tmp_path):
     result = mltune(["tune", str(gpu_dumps["mm_mi300x"].bench), "--run-dir", "run"], cwd=tmp_path)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
     assert "compiled for rocm (gfx942)" in result.stderr and "--target host" in result.stderr
+
+
+def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, context, tmp_path, monkeypatch):
+    """Synthetic sm_90 records (made-up times) without stored facts, as the first H100 records were written: training
+    rebuilds the facts from the arch; `tune --ranker random-forest` reads them from the dumped dispatch. They must be
+    the same facts, so that one candidate gets the same feature row in both, and the forest ranks the real space."""
+    from learn_helpers import write_synthetic_gpu_dataset
+    from mltune.features.gpu import gpu_contraction_features
+    from mltune.learn.samples import load_dataset
+    from mltune.learn.train import train
+    from mltune.rankers import RankingInput, make_ranker
+
+    dump = gpu_dumps["mm_sm90"]
+    other = Problem(**{**dump.problem.to_record(), "bounds": (512, 256, 192)})
+    root = write_synthetic_gpu_dataset(tmp_path / "datasets", [dump.problem, other], dump.gpu, store_target=False)
+    samples = next(p for p in load_dataset(root, "sm_90").problems if p.problem == dump.problem)
+    assert samples.target == dump.gpu
+    train(root, "sm_90", tmp_path / "models")
+
+    candidates = configurator_for(dump, context).candidates()
+    ranking_input = RankingInput(dump.problem, dump.gpu, candidates)
+    trained = samples.features()
+    at_tune_time = gpu_contraction_features(dump.problem, dump.gpu, candidates)
+    assert at_tune_time.names == trained.names
+    rows = [(row, candidates.index_of(samples.candidates.knobs(row))) for row in range(len(samples.candidates))]
+    rows = [(row, index) for row, index in rows if index is not None]  # the compiler's constraints may drop some
+    assert rows
+    for row, index in rows:
+        np.testing.assert_array_equal(at_tune_time.values[index], trained.values[row])
+
+    monkeypatch.chdir(tmp_path)  # the forest's models/ARCH/ is read from the working directory, as `tune` does
+    ranker = make_ranker("random-forest", 0, dump.gpu)
+    ranker.start(ranking_input)
+    assert sorted(ranker.ask(len(candidates))) == list(range(len(candidates)))

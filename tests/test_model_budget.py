@@ -69,6 +69,17 @@ def test_seeded_ranker_asks_for_known_fast_configs_first_and_never_twice():
     assert unseeded.name == SolverOrder.name and unseeded.ask(4) == [0, 1, 2, 3]
 
 
+def test_configs_recorded_before_a_knob_was_added_still_seed():
+    """A GPU contraction config recorded before `vector_distribute` existed is its TileAndFuse point (0);
+    a config of another space (other knob names) is not matched."""
+    from mltune.rankers.base import RankingInput
+
+    candidates = CandidateSet(("wg_m", "vector_distribute"), np.array([[64, 0], [64, 1], [128, 0], [128, 1]]))
+    ranker = SeededRanker(SolverOrder(0), [{"wg_m": 128}, {"wg_m": 64, "vector_distribute": 1}, {"vec_m": 64}])
+    ranker.start(RankingInput(None, None, candidates))  # type: ignore[arg-type]
+    assert ranker.ask(2) == [2, 1] and ranker.ask(2) == [0, 3]
+
+
 def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):
     from mltune.dataset import Record, RecordWriter
     from mltune.problem import Problem

@@ -7,7 +7,8 @@ import pytest
 
 from learn_helpers import matmul_problem
 from mltune.dataset import Record, RecordWriter
-from mltune.learn.samples import cpu_of, load_dataset, record_ratio
+from mltune.learn.samples import load_dataset, record_ratio
+from mltune.targets import CpuInfo
 
 
 def record(knobs: dict[str, int], times: list[float], baselines: list[float], status: str = "ok") -> Record:
@@ -37,6 +38,7 @@ def test_repeated_candidates_are_one_sample_and_failures_are_counted(tmp_path):
     assert samples.candidates.knobs(samples.candidates.index_of(a)) == a
     assert samples.ratios[samples.candidates.index_of(a)] == pytest.approx(1.0)  # median of 0.5 and 1.5
     assert samples.ratios[samples.candidates.index_of(b)] == pytest.approx(0.25)
-    assert samples.target == cpu_of("znver4", "host/AMD EPYC/local-task/4cores")
-    assert (samples.target.native_vector_bytes, samples.target.cores) == (64, 4)
+    # schema 1 records carry no target: the CPU's facts are rebuilt from the arch name and the device's cores
+    assert samples.target == CpuInfo("znver4", 64, 4)
+    assert samples.target_origin == "rebuilt from the arch name (vector-width table)"
     assert samples.features().values.shape[0] == 2

@@ -1,30 +1,59 @@
 """Feature extractors: (problem, target, candidates) to a named numeric matrix, one row per candidate.
 
-`EXTRACTORS` maps a record's `pipeline` to the extractor of its candidates, so training and
-ranking compute the same columns from the same stored `problem` + `knobs`.
+The extractor is chosen by the target's family (CPU or GPU) and the problem's op kind, never by a
+candidate's pipeline: one problem's candidates may span several pipelines (GPU contractions:
+TileAndFuse and VectorDistribute, told apart by the `vector_distribute` knob), and every candidate
+of a problem must get the same columns. Training (from the stored `problem` + `knobs` + target facts)
+and ranking at tune time call the same `extractor_for`, so both compute the same columns. A record's
+`pipeline` must still be one whose knobs the extractor reads (imported records name other tuners'
+pipelines and knobs).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from mltune.errors import UserError
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
+from mltune.search.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
+from mltune.search.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
-EXTRACTORS: dict[str, Extractor] = {CPU_CONTRACTION_PIPELINE: cpu_contraction_features}
+# (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
+# (IGEMM TileAndFuse) are seen as their implicit GEMM; GPU contractions of both pipelines share one set of knobs;
+# attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles).
+EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
+    ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
+    ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
+    ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
+}
 
 
-def extractor_for(pipeline: str) -> Extractor:
-    """The extractor for one pipeline, or a `UserError` saying none exists yet."""
-    if pipeline not in EXTRACTORS:
-        raise UserError(f"no feature extractor for pipeline {pipeline!r} yet (have: {', '.join(EXTRACTORS)})")
-    return EXTRACTORS[pipeline]
+def target_family(target: Any) -> str:
+    """"cpu" or "gpu" (ROCm and CUDA facts share their extractors)."""
+    return "cpu" if target.kind == "cpu" else "gpu"
 
 
-__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for"]
+def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) -> Extractor:
+    """The extractor for a problem's candidates on a target; `pipelines` (the records' pipeline names, when
+    training) must all be ones it describes. Anything else is a `UserError` saying no extractor exists yet."""
+    family = target_family(target)
+    extractor, known = EXTRACTORS.get((family, problem.op_kind), (None, ()))
+    unknown = [pipeline for pipeline in pipelines if pipeline not in known]
+    if extractor is None or unknown:
+        what = f"pipeline {unknown[0]!r} of " if unknown else ""
+        have = ", ".join(f"{kind} on {fam} ({'/'.join(names)})" for (fam, kind), (_, names) in EXTRACTORS.items())
+        raise UserError(f"no feature extractor for {what}{problem.op_kind} on {family} targets yet (have: {have})")
+    return extractor
+
+
+__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for",
+           "gpu_attention_features", "gpu_contraction_features", "target_family"]

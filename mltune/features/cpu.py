@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.problem import ELEMENT_BYTES, Problem
+from mltune.problem import ELEMENT_BYTES, Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
 
@@ -44,22 +44,24 @@ def gemm_sizes(problem: Problem) -> tuple[int, int, int, int]:
     return int(np.prod(problem.sizes(problem.batch), dtype=np.int64)), m, n, k
 
 
-def problem_features(problem: Problem) -> dict[str, float]:
-    """Problem-level columns: the same for every candidate of a problem, they let one model span problems."""
-    batch, m, n, k = gemm_sizes(problem)
-    return {
+def problem_features(problem: Problem, dims: tuple[int, int, int, int], rows: int) -> dict[str, np.ndarray]:
+    """Problem-level columns from the (batch, M, N, K) the candidates see: the same for every candidate of a
+    problem (`rows` of them), they let one model span problems."""
+    batch, m, n, k = dims
+    columns = {
         "log2_m": np.log2(m),
         "log2_n": np.log2(n),
         "log2_k": np.log2(k),
         "log2_batch": np.log2(batch),
         "log2_flops": np.log2(2.0 * batch * m * n * k),
         # narrower inputs double the elements per load; a wider accumulator halves the lanes per FMA
-        "input_bytes": ELEMENT_BYTES[problem.lhs_type],
-        "accumulator_bytes": ELEMENT_BYTES[problem.out_type],
+        "input_bytes": element_bytes(problem.lhs_type),
+        "accumulator_bytes": element_bytes(problem.out_type),
         # a transposed operand changes which loads are contiguous
         "lhs_transposed": problem.layout[0] == "t",
         "rhs_transposed": problem.layout[1] == "t",
     }
+    return {name: np.full(rows, value, dtype=np.float64) for name, value in columns.items()}
 
 
 def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
@@ -111,6 +113,5 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "log2_vec_n": np.log2(vec_n),
         "log2_vec_k": np.log2(vec_k),
     }
-    rows = len(candidates)
-    columns.update({name: np.full(rows, value, dtype=np.float64) for name, value in problem_features(problem).items()})
+    columns.update(problem_features(problem, (batch, m, n, k), len(candidates)))
     return FeatureMatrix.from_columns(columns)

@@ -1,4 +1,4 @@
-"""Features of GPU TileAndFuse contraction candidates, from the knobs alone (vectorised with numpy).
+"""Features of GPU contraction candidates (TileAndFuse or VectorDistribute), from the knobs alone (vectorised with numpy).
 
 Each names one effect that makes a tile configuration fast or slow on a GPU: the MMA
 intrinsic's arithmetic intensity, subgroups that fill a CU's SIMDs, a power-of-two K tile
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, wave_inefficiency
+from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
 from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
@@ -73,4 +73,7 @@ def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "prefetch": c("prefetch"),
         "no_bank_fix": c("no_bank_fix"),
         "waves_per_eu": c("waves_per_eu"),
+        # records from before VectorDistribute, and convolutions, have no such knob: TileAndFuse
+        "vector_distribute": c("vector_distribute") if "vector_distribute" in candidates.names else np.zeros(len(candidates)),
+        **problem_features(problem, (batch, m, n, k), len(candidates)),
     })

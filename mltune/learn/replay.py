@@ -21,7 +21,7 @@ from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_orde
 from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.train import fold_models
 from mltune.rankers import make_ranker
-from mltune.rankers.base import Ranker, RankingInput
+from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
 from mltune.search.loop import LoopSettings
 
@@ -31,7 +31,7 @@ PLOT_TOLERANCE = 0.05
 
 def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
     """The order in which `ranker` would have measured the pool, told each recorded ratio as it goes."""
-    ranker.start(RankingInput(samples.problem, samples.target, samples.candidates))
+    ranker.start(samples.ranking_input())
     order: list[int] = []
     while picked := ranker.ask(batch):
         order.extend(picked)

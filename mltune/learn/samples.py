@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
@@ -21,19 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from mltune.dataset import read_records, record_ratio
+from mltune.dataset import knobs_over, read_records, record_ratio
 from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
 from mltune.problem import Problem
+from mltune.rankers.base import RankingInput
 from mltune.search.candidate import CandidateSet
-from mltune.targets.cpu import CpuInfo
-
-# Records name the CPU (`arch`) but not its vector width: IREE's native_vector_size per LLVM CPU name.
-AVX512_CPUS = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server",
-               "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5")
-AVX2_CPUS = ("haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "znver1", "znver2", "znver3")
-ARCH_VECTOR_BYTES = {**{name: 64 for name in AVX512_CPUS}, **{name: 32 for name in AVX2_CPUS}}
-DEFAULT_VECTOR_BYTES = 32
+from mltune.targets import TargetFacts
+from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
 
 
 @dataclass(frozen=True)
@@ -42,13 +35,18 @@ class ProblemSamples:
 
     key: str
     problem: Problem
-    target: CpuInfo
-    pipeline: str
+    target: TargetFacts
+    target_origin: str  # stored in the records, or how they were rebuilt (`mltune.targets.stored`)
+    pipelines: tuple[str, ...]  # the pipelines its candidates use (GPU contractions: one or both)
     candidates: CandidateSet
     ratios: np.ndarray
 
     def features(self) -> FeatureMatrix:
-        return extractor_for(self.pipeline)(self.problem, self.target, self.candidates)
+        return extractor_for(self.problem, self.target)(self.problem, self.target, self.candidates)
+
+    def ranking_input(self) -> RankingInput:
+        """What a ranker sees of this problem when it replays the records."""
+        return RankingInput(self.problem, self.target, self.candidates)
 
 
 @dataclass(frozen=True)
@@ -62,35 +60,63 @@ class Dataset:
     compilers: tuple[str, ...]  # IREE versions the records were measured with
 
 
-def cpu_of(arch: str, device: str) -> CpuInfo:
-    """The CPU facts features need: vector width from the arch name, cores from the record's device id."""
-    cores = re.search(r"/(\d+)cores$", device)
-    vector_bytes = ARCH_VECTOR_BYTES.get(arch, DEFAULT_VECTOR_BYTES)  # train prints the width it assumed
-    return CpuInfo(arch, vector_bytes, int(cores.group(1)) if cores else len(os.sched_getaffinity(0)))
-
-
-def _problem_samples(records: list[dict[str, Any]]) -> ProblemSamples:
-    first = records[0]
-    extractor_for(first["pipeline"])  # refuse pipelines without features before reading their problems
-    problem = Problem.from_record(first["problem"])
+def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_suffix: str = "") -> ProblemSamples:
+    """One problem's records on one target, whatever pipelines they name: one row per distinct candidate."""
+    problem = Problem.from_record(records[0]["problem"])
+    pipelines = tuple(sorted({record["pipeline"] for record in records}))
+    extractor_for(problem, target.facts, pipelines)  # refuse pipelines without features before reading knobs
     by_knobs: dict[tuple, list[float]] = defaultdict(list)
-    names = tuple(sorted(first["knobs"]))
+    names = tuple(sorted({name for record in records for name in record["knobs"]}))
     for record in records:
-        by_knobs[tuple(int(record["knobs"][name]) for name in names)].append(record_ratio(record))
+        knobs = knobs_over(record["knobs"], names)
+        if knobs is None:
+            raise ValueError(f"the records of {problem.key} name different knobs: {sorted(record['knobs'])} "
+                             f"among {list(names)}")
+        by_knobs[tuple(int(knobs[name]) for name in names)].append(record_ratio(record))
     rows = sorted(by_knobs)
     return ProblemSamples(
-        key=problem.key, problem=problem, target=cpu_of(first["arch"], first.get("device", "")),
-        pipeline=first["pipeline"], candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
+        key=problem.key + key_suffix, problem=problem, target=target.facts, target_origin=target.origin,
+        pipelines=pipelines, candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
         ratios=np.array([median(by_knobs[row]) for row in rows]),
     )
 
 
+class _FactsCache:
+    """Every record's resolved facts, each distinct stored target read and each old (arch, device) rebuilt once."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, ResolvedFacts] = {}
+
+    def __call__(self, record: dict[str, Any]) -> ResolvedFacts:
+        key = json.dumps([record.get("target"), record["arch"], record.get("device", "")], sort_keys=True)
+        if key not in self._seen:
+            self._seen[key] = record_facts(record)
+        return self._seen[key]
+
+
+def _samples_of_groups(groups: dict[tuple[str, TargetFacts], list[dict[str, Any]]],
+                       origins: dict[TargetFacts, str]) -> list[ProblemSamples]:
+    """One `ProblemSamples` per (problem, facts) group; a problem measured on targets with different
+    facts is one group per target, its key suffixed with a short hash of the facts."""
+    per_problem = Counter(problem for problem, _ in groups)
+    samples = []
+    for (problem, facts), records in groups.items():
+        suffix = ""
+        if per_problem[problem] > 1:
+            suffix = "@" + hashlib.sha256(json.dumps(facts_to_record(facts), sort_keys=True).encode()).hexdigest()[:8]
+        samples.append(_problem_samples(records, ResolvedFacts(facts, origins[facts]), suffix))
+    return sorted(samples, key=lambda s: s.key)
+
+
 def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
-    """Read `dataset_dir/arch/*.jsonl` and group the successful records by (pipeline, problem)."""
+    """Read `dataset_dir/arch/*.jsonl` and group the successful records by (problem, target facts): a problem's
+    candidates of several pipelines are one group, as the loop ranks them together."""
     folder = dataset_dir / arch
     if not folder.is_dir():
         raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory")
-    ok: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    ok: dict[tuple[str, TargetFacts], list[dict[str, Any]]] = defaultdict(list)
+    origins: dict[TargetFacts, str] = {}
+    facts_of = _FactsCache()
     failed = malformed = 0
     for record in read_records(folder):
         if not all(isinstance(record.get(name), dict) for name in ("problem", "knobs")) or "pipeline" not in record:
@@ -99,13 +125,20 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
         if record_ratio(record) == float("inf"):
             failed += 1
             continue
-        ok[record["pipeline"] + json.dumps(record["problem"], sort_keys=True)].append(record)
+        try:
+            resolved = facts_of(record)
+        except (TypeError, KeyError, ValueError) as err:
+            raise UserError(f"{folder}: a record's target facts cannot be read ({err!r})") from None
+        except UserError as err:
+            raise UserError(f"{folder}: cannot rebuild the target facts of records without them: {err}") from None
+        origins.setdefault(resolved.facts, resolved.origin)
+        ok[json.dumps(record["problem"], sort_keys=True), resolved.facts].append(record)
     if not ok:
         raise UserError(f"{folder} holds no successful measurements (status ok with candidate and baseline times)")
     if malformed:
         print(f"warning: {folder}: skipped {malformed} records without problem, knobs or pipeline", file=sys.stderr)
     try:
-        problems = sorted((_problem_samples(group) for group in ok.values()), key=lambda s: s.key)
+        problems = _samples_of_groups(ok, origins)
     except (TypeError, KeyError, ValueError) as err:
         raise UserError(f"{folder}: a record's problem or knobs cannot be read ({err!r})") from None
     except UserError as err:

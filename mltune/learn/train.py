@@ -21,9 +21,9 @@ from sklearn.model_selection import GroupKFold
 from mltune.errors import UserError
 from mltune.evaluate import score_order
 from mltune.learn.forest import TrainedModel, fit_forest, save_model
-from mltune.learn.samples import ARCH_VECTOR_BYTES, Dataset, ProblemSamples, load_dataset
-from mltune.rankers.base import RankingInput
+from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
 from mltune.rankers.forest import RandomForest
+from mltune.targets.stored import facts_to_record
 
 MAX_FOLDS = 5
 CV_TOLERANCE = 0.05
@@ -43,7 +43,7 @@ def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
     matrices = [p.features() for p in problems]
     names = matrices[0].names
     if any(m.names != names for m in matrices):
-        raise UserError("the problems' records give different feature columns (mixed pipelines?)")
+        raise UserError("the problems' records give different feature columns (op kinds or targets whose extractors differ)")
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),
@@ -76,7 +76,7 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[st
             with warnings.catch_warnings():  # constant predictions: no correlation, reported as n/a
                 warnings.simplefilter("ignore")
                 rho = spearmanr(model.predict(features.names, features.values), p.ratios).statistic
-            order = RandomForest(seed, model=model).order(RankingInput(p.problem, p.target, p.candidates))
+            order = RandomForest(seed, model=model).order(p.ranking_input())
             score = score_order(p.key, p.ratios, order)
             per_problem[p.key] = {"spearman": None if math.isnan(rho) else float(rho),
                                   "iterations": score.positions[CV_TOLERANCE],
@@ -96,8 +96,10 @@ def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[
     cv = cross_validate(dataset.problems, seed)
     table = feature_table(dataset.problems)
     model = fit_model(table, slice(None), seed)
-    targets = sorted({(p.target.arch, p.target.native_vector_bytes, p.target.cores) for p in dataset.problems})
-    metadata = {"targets_assumed": [{"arch": a, "vector_bytes": v, "cores": c} for a, v, c in targets],
+    targets = {p.target: p.target_origin for p in dataset.problems}
+    metadata = {"targets": [{"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
+                            for facts, origin in targets.items()],
+                "pipelines": sorted({name for p in dataset.problems for name in p.pipelines}),
                 "training_data_sha256": dataset.data_sha256, "compilers": list(dataset.compilers),
                 "problems": [p.key for p in dataset.problems],
                 "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,
@@ -111,9 +113,8 @@ def print_training(report: dict[str, Any]) -> None:
     cv = report["cv"]
     print(f"{report['samples']} candidates of {len(report['problems'])} problems "
           f"({report['failed_records_ignored']} failed records ignored)")
-    for target in report["targets_assumed"]:
-        known = "" if target["arch"] in ARCH_VECTOR_BYTES else " (arch not in ARCH_VECTOR_BYTES: assumed)"
-        print(f"features for {target['arch']}: {target['vector_bytes']}-byte vectors{known}, {target['cores']} cores")
+    for target in report["targets"]:
+        print(f"features for {target['facts']['arch']}: {target['summary']} ({target['origin']})")
     print(f"cross-validation ({cv['folds']} folds grouped by problem), per held-out problem:")
     print(f"  {'problem':<44} {'spearman':>8} {'iters@5%':>8} {'shuffle':>8}")
     for key, row in cv["problems"].items():

@@ -19,7 +19,8 @@ from mltune.targets import TargetFacts
 
 @dataclass(frozen=True)
 class RankingInput:
-    """Everything a ranker may look at: the problem, the target's facts and the candidates."""
+    """Everything a ranker may look at: the problem, the target's facts and the candidates (which may span
+    several pipelines: a knob then names each candidate's)."""
 
     problem: Problem
     target: TargetFacts

@@ -9,7 +9,6 @@ import numpy as np
 
 from mltune.features import extractor_for
 from mltune.rankers.base import RankingInput, StaticRanker
-from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
@@ -23,12 +22,10 @@ class RandomForest(StaticRanker):
 
     name = "random-forest"
 
-    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR,
-                 pipeline: str = CPU_CONTRACTION_PIPELINE):
+    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR):
         super().__init__(seed)
         self.model = model
         self.model_dir = model_dir
-        self.pipeline = pipeline
 
     def load_for(self, arch: str) -> None:
         """Load the model of `arch` now (a no-op when one is loaded): a missing model stops a run before any work."""
@@ -39,7 +36,8 @@ class RandomForest(StaticRanker):
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         self.load_for(ranking_input.target.arch)
-        features = extractor_for(self.pipeline)(ranking_input.problem, ranking_input.target, ranking_input.candidates)
+        problem, target = ranking_input.problem, ranking_input.target
+        features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         predicted = self.model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))

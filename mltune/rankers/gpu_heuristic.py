@@ -1,15 +1,20 @@
-"""A handwritten GPU ranking (TileAndFuse contractions): the SHARK tuner's sort key, then wave
-quantization, occupancy and padding, as sort keys in order of importance."""
+"""A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions; attention:
+`attention_heuristic`): the SHARK tuner's sort key, then wave quantization, occupancy and padding, as sort
+keys in order of importance. Neither contraction pipeline is preferred: both compete on the same physical
+keys, ties in seeded random order."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from mltune.features.gpu import gpu_contraction_features
+from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
+    if ranking_input.problem.op_kind == "attention":
+        return attention_heuristic_order(ranking_input, seed)
     f = gpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
     keys = [
         # Accumulators beyond the register file spill to scratch memory on every MMA.
@@ -26,6 +31,9 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         -np.round(f["occupancy"], 1),
         # More MACs per shared-memory load within a subgroup (buckets of 8).
         -np.floor(f["subgroup_intensity"] / 8),
+        # Prefetching the next K tile overlaps its global loads with the current MMAs (VectorDistribute may
+        # leave it off; TileAndFuse always prefetches).
+        f["prefetch"] == 0,
         # IREE's own defaults for pipeline options come first within a tie.
         f["no_bank_fix"], f["waves_per_eu"] > 0,
         np.random.default_rng(seed).random(len(ranking_input.candidates)),

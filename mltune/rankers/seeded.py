@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mltune.dataset import read_records, record_ratio
+from mltune.dataset import knobs_over, read_records, record_ratio
 from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 
@@ -62,8 +62,9 @@ class SeededRanker:
         self.inner.start(ranking_input)
         candidates = ranking_input.candidates
         indices = []
-        for knobs in self.prior:
-            if set(knobs) == set(candidates.names):
+        for prior in self.prior:
+            knobs = knobs_over(prior, candidates.names)  # records from before a knob was added still count
+            if knobs is not None:
                 index = candidates.index_of(knobs)
                 if index is not None and index not in indices:
                     indices.append(index)

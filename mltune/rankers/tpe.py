@@ -1,8 +1,10 @@
 """The TPE ranker: Optuna's Tree-structured Parzen Estimator, learning during the run, over the finite candidate set.
 
-Encoding: every knob is one Optuna `FloatDistribution` over log2 of its value (neighbouring tile
-sizes behave alike, so a Gaussian kernel in log2 space generalises between them), and every
-result told becomes a completed Optuna trial (`create_trial`) whose value is log(ratio).
+Encoding: every size knob is one Optuna `FloatDistribution` over log2 of its value (neighbouring tile
+sizes behave alike, so a Gaussian kernel in log2 space generalises between them); a knob that takes
+the value 0 (a flag, an intrinsic's index, an option where 0 leaves it unset, as GPU spaces have) is
+a `CategoricalDistribution` of its values. Every result told becomes a completed Optuna trial
+(`create_trial`) whose value is log(ratio).
 Instead of letting TPE sample points (most points of the knobs' product are invalid, and
 failed trials teach TPE nothing), the ranker scores ALL remaining valid candidates by TPE's
 density ratio log l(x) - log g(x), built from the good (l) and the other (g) trials, and
@@ -25,7 +27,7 @@ import warnings
 
 import numpy as np
 import optuna
-from optuna.distributions import FloatDistribution
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution
 from optuna.samplers import TPESampler
 from optuna.samplers._tpe.sampler import _split_trials
 
@@ -37,6 +39,16 @@ FAILED_LOG_RATIO = math.log(1000.0)  # a failure counts as 1000x slower than IRE
 MAX_OTHER_RESULTS = 64  # results that build g(x): a seeded sample of the non-good ones
 RESCORE_EVERY_RESULT_BELOW = 64  # rescore after every new result while fewer results are in ...
 RESCORE_GROWTH = 4  # ... then when the results grew by a quarter
+
+
+def encode_knob(values: np.ndarray) -> tuple[BaseDistribution, np.ndarray]:
+    """A knob's distribution and every candidate's value in Optuna's internal form: log2 of a size, or the
+    index of a category for a knob that takes 0 (where log2 is undefined)."""
+    if values.min() >= 1:
+        logs = np.log2(values.astype(np.float64))
+        return FloatDistribution(float(logs.min()), float(logs.max())), logs
+    choices, indices = np.unique(values, return_inverse=True)
+    return CategoricalDistribution(tuple(int(c) for c in choices)), indices.astype(np.float64)
 
 
 def good_fraction(n: int) -> int:
@@ -52,8 +64,8 @@ class Tpe:
     def __init__(self, seed: int = 0, startup: int = STARTUP_PICKS):
         self.seed = seed
         self.startup = startup
-        self._log2_knobs: dict[str, np.ndarray] = {}
-        self._distributions: dict[str, FloatDistribution] = {}
+        self._encoded: dict[str, np.ndarray] = {}  # every candidate's knob values in Optuna's internal form
+        self._distributions: dict[str, BaseDistribution] = {}
         self._prior = np.empty(0, dtype=np.int64)  # heuristic rank of every candidate
         self._queue = np.empty(0, dtype=np.int64)  # candidates not handed out yet, best first
         self._trials: list[optuna.trial.FrozenTrial] = []
@@ -64,10 +76,10 @@ class Tpe:
     def start(self, ranking_input: RankingInput) -> None:
         candidates = ranking_input.candidates
         # a knob with one value says nothing (and would give TPE a zero-width kernel)
-        self._log2_knobs = {name: np.log2(candidates.column(name).astype(np.float64)) for name in candidates.names
-                            if np.ptp(candidates.column(name)) > 0}
-        self._distributions = {name: FloatDistribution(float(v.min()), float(v.max()))
-                               for name, v in self._log2_knobs.items()}
+        encoded = {name: encode_knob(candidates.column(name)) for name in candidates.names
+                   if np.ptp(candidates.column(name)) > 0}
+        self._distributions = {name: distribution for name, (distribution, _) in encoded.items()}
+        self._encoded = {name: values for name, (_, values) in encoded.items()}
         self._queue = np.asarray(Heuristic(self.seed).order(ranking_input), dtype=np.int64)
         self._prior = np.empty(len(candidates), dtype=np.int64)
         self._prior[self._queue] = np.arange(len(candidates))
@@ -83,7 +95,8 @@ class Tpe:
 
     def tell(self, index: int, ratio: float) -> None:
         value = math.log(ratio) if 0 < ratio < math.inf else FAILED_LOG_RATIO
-        params = {name: float(values[index]) for name, values in self._log2_knobs.items()}
+        params = {name: self._distributions[name].to_external_repr(float(values[index]))
+                  for name, values in self._encoded.items()}
         self._trials.append(optuna.trial.create_trial(params=params, distributions=self._distributions, value=value))
 
     def density_ratio(self, indices: np.ndarray) -> np.ndarray:
@@ -96,7 +109,7 @@ class Tpe:
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             good = self._sampler._build_parzen_estimator(self._study, self._distributions, below, handle_below=True)
             bad = self._sampler._build_parzen_estimator(self._study, self._distributions, above, handle_below=False)
-        points = {name: values[indices] for name, values in self._log2_knobs.items()}
+        points = {name: values[indices] for name, values in self._encoded.items()}
         return self._sampler._compute_acquisition_func(points, good, bad)
 
     def ask(self, n: int) -> list[int]:

@@ -18,7 +18,8 @@ from iree.compiler.dialects import linalg
 
 from mltune.errors import UserError
 from mltune.mlir import find_ops
-from mltune.problem import Problem, problem_from_root_op
+from mltune.problem import ONLINE_ATTENTION, Problem, problem_from_root_op
+from mltune.search.op_config import op_attributes
 from mltune.search.spec import build_spec, link_specs
 
 
@@ -51,14 +52,14 @@ class SpecApplier:
 
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
-    """The linalg contractions and convolutions of a module: the ops a `Problem` can describe."""
-    return find_ops(module, lambda op: op.name.startswith("linalg.")
-                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)))
+    """The linalg contractions and convolutions and the online attentions of a module: the ops a `Problem` can describe."""
+    return find_ops(module, lambda op: op.name == ONLINE_ATTENTION or (op.name.startswith("linalg.")
+                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
 
 
 @dataclass(frozen=True)
 class AnnotationApplier:
-    """Sets `compilation_info` on every op of `source` that is the same problem (sizes, types, maps)."""
+    """Sets the configuration's attributes on every op of `source` that is the same problem (sizes, types, maps)."""
 
     source: Path
     context: ir.Context
@@ -70,7 +71,8 @@ class AnnotationApplier:
             for op in _tunable_ops(module):
                 problem = problem_from_root_op(op)
                 if isinstance(problem, Problem) and problem.key in infos:
-                    op.attributes["compilation_info"] = ir.Attribute.parse(infos[problem.key])
+                    for name, text in op_attributes(infos[problem.key], self.context).items():
+                        op.attributes[name] = ir.Attribute.parse(text)
                     matched.add(problem.key)
             missing = set(infos) - matched
             if missing:

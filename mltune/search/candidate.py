@@ -35,10 +35,11 @@ class CandidateSet:
 
 
 class Configurator(Protocol):
-    """A (problem, target, pipeline) space: its candidates, and the `compilation_info` of any of them."""
-
-    pipeline: str
+    """A (problem, target) space: its candidates, the pipeline and the `compilation_info` of any of them
+    (a space may hold several pipelines: the pipeline is then one of its knobs)."""
 
     def candidates(self) -> CandidateSet: ...
+
+    def pipeline_of(self, knobs: dict[str, int]) -> str: ...
 
     def compilation_info(self, knobs: dict[str, int]) -> str: ...

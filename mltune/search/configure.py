@@ -10,16 +10,22 @@ from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.search.candidate import Configurator
 from mltune.search.cpu_contraction import CpuContraction
-from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE
+from mltune.search.gpu_attention import GpuAttention, is_attention
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
+# Op kinds tuned only where the compiler emits constraints for them: which emitted op, the space, its pipeline.
+_FROM_EMITTED = {
+    "convolution": (is_igemm_tile_and_fuse, GpuConvolution, "IGEMM TileAndFuse"),
+    "attention": (is_attention, GpuAttention, "VectorDistribute attention"),
+}
+
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
                       work_dir: Path) -> Configurator | Untunable:
-    """The configurator of a contraction; GPU spaces are conjoined with the compiler's own constraints
+    """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
     for the dispatch (`bench`, a dumped benchmark file) where it emits them."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind != "contraction":
@@ -31,12 +37,13 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     strip_configuration(bench, stripped)
     emitted = emit_constraints(stripped, work_dir, context)
     try:
-        if problem.op_kind == "convolution":
-            igemm = next((c for c in emitted if is_igemm_tile_and_fuse(c)), None)
-            if igemm is None:
-                return Untunable(problem.op_name, f"IREE emits no IGEMM TileAndFuse constraints for this convolution "
+        if problem.op_kind in _FROM_EMITTED:
+            wanted, configurator, pipeline = _FROM_EMITTED[problem.op_kind]
+            chosen = next((c for c in emitted if wanted(c)), None)
+            if chosen is None:
+                return Untunable(problem.op_name, f"IREE emits no {pipeline} constraints for this {problem.op_kind} "
                                                   f"on {facts.arch}")
-            return GpuConvolution(problem, facts, context, igemm)
-        return GpuContraction(problem, facts, context, next((c for c in emitted if c.pipeline == GPU_PIPELINE), None))
+            return configurator(problem, facts, context, chosen)
+        return GpuContraction(problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

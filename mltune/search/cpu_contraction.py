@@ -88,12 +88,13 @@ def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
 class CpuContraction:
     """The `Configurator` for a contraction on llvm-cpu with `DoubleTilingExpert`."""
 
-    pipeline = PIPELINE
-
     def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context):
         self.problem = problem
         self.space = cpu_contraction_space(problem, cpu)
         self.context = context
+
+    def pipeline_of(self, knobs: dict[str, int]) -> str:
+        return PIPELINE
 
     def candidates(self) -> CandidateSet:
         return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())

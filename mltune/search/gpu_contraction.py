@@ -1,4 +1,12 @@
-"""The GPU `TileAndFuse` space for contractions (matmul, batch matmul, transposed operands) on ROCm and CUDA.
+"""The GPU space for contractions (matmul, batch matmul, transposed operands) on ROCm and CUDA, over
+IREE's two MMA pipelines: `TileAndFuse` (IREE's default) and `VectorDistribute`.
+
+The pipeline is a knob (`vector_distribute`), not a second space: both pipelines tile the same loops
+with the same intrinsics, so one set of knobs describes both, the loop and the rankers see one
+candidate matrix per problem (the budget, the ranking and the winner compare both pipelines with no
+change), and a record names its candidate's pipeline in `pipeline` (records from before this knob
+existed read as TileAndFuse). The pipeline-specific rules hold under an implication
+(`vector_distribute.py` has VectorDistribute's).
 
 Knobs (IREE's own names in brackets):
 - `mma`: which MMA intrinsic [`mma_idx`], among those of the target whose operand types fit;
@@ -7,11 +15,12 @@ Knobs (IREE's own names in brackets):
 - `red_k`: K tile in MMA-K units [`reduction`];
 - `sg_size`: subgroup size; `prefetch`: `prefetch_num_stages`; `no_bank_fix`:
   `no_reduce_shared_memory_bank_conflicts`; `waves_per_eu`: the `amdgpu-waves-per-eu` LLVM
-  attribute (ROCm only; 0 leaves it unset).
+  attribute (ROCm only; 0 leaves it unset);
+- `vector_distribute`: 0 for `TileAndFuse`, 1 for `VectorDistribute`.
 Derived, not knobs: the subgroup counts along M and N (`wg_m = sg_m * count_m * mma_m`) and the
 workgroup size (subgroups x subgroup size).
 
-The model mirrors the rules of IREE's emitted TileAndFuse constraints (so it also covers ops
+The model mirrors the rules of IREE's emitted constraints of both pipelines (so it also covers ops
 for which the compiler emits none, such as batch matmul), and the emitted constraints are
 conjoined where the compiler provides them. A candidate whose tiles do not divide the problem
 carries IREE's `padding` list, as IREE's own configuration does (without it such candidates fail
@@ -21,6 +30,7 @@ to compile although the emitted constraints accept them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import z3
@@ -31,6 +41,10 @@ from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.search.iree_constraints import EmittedConstraints
 from mltune.search.space import Knob, Space, evaluate
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.search.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
+from mltune.search.vector_distribute import (breaks_iree_default, emitted_names, vector_distribute_levels,
+                                             vector_distribute_rules)
 from mltune.targets.gpu import GpuInfo, MmaShape
 
 PIPELINE = "TileAndFuse"
@@ -39,7 +53,7 @@ MAX_SUBGROUPS = 10  # IREE: "sg_num <= 10"
 MAX_SUBGROUP_COUNT = 32
 SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)
 REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
-PREFETCH_STAGES = (2,)  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
+TILE_AND_FUSE_PREFETCH = 2  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
 WAVES_PER_EU = (0, 2, 4)
 def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | None = None) -> tuple[MmaShape, ...]:
     """The intrinsics the compiler would consider: its own list when it emitted one, else the
@@ -86,7 +100,8 @@ class Derived:
 
 
 def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, ...],
-                          emitted: EmittedConstraints | None = None) -> tuple[Space, Derived]:
+                          emitted: Sequence[EmittedConstraints] = ()) -> tuple[Space, Derived]:
+    """Both pipelines' points: the rules they share, then each pipeline's own under an implication."""
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     knobs = [
         Knob("mma", tuple(range(len(mmas)))),
@@ -96,9 +111,10 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         Knob("sg_n", SUBGROUP_TILES),
         Knob("red_k", REDUCTION_TILES),
         Knob("sg_size", gpu.subgroup_sizes),
-        Knob("prefetch", PREFETCH_STAGES),
+        Knob("prefetch", tuple(sorted({TILE_AND_FUSE_PREFETCH, *VD_PREFETCH_STAGES[gpu.api]}))),
         Knob("no_bank_fix", (0, 1)),
         Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+        Knob("vector_distribute", (0, 1)),
     ]
     space = Space(knobs, [])
     v = space.var
@@ -107,7 +123,7 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     derived = Derived(mma_m, mma_n, mma_k, count_m, count_n, count_m * count_n * v("sg_size"))
     k_tile = v("red_k") * mma_k
     in_bytes = element_bytes(problem.lhs_type)
-    own = [
+    shared = [
         aligned_divides(m, mma_m, v("wg_m")), aligned_divides(n, mma_n, v("wg_n")),
         v("wg_m") % (v("sg_m") * mma_m) == 0, v("wg_n") % (v("sg_n") * mma_n) == 0,
         count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT,
@@ -118,8 +134,25 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         # operands promoted to shared memory: one K tile of LHS and RHS
         in_bytes * (v("wg_m") + v("wg_n")) * k_tile <= gpu.shared_memory_bytes,
     ]
-    space.constraints = tuple(own) + (tuple(rename_emitted(emitted, problem, space, derived)) if emitted else ())
+    by_pipeline = {pipeline: next((c for c in emitted if c.pipeline == pipeline), None)
+                   for pipeline in (PIPELINE, VECTOR_DISTRIBUTE)}
+    tile_and_fuse = [v("prefetch") == TILE_AND_FUSE_PREFETCH]
+    if by_pipeline[PIPELINE]:
+        tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived)
+    vector_distribute = vector_distribute_rules(problem, gpu, v, derived)
+    if by_pipeline[VECTOR_DISTRIBUTE]:
+        vector_distribute += substitute_emitted(
+            by_pipeline[VECTOR_DISTRIBUTE].without(breaks_iree_default), problem, space, derived,
+            {**emitted_names(problem, v, derived), "mma_idx": mma_index(v("mma"), mmas, by_pipeline[VECTOR_DISTRIBUTE])})
+    is_vd = v("vector_distribute") == 1
+    space.constraints = (*shared, *[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse],
+                         *[z3.Implies(is_vd, rule) for rule in vector_distribute])
     return space, derived
+
+
+def mma_index(mma: z3.ArithRef, mmas: tuple[MmaShape, ...], emitted: EmittedConstraints) -> z3.ArithRef:
+    """Our intrinsic index as the position in the emitted op's own `mma_idx` list (-1, rejected, if absent)."""
+    return lookup(mma, [emitted.mma_choices.index(x.name) if x.name in emitted.mma_choices else -1 for x in mmas])
 
 
 def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
@@ -130,17 +163,13 @@ def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolR
 def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived",
                        names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
     """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
-    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, sizes) are added here."""
+    (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, workgroup size) are added
+    here unless `names` maps them, the problem sizes by `EmittedConstraints.over`."""
     v = space.var
-    names = {**names, "mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
+    names = {"mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
              "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n, "wg_size_x": derived.workgroup_size,
-             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1),
-             **{f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(problem.bounds)}}
-    unknown = emitted.variables() - set(names)
-    if unknown:
-        raise ValueError(f"IREE's {emitted.pipeline} constraints use unknown variables {sorted(unknown)}")
-    pairs = [(z3.Int(name), expr) for name, expr in names.items() if name in emitted.variables()]
-    return [z3.substitute(assertion, *pairs) for assertion in emitted.assertions]
+             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1), **names}
+    return emitted.over(names, problem.bounds)
 
 
 def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived") -> list[z3.BoolRef]:
@@ -152,15 +181,17 @@ def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, 
         f"red_{ki}": v("red_k")})
 
 
-def i64_array(values: list[int]) -> ir.ArrayAttr:
+def i64_array(values: Sequence[int | Sequence[int]]) -> ir.ArrayAttr:
+    """An array of i64 integers, or of such arrays (IREE's `subgroup_basis`)."""
     i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, value) for value in values])
+    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, value) if isinstance(value, int) else i64_array(value)
+                             for value in values])
 
 
-class TileAndFuseConfigurator:
-    """What GPU TileAndFuse configurators share: a space whose first knob is `mma`, derived sizes."""
+class MmaConfigurator:
+    """What GPU MMA configurators share: a space whose first knob is `mma`, derived sizes, and the pipeline of a
+    point (`vector_distribute` where the space has that knob, else TileAndFuse)."""
 
-    pipeline = PIPELINE
     space: Space
     derived: Derived
     mmas: tuple[MmaShape, ...]
@@ -178,15 +209,19 @@ class TileAndFuseConfigurator:
         return {name: int(evaluate(getattr(self.derived, name), columns))
                 for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
 
+    def pipeline_of(self, knobs: dict[str, int]) -> str:
+        return VECTOR_DISTRIBUTE if knobs.get("vector_distribute") else PIPELINE
 
-class GpuContraction(TileAndFuseConfigurator):
-    """The `Configurator` for a contraction on a GPU with `TileAndFuse`."""
 
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints | None = None):
+class GpuContraction(MmaConfigurator):
+    """The `Configurator` for a contraction on a GPU, with `TileAndFuse` or `VectorDistribute`; `emitted` holds
+    the compiler's constraints for the dispatch, each pipeline's conjoined with that pipeline's points."""
+
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         self.problem = problem
         self.gpu = gpu
         self.context = context
-        self.mmas = usable_mmas(problem, gpu, emitted)
+        self.mmas = usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None))
         if not self.mmas:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
                              f"{problem.out_type}")
@@ -217,18 +252,27 @@ class GpuContraction(TileAndFuseConfigurator):
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
-                                      self.padding(knobs), knobs, self.derived_values(knobs)["workgroup_size"])
+        mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
+        if knobs["vector_distribute"]:
+            levels = vector_distribute_levels(self.problem, knobs, derived["count_m"], derived["count_n"], mma.k)
+            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
+                                          pipeline=VECTOR_DISTRIBUTE)
+        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
+                                      derived["workgroup_size"])
 
 
-def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list[int]], padding: list[int] | None,
-                           knobs: dict[str, int], workgroup_size: int, igemm: bool = False) -> str:
-    """A TileAndFuse `compilation_info`: lowering config (MMA, tiles, promoted operands, padding) and
-    translation info (workgroup and subgroup sizes, pipeline options, ROCm waves per EU)."""
+def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list], padding: list[int] | None,
+                           knobs: dict[str, int], workgroup_size: int, igemm: bool = False,
+                           pipeline: str = PIPELINE) -> str:
+    """A `compilation_info`: lowering config (MMA, tiles, promoted operands, padding) and translation info
+    (pipeline, workgroup and subgroup sizes, pipeline options, ROCm waves per EU). VectorDistribute promotes
+    its operands with `derived_thread_config`, as IREE's own VectorDistribute configuration does."""
     with context:
         entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
                    "promote_operands": i64_array([0, 1]),
                    **{name: i64_array(values) for name, values in levels.items()}}
+        if pipeline == VECTOR_DISTRIBUTE:
+            entries["promotion_types"] = ir.ArrayAttr.get([ir.Attribute.parse("#iree_gpu.derived_thread_config")] * 2)
         if padding is not None:
             entries["padding"] = i64_array(padding)
         lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
@@ -239,6 +283,6 @@ def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str,
         if knobs.get("waves_per_eu"):
             config["llvm_func_attrs"] = ir.DictAttr.get({"amdgpu-waves-per-eu": ir.StringAttr.get(str(knobs["waves_per_eu"]))})
         translation = iree_codegen.TranslationInfoAttr.get(
-            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, [workgroup_size, 1, 1],
+            iree_gpu.PipelineAttr.get(getattr(iree_gpu.LoweringPipeline, pipeline)), None, [workgroup_size, 1, 1],
             knobs["sg_size"], ir.DictAttr.get(config))
         return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))

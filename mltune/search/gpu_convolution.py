@@ -20,10 +20,10 @@ from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
 from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
-                                           SUBGROUP_TILES, WAVES_PER_EU, Derived, TileAndFuseConfigurator,
+                                           SUBGROUP_TILES, WAVES_PER_EU, Derived, MmaConfigurator,
                                            aligned_divides, lookup, tile_values, build_compilation_info,
                                            substitute_emitted, usable_mmas)
-from mltune.search.iree_constraints import EmittedConstraints
+from mltune.search.iree_constraints import EmittedConstraints, pins_prefetch
 from mltune.search.space import Knob, Space
 from mltune.targets.gpu import GpuInfo
 
@@ -40,15 +40,11 @@ def is_igemm_tile_and_fuse(emitted: EmittedConstraints) -> bool:
             and "reduction = [0, 0, 0, 0, #iree_codegen" in emitted.knobs_text)
 
 
-def _variables(assertion: z3.BoolRef) -> set[str]:
-    return EmittedConstraints("", (assertion,), (), "").variables()
-
-
 def _divisors(size: int, cap: int) -> tuple[int, ...]:
     return tuple(d for d in range(1, min(size, cap) + 1) if size % d == 0)
 
 
-class GpuConvolution(TileAndFuseConfigurator):
+class GpuConvolution(MmaConfigurator):
     """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse`."""
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints):
@@ -96,10 +92,7 @@ class GpuConvolution(TileAndFuseConfigurator):
         """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the
         channel loop. IREE's prefetch assertion is left out (IGEMM_PREFETCH_STAGES says why)."""
         v = space.var
-        kept = EmittedConstraints(emitted.pipeline, tuple(a for a in emitted.assertions
-                                                          if _variables(a) != {"prefetch_num_stages"}),
-                                  emitted.mma_choices, emitted.knobs_text)
-        return substitute_emitted(kept, self.problem, space, derived, {
+        return substitute_emitted(emitted.without(pins_prefetch), self.problem, space, derived, {
             "wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
             "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{self.problem.k[-1]}": v("red_k"),
             "use_igemm_idx": z3.IntVal(1)})

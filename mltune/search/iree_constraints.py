@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Sequence
 
 import z3
 from iree.compiler import ir
@@ -37,6 +38,32 @@ class EmittedConstraints:
         for assertion in self.assertions:
             _collect(assertion, found)
         return found
+
+    def over(self, names: dict[str, z3.ArithRef], bounds: Sequence[int]) -> list[z3.BoolRef]:
+        """The assertions rewritten over mltune's knobs: `names` gives an expression for each of IREE's knobs,
+        `bounds` the loop bounds (IREE's `problem_dim_<i>`)."""
+        names = {**names, **{f"problem_dim_{i}": z3.IntVal(size) for i, size in enumerate(bounds)}}
+        used = self.variables()
+        unknown = used - set(names)
+        if unknown:
+            raise ValueError(f"IREE's {self.pipeline} constraints use unknown variables {sorted(unknown)}")
+        pairs = [(z3.Int(name), expr) for name, expr in names.items() if name in used]
+        return [z3.substitute(assertion, *pairs) for assertion in self.assertions]
+
+    def without(self, unwanted: Callable[[z3.BoolRef, set[str]], bool]) -> "EmittedConstraints":
+        """These constraints less the assertions for which `unwanted(assertion, its variables)` holds."""
+        kept = []
+        for assertion in self.assertions:
+            found: set[str] = set()
+            _collect(assertion, found)
+            if not unwanted(assertion, found):
+                kept.append(assertion)
+        return EmittedConstraints(self.pipeline, tuple(kept), self.mma_choices, self.knobs_text)
+
+
+def pins_prefetch(assertion: z3.BoolRef, variables: set[str]) -> bool:
+    """IREE's "prefetch_num_stages == 2", which its own IGEMM and VectorDistribute defaults do not follow."""
+    return variables == {"prefetch_num_stages"}
 
 
 def _collect(expr: z3.ExprRef, found: set[str]) -> None:

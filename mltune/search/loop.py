@@ -130,7 +130,7 @@ class TuningLoop:
                 for i, info, build in compiled:
                     trial = Trial(i, len(result.trials), candidates.knobs(i), build, measured.get(i), info)
                     result.trials.append(trial)
-                    self.on_record(self._record(problem, configurator.pipeline, trial, ranker.name))
+                    self.on_record(self._record(problem, configurator.pipeline_of(trial.knobs), trial, ranker.name))
                     # a compile failure is told as inf too: adaptive rankers learn where candidates fail
                     ranker.tell(i, trial.measurement.ratio if trial.measurement is not None else float("inf"))
                     if trial.measurement is not None:

@@ -135,7 +135,9 @@ class Space:
     def enumerate(self) -> np.ndarray:
         """Every solution, one row per point and one column per knob, in domain (lexicographic) order.
 
-        The Cartesian product is walked in chunks, so memory stays bounded for large domains.
+        The Cartesian product is walked in chunks, so memory stays bounded for large domains; within a
+        chunk, once most points fail, the remaining constraints are evaluated on the survivors only (cheap,
+        selective constraints first make this fast).
         """
         shape = tuple(len(k.domain) for k in self.knobs)
         size = int(np.prod(shape, dtype=np.int64))
@@ -150,6 +152,9 @@ class Space:
             cache: dict[int, np.ndarray] = {}
             for constraint in self.constraints:
                 valid &= np.broadcast_to(evaluate(constraint, columns, cache), valid.shape)
+                if 2 * np.count_nonzero(valid) < valid.size:  # most points are out: go on with the rest only
+                    columns = {name: column[valid] for name, column in columns.items()}
+                    valid, cache = np.ones(len(columns[self.knobs[0].name]), dtype=bool), {}
             found.append(np.stack([columns[k.name][valid] for k in self.knobs], axis=1))
         return np.concatenate(found) if found else np.empty((0, len(self.knobs)), dtype=np.int64)
 

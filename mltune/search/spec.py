@@ -1,6 +1,7 @@
-"""Tuning specs: transform-dialect modules that attach a `compilation_info` to matching root ops.
+"""Tuning specs: transform-dialect modules that attach a configuration (`compilation_info`, and for
+attention `decomposition_config`) to matching root ops.
 
-A spec matches a contraction by element types, indexing maps and sizes (not by the
+A spec matches a contraction, convolution or attention by element types, indexing maps and sizes (not by the
 `root_op` marker), so a spec tuned on one dispatch applies wherever the same op appears,
 including the full model compile. Every spec is parsed by the compiler before it is used.
 """
@@ -14,59 +15,82 @@ from iree.compiler import ir
 
 from mltune.errors import UserError
 from mltune.problem import Problem
+from mltune.search.op_config import op_attributes
 from mltune.tools import run_tool, tool_path
 
-_APPLY = """  transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
-    transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param
+
+def _apply_sequence(names: Sequence[str]) -> str:
+    """`@apply_op_config`: annotates the matched op with one param per attribute name."""
+    params = "".join(f", %{name}: !transform.any_param {{transform.readonly}}" for name in names)
+    annotations = "\n".join(f'    transform.annotate %op "{name}" = %{name} : !transform.any_op, !transform.any_param'
+                            for name in names)
+    return f"""  transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}{params}) {{
+{annotations}
     transform.yield
-  }"""
+  }}"""
 
 
 def _dims(sizes: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in sizes) + "]"
 
 
-def _contraction_matcher(name: str, problem: Problem, compilation_info: str) -> str:
+def _checks(handles: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(f"    transform.iree.match.dims_equal %{role}, {dims} : !transform.param<i64>" for role, dims in handles)
+
+
+def _contraction_match(problem: Problem) -> str:
     maps = ", ".join(problem.indexing_maps)
-    checks = "\n".join(
-        f"    transform.iree.match.dims_equal %{role}, {_dims(problem.sizes(loops))} : !transform.param<i64>"
-        for role, loops in (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k", problem.k))
-    )
-    return f"""  transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{
-    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
-{checks}
-    %config = transform.param.constant {compilation_info} -> !transform.any_param
-    transform.yield %op, %config : !transform.any_op, !transform.any_param
-  }}"""
+    handles = [(role, _dims(problem.sizes(loops)))
+               for role, loops in (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k", problem.k))]
+    return f"""    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
+{_checks(handles)}"""
 
 
-def _convolution_matcher(name: str, problem: Problem, compilation_info: str) -> str:
+def _convolution_match(problem: Problem) -> str:
     maps = ", ".join(problem.indexing_maps)
     channel = tuple(loop for loop in problem.k if loop not in problem.filter_loops)
     handles = (("batch", _dims(problem.sizes(problem.batch))), ("out_img", _dims(problem.sizes(problem.m))),
                ("out_ch", _dims(problem.sizes(problem.n))), ("filt", _dims(problem.sizes(problem.filter_loops))),
                ("in_ch", _dims(problem.sizes(channel))), ("depth", "[]"), ("strides", _dims(problem.strides)),
                ("dilations", _dims(problem.dilations)))
-    checks = "\n".join(f"    transform.iree.match.dims_equal %{role}, {dims} : !transform.param<i64>" for role, dims in handles)
-    return f"""  transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{
-    %batch, %out_img, %out_ch, %filt, %in_ch, %depth, %strides, %dilations = transform.iree.match.convolution %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
-{checks}
-    %config = transform.param.constant {compilation_info} -> !transform.any_param
-    transform.yield %op, %config : !transform.any_op, !transform.any_param
+    return f"""    %batch, %out_img, %out_ch, %filt, %in_ch, %depth, %strides, %dilations = transform.iree.match.convolution %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
+{_checks(handles)}"""
+
+
+def _attention_match(problem: Problem) -> str:
+    maps = ", ".join(problem.indexing_maps)
+    types = ", ".join(f"{role}_type = {element}" for role, element in
+                      zip(("query", "key", "value", "scale", "output", "max", "sum"), problem.operand_types))
+    handles = [(role, _dims(problem.sizes(loops))) for role, loops in
+               (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k1", problem.k), ("k2", problem.k2))]
+    return f"""    %batch, %m, %n, %k1, %k2 = transform.iree.match.online_attention %op, {types}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
+{_checks(handles)}"""
+
+
+_MATCHERS = {"contraction": _contraction_match, "convolution": _convolution_match, "attention": _attention_match}
+
+
+def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
+    """`@name`: matches ops equal to `problem` and yields them with one param per attribute."""
+    params = "".join(f"\n    %{attr} = transform.param.constant {text} -> !transform.any_param"
+                     for attr, text in attributes.items())
+    results = ", ".join(["!transform.any_op"] + ["!transform.any_param"] * len(attributes))
+    values = ", ".join(["%op"] + [f"%{attr}" for attr in attributes])
+    return f"""  transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> ({results}) {{
+{_MATCHERS[problem.op_kind](problem)}{params}
+    transform.yield {values} : {results}
   }}"""
 
 
-_MATCHERS = {"contraction": _contraction_matcher, "convolution": _convolution_matcher}
-
-
-def build_spec(problem: Problem, compilation_info: str, context: ir.Context) -> str:
-    """A spec applying `compilation_info` to every op equal to `problem` (contraction or convolution:
-    same sizes, element types and indexing maps); checked by parsing."""
+def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
+    """A spec setting a configuration (`op_config`: a `compilation_info`, or a dictionary of root-op
+    attributes) on every op equal to `problem` (same sizes, element types and indexing maps); checked by parsing."""
     if problem.op_kind not in _MATCHERS:
         raise ValueError(f"no spec matcher for {problem.op_kind}")
+    attributes = op_attributes(config, context)
     text = f"""module attributes {{transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint}} {{
-{_APPLY}
-{_MATCHERS[problem.op_kind]("match_" + problem.key, problem, compilation_info)}
+{_apply_sequence(list(attributes))}
+{_matcher("match_" + problem.key, problem, attributes)}
   transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
     %res = transform.foreach_match in %variant_op @match_{problem.key} -> @apply_op_config : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Protocol, Union
 
 from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
 
 from mltune.errors import UserError
-from mltune.mlir import new_context
+from mltune.mlir import new_context, parse_module_file
 from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
@@ -41,18 +42,25 @@ def facts_from_executable_target(target_attr: ir.Attribute) -> TargetFacts:
     return CpuInfo.from_executable_target(text)
 
 
-def _probe(target: GpuTarget) -> None:
-    """Ask the compiler whether it knows the target: a tiny module to executable configurations."""
+def compiler_facts(target: GpuTarget) -> GpuInfo:
+    """The facts the compiler resolves for a GPU target, from a tiny module compiled to executable configurations;
+    a target the compiler does not know is a one-line `UserError`."""
+    context = new_context()
     with tempfile.TemporaryDirectory(prefix="mltune_probe_") as tmp:
         source = Path(tmp) / "probe.mlir"
         source.write_text(contraction_model(_PROBE))
-        source = target.prepare_source(source, Path(tmp), new_context())
+        source = target.prepare_source(source, Path(tmp), context)
+        out = Path(tmp) / "out.mlir"
         result = run_tool([tool_path("iree-compile"), str(source), *target.compile_flags(),
-                           "--compile-to=executable-configurations", "-o", str(Path(tmp) / "out.mlir")], timeout_s=120)
-    if not result.ok:
-        errors = [line.split("error:", 1)[1].strip() for line in result.stderr.splitlines() if "error:" in line]
-        raise UserError(f"--target {target.name}: IREE does not know this {target.api.upper()} target "
-                        f"({errors[0] if errors else result.describe_failure()})")
+                           "--compile-to=executable-configurations", "-o", str(out)], timeout_s=120)
+        if not result.ok:
+            errors = [line.split("error:", 1)[1].strip() for line in result.stderr.splitlines() if "error:" in line]
+            raise UserError(f"--target {target.name}: IREE does not know this {target.api.upper()} target "
+                            f"({errors[0] if errors else result.describe_failure()})")
+        module = parse_module_file(out, context)
+        with context:
+            variants = iree_codegen.get_executable_variant_ops(module)
+            return GpuInfo.from_executable_target(variants[0].attributes["target"])
 
 
 def parse_target(name: str, probe: bool = True) -> Target:
@@ -70,5 +78,5 @@ def parse_target(name: str, probe: bool = True) -> Target:
             raise UserError(f"unknown --target {name}: ROCm targets look like gfx942 or mi300x, CUDA ones like sm_80")
         return CpuTarget(cpu=name)
     if probe:
-        _probe(gpu)
+        compiler_facts(gpu)
     return gpu

@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mltune.errors import UserError
 
@@ -43,6 +43,14 @@ class CpuInfo:
     native_vector_bytes: int
     cores: int
     kind = "cpu"
+
+    def describe(self) -> str:
+        return f"{self.native_vector_bytes}-byte vectors, {self.cores} cores"
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "CpuInfo":
+        """The facts from their stored form (`dataclasses.asdict`)."""
+        return CpuInfo(str(data["arch"]), int(data["native_vector_bytes"]), int(data["cores"]))
 
     @staticmethod
     def from_executable_target(target_attr: str, cores: int | None = None) -> "CpuInfo":

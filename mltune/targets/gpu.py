@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
@@ -107,6 +108,18 @@ class GpuInfo:
     def cores(self) -> int:
         """Compute units (CUs or SMs) for wave quantization; a typical count when the target names no chip."""
         return self.cu_count or (304 if self.api == "rocm" else 108)
+
+    def describe(self) -> str:
+        return (f"{self.cores} {'CUs' if self.api == 'rocm' else 'SMs'} of {self.simds_per_cu} SIMDs, "
+                f"{self.shared_memory_bytes // 1024} KiB shared memory, subgroups of "
+                f"{'/'.join(map(str, self.subgroup_sizes))}, {len(self.mma)} MMA intrinsics")
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "GpuInfo":
+        """The facts from their stored form (`dataclasses.asdict`: lists for tuples, dicts for `MmaShape`s)."""
+        return GpuInfo(**{**data, "subgroup_sizes": tuple(data["subgroup_sizes"]),
+                          "max_workgroup_sizes": tuple(data["max_workgroup_sizes"]),
+                          "mma": tuple(MmaShape(**shape) for shape in data["mma"])})
 
     @staticmethod
     def from_executable_target(target_attr: ir.Attribute) -> "GpuInfo":

@@ -1,0 +1,83 @@
+"""Target facts in dataset records: stored as plain data with each record, read back, or rebuilt for old records.
+
+Features depend on the target's facts (CPU vector width and cores; GPU CUs/SMs, SIMDs, shared memory,
+MMA intrinsics), so a record carries the facts it was tuned with (`Record.target`, schema 2) and
+training computes the columns the ranker computed at tune time. Schema 1 records name only the arch:
+their facts are rebuilt from it (by the compiler for a GPU arch, from a vector-width table for a
+CPU), with the core count taken from the record's device id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from mltune.targets.base import TargetFacts, compiler_facts
+from mltune.targets.cpu import CpuInfo
+from mltune.targets.gpu import GpuInfo, gpu_target
+
+# IREE's native_vector_size per LLVM CPU name, for records that name the CPU but not its vector width.
+AVX512_CPUS = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server",
+               "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5")
+AVX2_CPUS = ("haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "znver1", "znver2", "znver3")
+ARCH_VECTOR_BYTES = {**{name: 64 for name in AVX512_CPUS}, **{name: 32 for name in AVX2_CPUS}}
+DEFAULT_VECTOR_BYTES = 32
+
+STORED = "stored in the records"
+
+
+@dataclass(frozen=True)
+class ResolvedFacts:
+    """A record's target facts and where they came from (`train` prints it)."""
+
+    facts: TargetFacts
+    origin: str
+
+
+def facts_to_record(facts: TargetFacts) -> dict[str, Any]:
+    """The facts as plain JSON data: their kind (cpu, rocm, cuda) and their fields."""
+    return {"kind": facts.kind, **asdict(facts)}
+
+
+def facts_from_record(data: Any) -> TargetFacts:
+    """The facts object of a record's `target`; malformed data raises ValueError, TypeError or KeyError."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a record's target is not an object: {data!r}")
+    fields = {name: value for name, value in data.items() if name != "kind"}
+    if data.get("kind") == "cpu":
+        return CpuInfo.from_dict(fields)
+    if data.get("kind") in ("rocm", "cuda"):
+        return GpuInfo.from_dict(fields)
+    raise ValueError(f"a record's target has unknown kind {data.get('kind')!r}")
+
+
+def _device_cores(device: str) -> int | None:
+    """The cores (CPU) or CUs/SMs (GPU) a device id names (`.../132cores`)."""
+    found = re.search(r"/(\d+)cores$", device)
+    return int(found.group(1)) if found else None
+
+
+def rebuilt_facts(arch: str, device: str) -> ResolvedFacts:
+    """The facts of a record without `target`, from its arch and device id."""
+    cores = _device_cores(device)
+    gpu = gpu_target(arch)
+    if gpu is not None:
+        facts = compiler_facts(gpu)
+        # a plain arch (gfx942, sm_80) names no chip: the device id kept the CU/SM count the tuner used
+        return ResolvedFacts(replace(facts, cu_count=facts.cu_count or cores or 0),
+                             "rebuilt from the arch name by the compiler")
+    vector_bytes = ARCH_VECTOR_BYTES.get(arch)
+    origin = ("rebuilt from the arch name (vector-width table)" if vector_bytes else
+              f"rebuilt from the arch name, which the vector-width table lacks: {DEFAULT_VECTOR_BYTES}-byte "
+              "vectors assumed")
+    return ResolvedFacts(CpuInfo(arch, vector_bytes or DEFAULT_VECTOR_BYTES, cores or len(os.sched_getaffinity(0))),
+                         origin)
+
+
+def record_facts(record: dict[str, Any]) -> ResolvedFacts:
+    """A record's facts: stored ones when it carries them, else rebuilt from its arch and device."""
+    if record.get("target") is not None:
+        return ResolvedFacts(facts_from_record(record["target"]), STORED)
+    return rebuilt_facts(record["arch"], record.get("device", ""))

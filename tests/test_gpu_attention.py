@@ -1,0 +1,192 @@
+"""GPU attention (compile only): the online_attention problem, its VectorDistribute space against Z3, IREE's
+emitted constraints and IREE's own default, the spec and annotation that carry it, and real compiles."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+
+from iree_helpers import attention_source, mltune, read_gpu_dump, run
+from mltune.features.gpu_attention import gpu_attention_features
+from mltune.problem import Problem
+from mltune.rankers import RankingInput, make_ranker
+from mltune.search.apply import AnnotationApplier, SpecApplier
+from mltune.search.configure import make_configurator
+from mltune.search.gpu_attention import GpuAttention
+from mltune.search.op_config import op_attributes
+from mltune.targets import GpuInfo, parse_target
+from mltune.tools import tool_path
+
+SMALL = attention_source(4, 256, 64, 512, 64)  # batch 4, M 256, K1 64, K2 512, N 64
+WIDE = attention_source(2, 512, 128, 256, 128)
+
+
+@dataclass
+class AttentionDump:
+    bench: Path  # IREE's configured benchmark file
+    stripped: Path
+    problem: Problem
+    gpu: GpuInfo
+    root_attributes: dict[str, str]  # IREE's own lowering_config and decomposition_config on the root op
+    translation_info: str
+    module: ir.Module
+
+
+def _dump(directory: Path, target_name: str, text: str, context) -> AttentionDump:
+    directory.mkdir()
+    source = directory / "model.mlir"
+    source.write_text(text)
+    target = parse_target(target_name, probe=False)
+    result = run([tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
+                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    bench, stripped, module, problem, gpu, root = read_gpu_dump(directory, context)
+    with context:
+        attributes = {name: str(root.attributes[name]) for name in ("lowering_config", "decomposition_config")}
+    translation = re.search(r"translation_info = (#iree_codegen.translation_info<[^\n]*?>)\}", bench.read_text()).group(1)
+    return AttentionDump(bench, stripped, problem, gpu, attributes, translation, module)
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory, context) -> dict[str, AttentionDump]:
+    root = tmp_path_factory.mktemp("attention")
+    return {name: _dump(root / name, target, text, context)
+            for name, (target, text) in {"mi300x": ("mi300x", SMALL), "wide": ("gfx942", WIDE),
+                                         "sm_80": ("sm_80", SMALL)}.items()}
+
+
+@pytest.fixture(scope="module")
+def configurators(dumps, context, tmp_path_factory) -> dict[str, GpuAttention]:
+    work = tmp_path_factory.mktemp("spaces")
+    found = {name: make_configurator(dumps[name].problem, dumps[name].gpu, context, dumps[name].bench, work / name)
+             for name in ("mi300x", "wide")}
+    assert all(isinstance(c, GpuAttention) for c in found.values()), found
+    return found
+
+
+def test_problem_reads_the_attention_roles(dumps):
+    p = dumps["mi300x"].problem
+    assert p.op_kind == "attention" and p.op_name == "iree_linalg_ext.online_attention"
+    sizes = {role: p.sizes(getattr(p, role)) for role in ("batch", "m", "k", "k2", "n")}
+    assert sizes == {"batch": (4,), "m": (256,), "k": (64,), "k2": (512,), "n": (64,)}
+    assert p.operand_types == ("f16", "f16", "f16", "f16", "f32", "f32", "f32")
+    assert p.key == "attention_4x256x64x64x512_f16f16f32_nnn"
+    assert Problem.from_record(p.to_record()) == p
+
+
+def test_every_candidate_satisfies_the_constraints_per_z3(configurators):
+    for configurator in configurators.values():
+        candidates = configurator.candidates()
+        assert len(candidates) > 20
+        for i in np.random.default_rng(0).choice(len(candidates), 25, replace=False):
+            knobs = candidates.knobs(int(i))
+            assert configurator.space.contains({k.name: knobs[k.name] for k in configurator.space.knobs}), knobs
+
+
+def test_space_is_never_wider_than_irees_emitted_constraints(configurators):
+    """The space is never wider than the compiler's own: no enumerated point violates an emitted assertion."""
+    import z3
+
+    configurator = configurators["mi300x"]
+    space = configurator.space
+    solver = space.solver()
+    solver.add(z3.Not(z3.And(*space.constraints)))
+    assert solver.check() == z3.unsat
+
+
+def _default_knobs(dump: AttentionDump, configurator: GpuAttention) -> dict[str, int]:
+    p, lowering, decomposition = dump.problem, dump.root_attributes["lowering_config"], dump.root_attributes["decomposition_config"]
+    lists = {name: [int(x) for x in re.search(rf"{name} = \[([\d, ]*)\]", lowering).group(1).split(", ")]
+             for name in ("workgroup", "reduction")}
+    counts = [int(x) for x in re.search(r"subgroup_basis = \[\[([\d, ]*)\]", decomposition).group(1).split(", ")]
+    pv, qk = re.findall(r"mma_layout<(\w+)", decomposition)  # the dictionary prints pv_attrs first
+    return {"qk_mma": [m.name for m in configurator.qk_mmas].index(qk),
+            "pv_mma": [m.name for m in configurator.pv_mmas].index(pv),
+            "m_tile": lists["workgroup"][p.m[0]], "n_tile": lists["workgroup"][p.n[0]],
+            "red_k2": lists["reduction"][p.k2[0]], "sg_m": counts[p.m[0]], "sg_n": counts[p.n[0]],
+            "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.translation_info).group(1)), "waves_per_eu": 0}
+
+
+@pytest.mark.parametrize("name", ["mi300x", "wide"])
+def test_iree_default_is_in_the_space_and_rebuilt_exactly(dumps, configurators, context, name):
+    dump, configurator = dumps[name], configurators[name]
+    knobs = _default_knobs(dump, configurator)
+    assert configurator.space.contains(knobs), (knobs, dump.root_attributes)
+    ours = op_attributes(configurator.compilation_info(knobs), context)
+    assert ours["decomposition_config"] == dump.root_attributes["decomposition_config"]
+    assert dump.root_attributes["lowering_config"] in ours["compilation_info"]
+
+
+def test_spec_and_annotation_carry_both_attributes(dumps, configurators, context):
+    dump, configurator = dumps["mi300x"], configurators["mi300x"]
+    config = configurator.compilation_info(configurator.candidates().knobs(0))
+    attributes = op_attributes(config, context)
+    spec = SpecApplier(context).apply(dump.problem, config)
+    assert "transform.iree.match.online_attention" in spec.text
+    assert "query_type = f16, key_type = f16, value_type = f16, scale_type = f16, output_type = f32" in spec.text
+    assert re.findall(r"dims_equal %(\w+), (\[\d*\])", spec.text) == [
+        ("batch", "[4]"), ("m", "[256]"), ("n", "[64]"), ("k1", "[64]"), ("k2", "[512]")]
+    assert all(text in spec.text for text in attributes.values())
+    annotated = AnnotationApplier(dump.stripped, context).apply(dump.problem, config)
+    with context:
+        (root,) = iree_codegen.get_tuner_root_ops(ir.Module.parse(annotated.text))
+        assert {name: str(root.attributes[name]) for name in attributes} == attributes
+
+
+@pytest.mark.e2e
+def test_a_non_default_candidate_compiles_with_its_config(dumps, configurators, context, tmp_path):
+    dump, configurator = dumps["mi300x"], configurators["mi300x"]
+    candidates = configurator.candidates()
+    default = _default_knobs(dump, configurator)
+    knobs = next(candidates.knobs(i) for i in range(len(candidates))
+                 if candidates.knobs(i)["m_tile"] != default["m_tile"] and candidates.knobs(i)["qk_mma"] != default["qk_mma"])
+    config = configurator.compilation_info(knobs)
+    (tmp_path / "spec.mlir").write_text(SpecApplier(context).apply(dump.problem, config).text)
+    result = run([tool_path("iree-compile"), str(dump.stripped), f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}",
+                  f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}", "-o", str(tmp_path / "x.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
+    workgroup = re.search(r"workgroup = \[[\d, ]*\]", config).group(0)
+    assert str(knobs["m_tile"]) in workgroup and workgroup in configured
+    assert f"mma_layout<{configurator.qk_mmas[knobs['qk_mma']].name}" in configured
+
+
+def test_cuda_attention_is_reported_untunable(dumps, context, tmp_path):
+    dump = dumps["sm_80"]
+    verdict = make_configurator(dump.problem, dump.gpu, context, dump.bench, tmp_path)
+    assert not isinstance(verdict, GpuAttention)
+    assert "IREE emits no VectorDistribute attention constraints" in verdict.reason
+
+
+def test_features_and_heuristic_order(dumps, configurators):
+    dump, configurator = dumps["mi300x"], configurators["mi300x"]
+    candidates = configurator.candidates()
+    features = gpu_attention_features(dump.problem, dump.gpu, candidates)
+    assert features.values.shape == (len(candidates), len(features.names)) and np.isfinite(features.values).all()
+    ranker = make_ranker("heuristic")
+    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))
+    order = ranker.ask(len(candidates))
+    assert sorted(order) == list(range(len(candidates)))
+    first = features.values[order[0]]
+    names = features.names
+    assert first[names.index("register_overflow")] == 0 and first[names.index("qk_recomputed")] == 1
+    knobs = _default_knobs(dump, configurator)
+    qk, pv = configurator.qk_mmas[knobs["qk_mma"]], configurator.pv_mmas[knobs["pv_mma"]]
+    default = candidates.index_of({**knobs, "qk_mma_k": qk.k, "pv_mma_m": pv.m, "pv_mma_n": pv.n, "pv_mma_k": pv.k})
+    assert default is not None and order.index(default) < len(candidates) // 2
+
+
+@pytest.mark.e2e
+def test_cli_compile_only_end_to_end(tmp_path):
+    (tmp_path / "attention.mlir").write_text(SMALL)
+    result = mltune(["tune", "attention.mlir", "--target", "gfx942", "--compile-only", "--budget", "4", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
+    assert len(list((tmp_path / "run" / "candidates").glob("*/candidate_*/module.vmfb"))) == 4
