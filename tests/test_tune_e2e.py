@@ -129,7 +129,9 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "60", "--ranker", "shuffle",
          "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # a shell starts background jobs with SIGINT ignored, and Python keeps it so: give the tuner Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 180
         dataset_file = None
