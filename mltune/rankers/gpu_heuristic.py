@@ -1,7 +1,7 @@
 """A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions; attention:
-`attention_heuristic`): the SHARK tuner's sort key, then wave quantization, occupancy and padding, as sort
-keys in order of importance. Neither contraction pipeline is preferred: both compete on the same physical
-keys, ties in seeded random order."""
+`attention_heuristic`): the SHARK tuner's sort key, then shared-memory bank conflicts, workgroup tile
+size, wave quantization, occupancy and padding, as sort keys in order of importance. Neither contraction
+pipeline is preferred: both compete on the same physical keys, ties in seeded random order."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         ~f["tile_k_pow2"].astype(bool),
         ~f["subgroups_fill_simds"].astype(bool),
         -f["mma_intensity"],
+        # Keep IREE's shared-memory bank-conflict reduction: conflicts stall every operand load.
+        f["no_bank_fix"],
+        # Up to half the CUs, each busy CU helps (in eighths); beyond that, larger workgroup tiles load each
+        # operand byte for more MACs (half-octave buckets). On the H100 records (`datasets/sm_90/`) large
+        # tiles beat filling the last wave: the ratio falls with workgroup intensity in 18 of 22 problems.
+        -np.floor(8 * np.minimum(1, f["workgroups"] / (ranking_input.target.cores / 2))),
+        -np.floor(2 * np.log2(f["workgroup_intensity"])),
         # Every CU should have work in the last wave of workgroups.
         np.round(f["wave_inefficiency"], 2),
         # Padding computes zeros; low occupancy leaves memory latency exposed.
@@ -34,8 +41,8 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         # Prefetching the next K tile overlaps its global loads with the current MMAs (VectorDistribute may
         # leave it off; TileAndFuse always prefetches).
         f["prefetch"] == 0,
-        # IREE's own defaults for pipeline options come first within a tie.
-        f["no_bank_fix"], f["waves_per_eu"] > 0,
+        # IREE's own default for waves per EU comes first within a tie.
+        f["waves_per_eu"] > 0,
         np.random.default_rng(seed).random(len(ranking_input.candidates)),
     ]
     return np.lexsort(keys[::-1])
