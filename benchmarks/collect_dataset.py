@@ -9,7 +9,9 @@ an unbiased sample of each problem's space, which is what training and evaluatio
 On a machine with many cores, `--lanes L --cores-per-lane C` runs L problems at once, each
 pinned to its own C cores with `taskset` (mltune then sizes IREE's worker pool to those
 cores), so the records describe a C-core machine. A problem whose file already holds at
-least `--budget` measured candidates is skipped, so an interrupted collection resumes.
+least `--budget` measured candidates is skipped, so an interrupted collection resumes. A problem
+whose whole space is smaller than `--budget` is known to be finished only by its run's
+`summary.json` under `--work`: resuming on another machine without that folder measures it again.
 
     python benchmarks/collect_dataset.py [--budget 150] [--lanes 1] [--cores-per-lane 2]
         [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
