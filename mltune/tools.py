@@ -25,6 +25,7 @@ STDERR_TAIL_CHARS = 2000
 # ones still running, so that an interrupted run can stop them instead of leaving them behind.
 _running: set[subprocess.Popen] = set()
 _running_lock = threading.Lock()
+_stopping = False  # set by `kill_running_tools`: a tool that a worker thread starts after it is killed at once
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
     ) as proc:
         with _running_lock:
             _running.add(proc)
+            if _stopping:
+                os.killpg(proc.pid, signal.SIGKILL)
         try:
             stdout, stderr = proc.communicate(timeout=timeout_s)
             returncode: int | None = proc.returncode
@@ -105,8 +108,11 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
 
 
 def kill_running_tools() -> None:
-    """Kill every tool still running (after Ctrl-C, compiles in worker threads would go on)."""
+    """Kill every tool still running, and any that a worker thread starts from now on (after Ctrl-C,
+    compiles in worker threads would go on)."""
+    global _stopping
     with _running_lock:
+        _stopping = True
         running = list(_running)
     for proc in running:
         try:
