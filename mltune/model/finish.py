@@ -81,7 +81,9 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     builds.append((RECOMMENDED, final.vmfb))
     timing = end_to_end(default_build.vmfb, builds, runner, plan)
     speedup = timing.speedup(RECOMMENDED)
-    if speedup is None or speedup < 1.0:  # every step won on its own, the whole did not: recommend nothing
+    # Only mltune's own part is withdrawn: a starter spec with nothing added is the user's choice, kept as given.
+    adds_something = bool(check.kept) or flags_baseline.vmfb != default_build.vmfb
+    if adds_something and (speedup is None or speedup < 1.0):  # every step won alone, the whole did not
         shown = f"{speedup:.3f}x" if speedup else "no time"
         return ModelOutcome(None, check, numerics, timing,
                             withdrawn=f"the recommended build ran at {shown} IREE's default speed in the final measurement")
