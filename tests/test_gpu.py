@@ -328,6 +328,17 @@ def test_iree_flags_reach_every_compile(tmp_path):
     assert list((tmp_path / "sources").glob("*.mlir"))
 
 
+def _both_pipelines_compiled(result: subprocess.CompletedProcess, tmp_path: Path) -> str:
+    """Checks a `--compile-only` run built candidates of both pipelines and all compiled; returns their specs."""
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
+                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
+    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
+    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
+    assert "pipeline<VectorDistribute>" in configs
+    return configs
+
+
 @pytest.mark.e2e
 def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     """Shuffled candidates of both pipelines on gfx942 all compile (for this small matmul the heuristic's
@@ -335,12 +346,7 @@ def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
     result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "8", "--run-dir", "run",
                      "--ranker", "shuffle"], cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
-                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
-    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
-    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
-    assert "pipeline<VectorDistribute>" in configs and "subgroup_basis" in configs
+    assert "subgroup_basis" in _both_pipelines_compiled(result, tmp_path)
 
 
 def _conv_vd_assignment(configurator: GpuConvolution, knobs: dict[str, int]) -> dict[str, int]:
@@ -385,12 +391,7 @@ def test_cli_compile_only_conv_both_pipelines_mi300x(tmp_path):
     (tmp_path / "conv.mlir").write_text(CONV)
     result = mltune(["tune", "conv.mlir", "--target", "mi300x", "--compile-only", "--budget", "4", "--run-dir", "run",
                      "--ranker", "shuffle", "--seed", "6"], cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
-                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
-    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
-    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
-    assert "pipeline<VectorDistribute>" in configs and "use_igemm_convolution = false" in configs
+    assert "use_igemm_convolution = false" in _both_pipelines_compiled(result, tmp_path)
 
 
 def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):
