@@ -1,7 +1,7 @@
 """Compile fraction of GPU spaces: do the candidates mltune generates compile?
 
 For each target and each realistic dispatch (f16 matmuls with a transposed or plain RHS, batch
-matmuls, bf16, i8 and (ROCm) f8 matmuls, a 3x3 NHWC convolution and an attention), it dumps the
+matmuls, bf16, i8 and (ROCm) f8 matmuls, 3x3 NHWC convolutions and attention), it dumps the
 dispatches with mltune, enumerates the space (timed), draws a seeded random sample of each
 pipeline's candidates (TileAndFuse, VectorDistribute), applies each one as mltune would (a spec on
 ROCm, a root-op annotation on CUDA) and compiles it with the real iree-compile. Prints one row per
@@ -81,6 +81,8 @@ DISPATCHES = {
     "mm_nn_2048x2048x1024_f16": matmul(2048, 2048, 1024, transpose_rhs=False),
     "bmm_32x1024x1024x128_f16": batch_matmul_source(32, 1024, 128, 1024, "f16", "f32"),
     "conv3x3_nhwc_2x32x32x320_f16": CONV,
+    "conv3x3_nhwc_2x64x64x128x256_f16": conv2d_nhwc_source(2, 66, 66, 128, 256),
+    "conv3x3_nhwc_16x16x16x256_bf16": conv2d_nhwc_source(16, 18, 18, 256, 256, in_type="bf16"),
     "attention_20x4096x64_f16": attention(20, 4096, 64),
     "attention_16x2048x128_f16": attention(16, 2048, 128),
     "attention_4x4096x128_kv1024_f16": attention(4, 4096, 128, 1024),
@@ -138,8 +140,9 @@ def main() -> int:
                     pool = np.flatnonzero(pipelines == pipeline)
                     if not len(pool):
                         continue
-                    # attention has a space of its own (VectorDistribute too): its rows and total are apart
-                    label = f"{pipeline} attention" if dispatch.problem.op_kind == "attention" else pipeline
+                    # attention and convolutions have spaces of their own: their rows and totals are apart
+                    kind = {"attention": " attention", "convolution": " conv"}.get(dispatch.problem.op_kind, "")
+                    label = pipeline + kind
                     sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
                     started = time.perf_counter()
                     builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,

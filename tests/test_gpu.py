@@ -47,7 +47,7 @@ class GpuDump:
     problem: Problem
     gpu: GpuInfo
     default_config: str  # the root op's lowering_config and the function's translation_info, as IREE chose
-    vd_default_config: str  # the same when IREE is told not to use TileAndFuse for matmuls ("" for convolutions)
+    vd_default_config: str  # the same when IREE is told not to use TileAndFuse for matmuls (IGEMM for convolutions)
     emitted: list[EmittedConstraints]
     module: ir.Module
 
@@ -74,15 +74,20 @@ def gpu_dumps(tmp_path_factory, context) -> dict[str, GpuDump]:
         text = bench.read_text()
         default = str(root.attributes["lowering_config"]) + re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
         emitted = emit_constraints(stripped, source.parent, context)
-        vd_default = _vector_distribute_default(stripped) if problem.op_kind == "contraction" else ""
+        vd_default = _vector_distribute_default(stripped, VD_FLAGS[problem.op_kind])
         dumps[name] = GpuDump(target, source, bench, stripped, problem, gpu, default, vd_default, emitted, module)
     return dumps
 
 
-def _vector_distribute_default(stripped: Path) -> str:
-    """IREE's own VectorDistribute configuration of a contraction (its choice once TileAndFuse is off for matmuls)."""
+# what makes IREE 3.13 configure VectorDistribute on its own
+VD_FLAGS = {"contraction": "--iree-codegen-llvmgpu-use-tile-and-fuse-matmul=false",
+            "convolution": "--iree-codegen-llvmgpu-use-igemm=false"}
+
+
+def _vector_distribute_default(stripped: Path, flag: str) -> str:
+    """IREE's own VectorDistribute configuration of a dispatch (its choice once `flag` turns its default off)."""
     out = stripped.parent / "vd_default.mlir"
-    result = run([tool_path("iree-compile"), str(stripped), "--iree-codegen-llvmgpu-use-tile-and-fuse-matmul=false",
+    result = run([tool_path("iree-compile"), str(stripped), flag,
                   "--compile-to=executable-configurations", "-o", str(out)])
     assert result.returncode == 0, result.stderr[-2000:]
     text = out.read_text()
@@ -96,7 +101,8 @@ def emitted_for(dump: GpuDump, pipeline: str) -> EmittedConstraints | None:
 
 def configurator_for(dump: GpuDump, context) -> GpuContraction | GpuConvolution:
     if dump.problem.op_kind == "convolution":
-        return GpuConvolution(dump.problem, dump.gpu, context, next(c for c in dump.emitted if is_igemm_tile_and_fuse(c)))
+        return GpuConvolution(dump.problem, dump.gpu, context, next(c for c in dump.emitted if is_igemm_tile_and_fuse(c)),
+                              emitted_for(dump, "VectorDistribute"))
     return GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
 
 
@@ -206,25 +212,31 @@ def _default_knobs(dump: GpuDump, config: str) -> dict[str, int]:
               "prefetch": int(prefetch.group(1)) if prefetch else 0}
     wg, red = lists["workgroup"], lists["reduction"]
     p = dump.problem
-    if "VectorDistribute" in config:
+    if "VectorDistribute" in config:  # the innermost M, N, K loops (a convolution's output width and channels)
         counts = [int(v) for v in re.search(r"subgroup_basis = \[\[([^\]]*)\]", config).group(1).split(",")]
         mma = next(m for m in dump.gpu.mma if m.name == mma_name)
-        return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": wg[p.m[0]] // (counts[p.m[0]] * mma.m),
-                "sg_n": wg[p.n[0]] // (counts[p.n[0]] * mma.n), "red_k": red[p.k[0]] // mma.k, "vector_distribute": 1,
-                **common}
+        mi, ni, ki = p.m[-1], p.n[-1], p.k[-1]
+        tiles = {"wg_m": wg[mi], "wg_n": wg[ni], "sg_m": wg[mi] // (counts[mi] * mma.m),
+                 "sg_n": wg[ni] // (counts[ni] * mma.n), "red_k": red[ki] // mma.k, "vector_distribute": 1, **common}
+        if p.op_kind == "convolution":
+            assert wg[:2] == [1, 1] and red[4:6] == [1, 1]
+            names = {"wg_m": "wg_ow", "wg_n": "wg_oc", "sg_m": "sg_ow", "sg_n": "sg_oc"}
+            return {"wg_b": 1, "wg_oh": 1, "sg_oh": 1, **{names.get(k, k): v for k, v in tiles.items()}}
+        return tiles
     sg = lists["subgroup"]
     if p.op_kind == "convolution":  # IGEMM loops [batch, out_h, out_w, out_channel, K]
         assert sg[0] == 1
         return {"wg_b": wg[0], "wg_oh": wg[1], "wg_ow": wg[2], "wg_oc": wg[3], "sg_oh": sg[1], "sg_ow": sg[2],
-                "sg_oc": sg[3], "red_k": red[4], **common}
+                "sg_oc": sg[3], "red_k": red[4], "vector_distribute": 0, **common}
     return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": sg[p.m[0]], "sg_n": sg[p.n[0]], "red_k": red[p.k[0]],
             "vector_distribute": 0, **common}
 
 
-@pytest.mark.parametrize("name, pipeline", [(name, "TileAndFuse") for name in CASES] + [
-    (name, "VectorDistribute") for name, (_, source) in CASES.items() if source is not CONV])
+@pytest.mark.parametrize("name, pipeline", [(name, pipeline) for name in CASES
+                                            for pipeline in ("TileAndFuse", "VectorDistribute")])
 def test_iree_default_is_in_the_space(gpu_dumps, context, name, pipeline):
-    """IREE's own configuration of each pipeline (VectorDistribute: IREE's choice when TileAndFuse is off for matmuls)."""
+    """IREE's own configuration of each pipeline (VectorDistribute: IREE's choice when TileAndFuse is off for matmuls,
+    IGEMM for convolutions)."""
     dump = gpu_dumps[name]
     config = dump.default_config if pipeline == "TileAndFuse" else dump.vd_default_config
     assert f"pipeline<{pipeline}>" in config
@@ -253,13 +265,13 @@ def test_spec_and_annotation_carry_the_config(gpu_dumps, context, tmp_path):
 @pytest.mark.parametrize("name, pipeline", [("mm_mi300x", "TileAndFuse"), ("mm_sm80", "TileAndFuse"),
                                             ("bmm_mi300x", "TileAndFuse"), ("conv_mi300x", "TileAndFuse"),
                                             ("mm_mi300x", "VectorDistribute"), ("mm_sm90", "VectorDistribute"),
-                                            ("bmm_mi300x", "VectorDistribute")])
+                                            ("bmm_mi300x", "VectorDistribute"), ("conv_mi300x", "VectorDistribute")])
 def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_path, name, pipeline):
     """A non-default candidate, applied the target's way, compiles and the compiler used its pipeline and tiles."""
     dump = gpu_dumps[name]
     configurator = configurator_for(dump, context)
     candidates = configurator.candidates()
-    differs = (i for i in range(len(candidates) // 2, len(candidates))
+    differs = (int(i) for i in np.roll(np.arange(len(candidates)), -(len(candidates) // 2))  # from the middle on
                if configurator.pipeline_of(candidates.knobs(i)) == pipeline
                and f"workgroup = {_workgroup(configurator, candidates.knobs(i))}" not in dump.default_config)
     knobs = candidates.knobs(next(differs))
@@ -316,6 +328,17 @@ def test_iree_flags_reach_every_compile(tmp_path):
     assert list((tmp_path / "sources").glob("*.mlir"))
 
 
+def _both_pipelines_compiled(result: subprocess.CompletedProcess, tmp_path: Path) -> str:
+    """Checks a `--compile-only` run built candidates of both pipelines and all compiled; returns their specs."""
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
+                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
+    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
+    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
+    assert "pipeline<VectorDistribute>" in configs
+    return configs
+
+
 @pytest.mark.e2e
 def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     """Shuffled candidates of both pipelines on gfx942 all compile (for this small matmul the heuristic's
@@ -323,12 +346,52 @@ def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
     result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "8", "--run-dir", "run",
                      "--ranker", "shuffle"], cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
-                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
-    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
-    configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
-    assert "pipeline<VectorDistribute>" in configs and "subgroup_basis" in configs
+    assert "subgroup_basis" in _both_pipelines_compiled(result, tmp_path)
+
+
+def _conv_vd_assignment(configurator: GpuConvolution, knobs: dict[str, int]) -> dict[str, int]:
+    """A VectorDistribute convolution candidate in the names of IREE's emitted knobs (loops n, oh, ow, oc, kh, kw, c)."""
+    derived = configurator.derived_values(knobs)
+    return {"wg_2": knobs["wg_ow"], "wg_3": knobs["wg_oc"], "red_6": knobs["red_k"] * knobs["mma_k"],
+            "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"], "prefetch_num_stages": knobs["prefetch"],
+            "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"], "wg_size_x": derived["workgroup_size"],
+            "wg_size_y": 1, "wg_size_z": 1}
+
+
+def test_every_conv_vector_distribute_candidate_satisfies_iree_constraints(gpu_dumps, context):
+    """All VectorDistribute points of the convolution satisfy IREE's emitted constraints (less those its own defaults
+    break), and the first, a middle and the last build the `compilation_info` IREE's materializer builds."""
+    dump = gpu_dumps["conv_mi300x"]
+    emitted = emitted_for(dump, "VectorDistribute")
+    configurator = configurator_for(dump, context)
+    candidates = configurator.candidates()
+    mine = np.flatnonzero(candidates.column("vector_distribute") == 1)
+    assert 100 < len(mine) < len(candidates)
+    solver = z3.Solver()
+    solver.add(*emitted.without(breaks_iree_default).assertions)
+    names = list(_conv_vd_assignment(configurator, candidates.knobs(int(mine[0]))))
+    for index in mine:
+        assignment = _conv_vd_assignment(configurator, candidates.knobs(int(index)))
+        assert solver.check(*[z3.Int(k) == assignment[k] for k in names]) == z3.sat, assignment
+    module = parse_module_file(dump.source.parent / f"{dump.stripped.stem}.constraints.mlir", context)
+    with context:
+        op = next(o for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
+                  if "<VectorDistribute>" in str(o.attributes["pipeline"]))
+        for index in (mine[0], mine[len(mine) // 2], mine[-1]):
+            knobs = {**candidates.knobs(int(index)), "no_bank_fix": 0, "waves_per_eu": 0, "prefetch": 0}
+            theirs = str(iree_codegen.materialize_compilation_info(op, _conv_vd_assignment(configurator, knobs)))
+            # IREE's materializer leaves a prefetch of 0 unset, which is IREE's VectorDistribute default
+            assert configurator.compilation_info(knobs).replace("prefetch_num_stages = 0, ", "") == theirs
+
+
+@pytest.mark.e2e
+def test_cli_compile_only_conv_both_pipelines_mi300x(tmp_path):
+    """Shuffled candidates of a convolution compile for mi300x with both pipelines (seed 6 puts a VectorDistribute
+    candidate, 5 % of this space, among the first four)."""
+    (tmp_path / "conv.mlir").write_text(CONV)
+    result = mltune(["tune", "conv.mlir", "--target", "mi300x", "--compile-only", "--budget", "4", "--run-dir", "run",
+                     "--ranker", "shuffle", "--seed", "6"], cwd=tmp_path)
+    assert "use_igemm_convolution = false" in _both_pipelines_compiled(result, tmp_path)
 
 
 def test_gpu_heuristic_orders_by_the_shark_key(gpu_dumps, context):

@@ -14,6 +14,7 @@ from mltune.search.gpu_attention import GpuAttention, is_attention
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.search.iree_constraints import emit_constraints
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # Op kinds tuned only where the compiler emits constraints for them: which emitted op, the space, its pipeline.
@@ -43,6 +44,8 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
             if chosen is None:
                 return Untunable(problem.op_name, f"IREE emits no {pipeline} constraints for this {problem.op_kind} "
                                                   f"on {facts.arch}")
+            if problem.op_kind == "convolution":  # VectorDistribute too, where the compiler emits its constraints
+                return GpuConvolution(problem, facts, context, chosen, next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None))
             return configurator(problem, facts, context, chosen)
         return GpuContraction(problem, facts, context, emitted)
     except ValueError as err:

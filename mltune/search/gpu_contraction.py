@@ -30,7 +30,7 @@ to compile although the emitted constraints accept them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import z3
@@ -139,15 +139,28 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     tile_and_fuse = [v("prefetch") == TILE_AND_FUSE_PREFETCH]
     if by_pipeline[PIPELINE]:
         tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived)
-    vector_distribute = vector_distribute_rules(problem, gpu, v, derived)
-    if by_pipeline[VECTOR_DISTRIBUTE]:
-        vector_distribute += substitute_emitted(
-            by_pipeline[VECTOR_DISTRIBUTE].without(breaks_iree_default), problem, space, derived,
-            {**emitted_names(problem, v, derived), "mma_idx": mma_index(v("mma"), mmas, by_pipeline[VECTOR_DISTRIBUTE])})
-    is_vd = v("vector_distribute") == 1
-    space.constraints = (*shared, *[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse],
-                         *[z3.Implies(is_vd, rule) for rule in vector_distribute])
+    vector_distribute = vector_distribute_constraints(problem, gpu, space, derived, v, mmas, by_pipeline[VECTOR_DISTRIBUTE])
+    space.constraints = (*shared, *by_pipeline_knob(space, tile_and_fuse, vector_distribute))
     return space, derived
+
+
+def by_pipeline_knob(space: Space, tile_and_fuse: Sequence[z3.BoolRef],
+                     vector_distribute: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
+    """Each pipeline's rules, holding only where the `vector_distribute` knob picks that pipeline."""
+    is_vd = space.var("vector_distribute") == 1
+    return [*[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse], *[z3.Implies(is_vd, rule) for rule in vector_distribute]]
+
+
+def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, derived: "Derived",
+                                  var: Callable[[str], z3.ArithRef], mmas: tuple[MmaShape, ...],
+                                  emitted: EmittedConstraints | None) -> list[z3.BoolRef]:
+    """VectorDistribute's rules (`vector_distribute.py`) and, where the compiler emits them, its constraints less those
+    IREE's own defaults break; `var` gives the knobs by the contraction space's names."""
+    rules = vector_distribute_rules(problem, gpu, var, derived)
+    if emitted is None:
+        return rules
+    return rules + substitute_emitted(emitted.without(breaks_iree_default), problem, space, derived,
+                                      {**emitted_names(problem, var, derived), "mma_idx": mma_index(var("mma"), mmas, emitted)})
 
 
 def mma_index(mma: z3.ArithRef, mmas: tuple[MmaShape, ...], emitted: EmittedConstraints) -> z3.ArithRef:
@@ -254,7 +267,8 @@ class GpuContraction(MmaConfigurator):
         """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
         mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
         if knobs["vector_distribute"]:
-            levels = vector_distribute_levels(self.problem, knobs, derived["count_m"], derived["count_n"], mma.k)
+            levels = vector_distribute_levels(self.problem, knobs["wg_m"], knobs["wg_n"], knobs["red_k"] * mma.k,
+                                              derived["count_m"], derived["count_n"])
             return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
                                           pipeline=VECTOR_DISTRIBUTE)
         return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
@@ -263,15 +277,16 @@ class GpuContraction(MmaConfigurator):
 
 def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list], padding: list[int] | None,
                            knobs: dict[str, int], workgroup_size: int, igemm: bool = False,
-                           pipeline: str = PIPELINE) -> str:
+                           pipeline: str = PIPELINE, thread_promotion: bool = True) -> str:
     """A `compilation_info`: lowering config (MMA, tiles, promoted operands, padding) and translation info
     (pipeline, workgroup and subgroup sizes, pipeline options, ROCm waves per EU). VectorDistribute promotes
-    its operands with `derived_thread_config`, as IREE's own VectorDistribute configuration does."""
+    a contraction's operands with `derived_thread_config`, as IREE's own VectorDistribute configuration does;
+    its convolution configuration promotes them without (`thread_promotion` False)."""
     with context:
         entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
                    "promote_operands": i64_array([0, 1]),
                    **{name: i64_array(values) for name, values in levels.items()}}
-        if pipeline == VECTOR_DISTRIBUTE:
+        if pipeline == VECTOR_DISTRIBUTE and thread_promotion:
             entries["promotion_types"] = ir.ArrayAttr.get([ir.Attribute.parse("#iree_gpu.derived_thread_config")] * 2)
         if padding is not None:
             entries["padding"] = i64_array(padding)

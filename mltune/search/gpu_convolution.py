@@ -1,16 +1,20 @@
-"""The GPU `TileAndFuse` space for 2-D channel-last convolutions, lowered as an implicit GEMM (IGEMM).
+"""The GPU space for 2-D channel-last convolutions over IREE's two MMA pipelines, a knob as in the contraction
+space (`vector_distribute`): `TileAndFuse` as an implicit GEMM (IGEMM, IREE's default) and `VectorDistribute`
+on the convolution itself.
 
-IREE tiles the IGEMM loops [batch, out_h, out_w, out_channel, K] (K = filter h x filter w x input
-channels): the output image loops are the GEMM's M, the output channel its N. Knobs: `mma`, the
-workgroup tile of each of the four parallel loops (`wg_b`, `wg_oh`, `wg_ow`, `wg_oc`), MMA tiles per
-subgroup along out_h, out_w and out_channel (`sg_oh`, `sg_ow`, `sg_oc`; batch keeps 1), the K tile
-`red_k` in MMA-K units, and the pipeline options of the contraction space.
+IGEMM tiles the loops [batch, out_h, out_w, out_channel, K] (K = filter h x filter w x input channels): the
+output image loops are the GEMM's M, the output channel its N. Knobs: `mma`, the workgroup tile of each of the
+four parallel loops (`wg_b`, `wg_oh`, `wg_ow`, `wg_oc`), MMA tiles per subgroup along out_h, out_w and
+out_channel (`sg_oh`, `sg_ow`, `sg_oc`; batch keeps 1), the K tile `red_k` in MMA-K units, and the pipeline
+options of the contraction space. VectorDistribute tiles only the output width, the output channels and the
+input channels (IREE emits its constraints so, and its own VectorDistribute convolution configuration, read
+with `--iree-codegen-llvmgpu-use-igemm=false`, is such a point): its candidates have `wg_b = wg_oh = sg_oh = 1`.
 
 The model mirrors IREE's emitted IGEMM TileAndFuse constraints (read from the compiler's output:
 the innermost M loop and N carry the MMA alignment; the K tile divides the MMA-aligned input
 channels; the subgroup counts are prod(wg_m) / (prod(sg_m) * mma_m) and wg_oc / (sg_oc * mma_n)),
 and the emitted constraints themselves are conjoined (the compiler emits them for ROCm and CUDA);
-without them a convolution is not tuned.
+without the IGEMM ones a convolution is not tuned, without the VectorDistribute ones it has no such points.
 """
 
 from __future__ import annotations
@@ -21,16 +25,19 @@ from iree.compiler import ir
 from mltune.problem import Problem, element_bytes
 from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
                                            SUBGROUP_TILES, WAVES_PER_EU, Derived, MmaConfigurator,
-                                           aligned_divides, lookup, tile_values, build_compilation_info,
-                                           substitute_emitted, usable_mmas)
+                                           aligned_divides, build_compilation_info, by_pipeline_knob, lookup,
+                                           substitute_emitted, tile_values, usable_mmas, vector_distribute_constraints)
 from mltune.search.iree_constraints import EmittedConstraints, pins_prefetch
 from mltune.search.space import Knob, Space
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.search.vector_distribute import vector_distribute_levels
 from mltune.targets.gpu import GpuInfo
 
 PIPELINE = "TileAndFuse"
 # IREE's emitted constraint says "prefetch_num_stages == 0 (use_igemm_convolution=true)", yet its own default
 # IGEMM configuration uses 2 (and compiles): both are kept, and that one assertion is not conjoined.
-IGEMM_PREFETCH_STAGES = (0, 2)
+IGEMM_PREFETCH_STAGES = (0, 2)  # also VectorDistribute's on ROCm (its rules pin 0 on CUDA)
+VD_NAMES = {"wg_m": "wg_ow", "wg_n": "wg_oc"}  # the contraction space's knob names VectorDistribute's rules use
 OUTER_SUBGROUP_TILES = (1, 2)
 
 
@@ -45,16 +52,18 @@ def _divisors(size: int, cap: int) -> tuple[int, ...]:
 
 
 class GpuConvolution(MmaConfigurator):
-    """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse`."""
+    """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse` or `VectorDistribute`
+    (where `vector_distribute`, IREE's emitted VectorDistribute constraints for the dispatch, is given)."""
 
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints):
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints,
+                 vector_distribute: EmittedConstraints | None = None):
         self.problem, self.gpu, self.context = problem, gpu, context
         self.mmas = usable_mmas(problem, gpu, emitted)
         if not self.mmas:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type}")
-        self.space, self.derived = self._space(emitted)
+        self.space, self.derived = self._space(emitted, vector_distribute)
 
-    def _space(self, emitted: EmittedConstraints) -> tuple[Space, Derived]:
+    def _space(self, emitted: EmittedConstraints, vd_emitted: EmittedConstraints | None) -> tuple[Space, Derived]:
         p, gpu, mmas = self.problem, self.gpu, self.mmas
         (b,), (oh, ow), (oc,) = p.sizes(p.batch), p.sizes(p.m), p.sizes(p.n)
         channels = p.bounds[p.k[-1]]
@@ -65,6 +74,7 @@ class GpuConvolution(MmaConfigurator):
             Knob("sg_oh", OUTER_SUBGROUP_TILES), Knob("sg_ow", SUBGROUP_TILES), Knob("sg_oc", SUBGROUP_TILES),
             Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", IGEMM_PREFETCH_STAGES),
             Knob("no_bank_fix", (0, 1)), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+            Knob("vector_distribute", (0, 1) if vd_emitted else (0,)),
         ]
         space = Space(knobs, [])
         v = space.var
@@ -85,7 +95,11 @@ class GpuConvolution(MmaConfigurator):
             derived.workgroup_size <= gpu.max_threads, v("sg_size") == gpu.subgroup_sizes[0],
             element_bytes(p.lhs_type) * (wg_m + v("wg_oc")) * k_tile <= gpu.shared_memory_bytes,
         ]
-        space.constraints = tuple(own) + tuple(self._rename(emitted, space, derived))
+        vector_distribute = [v("wg_b") == 1, v("wg_oh") == 1, v("sg_oh") == 1]
+        if vd_emitted:
+            vector_distribute += vector_distribute_constraints(p, gpu, space, derived, lambda name: v(VD_NAMES.get(name, name)),
+                                                               mmas, vd_emitted)
+        space.constraints = (*own, *by_pipeline_knob(space, self._rename(emitted, space, derived), vector_distribute))
         return space, derived
 
     def _rename(self, emitted: EmittedConstraints, space: Space, derived: Derived) -> list[z3.BoolRef]:
@@ -115,6 +129,11 @@ class GpuConvolution(MmaConfigurator):
         return [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], k_tile]
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
-        return build_compilation_info(self.context, self.mmas[knobs["mma"]].name, self.tile_lists(knobs),
-                                      self.padding(knobs), knobs,
-                                      self.derived_values(knobs)["workgroup_size"], igemm=True)
+        mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
+        if knobs["vector_distribute"]:
+            levels = vector_distribute_levels(self.problem, knobs["wg_ow"], knobs["wg_oc"], knobs["red_k"] * mma.k,
+                                              derived["count_m"], derived["count_n"])
+            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
+                                          pipeline=VECTOR_DISTRIBUTE, thread_promotion=False)
+        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
+                                      derived["workgroup_size"], igemm=True)

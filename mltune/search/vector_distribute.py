@@ -1,4 +1,5 @@
-"""The `VectorDistribute` pipeline's rules for GPU contractions, over the knobs of the contraction space.
+"""The `VectorDistribute` pipeline's rules for GPU contractions and 2-D NHWC convolutions, over the knobs of
+their spaces.
 
 The candidates of both GPU pipelines share one set of knobs (`gpu_contraction` says why): the
 workgroup tiles, MMA tiles per subgroup, the K tile in MMA-K units. VectorDistribute spells the same
@@ -6,7 +7,9 @@ tiling differently (read from IREE 3.13's own VectorDistribute configuration and
 constraints, `LLVMGPUConstraintGenerator.cpp`): `subgroup_basis = [[count per loop], [0, 1, ...]]`
 instead of a `subgroup` tile list, the `reduction` tile in elements, and operands promoted with
 `promotion_types = [#iree_gpu.derived_thread_config, ...]`. It has no `padding`: every tile divides
-its dimension.
+its dimension. A convolution is tiled directly (no IGEMM), as IREE's own VectorDistribute convolution
+configuration does: only its innermost M (output width), N (output channels) and K (input channels) loops
+are the GEMM's; the batch and output-row loops take workgroup tile 1, the filter loops reduction tile 1.
 
 IREE's emitted constraints are conjoined where the compiler emits them, less two that IREE's own
 VectorDistribute configurations break (`breaks_iree_default`). Rules beyond IREE's emitted ones:
@@ -39,15 +42,22 @@ LOAD_BITS = 128  # widest global load per thread
 MAX_SUBGROUP_K = 32  # IREE: "sg_k <= 32"
 
 
+def gemm_loops(problem: Problem) -> tuple[int, int, int]:
+    """The loops VectorDistribute tiles as the GEMM's M, N and K: the innermost of each (a contraction has one)."""
+    return problem.m[-1], problem.n[-1], problem.k[-1]
+
+
 def vector_distribute_rules(problem: Problem, gpu: GpuInfo, var: Callable[[str], z3.ArithRef],
                             derived: "Derived") -> list[z3.BoolRef]:
-    """mltune's own model of what VectorDistribute accepts (beyond the rules both pipelines share)."""
-    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    """mltune's own model of what VectorDistribute accepts (beyond the rules both pipelines share); `var` gives
+    the knobs by the contraction space's names (`wg_m`, `wg_n`, `red_k`, `prefetch`)."""
+    m, n, k = (problem.bounds[loop] for loop in gemm_loops(problem))
     wg_m, wg_n, red_k = var("wg_m"), var("wg_n"), var("red_k")
     k_tile = red_k * derived.mma_k
     threads = derived.workgroup_size
     vector = LOAD_BITS // (8 * element_bytes(problem.lhs_type))
-    # the operand tiles as read: K innermost unless the operand is transposed (`Problem.layout`)
+    # the operand tiles as read: K innermost unless the operand is transposed (`Problem.layout`; a convolution's
+    # `nhwc_hwcf` reads as `nn`: channels innermost in the input, output channels in the filter)
     lhs = (wg_m, k_tile) if problem.layout[0] == "n" else (k_tile, wg_m)
     rhs = (wg_n, k_tile) if problem.layout[1] == "t" else (k_tile, wg_n)
     return [
@@ -88,19 +98,21 @@ def breaks_iree_default(assertion: z3.BoolRef, variables: set[str]) -> bool:
 
 def emitted_names(problem: Problem, var: Callable[[str], z3.ArithRef], derived: "Derived") -> dict[str, z3.ArithRef]:
     """IREE's VectorDistribute loop knobs over mltune's: its reduction tile is in elements."""
-    (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
+    mi, ni, ki = gemm_loops(problem)
     return {f"wg_{mi}": var("wg_m"), f"wg_{ni}": var("wg_n"), f"red_{ki}": var("red_k") * derived.mma_k}
 
 
-def vector_distribute_levels(problem: Problem, knobs: dict[str, int], count_m: int, count_n: int,
-                             mma_k: int) -> dict[str, list]:
-    """IREE's `workgroup`, `reduction` (in elements) and `subgroup_basis` lists: batch loops tile 1."""
+def vector_distribute_levels(problem: Problem, wg_m: int, wg_n: int, k_tile: int, count_m: int,
+                             count_n: int) -> dict[str, list]:
+    """IREE's `workgroup`, `reduction` (in elements) and `subgroup_basis` lists: batch and outer M loops
+    tile 1 (workgroup), outer K loops (a convolution's filter loops) 1 (reduction)."""
     loops = len(problem.bounds)
     workgroup, reduction, counts = [0] * loops, [0] * loops, [1] * loops
-    for loop in problem.batch:
+    for loop in problem.batch + problem.m[:-1]:
         workgroup[loop] = 1
-    (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
-    workgroup[mi], workgroup[ni] = knobs["wg_m"], knobs["wg_n"]
-    reduction[ki] = knobs["red_k"] * mma_k
+    for loop in problem.k[:-1]:
+        reduction[loop] = 1
+    mi, ni, ki = gemm_loops(problem)
+    workgroup[mi], workgroup[ni], reduction[ki] = wg_m, wg_n, k_tile
     counts[mi], counts[ni] = count_m, count_n
     return {"workgroup": workgroup, "reduction": reduction, "subgroup_basis": [counts, list(range(loops))]}
