@@ -18,12 +18,9 @@ Rules, so that candidates compile:
 
 from __future__ import annotations
 
-from iree.compiler import ir
-from iree.compiler.dialects import iree_codegen
-
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR, vector_tile_values, workgroup_tile_values
+from mltune.search.cpu_contraction import (VECTOR_BYTES_LIMIT_FACTOR, CpuContraction, vector_tile_values,
+                                           workgroup_tile_values)
 from mltune.search.space import Knob, Space
 from mltune.targets.cpu import CpuInfo
 
@@ -95,25 +92,10 @@ def knobs_of_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[str,
     return knobs | {f"red_{d}": levels["vector_reduction"][loops[d]] for d in ("kh", "kw", "ic")}
 
 
-class CpuConvolution:
+class CpuConvolution(CpuContraction):
     """The `Configurator` for a 2-D NHWC convolution on llvm-cpu with `ConvTileAndDecomposeExpert`."""
 
-    def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context):
-        self.problem = problem
-        self.space = cpu_convolution_space(problem, cpu)
-        self.context = context
+    pipeline = PIPELINE
 
-    def pipeline_of(self, knobs: dict[str, int]) -> str:
-        return PIPELINE
-
-    def candidates(self) -> CandidateSet:
-        return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
-
-    def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` for one point, built and checked by the compiler's parser."""
-        levels = ", ".join(f"{name} = {values}" for name, values in tile_lists(self.problem, knobs).items())
-        with self.context:
-            lowering = ir.Attribute.parse(f"#iree_cpu.lowering_config<{levels}>")
-            pipeline = ir.Attribute.parse(f"#iree_cpu.pipeline<{PIPELINE}>")
-            translation = iree_codegen.TranslationInfoAttr.get(pipeline)
-            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
+    build_space = staticmethod(cpu_convolution_space)  # (problem, cpu) -> Space
+    levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
