@@ -9,6 +9,7 @@ from learn_helpers import matmul_problem
 from mltune.features import EXTRACTORS, extractor_for
 from mltune.errors import UserError
 from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
+from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
@@ -66,10 +67,12 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse"]) is gpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
         extractor_for(mm, cpu, ["TileAndFuse"])
-    with pytest.raises(UserError, match="no feature extractor for convolution on cpu"):
-        extractor_for(conv, cpu)
+    # llvm-cpu convolutions (ConvTileAndDecomposeExpert) have an extractor of their own; other pipelines are refused
+    assert extractor_for(conv, cpu, ["ConvTileAndDecomposeExpert"]) is cpu_convolution_features
+    with pytest.raises(UserError, match="no feature extractor for pipeline 'DoubleTilingExpert' of convolution on cpu"):
+        extractor_for(conv, cpu, ["DoubleTilingExpert"])
     # attention candidates are VectorDistribute too, but have knobs of their own: the op kind decides
     attention = Problem(**{**mm.to_record(), "op_kind": "attention"})
     assert extractor_for(attention, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_attention_features
-    assert set(EXTRACTORS) == {("cpu", "contraction"), ("gpu", "contraction"), ("gpu", "convolution"),
-                               ("gpu", "attention")}
+    assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("gpu", "contraction"),
+                               ("gpu", "convolution"), ("gpu", "attention")}

@@ -43,9 +43,10 @@ def test_conv_net_lists_its_convolutions_as_not_tuned(context, tmp_path):
     _, dispatches = _read("small_convnet_f32.mlir", context, tmp_path)
     untunable = [d.problem for d in dispatches if isinstance(d.problem, Untunable)]
     read = [d for d in dispatches if isinstance(d.problem, Problem)]
-    # the NHWC x HWCF convolutions are problems (tuned on GPU targets); llvm-cpu has no space for them
+    # the NHWC x HWCF convolutions are problems, but batch 1: IREE 3.13 drops a spec's config on them on llvm-cpu
     configured = list(configurators(read, context, tmp_path / "spaces"))
     untunable += [c for _, c in configured if isinstance(c, Untunable)]
     tunable = [d.problem for d, c in configured if not isinstance(c, Untunable)]
     assert len(untunable) == 3 and all("convolution" in u.reason for u in untunable)
+    assert sum("batch-1" in u.reason for u in untunable) == 2
     assert [p.key for p in tunable] == ["contraction_1x10x7200_f32f32f32_nn"]

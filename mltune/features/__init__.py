@@ -16,11 +16,13 @@ from typing import Any, Callable, Iterable
 from mltune.errors import UserError
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
+from mltune.search.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
 from mltune.search.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
 from mltune.search.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
@@ -31,6 +33,7 @@ Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles).
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
+    ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -55,5 +58,6 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "extractor_for",
+__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "cpu_convolution_features",
+           "extractor_for",
            "gpu_attention_features", "gpu_contraction_features", "target_family"]

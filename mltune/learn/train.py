@@ -43,7 +43,10 @@ def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
     matrices = [p.features() for p in problems]
     names = matrices[0].names
     if any(m.names != names for m in matrices):
-        raise UserError("the problems' records give different feature columns (op kinds or targets whose extractors differ)")
+        kinds = sorted({(p.problem.op_kind, p.target.kind) for p in problems})
+        described = ", ".join(f"{kind} on {family}" for kind, family in kinds)
+        raise UserError(f"the records mix problems whose features differ ({described}); one model learns one op kind: "
+                        "keep the others in another dataset directory")
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.rankers.base import RankingInput, StaticRanker
 
 
 class Heuristic(StaticRanker):
-    """Orders llvm-cpu contraction candidates by named features (most important key first)."""
+    """Orders llvm-cpu contraction and convolution candidates by named features (most important key first)."""
 
     name = "heuristic"
 
@@ -19,7 +21,10 @@ class Heuristic(StaticRanker):
             from mltune.rankers.gpu_heuristic import gpu_heuristic_order
 
             return gpu_heuristic_order(ranking_input, self.seed)
-        f = cpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
+        problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
+        if problem.op_kind == "convolution":
+            return self._convolution_order(cpu_convolution_features(problem, target, candidates))
+        f = cpu_contraction_features(problem, target, candidates)
         keys = [
             # Accumulators spilling out of the vector register file cost a load/store per FMA.
             f["register_overflow"] > 0,
@@ -39,3 +44,17 @@ class Heuristic(StaticRanker):
             np.random.default_rng(self.seed).random(len(ranking_input.candidates)),
         ]
         return np.lexsort(keys[::-1])  # np.lexsort sorts by the last key first
+
+    def _convolution_order(self, f: FeatureMatrix) -> np.ndarray:
+        """The contraction's keys, read on the conv's implicit GEMM (pixels x OC x taps*IC); decomposing
+        along H (the default) before W, whose 1-D conv strides over rows."""
+        keys = [
+            f["register_overflow"] > 0,
+            -np.round(f["vector_lane_fill"], 1),
+            -np.floor(f["fma_per_load"] / 2),
+            np.round(f["wave_inefficiency"], 1),
+            np.round(f["padding_waste_pixels"] + f["padding_waste_oc"] + f["vector_remainder"] + f["padding_waste_ic"], 1),
+            f["decompose_width"],
+            np.random.default_rng(self.seed).random(f.values.shape[0]),
+        ]
+        return np.lexsort(keys[::-1])

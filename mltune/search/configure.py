@@ -10,6 +10,7 @@ from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.search.candidate import Configurator
 from mltune.search.cpu_contraction import CpuContraction
+from mltune.search.cpu_convolution import CpuConvolution, cpu_convolution_untunable
 from mltune.search.gpu_attention import GpuAttention, is_attention
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
@@ -29,6 +30,9 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
     for the dispatch (`bench`, a dumped benchmark file) where it emits them."""
     if isinstance(facts, CpuInfo):
+        if problem.op_kind == "convolution":
+            reason = cpu_convolution_untunable(problem)
+            return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, facts, context)
         if problem.op_kind != "contraction":
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
         return CpuContraction(problem, facts, context)

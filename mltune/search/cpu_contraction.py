@@ -86,24 +86,30 @@ def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
 
 
 class CpuContraction:
-    """The `Configurator` for a contraction on llvm-cpu with `DoubleTilingExpert`."""
+    """The `Configurator` for a contraction on llvm-cpu with `DoubleTilingExpert`; other CPU pipelines whose
+    config is one `#iree_cpu.lowering_config` of tiling levels subclass it with their own space and levels."""
+
+    pipeline = PIPELINE
 
     def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context):
         self.problem = problem
-        self.space = cpu_contraction_space(problem, cpu)
+        self.space = self.build_space(problem, cpu)
         self.context = context
 
+    build_space = staticmethod(cpu_contraction_space)  # (problem, cpu) -> Space
+    levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
+
     def pipeline_of(self, knobs: dict[str, int]) -> str:
-        return PIPELINE
+        return self.pipeline
 
     def candidates(self) -> CandidateSet:
         return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` for one point, built and checked by the compiler's parser."""
-        levels = ", ".join(f"{name} = {values}" for name, values in tile_lists(self.problem, knobs).items())
+        levels = ", ".join(f"{name} = {values}" for name, values in self.levels(self.problem, knobs).items())
         with self.context:
             lowering = ir.Attribute.parse(f"#iree_cpu.lowering_config<{levels}>")
-            pipeline = ir.Attribute.parse(f"#iree_cpu.pipeline<{PIPELINE}>")
+            pipeline = ir.Attribute.parse(f"#iree_cpu.pipeline<{self.pipeline}>")
             translation = iree_codegen.TranslationInfoAttr.get(pipeline)
             return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
