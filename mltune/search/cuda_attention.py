@@ -16,11 +16,10 @@ import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.gpu_attention import (ACC, MAX_TILE, RHS, SUBGROUP_COUNTS_M, SUBGROUP_COUNTS_N, AttentionMma,
-                                         GpuAttention, _layout, _tiles)
+from mltune.search.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout
 from mltune.search.gpu_contraction import lookup
 from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.space import Knob, Space
+from mltune.search.space import Space
 from mltune.targets.gpu import GpuInfo
 
 LHS = 0  # `get_single_subgroup_layout` fragment
@@ -52,24 +51,16 @@ class CudaAttention(GpuAttention):
 
     def _cuda_space(self, emitted: EmittedConstraints | None) -> Space:
         p, gpu = self.problem, self.gpu
-        (m,), (n,), (k1,), (k2,) = p.sizes(p.m), p.sizes(p.n), p.sizes(p.k), p.sizes(p.k2)
-        knobs = [
-            Knob("qk_mma", tuple(range(len(self.qk_mmas)))), Knob("pv_mma", tuple(range(len(self.pv_mmas)))),
-            Knob("m_tile", _tiles(m, min(x.m for x in self.pv_mmas))),
-            Knob("n_tile", _tiles(n, min(x.n for x in self.pv_mmas))),
-            Knob("red_k2", _tiles(k2, min(x.k for x in self.pv_mmas))),
-            Knob("sg_m", SUBGROUP_COUNTS_M), Knob("sg_n", SUBGROUP_COUNTS_N),
-            Knob("sg_size", gpu.subgroup_sizes), Knob("waves_per_eu", (0,)),
-        ]
-        space = Space(knobs, [])
+        (k1,) = p.sizes(p.k)
+        space = Space(self._knobs(), [])
         v = space.var
         qk, pv = v("qk_mma"), v("pv_mma")
         qk_m, qk_n, qk_k = (lookup(qk, [getattr(x, d) for x in self.qk_mmas]) for d in "mnk")
         pv_m, pv_n, pv_k = (lookup(pv, [getattr(x, d) for x in self.pv_mmas]) for d in "mnk")
         threads = self.workgroup_size_expr(space)
-        per_load = LOAD_BITS // (8 * element_bytes(p.operand_types[0]))
-        in_registers = z3.Or([z3.And(qk == i, pv == j) for i, j in self._pairs((ACC, RHS), (LHS,))] or [z3.BoolVal(False)])
         in_bytes = element_bytes(p.operand_types[0])
+        per_load = LOAD_BITS // (8 * in_bytes)
+        in_registers = z3.Or([z3.And(qk == i, pv == j) for i, j in self._pairs((ACC, RHS), (LHS,))] or [z3.BoolVal(False)])
         qk_shared = (v("m_tile") + v("red_k2")) * k1 * in_bytes
         pv_shared = (v("m_tile") + v("n_tile")) * v("red_k2") * in_bytes
 
