@@ -12,6 +12,7 @@ from mltune.mlir import affine_map_text
 
 SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 ONLINE_ATTENTION = "iree_linalg_ext.online_attention"
+SOURCE_ATTENTION = "iree_linalg_ext.attention"  # what a model holds; IREE's codegen converts it to ONLINE_ATTENTION
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
 
 
@@ -128,10 +129,11 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
 
 
 def _attention(op: ir.Operation) -> Problem | Untunable:
-    """An unmasked `online_attention` (query, key, value, scale, output, max, sum), as IREE's dispatches hold it."""
+    """An unmasked `online_attention` (query, key, value, scale, output, max, sum), as IREE's dispatches hold it,
+    or the model's `attention` it comes from (query, key, value, scale, output)."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    if len(op.operands) != 7:
+    if len(op.operands) != (7 if name == ONLINE_ATTENTION else 5):
         return Untunable(name, "masked attention is not supported (IREE's attention matcher takes no mask)")
     types = [value.type for value in op.operands]
     if not all(t.has_static_shape for t in types if isinstance(t, ir.ShapedType)):
@@ -144,6 +146,8 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
     if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
         return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
     (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
+    if name == SOURCE_ATTENTION:  # the output is the dispatch's f32 accumulator; max and sum are f32 too
+        elements = elements[:4] + ["f32", "f32", "f32"]
     layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
     return Problem(
         op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
@@ -158,7 +162,7 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     if not linalg.isa_contraction_op(op):
         if linalg.isa_convolution_op(op):
             return _convolution(op)
-        if name == ONLINE_ATTENTION:
+        if name in (ONLINE_ATTENTION, SOURCE_ATTENTION):
             return _attention(op)
         if name.endswith("attention"):
             return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "

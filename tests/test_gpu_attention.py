@@ -18,6 +18,7 @@ from mltune.problem import Problem
 from mltune.rankers import RankingInput, make_ranker
 from mltune.search.apply import AnnotationApplier, SpecApplier
 from mltune.search.configure import make_configurator
+from mltune.search.cuda_attention import CudaAttention
 from mltune.search.gpu_attention import GpuAttention
 from mltune.search.op_config import op_attributes
 from mltune.targets import GpuInfo, parse_target
@@ -65,7 +66,7 @@ def dumps(tmp_path_factory, context) -> dict[str, AttentionDump]:
 def configurators(dumps, context, tmp_path_factory) -> dict[str, GpuAttention]:
     work = tmp_path_factory.mktemp("spaces")
     found = {name: make_configurator(dumps[name].problem, dumps[name].gpu, context, dumps[name].bench, work / name)
-             for name in ("mi300x", "wide")}
+             for name in ("mi300x", "wide", "sm_80")}
     assert all(isinstance(c, GpuAttention) for c in found.values()), found
     return found
 
@@ -113,7 +114,7 @@ def _default_knobs(dump: AttentionDump, configurator: GpuAttention) -> dict[str,
             "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.translation_info).group(1)), "waves_per_eu": 0}
 
 
-@pytest.mark.parametrize("name", ["mi300x", "wide"])
+@pytest.mark.parametrize("name", ["mi300x", "wide", "sm_80"])
 def test_iree_default_is_in_the_space_and_rebuilt_exactly(dumps, configurators, context, name):
     dump, configurator = dumps[name], configurators[name]
     knobs = _default_knobs(dump, configurator)
@@ -157,11 +158,58 @@ def test_a_non_default_candidate_compiles_with_its_config(dumps, configurators, 
     assert f"mma_layout<{configurator.qk_mmas[knobs['qk_mma']].name}" in configured
 
 
-def test_cuda_attention_is_reported_untunable(dumps, context, tmp_path):
-    dump = dumps["sm_80"]
-    verdict = make_configurator(dump.problem, dump.gpu, context, dump.bench, tmp_path)
-    assert not isinstance(verdict, GpuAttention)
-    assert "IREE emits no VectorDistribute attention constraints" in verdict.reason
+def test_cuda_attention_gets_mltunes_own_space(dumps, configurators):
+    """IREE emits no attention constraints for 16x8 NVIDIA intrinsics: the space is mltune's rules alone."""
+    configurator = configurators["sm_80"]
+    assert isinstance(configurator, CudaAttention)
+    assert [m.name for m in configurator.qk_mmas] == ["NV_MMA_SYNC_F32_16x8x16_F16"]
+    assert set(configurator.candidates().column("sg_size")) == {32}
+
+
+def _multi_head_source(batch: int, heads: int, m: int, k1: int, k2: int, n: int) -> str:
+    """A 4-D attention (batch x heads x seq x head dim), whose two batch loops dispatch formation collapses into one."""
+    q, k, v, o = (f"tensor<{batch}x{heads}x{a}x{b}xf16>" for a, b in ((m, k1), (k2, k1), (k2, n), (m, n)))
+    loops = "(d0, d1, d2, d3, d4, d5)"  # batch, heads, M, N, K1, K2
+    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d2, d4", "d0, d1, d5, d4", "d0, d1, d5, d3", "",
+                                                              "d0, d1, d2, d3"))
+    return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {o} {{
+  %scale = arith.constant 0.125 : f16
+  %empty = tensor.empty() : {o}
+  %r = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {k}, {v}, f16) outs(%empty : {o}) {{
+  ^bb0(%score: f32):
+    iree_linalg_ext.yield %score : f32
+  }} -> {o}
+  return %r : {o}
+}}
+"""
+
+
+_LISTS = r"workgroup = \[[\d, ]*\]|reduction = \[[\d, ]*\]|subgroup_basis = \[\[[\d, ]*\]|workgroup_size = \[[\d, ]*\]|mma_layout<\w+"
+
+
+@pytest.mark.e2e
+def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
+    """sm_90, a 4-D attention: every candidate compiles, and IREE's configuration is the candidate's, written on the
+    model's attention in the dispatch's (collapsed) loop order."""
+    (tmp_path / "attention.mlir").write_text(_multi_head_source(2, 4, 128, 64, 256, 64))
+    result = mltune(["tune", "attention.mlir", "--target", "sm_90", "--compile-only", "--budget", "4", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
+    annotated = sorted((tmp_path / "run" / "candidates").glob("*/candidate_*/annotated.mlir"))
+    assert len(annotated) == 4
+    seen = set()
+    for source in annotated[:2]:
+        configs = tmp_path / source.parent.name
+        configs.mkdir()
+        compiled = run([tool_path("iree-compile"), str(source), f"--iree-hal-dump-executable-configurations-to={configs}",
+                        "-o", str(configs / "x.vmfb")])
+        assert compiled.returncode == 0, compiled.stderr[-2000:]
+        written = sorted(re.findall(_LISTS, source.read_text()))
+        assert len(written) == 7 and re.search(r"workgroup = \[1, \d+, \d+, 0, 0\]", source.read_text())
+        assert sorted(re.findall(_LISTS, "".join(p.read_text() for p in configs.glob("*.mlir")))) == written
+        seen.add(tuple(written))
+    assert len(seen) == 2
 
 
 def test_features_and_heuristic_order(dumps, configurators):

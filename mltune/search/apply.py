@@ -3,7 +3,10 @@
 - `SpecApplier` (llvm-cpu, ROCm): a tuning spec passed with `--iree-codegen-tuning-spec-path`.
 - `AnnotationApplier` (CUDA): IREE 3.13 ignores tuning specs on CUDA (docs/cuda-tuning-specs.md),
   so the `compilation_info` is set on the matching op of the source itself, which the compiler
-  honours before running its own heuristics.
+  honours before running its own heuristics. An attention's attributes go on the model's
+  `attention`, whose discardable attributes and `decomposition_config` dispatch formation and
+  `ConvertAttentionToOnlineAttention` copy unchanged onto the dispatch's `online_attention`, so they
+  are written in the dispatch's loop order (its batch loops collapsed into one).
 The builder and the loop only see `Applied`, never which mechanism made it.
 """
 
@@ -18,7 +21,7 @@ from iree.compiler.dialects import linalg
 
 from mltune.errors import UserError
 from mltune.mlir import find_ops
-from mltune.problem import ONLINE_ATTENTION, Problem, problem_from_root_op
+from mltune.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_from_root_op
 from mltune.search.op_config import op_attributes
 from mltune.search.spec import build_spec, link_specs
 
@@ -53,8 +56,20 @@ class SpecApplier:
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
     """The linalg contractions and convolutions and the online attentions of a module: the ops a `Problem` can describe."""
-    return find_ops(module, lambda op: op.name == ONLINE_ATTENTION or (op.name.startswith("linalg.")
+    return find_ops(module, lambda op: op.name in (ONLINE_ATTENTION, SOURCE_ATTENTION) or (op.name.startswith("linalg.")
                     and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
+
+
+def match_key(problem: Problem) -> str:
+    """What a source op and the dispatch made of it share: the key, with an attention's batch loops as one
+    (dispatch formation collapses them) and its output type left out (the dispatch's is the f32 accumulator)."""
+    if problem.op_kind != "attention":
+        return problem.key
+    batch = 1
+    for size in problem.sizes(problem.batch):
+        batch *= size
+    roles = "x".join(str(s) for s in (batch,) + problem.sizes(problem.m + problem.n + problem.k + problem.k2))
+    return f"attention_{roles}_{''.join(problem.operand_types[:3])}_{problem.layout}"
 
 
 @dataclass(frozen=True)
@@ -70,20 +85,20 @@ class AnnotationApplier:
             matched = set()
             for op in _tunable_ops(module):
                 problem = problem_from_root_op(op)
-                if isinstance(problem, Problem) and problem.key in infos:
-                    for name, text in op_attributes(infos[problem.key], self.context).items():
+                if isinstance(problem, Problem) and match_key(problem) in infos:
+                    for name, text in op_attributes(infos[match_key(problem)], self.context).items():
                         op.attributes[name] = ir.Attribute.parse(text)
-                    matched.add(problem.key)
+                    matched.add(match_key(problem))
             missing = set(infos) - matched
             if missing:
                 raise UserError(f"{self.source}: no op to annotate for {', '.join(sorted(missing))}")
             return str(module)
 
     def apply(self, problem: Problem, compilation_info: str) -> Applied:
-        return Applied("source", self._annotate({problem.key: compilation_info}))
+        return Applied("source", self._annotate({match_key(problem): compilation_info}))
 
     def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
-        return Applied("source", self._annotate({problem.key: info for problem, info in winners}))
+        return Applied("source", self._annotate({match_key(problem): info for problem, info in winners}))
 
 
 def make_applier(target_kind: str, source: Path, context: ir.Context) -> Applier:

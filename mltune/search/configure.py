@@ -11,6 +11,7 @@ from mltune.problem import Problem, Untunable
 from mltune.search.candidate import Configurator
 from mltune.search.cpu_contraction import CpuContraction
 from mltune.search.cpu_convolution import CpuConvolution, cpu_convolution_untunable
+from mltune.search.cuda_attention import CudaAttention
 from mltune.search.gpu_attention import GpuAttention, is_attention
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
@@ -45,6 +46,8 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
         if problem.op_kind in _FROM_EMITTED:
             wanted, configurator, pipeline = _FROM_EMITTED[problem.op_kind]
             chosen = next((c for c in emitted if wanted(c)), None)
+            if problem.op_kind == "attention" and facts.api == "cuda":  # IREE emits none there: mltune's own rules
+                return CudaAttention(problem, facts, context, chosen)
             if chosen is None:
                 return Untunable(problem.op_name, f"IREE emits no {pipeline} constraints for this {problem.op_kind} "
                                                   f"on {facts.arch}")

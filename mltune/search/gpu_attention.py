@@ -13,7 +13,7 @@ elements; `sg_m`, `sg_n` [`sg_m_cnt`, `sg_n_cnt`]: subgroups along M and N; `sg_
 The space is IREE's own emitted VectorDistribute attention constraints (they hold the layout rules
 that pair the two intrinsics and the shared-memory budget), conjoined with mltune's bounds on the
 knob domains. Where the compiler emits none (CUDA: `docs/gpu-compile-fraction.md` says why) the
-dispatch is not tuned. Like IREE's own configuration, both intrinsics are made column-major when
+rules are mltune's own (`cuda_attention.py`). Like IREE's own configuration, both intrinsics are made column-major when
 the QK accumulator layout equals the PV right-hand-side layout (IREE's emitted constraints leave
 that to the caller).
 """
@@ -107,10 +107,10 @@ class GpuAttention:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for this attention's matmuls")
         self.space = self._space(emitted)
 
-    def _space(self, emitted: EmittedConstraints) -> Space:
+    def _knobs(self) -> list[Knob]:
         p, gpu = self.problem, self.gpu
         (m,), (n,), (k2,) = p.sizes(p.m), p.sizes(p.n), p.sizes(p.k2)
-        knobs = [
+        return [
             Knob("qk_mma", tuple(range(len(self.qk_mmas)))), Knob("pv_mma", tuple(range(len(self.pv_mmas)))),
             Knob("m_tile", _tiles(m, min(x.m for x in self.pv_mmas))),
             Knob("n_tile", _tiles(n, min(x.n for x in self.pv_mmas))),
@@ -118,7 +118,10 @@ class GpuAttention:
             Knob("sg_m", SUBGROUP_COUNTS_M), Knob("sg_n", SUBGROUP_COUNTS_N),
             Knob("sg_size", gpu.subgroup_sizes), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
         ]
-        space = Space(knobs, [])
+
+    def _space(self, emitted: EmittedConstraints) -> Space:
+        p, gpu = self.problem, self.gpu
+        space = Space(self._knobs(), [])
         v = space.var
         pv_m = lookup(v("pv_mma"), [x.m for x in self.pv_mmas])
         pv_n = lookup(v("pv_mma"), [x.n for x in self.pv_mmas])
