@@ -14,10 +14,12 @@ import numpy as np
 
 from mltune.dataset import Record, RecordWriter
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE, CpuContraction
+from mltune.search.cpu_convolution import PIPELINE as CONV_PIPELINE, CpuConvolution
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.targets import TargetFacts
 from mltune.targets.cpu import CpuInfo
@@ -99,8 +101,33 @@ def write_synthetic_gpu_dataset(root: Path, problems: list[Problem], gpu: GpuInf
     return root
 
 
+def conv_problem(n: int, oh: int, ow: int, oc: int, ic: int) -> Problem:
+    """A 3x3 NHWC convolution `Problem` (stride and dilation 1), as `read_root_ops` would describe it."""
+    return Problem("convolution", "linalg.generic", (n, oh, ow, oc, 3, 3, ic), (0,), (1, 2), (3,), (4, 5, 6), "f32",
+                   "f32", "f32", (), "nhwc_hwcf", filter_loops=(4, 5), strides=(1, 1), dilations=(1, 1))
+
+
+def synthetic_conv_ratios(problem: Problem, candidates: CandidateSet) -> np.ndarray:
+    """Synthetic CPU convolution time / baseline ratios from a fixed rule over the convolution features."""
+    f = cpu_convolution_features(problem, SYNTHETIC_CPU, candidates)
+    return (0.6 + 0.8 * (f["padding_waste_pixels"] + f["padding_waste_oc"]) + 0.4 * (f["register_overflow"] > 0)
+            + 0.3 * (1 - f["vector_lane_fill"]) + 0.2 * f["wave_inefficiency"])
+
+
+def write_synthetic_conv_records(root: Path, problems: list[Problem], arch: str = "synthetic", per_problem: int = 40,
+                                 seed: int = 0) -> Path:
+    """Synthetic CPU convolution records of `problems`, as `write_synthetic_dataset` writes matmul ones."""
+    rng = np.random.default_rng(seed)
+    for problem in problems:
+        candidates = CpuConvolution(problem, SYNTHETIC_CPU, None).candidates()
+        picked = rng.choice(len(candidates), per_problem + 1, replace=False)
+        _write_problem(root / arch / f"{problem.key}.jsonl", arch, SYNTHETIC_CPU, problem, lambda _: CONV_PIPELINE,
+                       candidates, synthetic_conv_ratios(problem, candidates), picked, store_target=False)
+    return root
+
+
 def train_synthetic_model(root: Path) -> Path:
-    """Train the forest of arch `synthetic` on synthetic records into `root/models/`; returns `root`."""
+    """Train the forest of arch `synthetic` on synthetic matmul records into `root/models/`; returns `root`."""
     from mltune.learn.train import train
 
     train(write_synthetic_dataset(root / "datasets"), "synthetic", root / "models")

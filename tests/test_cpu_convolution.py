@@ -147,7 +147,8 @@ def test_tune_a_small_conv_end_to_end(tmp_path):
     assert {"wg_oh", "vec_ow", "red_ic"} <= set(measured[0]["knobs"])
 
 
-def test_training_refuses_convolutions_mixed_with_matmuls():
+def test_one_models_table_refuses_mixed_features():
+    """`train` splits problems by op kind first; one model's table still refuses features that differ."""
     from learn_helpers import SYNTHETIC_CPU, matmul_problem
     from mltune.errors import UserError
     from mltune.learn.samples import ProblemSamples

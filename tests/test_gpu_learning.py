@@ -136,7 +136,7 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     assert main(["train", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--model-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert f"features for {arch}: 100 SMs of 4 SIMDs, 100 KiB shared memory" in out and STORED in out
-    sidecar = json.loads((tmp_path / arch / "model.json").read_text())
+    sidecar = json.loads((tmp_path / arch / "contraction" / "model.json").read_text())
     assert sidecar["pipelines"] == list(BOTH_PIPELINES) and "vector_distribute" in sidecar["feature_names"]
     assert GpuInfo.from_dict({k: v for k, v in sidecar["targets"][0]["facts"].items() if k != "kind"}) == SYNTHETIC_GPU
     out_dir = tmp_path / "evaluation"

@@ -20,9 +20,9 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     assert main(["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "3 folds grouped by problem" in out and "Spearman" in out and "3 failed records ignored" in out
-    sidecar = json.loads((tmp_path / "synthetic" / SIDECAR_FILE).read_text())
+    sidecar = json.loads((tmp_path / "synthetic" / "contraction" / SIDECAR_FILE).read_text())
     assert sidecar["samples"] == 120 and sidecar["cv"]["median_iterations"] >= 1
-    assert load_model(tmp_path, "synthetic").feature_names == tuple(sidecar["feature_names"])
+    assert load_model(tmp_path, "synthetic", "contraction").feature_names == tuple(sidecar["feature_names"])
 
     out_dir = tmp_path / "evaluation"
     assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(out_dir)]) == 0

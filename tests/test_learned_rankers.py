@@ -30,26 +30,26 @@ def small_input() -> RankingInput:
 
 
 def test_sidecar_names_features_versions_data_and_hash(trained):
-    sidecar = json.loads((trained / "models" / "synthetic" / SIDECAR_FILE).read_text())
-    model = load_model(trained / "models", "synthetic")
+    sidecar = json.loads((trained / "models" / "synthetic" / "contraction" / SIDECAR_FILE).read_text())
+    model = load_model(trained / "models", "synthetic", "contraction")
     assert tuple(sidecar["feature_names"]) == model.feature_names
     assert {"scikit-learn", "numpy", "joblib", "python"} <= set(sidecar["versions"])
     assert len(sidecar["training_data_sha256"]) == 64 and len(sidecar["model_sha256"]) == 64
     assert sidecar["compilers"] and all(sidecar["compilers"])
     assert sidecar["cv"]["folds"] == 3 and len(sidecar["cv"]["problems"]) == 3
-    assert (trained / "models" / "synthetic" / MODEL_FILE).stat().st_size < 5 * 1024 * 1024
+    assert (trained / "models" / "synthetic" / "contraction" / MODEL_FILE).stat().st_size < 5 * 1024 * 1024
 
 
 def test_a_tampered_model_is_refused_before_unpickling(trained, tmp_path):
-    folder = tmp_path / "models" / "synthetic"
+    folder = tmp_path / "models" / "synthetic" / "contraction"
     folder.mkdir(parents=True)
     for name in (MODEL_FILE, SIDECAR_FILE):
-        (folder / name).write_bytes((trained / "models" / "synthetic" / name).read_bytes())
-    load_model(tmp_path / "models", "synthetic")  # an intact copy loads
+        (folder / name).write_bytes((trained / "models" / "synthetic" / "contraction" / name).read_bytes())
+    load_model(tmp_path / "models", "synthetic", "contraction")  # an intact copy loads
     with open(folder / MODEL_FILE, "ab") as handle:
         handle.write(b"\0")
     with pytest.raises(UserError, match="SHA-256") as err:
-        load_model(tmp_path / "models", "synthetic")
+        load_model(tmp_path / "models", "synthetic", "contraction")
     assert "mltune train --arch synthetic" in str(err.value)
 
 
@@ -61,7 +61,7 @@ def test_a_missing_model_names_the_train_command(tmp_path, small_input):
 
 def test_forest_ranks_by_prediction_and_beats_the_synthetic_rule(trained, small_input):
     # the synthetic rule that made the training labels also scores this unseen problem
-    model = load_model(trained / "models", "synthetic")
+    model = load_model(trained / "models", "synthetic", "contraction")
     order = RandomForest(0, model=model).order(small_input)
     ratios = synthetic_ratios(small_input.problem, small_input.candidates)
     assert sorted(order.tolist()) == list(range(len(ratios)))

@@ -52,13 +52,13 @@ def ask_all(ranker, ranking_input, batch: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def synthetic_models(tmp_path_factory):
-    """A folder whose `models/synthetic/` holds a forest trained on synthetic records."""
+    """A folder whose `models/synthetic/contraction/` holds a forest trained on synthetic records."""
     return train_synthetic_model(tmp_path_factory.mktemp("learned"))
 
 
 @pytest.mark.parametrize("name", list(RANKERS))
 def test_ranker_returns_a_permutation_in_batches(name, ranking_input, synthetic_models, monkeypatch):
-    monkeypatch.chdir(synthetic_models)  # the forest loads models/ARCH from the working directory
+    monkeypatch.chdir(synthetic_models)  # the forest loads models/ARCH/KIND from the working directory
     n = len(ranking_input.candidates)
     assert n > 1000
     batch = 100 if name in ADAPTIVE else 7

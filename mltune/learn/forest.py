@@ -1,4 +1,7 @@
-"""The random-forest cost model: fitting it, and storing it under `models/ARCH/` with a checked sidecar.
+"""The random-forest cost model: fitting it, and storing it under `models/ARCH/KIND/` with a checked sidecar.
+
+One model per op kind: contractions, convolutions and attention have different feature
+columns, so one arch's dispatches of several kinds need one model each.
 
 The model predicts log(candidate time / baseline time) from the feature columns. The joblib
 file is unpickled only after its SHA-256 matches the one in `model.json`: unpickling runs
@@ -65,9 +68,19 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def save_model(model_dir: Path, arch: str, model: TrainedModel, metadata: dict[str, Any]) -> Path:
-    """Write `model_dir/arch/forest.joblib` and its sidecar; returns the folder."""
+def model_folder(model_dir: Path, arch: str, op_kind: str) -> Path:
+    return model_dir / arch / op_kind
+
+
+def trained_kinds(model_dir: Path, arch: str) -> list[str]:
+    """The op kinds that have a model (a sidecar) under `model_dir/arch/`."""
     folder = model_dir / arch
+    return sorted(sub.name for sub in folder.iterdir() if (sub / SIDECAR_FILE).is_file()) if folder.is_dir() else []
+
+
+def save_model(model_dir: Path, arch: str, op_kind: str, model: TrainedModel, metadata: dict[str, Any]) -> Path:
+    """Write `model_dir/arch/op_kind/forest.joblib` and its sidecar; returns the folder."""
+    folder = model_folder(model_dir, arch, op_kind)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         joblib.dump(model.estimator, folder / MODEL_FILE, compress=3)
@@ -80,13 +93,23 @@ def save_model(model_dir: Path, arch: str, model: TrainedModel, metadata: dict[s
     return folder
 
 
-def load_model(model_dir: Path, arch: str) -> TrainedModel:
-    """Load `model_dir/arch/`, refusing a missing model or a file whose SHA-256 differs from the sidecar's."""
-    folder = model_dir / arch
+def missing_model(model_dir: Path, arch: str, op_kind: str | None = None) -> UserError:
+    """The one-line error for an arch (or one op kind of it) with no model, naming the command that makes one."""
+    if op_kind is None:
+        return UserError(f"no random-forest model for arch {arch!r} in {model_dir / arch}; "
+                         f"train one with `mltune train --arch {arch}`")
+    have = trained_kinds(model_dir, arch)
+    return UserError(f"no random-forest model for {op_kind} on arch {arch!r} in {model_folder(model_dir, arch, op_kind)}"
+                     f" (have: {', '.join(have) or 'none'}); train one with `mltune train --arch {arch}` "
+                     f"on a dataset with {op_kind} records")
+
+
+def load_model(model_dir: Path, arch: str, op_kind: str) -> TrainedModel:
+    """Load `model_dir/arch/op_kind/`, refusing a missing model or a file whose SHA-256 differs from the sidecar's."""
+    folder = model_folder(model_dir, arch, op_kind)
     sidecar_path = folder / SIDECAR_FILE
     if not sidecar_path.is_file():
-        raise UserError(f"no random-forest model for arch {arch!r} in {folder}; "
-                        f"train one with `mltune train --arch {arch}`")
+        raise missing_model(model_dir, arch, op_kind)
     try:
         sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
         model_path = folder / sidecar["model_file"]

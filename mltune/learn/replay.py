@@ -3,7 +3,8 @@
 For each problem the measured candidates form the pool. Every ranker runs through the
 `Ranker` protocol exactly as in the tuning loop (asked in batches, told the recorded ratios),
 so static rankers give their order restricted to the pool and TPE learns from the recorded
-results. The random forest is scored only on problems held out of its training fold.
+results. The random forest is scored only on problems held out of its training fold (one model
+per op kind, as `mltune train` fits them).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from mltune.errors import UserError
 from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_order, shuffle_solved_fraction, \
     solved_fraction, summarise
 from mltune.learn.samples import ProblemSamples, load_dataset
-from mltune.learn.train import fold_models
+from mltune.learn.train import kind_fold_models
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
@@ -41,9 +42,9 @@ def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
 
 
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int) -> dict[str, list[ProblemScore]]:
-    """Every ranker's score on every problem; the forest's from the fold that held the problem out."""
+    """Every ranker's score on every problem; the forest's from the fold of its op kind that held it out."""
     makers: dict[int, Callable[[], Ranker]] = {}
-    for held_out, model in fold_models(problems, seed):
+    for held_out, model in kind_fold_models(problems, seed):
         for i in held_out:
             makers[i] = lambda model=model: RandomForest(seed, model=model)
     scores: dict[str, list[ProblemScore]] = {name: [] for name in (*STATIC_AND_ADAPTIVE, "random-forest")}

@@ -28,13 +28,13 @@ RANKERS: dict[str, Callable[[int], Ranker]] = {
 
 
 def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None) -> Ranker:
-    """The ranker called `name`; given the target, a ranker that needs files for it (the forest's model) loads
-    them now, so that a missing model is reported before anything is compiled or recorded."""
+    """The ranker called `name`; given the target, a ranker that needs files for it (the forest's models) checks
+    them now, so that an arch with no model is reported before anything is compiled or recorded."""
     if name not in RANKERS:
         raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(RANKERS)}")
     ranker = RANKERS[name](seed)
     if target is not None and isinstance(ranker, RandomForest):
-        ranker.load_for(target.arch)
+        ranker.check_for(target.arch)
     return ranker
 
 

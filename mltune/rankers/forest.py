@@ -17,8 +17,9 @@ DEFAULT_MODEL_DIR = Path("models")
 
 
 class RandomForest(StaticRanker):
-    """Orders by predicted log(time / baseline), fastest first; the model comes from `models/ARCH/`
-    (loaded at `start`, when the arch is known) unless one is given, as `evaluate` does per fold."""
+    """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
+    problem is ranked by the model of its kind, from `models/ARCH/KIND/` (loaded when first needed, then
+    kept), unless one model is given, as `evaluate` does per fold of one kind."""
 
     name = "random-forest"
 
@@ -26,19 +27,29 @@ class RandomForest(StaticRanker):
         super().__init__(seed)
         self.model = model
         self.model_dir = model_dir
+        self.models: dict[tuple[str, str], TrainedModel] = {}
 
-    def load_for(self, arch: str) -> None:
-        """Load the model of `arch` now (a no-op when one is loaded): a missing model stops a run before any work."""
-        if self.model is None:
-            from mltune.learn.forest import load_model  # scikit-learn loads in ~1 s: only when a model is needed
+    def check_for(self, arch: str) -> None:
+        """Refuse an arch with no model of any kind now: a missing model stops a run before any work."""
+        from mltune.learn.forest import missing_model, trained_kinds  # scikit-learn loads in ~1 s: only when needed
 
-            self.model = load_model(self.model_dir, arch)
+        if self.model is None and not trained_kinds(self.model_dir, arch):
+            raise missing_model(self.model_dir, arch)
+
+    def model_for(self, arch: str, op_kind: str) -> TrainedModel:
+        if self.model is not None:
+            return self.model
+        if (arch, op_kind) not in self.models:
+            from mltune.learn.forest import load_model
+
+            self.models[arch, op_kind] = load_model(self.model_dir, arch, op_kind)
+        return self.models[arch, op_kind]
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
-        self.load_for(ranking_input.target.arch)
         problem, target = ranking_input.problem, ranking_input.target
+        model = self.model_for(target.arch, problem.op_kind)
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
-        predicted = self.model.predict(features.names, features.values)
+        predicted = model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
         return np.lexsort((ties, predicted))

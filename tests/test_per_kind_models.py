@@ -1,0 +1,84 @@
+"""One forest per (arch, op kind): a dataset of matmuls and convolutions trains two models, and each problem is
+ranked by the model of its kind. All records here are synthetic (made-up times over real candidate spaces)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from learn_helpers import SYNTHETIC_CPU, conv_problem, synthetic_conv_ratios, write_synthetic_conv_records, \
+    write_synthetic_dataset
+from mltune.cli import main
+from mltune.errors import UserError
+from mltune.learn.forest import SIDECAR_FILE, trained_kinds
+from mltune.learn.train import train
+from mltune.rankers import RankingInput, make_ranker
+from mltune.rankers.forest import RandomForest
+from mltune.search.cpu_convolution import CpuConvolution
+
+CONVS = [conv_problem(2, 8, 8, 16, 8), conv_problem(1, 12, 12, 32, 16)]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """Synthetic records of arch `synthetic`: three matmuls and two CPU convolutions."""
+    root = tmp_path_factory.mktemp("mixed") / "datasets"
+    return write_synthetic_conv_records(write_synthetic_dataset(root), CONVS)
+
+
+@pytest.fixture(scope="module")
+def trained(mixed):
+    models = mixed.parent / "models"
+    return models, train(mixed, "synthetic", models)
+
+
+def test_each_op_kind_gets_its_own_model(trained):
+    models, report = trained
+    assert trained_kinds(models, "synthetic") == ["contraction", "convolution"]
+    assert report["skipped"] == {}
+    conv = json.loads((models / "synthetic" / "convolution" / SIDECAR_FILE).read_text())
+    matmul = json.loads((models / "synthetic" / "contraction" / SIDECAR_FILE).read_text())
+    assert sorted(conv["problems"]) == sorted(p.key for p in CONVS) and len(matmul["problems"]) == 3
+    assert conv["cv"]["folds"] == 2 and matmul["cv"]["folds"] == 3
+    assert "log2_wg_oc" in conv["feature_names"] and "log2_wg_oc" not in matmul["feature_names"]
+
+
+def test_a_conv_problem_is_ranked_by_the_conv_model(trained, monkeypatch):
+    models, _ = trained
+    monkeypatch.chdir(models.parent)  # the forest reads models/ARCH/KIND/ from the working directory
+    problem = conv_problem(2, 10, 10, 16, 8)  # unseen in training
+    candidates = CpuConvolution(problem, SYNTHETIC_CPU, None).candidates()
+    ranker = make_ranker("random-forest", 0, SYNTHETIC_CPU)
+    ranker.start(RankingInput(problem, SYNTHETIC_CPU, candidates))
+    order = ranker.ask(len(candidates))
+    assert sorted(order) == list(range(len(candidates)))
+    assert set(ranker.models) == {("synthetic", "convolution")}
+    ratios = synthetic_conv_ratios(problem, candidates)
+    assert ratios[order[:50]].mean() < ratios.mean()
+
+
+def test_a_kind_with_one_problem_is_skipped_with_its_reason(tmp_path, capsys):
+    root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:1])
+    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(root), "--model-dir", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr().out
+    assert "convolution: skipped, 1 problem; cross-validation needs at least 2" in out
+    assert "contraction: 120 candidates of 3 problems" in out
+    assert trained_kinds(tmp_path / "m", "synthetic") == ["contraction"]
+
+
+def test_a_missing_kind_is_one_line_naming_the_command(trained, tmp_path):
+    models, _ = trained
+    only_matmuls = tmp_path / "models"
+    shutil.copytree(models / "synthetic" / "contraction", only_matmuls / "synthetic" / "contraction")
+    ranker = RandomForest(0, model_dir=only_matmuls)
+    ranker.check_for("synthetic")  # the arch has a model: the early check passes
+    problem = CONVS[0]
+    with pytest.raises(UserError) as err:
+        ranker.start(RankingInput(problem, SYNTHETIC_CPU, CpuConvolution(problem, SYNTHETIC_CPU, None).candidates()))
+    message = str(err.value)
+    assert "\n" not in message and "no random-forest model for convolution on arch 'synthetic'" in message
+    assert "(have: contraction)" in message and "`mltune train --arch synthetic`" in message
+    with pytest.raises(UserError, match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`"):
+        RandomForest(0, model_dir=only_matmuls).check_for("nothing")
