@@ -82,3 +82,13 @@ def test_a_missing_kind_is_one_line_naming_the_command(trained, tmp_path):
     assert "(have: contraction)" in message and "`mltune train --arch synthetic`" in message
     with pytest.raises(UserError, match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`"):
         RandomForest(0, model_dir=only_matmuls).check_for("nothing")
+
+
+def test_evaluate_leaves_out_a_kind_with_one_problem(tmp_path, capsys):
+    """The forest cannot be scored on the lone convolution without training on it: every ranker skips it."""
+    root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:1])
+    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(root), "--out", str(tmp_path / "ev")]) == 0
+    out = capsys.readouterr().out
+    assert "left out: 1 convolution problem" in out and "3 problems;" in out
+    report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
+    assert all(len(ranker["problems"]) == 3 for ranker in report["rankers"].values())

@@ -20,7 +20,7 @@ from mltune.errors import UserError
 from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_order, shuffle_solved_fraction, \
     solved_fraction, summarise
 from mltune.learn.samples import ProblemSamples, load_dataset
-from mltune.learn.train import kind_fold_models
+from mltune.learn.train import by_kind, kind_fold_models
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
@@ -39,6 +39,20 @@ def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
         for index in picked:
             ranker.tell(index, float(samples.ratios[index]))
     return order
+
+
+def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
+    """The problems of op kinds with at least 2 of them: the forest of a kind can hold one out only then.
+    The others are left out for every ranker, so that all rankers are scored on the same problems."""
+    kept: list[int] = []
+    for kind, indices in by_kind(problems).items():
+        if len(indices) < 2:
+            print(f"left out: {len(indices)} {kind} problem (a forest needs 2 problems of a kind to hold one out)")
+        else:
+            kept += indices
+    if not kept:
+        raise UserError("no op kind has 2 problems: the forest cannot be scored on a problem it was not trained on")
+    return [problems[i] for i in sorted(kept)]
 
 
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int) -> dict[str, list[ProblemScore]]:
@@ -101,9 +115,10 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
              batch: int = LoopSettings.batch_size) -> dict[str, Summary]:
     """Replay `dataset_dir/arch`, print the table, write `evaluation.json` and the PNG under `out_dir`."""
     dataset = load_dataset(dataset_dir, arch)
-    scores = score_rankers(dataset.problems, seed, batch)
+    problems = scoreable(dataset.problems)
+    scores = score_rankers(problems, seed, batch)
     summaries = {name: summarise(ranker_scores) for name, ranker_scores in scores.items()}
-    print_summaries(summaries, len(dataset.problems))
+    print_summaries(summaries, len(problems))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         report = {"arch": arch, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
