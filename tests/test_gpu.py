@@ -100,10 +100,8 @@ def emitted_for(dump: GpuDump, pipeline: str) -> EmittedConstraints | None:
 
 
 def configurator_for(dump: GpuDump, context) -> GpuContraction | GpuConvolution:
-    if dump.problem.op_kind == "convolution":
-        return GpuConvolution(dump.problem, dump.gpu, context, next(c for c in dump.emitted if is_igemm_tile_and_fuse(c)),
-                              emitted_for(dump, "VectorDistribute"))
-    return GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
+    space = GpuConvolution if dump.problem.op_kind == "convolution" else GpuContraction
+    return space(dump.problem, dump.gpu, context, dump.emitted)
 
 
 def test_target_facts_come_from_target_info(gpu_dumps):

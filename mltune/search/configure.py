@@ -12,18 +12,14 @@ from mltune.search.candidate import Configurator
 from mltune.search.cpu_contraction import CpuContraction
 from mltune.search.cpu_convolution import CpuConvolution, cpu_convolution_untunable
 from mltune.search.cuda_attention import CudaAttention
-from mltune.search.gpu_attention import GpuAttention, is_attention
+from mltune.search.gpu_attention import GpuAttention
 from mltune.search.gpu_contraction import GpuContraction
-from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
+from mltune.search.gpu_convolution import GpuConvolution
 from mltune.search.iree_constraints import emit_constraints
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
-# Op kinds tuned only where the compiler emits constraints for them: which emitted op, the space, its pipeline.
-_FROM_EMITTED = {
-    "convolution": (is_igemm_tile_and_fuse, GpuConvolution, "IGEMM TileAndFuse"),
-    "attention": (is_attention, GpuAttention, "VectorDistribute attention"),
-}
+# The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
+_GPU_SPACES = {"contraction": GpuContraction, "convolution": GpuConvolution, "attention": GpuAttention}
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
@@ -42,18 +38,8 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     stripped = work_dir / f"{bench.stem}.stripped.mlir"
     strip_configuration(bench, stripped)
     emitted = emit_constraints(stripped, work_dir, context)
+    space = CudaAttention if problem.op_kind == "attention" and facts.api == "cuda" else _GPU_SPACES[problem.op_kind]
     try:
-        if problem.op_kind in _FROM_EMITTED:
-            wanted, configurator, pipeline = _FROM_EMITTED[problem.op_kind]
-            chosen = next((c for c in emitted if wanted(c)), None)
-            if problem.op_kind == "attention" and facts.api == "cuda":  # IREE emits none there: mltune's own rules
-                return CudaAttention(problem, facts, context, chosen)
-            if chosen is None:
-                return Untunable(problem.op_name, f"IREE emits no {pipeline} constraints for this {problem.op_kind} "
-                                                  f"on {facts.arch}")
-            if problem.op_kind == "convolution":  # VectorDistribute too, where the compiler emits its constraints
-                return GpuConvolution(problem, facts, context, chosen, next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None))
-            return configurator(problem, facts, context, chosen)
-        return GpuContraction(problem, facts, context, emitted)
+        return space(problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

@@ -12,11 +12,13 @@ ROCm space's (`GpuAttention`), so the loop, rankers and records see one kind of 
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout
+from mltune.search.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout, is_attention
 from mltune.search.gpu_contraction import lookup
 from mltune.search.iree_constraints import EmittedConstraints
 from mltune.search.space import Space
@@ -36,12 +38,12 @@ def nvidia_mmas(problem: Problem, gpu: GpuInfo) -> tuple[AttentionMma, ...]:
 class CudaAttention(GpuAttention):
     """The `Configurator` for an online attention on CUDA with `VectorDistribute`."""
 
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints | None = None):
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         self.problem, self.gpu, self.context = problem, gpu, context
         self.qk_mmas = self.pv_mmas = nvidia_mmas(problem, gpu)
         if not self.qk_mmas:
             raise ValueError(f"{gpu.arch} has no NV_MMA_SYNC intrinsic for {problem.operand_types[0]} attention")
-        self.space = self._cuda_space(emitted)
+        self.space = self._cuda_space(next((c for c in emitted if is_attention(c)), None))
 
     def _pairs(self, same: tuple[int, int], other: tuple[int, ...] = ()) -> list[tuple[int, int]]:
         """(qk, pv) index pairs whose QK fragment `same[0]` has the layout of the PV fragment `same[1]` (or of `other`)."""

@@ -99,8 +99,11 @@ def _tiles(size: int, unit: int) -> tuple[int, ...]:
 class GpuAttention:
     """The `Configurator` for an online attention on ROCm with `VectorDistribute`."""
 
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints):
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
+        emitted = next((c for c in emitted if is_attention(c)), None)
+        if emitted is None:
+            raise ValueError(f"IREE emits no VectorDistribute attention constraints for this attention on {gpu.arch}")
         self.qk_mmas = emitted_mmas(emitted, "qk_mma_idx", context)
         self.pv_mmas = emitted_mmas(emitted, "pv_mma_idx", context)
         if not self.qk_mmas or not self.pv_mmas:

@@ -29,6 +29,7 @@ to compile although the emitted constraints accept them).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -201,13 +202,20 @@ def i64_array(values: Sequence[int | Sequence[int]]) -> ir.ArrayAttr:
                              for value in values])
 
 
-class MmaConfigurator:
+class MmaConfigurator(ABC):
     """What GPU MMA configurators share: a space whose first knob is `mma`, derived sizes, and the pipeline of a
     point (`vector_distribute` where the space has that knob, else TileAndFuse)."""
 
     space: Space
     derived: Derived
     mmas: tuple[MmaShape, ...]
+    problem: Problem
+    context: ir.Context
+    # What differs between the spaces' configs: the knobs VectorDistribute tiles as the GEMM's M and N, whether
+    # TileAndFuse runs as an implicit GEMM, and whether VectorDistribute promotes with `derived_thread_config`.
+    vd_tile_knobs: tuple[str, str] = ("wg_m", "wg_n")
+    igemm: bool = False
+    vd_thread_promotion: bool = True
 
     def candidates(self) -> CandidateSet:
         """The space's points, plus the chosen intrinsic's shape (`mma_m/n/k`): a record's knobs then say
@@ -224,6 +232,24 @@ class MmaConfigurator:
 
     def pipeline_of(self, knobs: dict[str, int]) -> str:
         return VECTOR_DISTRIBUTE if knobs.get("vector_distribute") else PIPELINE
+
+    @abstractmethod
+    def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]: ...
+
+    @abstractmethod
+    def padding(self, knobs: dict[str, int]) -> list[int] | None: ...
+
+    def compilation_info(self, knobs: dict[str, int]) -> str:
+        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
+        mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
+        if knobs["vector_distribute"]:
+            wg_m, wg_n = (knobs[name] for name in self.vd_tile_knobs)
+            levels = vector_distribute_levels(self.problem, wg_m, wg_n, knobs["red_k"] * mma.k, derived["count_m"],
+                                              derived["count_n"])
+            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
+                                          pipeline=VECTOR_DISTRIBUTE, thread_promotion=self.vd_thread_promotion)
+        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
+                                      derived["workgroup_size"], igemm=self.igemm)
 
 
 class GpuContraction(MmaConfigurator):
@@ -262,17 +288,6 @@ class GpuContraction(MmaConfigurator):
         padding = self.tile_lists(knobs)["workgroup"]
         padding[p.k[0]] = k_tile
         return padding
-
-    def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
-        if knobs["vector_distribute"]:
-            levels = vector_distribute_levels(self.problem, knobs["wg_m"], knobs["wg_n"], knobs["red_k"] * mma.k,
-                                              derived["count_m"], derived["count_n"])
-            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
-                                          pipeline=VECTOR_DISTRIBUTE)
-        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
-                                      derived["workgroup_size"])
 
 
 def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str, list], padding: list[int] | None,

@@ -19,21 +19,21 @@ without the IGEMM ones a convolution is not tuned, without the VectorDistribute 
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.gpu_contraction import (MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
+from mltune.search.gpu_contraction import (PIPELINE, MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
                                            SUBGROUP_TILES, WAVES_PER_EU, Derived, MmaConfigurator,
-                                           aligned_divides, build_compilation_info, by_pipeline_knob, lookup,
+                                           aligned_divides, by_pipeline_knob, lookup,
                                            substitute_emitted, tile_values, usable_mmas, vector_distribute_constraints)
 from mltune.search.iree_constraints import EmittedConstraints, pins_prefetch
 from mltune.search.space import Knob, Space
 from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
-from mltune.search.vector_distribute import vector_distribute_levels
 from mltune.targets.gpu import GpuInfo
 
-PIPELINE = "TileAndFuse"
 # IREE's emitted constraint says "prefetch_num_stages == 0 (use_igemm_convolution=true)", yet its own default
 # IGEMM configuration uses 2 (and compiles): both are kept, and that one assertion is not conjoined.
 IGEMM_PREFETCH_STAGES = (0, 2)  # also VectorDistribute's on ROCm (its rules pin 0 on CUDA)
@@ -55,13 +55,19 @@ class GpuConvolution(MmaConfigurator):
     """The `Configurator` for an NHWC x HWCF convolution on a GPU with IGEMM `TileAndFuse` or `VectorDistribute`
     (where `vector_distribute`, IREE's emitted VectorDistribute constraints for the dispatch, is given)."""
 
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: EmittedConstraints,
-                 vector_distribute: EmittedConstraints | None = None):
+    vd_tile_knobs = (VD_NAMES["wg_m"], VD_NAMES["wg_n"])
+    igemm = True
+    vd_thread_promotion = False  # IREE's own VectorDistribute convolution config promotes without it
+
+    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
-        self.mmas = usable_mmas(problem, gpu, emitted)
+        igemm = next((c for c in emitted if is_igemm_tile_and_fuse(c)), None)
+        if igemm is None:
+            raise ValueError(f"IREE emits no IGEMM TileAndFuse constraints for this convolution on {gpu.arch}")
+        self.mmas = usable_mmas(problem, gpu, igemm)
         if not self.mmas:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type}")
-        self.space, self.derived = self._space(emitted, vector_distribute)
+        self.space, self.derived = self._space(igemm, next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None))
 
     def _space(self, emitted: EmittedConstraints, vd_emitted: EmittedConstraints | None) -> tuple[Space, Derived]:
         p, gpu, mmas = self.problem, self.gpu, self.mmas
@@ -127,13 +133,3 @@ class GpuConvolution(MmaConfigurator):
         if ow % knobs["wg_ow"] == 0 and oc % knobs["wg_oc"] == 0 and channels % k_tile == 0:
             return None
         return [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], k_tile]
-
-    def compilation_info(self, knobs: dict[str, int]) -> str:
-        mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
-        if knobs["vector_distribute"]:
-            levels = vector_distribute_levels(self.problem, knobs["wg_ow"], knobs["wg_oc"], knobs["red_k"] * mma.k,
-                                              derived["count_m"], derived["count_n"])
-            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
-                                          pipeline=VECTOR_DISTRIBUTE, thread_promotion=False)
-        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
-                                      derived["workgroup_size"], igemm=True)
