@@ -18,6 +18,7 @@ from typing import Sequence
 from mltune.errors import UserError
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
+from mltune.search.devices import parse_devices
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
@@ -240,7 +241,7 @@ def _run_tune(args: argparse.Namespace) -> int:
 
     make_ranker(args.ranker)  # an unknown name fails before any work
     target = parse_target(args.target)
-    devices = _devices(args.devices, target)
+    devices = parse_devices(args.devices, target)
     if args.starter_spec is not None and target.kind == "cuda":
         raise UserError("--starter-spec: IREE ignores tuning specs on CUDA (docs/cuda-tuning-specs.md)")
     if not args.compile_only:
@@ -270,15 +271,6 @@ def _run_tune(args: argparse.Namespace) -> int:
         print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
         return 1
     return 0
-
-
-def _devices(text: str | None, target) -> tuple[str, ...]:
-    if text is None:
-        return ("local-task",) if target.kind == "cpu" else (f"{target.runtime_driver}://0",)
-    devices = tuple(d.strip() for d in text.split(",") if d.strip())
-    if not devices:
-        raise UserError("--devices: expected one or more devices such as hip://0,hip://1")
-    return devices
 
 
 def _print_compile_only(checks, untunable, run_dir: Path) -> None:

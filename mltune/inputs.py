@@ -112,6 +112,14 @@ def strip_configuration(bench: Path, out: Path) -> None:
         raise UserError(f"iree-opt cannot strip the configuration of {bench}: {result.describe_failure()}")
 
 
+def default_build(path: Path, target: Target, work_dir: Path, context: ir.Context,
+                  extra_flags: Sequence[str] = ()) -> tuple[Path, tuple[str, ...]]:
+    """The source and flags with which `iree-compile` builds the model at `path` for `target` with IREE's
+    defaults: the tuner's baseline, and what anyone re-timing a result must compare against. For sm_90
+    the source is a copy in `work_dir` carrying its device target, and the target adds no flags."""
+    return target.prepare_source(path, work_dir, context), (*target.compile_flags(), *extra_flags)
+
+
 def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
                   function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = ()) -> TuningInput:
     """Classify the input, dump its dispatches if it is a model (compiled with the target's flags and
@@ -131,7 +139,6 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
         inputs = write_random_inputs(functions[name], work_dir / "inputs", seed)
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
-    source = target.prepare_source(path, work_dir, context)  # sm_90: a copy carrying its device target
-    compile_flags = (*target.compile_flags(), *extra_flags)
+    source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
     dispatches = _dump_dispatches(source, compile_flags, dump_dir)
     return TuningInput(source, Invocation(name, inputs, False), dispatches, compile_flags)

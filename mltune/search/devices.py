@@ -16,6 +16,18 @@ from typing import Sequence
 from mltune.errors import UserError
 from mltune.inputs import Invocation
 from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.targets import GpuTarget, Target
+
+
+def parse_devices(text: str | None, target: Target) -> tuple[str, ...]:
+    """The runtime devices a comma-separated `--devices` names; none given: the target's first device
+    (`local-task` for a CPU, `hip://0` or `cuda://0` for a GPU)."""
+    if text is None:
+        return (f"{target.runtime_driver}://0",) if isinstance(target, GpuTarget) else ("local-task",)
+    devices = tuple(d.strip() for d in text.split(",") if d.strip())
+    if not devices:
+        raise UserError("--devices: expected one or more devices such as hip://0,hip://1")
+    return devices
 
 
 def check_device(uri: str) -> None:
