@@ -124,7 +124,9 @@ class GpuMatvec:
         with self.context:
             lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(
                 {name: i64_array(values) for name, values in self.levels(knobs).items()}))
-            config = ir.DictAttr.get({"gpu_pipeline_options": iree_gpu.PipelineOptionsAttr.get()})
+            options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
+                                                       use_igemm_convolution=False)
+            config = ir.DictAttr.get({"gpu_pipeline_options": options})
             translation = iree_codegen.TranslationInfoAttr.get(
                 iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.VectorDistribute), None, [threads, 1, 1],
                 knobs["sg_size"], config)
