@@ -175,3 +175,19 @@ def test_features_and_heuristic_order(dumps, configurators):
     assert first["vector"] * 2 == 16 and first["lanes_k"] * first["vector"] * 2 >= 128  # coalesced 16-byte loads
     default = candidates.index_of(_knobs(dump.problem, dump.lowering, dump.translation))
     assert order.index(default) < len(candidates) // 2
+
+
+@pytest.mark.parametrize("name", ["shuffle", "tpe"])
+def test_generic_rankers_order_matvecs(dumps, configurators, name):
+    """Shuffle and TPE need nothing matvec-specific; TPE is told synthetic ratios (faster with more rows per workgroup)."""
+    dump, configurator = dumps["mi300x"], configurators["mi300x"]
+    candidates = configurator.candidates()
+    ranker = make_ranker(name)
+    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))
+    seen: list[int] = []
+    for _ in range(3):
+        batch = ranker.ask(8)
+        seen += batch
+        for index in batch:
+            ranker.tell(index, 1.0 / candidates.knobs(index)["rows"])
+    assert len(set(seen)) == 24 and all(0 <= i < len(candidates) for i in seen)
