@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 
-from iree_helpers import matmul_source, mltune, read_gpu_dump, run
+from iree_helpers import checked_heuristic_order, compile_only_vector_distribute, matmul_source, read_gpu_dump, run
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
 from mltune.rankers import RankingInput, make_ranker
@@ -153,24 +153,15 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
 @pytest.mark.e2e
 def test_cli_compile_only_annotates_the_model(tmp_path):
     """sm_90 through the CLI: the model's `linalg.matmul` carries each candidate's reduction config."""
-    (tmp_path / "gemv.mlir").write_text(GEMV)
-    result = mltune(["tune", "gemv.mlir", "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir", "run"],
-                    cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+3/3\s+100.0 %", result.stdout), result.stdout
-    annotated = sorted((tmp_path / "run" / "candidates").glob("*/candidate_*/annotated.mlir"))
+    candidates = compile_only_vector_distribute(tmp_path, "gemv.mlir", GEMV, "sm_90", 3)
+    annotated = sorted(candidates.glob("*/candidate_*/annotated.mlir"))
     assert len(annotated) == 3 and all("partial_reduction" in path.read_text() for path in annotated)
 
 
 def test_features_and_heuristic_order(dumps, configurators):
     dump, configurator = dumps["sm_90"], configurators["sm_90"]
     candidates = configurator.candidates()
-    features = gpu_matvec_features(dump.problem, dump.gpu, candidates)
-    assert features.values.shape == (len(candidates), len(features.names)) and np.isfinite(features.values).all()
-    ranker = make_ranker("heuristic")
-    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))
-    order = ranker.ask(len(candidates))
-    assert sorted(order) == list(range(len(candidates)))
+    _, order = checked_heuristic_order(gpu_matvec_features, dump.problem, dump.gpu, candidates)
     first = candidates.knobs(order[0])
     assert first["vector"] * 2 == 16 and first["lanes_k"] * first["vector"] * 2 >= 128  # coalesced 16-byte loads
     default = candidates.index_of(_knobs(dump.problem, dump.lowering, dump.translation))
