@@ -169,7 +169,8 @@ def reduction_configured(op: ir.Operation) -> bool:
     if "lowering_config" not in op.attributes:
         return False
     config = op.attributes["lowering_config"]
-    return iree_gpu.LoweringConfigAttr.isinstance(config) and "partial_reduction" in iree_gpu.LoweringConfigAttr(config).attributes
+    return (iree_gpu.LoweringConfigAttr.isinstance(config)
+            and "partial_reduction" in iree_gpu.LoweringConfigAttr(config).attributes)
 
 
 def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:

@@ -1,4 +1,4 @@
-"""A handwritten GPU ranking for matvec candidates: a memory-bound kernel's physical sort keys in order of importance."""
+"""A handwritten GPU ranking for matvec candidates: a memory-bound kernel's physical sort keys, most important first."""
 
 from __future__ import annotations
 
