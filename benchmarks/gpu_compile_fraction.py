@@ -1,7 +1,7 @@
 """Compile fraction of GPU spaces: do the candidates mltune generates compile?
 
 For each target and each realistic dispatch (f16 matmuls with a transposed or plain RHS, batch
-matmuls, bf16, i8 and (ROCm) f8 matmuls, 3x3 NHWC convolutions and attention), it dumps the
+matmuls, bf16, i8 and (ROCm) f8 matmuls, 3x3 NHWC convolutions, attention and matvecs), it dumps the
 dispatches with mltune, enumerates the space (timed), draws a seeded random sample of each
 pipeline's candidates (TileAndFuse, VectorDistribute), applies each one as mltune would (a spec on
 ROCm, a root-op annotation on CUDA) and compiles it with the real iree-compile. Prints one row per
@@ -86,6 +86,12 @@ DISPATCHES = {
     "attention_20x4096x64_f16": attention(20, 4096, 64),
     "attention_16x2048x128_f16": attention(16, 2048, 128),
     "attention_4x4096x128_kv1024_f16": attention(4, 4096, 128, 1024),
+    "matvec_1x4096x4096_f16": matmul(1, 4096, 4096),
+    "matvec_1x11008x4096_f16": matmul(1, 11008, 4096),
+    "matvec_1x4096x11008_bf16": matmul(1, 4096, 11008, "bf16"),
+    "matvec_4x4096x4096_f16": matmul(4, 4096, 4096),
+    "matvec_nn_1x2048x2048_f16": matmul(1, 2048, 2048, transpose_rhs=False),
+    "bmv_32x1x4096x128_f16": batch_matmul_source(32, 1, 128, 4096, "f16", "f32"),
 }
 ROCM_ONLY = {"mm_nt_1024x1024x2048_f8"}  # FNUZ f8 is AMD's; NVIDIA's f8 intrinsics take E4M3FN/E5M2
 
@@ -140,8 +146,9 @@ def main() -> int:
                     pool = np.flatnonzero(pipelines == pipeline)
                     if not len(pool):
                         continue
-                    # attention and convolutions have spaces of their own: their rows and totals are apart
-                    kind = {"attention": " attention", "convolution": " conv"}.get(dispatch.problem.op_kind, "")
+                    # attention, convolutions and matvecs have spaces of their own: their rows and totals are apart
+                    kind = {"attention": " attention", "convolution": " conv", "matvec": " matvec"}.get(
+                        dispatch.problem.op_kind, "")
                     label = pipeline + kind
                     sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
                     started = time.perf_counter()

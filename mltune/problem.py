@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from iree.compiler import ir
-from iree.compiler.dialects import iree_codegen, linalg
+from iree.compiler.dialects import iree_codegen, iree_gpu, linalg
 
 from mltune.mlir import affine_map_text
 
@@ -23,8 +23,11 @@ def element_bytes(element_type: str) -> int:
 
 @dataclass(frozen=True)
 class Problem:
-    """A contraction, convolution or attention root op: loop bounds grouped by role, operand element types and
-    indexing maps.
+    """A contraction, matvec, convolution or attention root op: loop bounds grouped by role, operand element types
+    and indexing maps.
+
+    A matvec is a contraction that IREE itself lowers as a reduction (`reduction_configured`); its loops are a
+    contraction's.
 
     Loops are named by their position in the op's iteration space; `batch`, `m`, `n`, `k`
     hold those positions, `bounds` the trip count of every loop.
@@ -156,6 +159,20 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
         operand_types=tuple(elements))
 
 
+def reduction_configured(op: ir.Operation) -> bool:
+    """IREE configured the op with its VectorDistribute reduction config (`partial_reduction`, `lane_basis`).
+
+    That is how IREE treats a matvec: its choice depends on the shape and on the target (a unit or 2-4 wide M or
+    N against the preferred subgroup size, K against the subgroup sizes, and its other pipelines declining first,
+    `KernelConfig.cpp`), so mltune reads the verdict from the dispatch IREE configured rather than restating it.
+    """
+    if "lowering_config" not in op.attributes:
+        return False
+    config = op.attributes["lowering_config"]
+    return (iree_gpu.LoweringConfigAttr.isinstance(config)
+            and "partial_reduction" in iree_gpu.LoweringConfigAttr(config).attributes)
+
+
 def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     """Describe a root op as a `Problem`, or say why it cannot be tuned."""
     name = op.name
@@ -178,7 +195,7 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
     if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
         return Untunable(name, "only one M, one N and one K dimension are supported")
     return Problem(
-        op_kind="contraction",
+        op_kind="matvec" if reduction_configured(op) else "contraction",
         op_name=name,
         bounds=tuple(_loop_bounds(op, maps)),
         batch=tuple(dims.batch),

@@ -9,14 +9,18 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
+
+import numpy as np
 
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
+from mltune.features.base import FeatureMatrix
 from mltune.mlir import parse_module_file
 from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.problem import Problem, read_root_ops
+from mltune.rankers import RankingInput, make_ranker
 from mltune.targets import facts_from_executable_target
 from mltune.tools import tool_path
 
@@ -164,3 +168,26 @@ def knobs_from_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[st
 def mltune(args: Sequence[str], cwd: Path, timeout: float = MLTUNE_TIMEOUT_S) -> subprocess.CompletedProcess:
     """Run the real CLI in a child Python, as a user would (`python -m mltune.cli ...`)."""
     return run([sys.executable, "-m", "mltune.cli", *args], timeout=timeout, cwd=cwd)
+
+
+def checked_heuristic_order(extractor: Callable, problem: Problem, target, candidates) -> tuple[FeatureMatrix, list[int]]:
+    """The candidates' features (checked finite, one row each) and the heuristic ranker's whole order (checked to be
+    a permutation)."""
+    features = extractor(problem, target, candidates)
+    assert features.values.shape == (len(candidates), len(features.names)) and np.isfinite(features.values).all()
+    ranker = make_ranker("heuristic")
+    ranker.start(RankingInput(problem, target, candidates))
+    order = ranker.ask(len(candidates))
+    assert sorted(order) == list(range(len(candidates)))
+    return features, order
+
+
+def compile_only_vector_distribute(tmp_path: Path, file_name: str, text: str, target: str, budget: int) -> Path:
+    """`mltune tune FILE --target T --compile-only` on `text`: checks that all `budget` VectorDistribute candidates
+    compiled and returns the run's candidates folder."""
+    (tmp_path / file_name).write_text(text)
+    result = mltune(["tune", file_name, "--target", target, "--compile-only", "--budget", str(budget), "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(rf"VectorDistribute\s+\d+\s+[\d.]+\s+{budget}/{budget}\s+100.0 %", result.stdout), result.stdout
+    return tmp_path / "run" / "candidates"

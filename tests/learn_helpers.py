@@ -16,11 +16,14 @@ from mltune.dataset import Record, RecordWriter
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE, CpuContraction
 from mltune.search.cpu_convolution import PIPELINE as CONV_PIPELINE, CpuConvolution
 from mltune.search.gpu_contraction import GpuContraction
+from mltune.search.gpu_matvec import GpuMatvec
+from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import TargetFacts
 from mltune.targets.cpu import CpuInfo
 from mltune.targets.gpu import GpuInfo, MmaShape
@@ -123,6 +126,26 @@ def write_synthetic_conv_records(root: Path, problems: list[Problem], arch: str 
         picked = rng.choice(len(candidates), per_problem + 1, replace=False)
         _write_problem(root / arch / f"{problem.key}.jsonl", arch, SYNTHETIC_CPU, problem, lambda _: CONV_PIPELINE,
                        candidates, synthetic_conv_ratios(problem, candidates), picked, store_target=False)
+    return root
+
+
+def matvec_problem(n: int, k: int) -> Problem:
+    """A 1 x N x K f16 matvec with an N x K weight, as `read_root_ops` describes one IREE configured as a reduction."""
+    maps = (MAPS[0], "affine_map<(d0, d1, d2) -> (d1, d2)>", MAPS[2])
+    return Problem("matvec", "linalg.matmul", (1, n, k), (), (0,), (1,), (2,), "f16", "f16", "f32", maps, "nt")
+
+
+def write_synthetic_matvec_records(root: Path, problems: list[Problem], gpu: GpuInfo = SYNTHETIC_GPU,
+                                   per_problem: int = 40, seed: int = 0) -> Path:
+    """Synthetic matvec records of `gpu`: faster with coalesced 16-byte loads and busy SMs (a made-up rule)."""
+    rng = np.random.default_rng(seed)
+    for problem in problems:
+        candidates = GpuMatvec(problem, gpu, None).candidates()
+        f = gpu_matvec_features(problem, gpu, candidates)
+        ratios = 0.7 + 0.3 * (f["coalesced_bytes"] < 128) + 0.2 * (f["load_bytes"] < 16) + 0.4 * (1 - f["busy_cus"])
+        picked = rng.choice(len(candidates), per_problem + 1, replace=False)
+        _write_problem(root / gpu.arch / f"{problem.key}.jsonl", gpu.arch, gpu, problem, lambda _: VECTOR_DISTRIBUTE,
+                       candidates, ratios, picked, store_target=True)
     return root
 
 

@@ -12,6 +12,7 @@ from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
+from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
@@ -74,5 +75,8 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     # attention candidates are VectorDistribute too, but have knobs of their own: the op kind decides
     attention = Problem(**{**mm.to_record(), "op_kind": "attention"})
     assert extractor_for(attention, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_attention_features
+    # so are matvecs (IREE's reduction config): the op kind, read from IREE's configuration, decides
+    matvec = Problem(**{**mm.to_record(), "op_kind": "matvec"})
+    assert extractor_for(matvec, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_matvec_features
     assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("gpu", "contraction"),
-                               ("gpu", "convolution"), ("gpu", "attention")}
+                               ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec")}

@@ -12,10 +12,9 @@ import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from iree_helpers import attention_source, mltune, read_gpu_dump, run
+from iree_helpers import attention_source, checked_heuristic_order, compile_only_vector_distribute, read_gpu_dump, run
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
-from mltune.rankers import RankingInput, make_ranker
 from mltune.search.apply import AnnotationApplier, SpecApplier
 from mltune.search.configure import make_configurator
 from mltune.search.cuda_attention import CudaAttention
@@ -191,12 +190,9 @@ _LISTS = r"workgroup = \[[\d, ]*\]|reduction = \[[\d, ]*\]|subgroup_basis = \[\[
 def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
     """sm_90, a 4-D attention: every candidate compiles, and IREE's configuration is the candidate's, written on the
     model's attention in the dispatch's (collapsed) loop order."""
-    (tmp_path / "attention.mlir").write_text(_multi_head_source(2, 4, 128, 64, 256, 64))
-    result = mltune(["tune", "attention.mlir", "--target", "sm_90", "--compile-only", "--budget", "4", "--run-dir", "run"],
-                    cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
-    annotated = sorted((tmp_path / "run" / "candidates").glob("*/candidate_*/annotated.mlir"))
+    candidates = compile_only_vector_distribute(tmp_path, "attention.mlir", _multi_head_source(2, 4, 128, 64, 256, 64),
+                                                "sm_90", 4)
+    annotated = sorted(candidates.glob("*/candidate_*/annotated.mlir"))
     assert len(annotated) == 4
     seen = set()
     for source in annotated[:2]:
@@ -215,12 +211,7 @@ def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
 def test_features_and_heuristic_order(dumps, configurators):
     dump, configurator = dumps["mi300x"], configurators["mi300x"]
     candidates = configurator.candidates()
-    features = gpu_attention_features(dump.problem, dump.gpu, candidates)
-    assert features.values.shape == (len(candidates), len(features.names)) and np.isfinite(features.values).all()
-    ranker = make_ranker("heuristic")
-    ranker.start(RankingInput(dump.problem, dump.gpu, candidates))
-    order = ranker.ask(len(candidates))
-    assert sorted(order) == list(range(len(candidates)))
+    features, order = checked_heuristic_order(gpu_attention_features, dump.problem, dump.gpu, candidates)
     first = features.values[order[0]]
     names = features.names
     assert first[names.index("register_overflow")] == 0 and first[names.index("qk_recomputed")] == 1
@@ -232,9 +223,5 @@ def test_features_and_heuristic_order(dumps, configurators):
 
 @pytest.mark.e2e
 def test_cli_compile_only_end_to_end(tmp_path):
-    (tmp_path / "attention.mlir").write_text(SMALL)
-    result = mltune(["tune", "attention.mlir", "--target", "gfx942", "--compile-only", "--budget", "4", "--run-dir", "run"],
-                    cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+4/4\s+100.0 %", result.stdout), result.stdout
-    assert len(list((tmp_path / "run" / "candidates").glob("*/candidate_*/module.vmfb"))) == 4
+    candidates = compile_only_vector_distribute(tmp_path, "attention.mlir", SMALL, "gfx942", 4)
+    assert len(list(candidates.glob("*/candidate_*/module.vmfb"))) == 4

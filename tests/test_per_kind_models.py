@@ -8,8 +8,9 @@ import shutil
 
 import pytest
 
-from learn_helpers import SYNTHETIC_CPU, conv_problem, synthetic_conv_ratios, write_synthetic_conv_records, \
-    write_synthetic_dataset
+from learn_helpers import GPU_SHAPES, SYNTHETIC_CPU, SYNTHETIC_GPU, conv_problem, matmul_problem, matvec_problem, \
+    synthetic_conv_ratios, write_synthetic_conv_records, write_synthetic_dataset, write_synthetic_gpu_dataset, \
+    write_synthetic_matvec_records
 from mltune.cli import main
 from mltune.errors import UserError
 from mltune.learn.forest import SIDECAR_FILE, trained_kinds
@@ -17,6 +18,7 @@ from mltune.learn.train import train
 from mltune.rankers import RankingInput, make_ranker
 from mltune.rankers.forest import RandomForest
 from mltune.search.cpu_convolution import CpuConvolution
+from mltune.search.gpu_matvec import GpuMatvec
 
 CONVS = [conv_problem(2, 8, 8, 16, 8), conv_problem(1, 12, 12, 32, 16)]
 
@@ -92,3 +94,19 @@ def test_evaluate_leaves_out_a_kind_with_one_problem(tmp_path, capsys):
     assert "left out: 1 convolution problem" in out and "3 problems;" in out
     report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
     assert all(len(ranker["problems"]) == 3 for ranker in report["rankers"].values())
+
+
+def test_matvecs_get_their_own_gpu_model(tmp_path, monkeypatch):
+    """Synthetic GPU records of matmuls and matvecs train two models; a matvec is ranked by the matvec one."""
+    root = tmp_path / "datasets"
+    write_synthetic_gpu_dataset(root, [matmul_problem(m, n, k, "f16") for m, n, k in GPU_SHAPES[:2]], per_problem=20)
+    write_synthetic_matvec_records(root, [matvec_problem(n, k) for n, k in ((4096, 4096), (11008, 4096), (2048, 8192))])
+    report = train(root, SYNTHETIC_GPU.arch, tmp_path / "models")
+    assert trained_kinds(tmp_path / "models", SYNTHETIC_GPU.arch) == ["contraction", "matvec"], report
+    monkeypatch.chdir(tmp_path)
+    problem = matvec_problem(4096, 11008)  # unseen in training
+    candidates = GpuMatvec(problem, SYNTHETIC_GPU, None).candidates()
+    ranker = make_ranker("random-forest", 0, SYNTHETIC_GPU)
+    ranker.start(RankingInput(problem, SYNTHETIC_GPU, candidates))
+    order = ranker.ask(len(candidates))
+    assert sorted(order) == list(range(len(candidates))) and set(ranker.models) == {(SYNTHETIC_GPU.arch, "matvec")}

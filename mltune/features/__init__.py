@@ -19,6 +19,7 @@ from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
+from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
@@ -30,13 +31,15 @@ Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
 # (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
 # (IGEMM TileAndFuse) are seen as their implicit GEMM; GPU contractions of both pipelines share one set of knobs;
-# attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles).
+# attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
+# (IREE's reduction config: no MMA, lanes and subgroups over the K loop).
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
+    ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
 }
 
 
@@ -60,4 +63,4 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 
 __all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "cpu_convolution_features",
            "extractor_for",
-           "gpu_attention_features", "gpu_contraction_features", "target_family"]
+           "gpu_attention_features", "gpu_contraction_features", "gpu_matvec_features", "target_family"]

@@ -1,5 +1,5 @@
 """A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions; attention:
-`attention_heuristic`): the SHARK tuner's sort key, then shared-memory bank conflicts, workgroup tile
+`attention_heuristic`; matvecs: `matvec_heuristic`): the SHARK tuner's sort key, then shared-memory bank conflicts, workgroup tile
 size, wave quantization, occupancy and padding, as sort keys in order of importance. Neither contraction
 pipeline is preferred: both compete on the same physical keys, ties in seeded random order."""
 
@@ -10,11 +10,14 @@ import numpy as np
 from mltune.features.gpu import gpu_contraction_features
 from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
+from mltune.rankers.matvec_heuristic import matvec_heuristic_order
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     if ranking_input.problem.op_kind == "attention":
         return attention_heuristic_order(ranking_input, seed)
+    if ranking_input.problem.op_kind == "matvec":
+        return matvec_heuristic_order(ranking_input, seed)
     f = gpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
     keys = [
         # Accumulators beyond the register file spill to scratch memory on every MMA.

@@ -12,7 +12,7 @@ The builder and the loop only see `Applied`, never which mechanism made it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -61,8 +61,11 @@ def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
 
 
 def match_key(problem: Problem) -> str:
-    """What a source op and the dispatch made of it share: the key, with an attention's batch loops as one
+    """What a source op and the dispatch made of it share: the key, a matvec's as the contraction it is in the
+    source (only IREE's configuration of the dispatch makes it a matvec), with an attention's batch loops as one
     (dispatch formation collapses them) and its output type left out (the dispatch's is the f32 accumulator)."""
+    if problem.op_kind == "matvec":
+        return replace(problem, op_kind="contraction").key
     if problem.op_kind != "attention":
         return problem.key
     batch = 1

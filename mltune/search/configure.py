@@ -15,11 +15,13 @@ from mltune.search.cuda_attention import CudaAttention
 from mltune.search.gpu_attention import GpuAttention
 from mltune.search.gpu_contraction import GpuContraction
 from mltune.search.gpu_convolution import GpuConvolution
+from mltune.search.gpu_matvec import GpuMatvec
 from mltune.search.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
-_GPU_SPACES = {"contraction": GpuContraction, "convolution": GpuConvolution, "attention": GpuAttention}
+_GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
+               "attention": GpuAttention}
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,

@@ -67,7 +67,8 @@ def _attention_match(problem: Problem) -> str:
 {_checks(handles)}"""
 
 
-_MATCHERS = {"contraction": _contraction_match, "convolution": _convolution_match, "attention": _attention_match}
+_MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
+             "attention": _attention_match}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
