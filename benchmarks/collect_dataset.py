@@ -17,7 +17,8 @@ whose whole space is smaller than `--budget` is known to be finished only by its
         [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
     python benchmarks/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
-GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) on one device, one
+GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) and `GPU_MATVEC_PROBLEMS`
+(decode-step GEMVs) on one device, one
 problem at a time, compiling with `--cores-per-lane` jobs. On CUDA, `--iree-flag=--iree-cuda-use-ptxas`
 (with a CUDA toolkit's `ptxas` on PATH) assembles kernels at compile time, on all cores, instead of
 leaving the PTX to the driver's JIT when the timing worker loads each candidate one after another.
@@ -125,8 +126,19 @@ GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(4096, 2560, 640, **H), "SD 1.5 UNet GEGLU up, 64x64 latents"),
     (S(1024, 5120, 1280, **H), "SD 1.5 UNet GEGLU up, 32x32 latents"),
     (S(256, 5120, 1280, **H), "SDXL mid-block projection"),
+]
+
+# Single-token GEMVs of LLM decoding, which IREE lowers as reductions: mltune tunes them in its matvec space,
+# and their runs and record files are named `mv_...`. (`datasets/sm_90/mm_1x4096x4096_f16f32_nt.jsonl` and
+# `mm_1x11008x4096_f16f32_nt.jsonl` hold the same two problems measured in the MMA contraction space, before
+# mltune read IREE's verdict.)
+GPU_MATVEC_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(1, 4096, 4096, **H), "Llama-2-7B decode step, attention output"),
     (S(1, 11008, 4096, **H), "Llama-2-7B decode step, MLP up"),
+    (S(1, 4096, 11008, **H), "Llama-2-7B decode step, MLP down"),
+    (S(1, 12288, 4096, **H), "Llama-2-7B decode step, fused QKV"),
+    (S(1, 14336, 4096, **H), "Llama-3-8B decode step, MLP up"),
+    (S(1, 32000, 4096, **H), "Llama-2 LM head, decode step"),
 ]
 
 
@@ -143,10 +155,18 @@ def measured(path: Path) -> int:
     return count
 
 
-def finished(shape: ContractionShape, args: argparse.Namespace) -> bool:
+def runs(target: str) -> list[tuple[str, ContractionShape]]:
+    """The (run name, shape) pairs a target measures; a run's name is its record file's."""
+    if target == "host":
+        return [(shape.name, shape) for shape, _ in PROBLEMS]
+    return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS]
+            + [("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS])
+
+
+def finished(name: str, args: argparse.Namespace) -> bool:
     """Measured already: `--budget` candidates benchmarked, or a run that tried its whole (smaller) space."""
-    counts = [measured(f) for f in args.dataset_dir.glob(f"*/{shape.name}.jsonl")]
-    summary = args.work / shape.name / "summary.json"
+    counts = [measured(f) for f in args.dataset_dir.glob(f"*/{name}.jsonl")]
+    summary = args.work / name / "summary.json"
     return bool(counts) and (max(counts) >= args.budget or summary.exists())
 
 
@@ -184,11 +204,11 @@ def main() -> int:
                         help="passed on to `mltune tune --batch`: a shuffle learns nothing between batches, so a "
                              "batch of twice the cores keeps them busy and starts fewer runtime processes")
     args = parser.parse_args()
-    problems = PROBLEMS if args.target == "host" else GPU_PROBLEMS
-    todo: queue.Queue[ContractionShape] = queue.Queue()
-    for shape, _ in problems:
-        if args.only is None or shape.name in args.only:
-            todo.put(shape)
+    problems = runs(args.target)
+    todo: queue.Queue[tuple[str, ContractionShape]] = queue.Queue()
+    for name, shape in problems:
+        if args.only is None or name in args.only:
+            todo.put((name, shape))
     started = time.monotonic()
     lock = threading.Lock()
 
@@ -198,13 +218,13 @@ def main() -> int:
             if args.stop_after is not None and time.monotonic() - started > args.stop_after:
                 return
             try:
-                shape = todo.get_nowait()
+                name, shape = todo.get_nowait()
             except queue.Empty:
                 return
-            run_dir = args.work / shape.name
-            if finished(shape, args):
+            run_dir = args.work / name
+            if finished(name, args):
                 continue
-            for stale in args.dataset_dir.glob(f"*/{shape.name}.jsonl"):
+            for stale in args.dataset_dir.glob(f"*/{name}.jsonl"):
                 stale.unlink()  # an interrupted problem is measured again from the start
             shutil.rmtree(run_dir, ignore_errors=True)
             run_dir.mkdir(parents=True)
@@ -215,14 +235,14 @@ def main() -> int:
             (run_dir / "tune.log").write_text(result.stdout + result.stderr)
             with lock:
                 status = "ok" if result.returncode == 0 else f"exit {result.returncode}: {result.stderr.strip()[-200:]}"
-                print(f"[lane {number}] {shape.name}: {status} ({time.monotonic() - t0:.0f} s)", flush=True)
+                print(f"[lane {number}] {name}: {status} ({time.monotonic() - t0:.0f} s)", flush=True)
 
     threads = [threading.Thread(target=lane, args=(n,)) for n in range(args.lanes)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    complete = sum(1 for shape, _ in problems if finished(shape, args))
+    complete = sum(1 for name, _ in problems if finished(name, args))
     print(f"{complete}/{len(problems)} problems measured; {time.monotonic() - started:.0f} s")
     return 0
 
