@@ -131,6 +131,8 @@ def _add_learning_commands(commands) -> None:
                           "(default: evaluation/ARCH)")
     evaluate.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
                           help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
+    evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
+                          help="score only the problems of one op kind, e.g. contraction or matvec (default: all)")
     dataset = commands.add_parser("dataset", help="manage dataset records")
     actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
@@ -295,7 +297,7 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.learn.replay import evaluate
 
-    evaluate(args.dataset_dir, args.arch, args.out or Path("evaluation") / args.arch, args.seed, args.batch)
+    evaluate(args.dataset_dir, args.arch, args.out or Path("evaluation") / args.arch, args.seed, args.batch, args.kind)
     return 0
 
 

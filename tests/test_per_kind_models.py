@@ -96,6 +96,19 @@ def test_evaluate_leaves_out_a_kind_with_one_problem(tmp_path, capsys):
     assert all(len(ranker["problems"]) == 3 for ranker in report["rankers"].values())
 
 
+def test_evaluate_scores_one_kind(tmp_path, capsys):
+    """Synthetic matmuls and convolutions: `--kind` scores only the problems of that op kind."""
+    root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:2])
+    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(root), "--kind", "convolution",
+                 "--out", str(tmp_path / "ev")]) == 0
+    assert "2 problems;" in capsys.readouterr().out
+    report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
+    assert report["kind"] == "convolution"
+    assert all(p["problem"].startswith("convolution_") for p in report["rankers"]["heuristic"]["problems"])
+    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(root), "--kind", "attention"]) == 2
+    assert "no attention problem" in capsys.readouterr().err
+
+
 def test_matvecs_get_their_own_gpu_model(tmp_path, monkeypatch):
     """Synthetic GPU records of matmuls and matvecs train two models; a matvec is ranked by the matvec one."""
     root = tmp_path / "datasets"

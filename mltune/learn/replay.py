@@ -112,16 +112,20 @@ def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summar
 
 
 def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
-             batch: int = LoopSettings.batch_size) -> dict[str, Summary]:
-    """Replay `dataset_dir/arch`, print the table, write `evaluation.json` and the PNG under `out_dir`."""
+             batch: int = LoopSettings.batch_size, kind: str | None = None) -> dict[str, Summary]:
+    """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the table, write
+    `evaluation.json` and the PNG under `out_dir`."""
     dataset = load_dataset(dataset_dir, arch)
-    problems = scoreable(dataset.problems)
+    problems = [p for p in dataset.problems if kind is None or p.problem.op_kind == kind]
+    if not problems:
+        raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
+    problems = scoreable(problems)
     scores = score_rankers(problems, seed, batch)
     summaries = {name: summarise(ranker_scores) for name, ranker_scores in scores.items()}
     print_summaries(summaries, len(problems))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        report = {"arch": arch, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
+        report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
                   "rankers": _jsonable(scores, summaries)}
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         plot_solved(scores, out_dir / "solved_within_5pct.png")
