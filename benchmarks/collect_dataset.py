@@ -96,6 +96,50 @@ PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(196, 576, 96), "MobileNetV2 pointwise expansion, 14x14"),
 ]
 
+T = dict(transpose_rhs=True)  # PyTorch-style Linear weights: N x K
+# A second CPU set (`--problem-set cpu2`), for a second CPU arch: 12 shapes of the first set, so the two archs can
+# be compared problem by problem, and 22 from models the first set does not cover.
+CPU_SECOND_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(128, 3072, 768), "BERT-base MLP up, seq 128"),
+    (S(128, 768, 768), "BERT-base attention output projection, seq 128"),
+    (S(32, 2304, 768), "BERT-base fused QKV projection, seq 32"),
+    (S(197, 1536, 384), "ViT-S/16 MLP up"),
+    (S(1, 3072, 768), "BERT/GPT-2 size decode step, MLP up"),
+    (S(128, 128, 64, batch=12), "BERT-base attention scores Q.K^T, seq 128"),
+    (S(197, 197, 64, batch=6), "ViT-S/16 attention scores, 197 tokens"),
+    (S(3136, 64, 576), "ResNet-50 stage 1 3x3 conv, 56x56, im2col"),
+    (S(196, 1024, 256), "ResNet-50 stage 3 1x1 expansion conv"),
+    (S(784, 256, 128), "MobileNetV2 pointwise conv, 28x28"),
+    (S(1, 2048, 2048, in_type="f16", transpose_rhs=True), "TinyLlama decode step, attention projection"),
+    (S(64, 3072, 768, in_type="bf16"), "BERT-base MLP up in bf16, seq 64"),
+    # Llama-3.2-1B (hidden 2048, MLP 8192, 32 query heads and 8 key/value heads of 64)
+    (S(16, 2048, 2048, **T), "Llama-3.2-1B query/output projection, prefill 16"),
+    (S(64, 2048, 2048, **T), "Llama-3.2-1B query/output projection, prefill 64"),
+    (S(64, 512, 2048, **T), "Llama-3.2-1B key/value projection, prefill 64"),
+    (S(16, 8192, 2048, **T), "Llama-3.2-1B MLP gate/up, prefill 16"),
+    (S(16, 2048, 8192, **T), "Llama-3.2-1B MLP down, prefill 16"),
+    (S(4, 8192, 2048, **T), "Llama-3.2-1B MLP gate/up, decode of 4 sequences"),
+    (S(32, 2048, 2048, in_type="bf16", transpose_rhs=True), "Llama-3.2-1B query projection in bf16, prefill 32"),
+    (S(128, 128, 64, batch=32), "Llama-3.2-1B attention scores, prefill 128"),
+    (S(128, 64, 128, batch=32), "Llama-3.2-1B attention context, prefill 128"),
+    # Whisper-tiny encoder (d_model 384, MLP 1536, 1500 frames) and Whisper-base decoder (d_model 512, MLP 2048)
+    (S(1500, 384, 384), "Whisper-tiny encoder attention projection"),
+    (S(1500, 1536, 384), "Whisper-tiny encoder MLP up"),
+    (S(1, 2048, 512, **T), "Whisper-base decoder step, MLP up"),
+    (S(1, 512, 2048, **T), "Whisper-base decoder step, MLP down"),
+    # ViT-B/16 (hidden 768, MLP 3072, 197 tokens, 12 heads of 64)
+    (S(197, 2304, 768), "ViT-B/16 fused QKV projection"),
+    (S(197, 768, 3072), "ViT-B/16 MLP down"),
+    (S(197, 197, 64, batch=12), "ViT-B/16 attention scores"),
+    # ResNet-18 and EfficientNet-B0 convolutions as im2col matmuls
+    (S(12544, 64, 147), "ResNet-18 7x7 stem conv, 112x112, im2col"),
+    (S(784, 128, 576), "ResNet-18 stage 2 strided 3x3 conv, 28x28, im2col"),
+    (S(196, 256, 1152), "ResNet-18 stage 3 strided 3x3 conv, 14x14, im2col"),
+    (S(49, 512, 2304), "ResNet-18 stage 4 strided 3x3 conv, 7x7, im2col"),
+    (S(784, 40, 240), "EfficientNet-B0 pointwise projection, 28x28"),
+    (S(3136, 144, 24), "EfficientNet-B0 pointwise expansion, 56x56"),
+]
+
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(4096, 4096, 4096, **H), "square f16 matmul"),
@@ -155,17 +199,23 @@ def measured(path: Path) -> int:
     return count
 
 
-def runs(target: str) -> list[tuple[str, ContractionShape]]:
+def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionShape]]:
     """The (run name, shape) pairs a target measures; a run's name is its record file's."""
     if target == "host":
-        return [(shape.name, shape) for shape, _ in PROBLEMS]
+        return [(shape.name, shape) for shape, _ in (CPU_SECOND_PROBLEMS if problem_set == "cpu2" else PROBLEMS)]
     return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS]
             + [("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS])
 
 
+def record_files(name: str, args: argparse.Namespace) -> list[Path]:
+    """A problem's record files: under `--arch`'s folder only when it is given (the same shape may have been
+    measured on another arch), else under every arch's."""
+    return sorted(args.dataset_dir.glob(f"{args.arch or '*'}/{name}.jsonl"))
+
+
 def finished(name: str, args: argparse.Namespace) -> bool:
     """Measured already: `--budget` candidates benchmarked, or a run that tried its whole (smaller) space."""
-    counts = [measured(f) for f in args.dataset_dir.glob(f"*/{name}.jsonl")]
+    counts = [measured(f) for f in record_files(name, args)]
     summary = args.work / name / "summary.json"
     return bool(counts) and (max(counts) >= args.budget or summary.exists())
 
@@ -182,6 +232,8 @@ def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: l
         command += ["--batch", str(args.batch)]
     if cores is not None and shutil.which("taskset"):
         command = ["taskset", "-c", ",".join(map(str, cores))] + command
+    if args.lock is not None:
+        command = ["flock", str(args.lock)] + command
     return command
 
 
@@ -203,8 +255,16 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=None,
                         help="passed on to `mltune tune --batch`: a shuffle learns nothing between batches, so a "
                              "batch of twice the cores keeps them busy and starts fewer runtime processes")
+    parser.add_argument("--arch", default=None,
+                        help="the arch the records land under (the LLVM CPU name, e.g. znver3): only its folder says "
+                             "whether a problem is measured already (default: any arch's)")
+    parser.add_argument("--problem-set", choices=["cpu", "cpu2"], default="cpu",
+                        help="CPU targets: the first set of shapes, or the second (12 of the first and 22 new ones)")
+    parser.add_argument("--lock", type=Path, default=None, metavar="FILE",
+                        help="hold this flock(1) lock while measuring each problem, so that other measurements "
+                             "on the machine wait for it (and it for them)")
     args = parser.parse_args()
-    problems = runs(args.target)
+    problems = runs(args.target, args.problem_set)
     todo: queue.Queue[tuple[str, ContractionShape]] = queue.Queue()
     for name, shape in problems:
         if args.only is None or name in args.only:
@@ -224,7 +284,7 @@ def main() -> int:
             run_dir = args.work / name
             if finished(name, args):
                 continue
-            for stale in args.dataset_dir.glob(f"*/{name}.jsonl"):
+            for stale in record_files(name, args):
                 stale.unlink()  # an interrupted problem is measured again from the start
             shutil.rmtree(run_dir, ignore_errors=True)
             run_dir.mkdir(parents=True)
