@@ -10,7 +10,6 @@ import argparse
 import os
 import re
 import sys
-import time
 from pathlib import Path
 from statistics import median
 from typing import Sequence
@@ -23,6 +22,10 @@ from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
 from mltune.tune import TuneReport, TuneRequest
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run that can be continued: the message says how."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,7 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     tune = commands.add_parser("tune", help="tune the dispatches of a model or of one dispatch benchmark")
-    tune.add_argument("input", type=Path, help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
+    tune.add_argument("input", type=Path, nargs="?", help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
+    tune.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
+                      help="continue an interrupted run with the arguments it was started with: candidates it "
+                           "measured are not measured again (the same --run-dir again does the same)")
     tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
     tune.add_argument("--budget", type=_positive_int, default=50, help="candidates to benchmark per dispatch")
     tune.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
@@ -236,11 +242,32 @@ def _print_model(report: TuneReport) -> None:
         print(f"\nCompile the tuned model with:\n  {report.command}")
 
 
+def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
+    """The arguments an interrupted run in `run_dir` was started with, to continue it there."""
+    from mltune.run_dir import read_state
+
+    state = read_state(run_dir) if run_dir.is_dir() else None
+    if state is None:
+        raise UserError(f"--resume: {run_dir} holds no mltune run (no state.json)")
+    if state.status == "finished":
+        raise UserError(f"--resume: the run in {run_dir} finished; its result is in {run_dir / 'summary.json'}")
+    args = build_parser().parse_args(list(state.argv))
+    args.run_dir, args.argv = run_dir, list(state.argv)
+    return args
+
+
 def _run_tune(args: argparse.Namespace) -> int:
+    from mltune import run_dir as runs
     from mltune.mlir import new_context
     from mltune.rankers import make_ranker
     from mltune.tune import tune
 
+    if args.resume is not None:
+        if args.input is not None:
+            raise UserError("--resume takes the run directory alone: the run's own arguments are reused")
+        args = _resumed_arguments(args.resume)
+    elif args.input is None:
+        raise UserError("tune: give an input file, or --resume RUN_DIR")
     make_ranker(args.ranker)  # an unknown name fails before any work
     target = parse_target(args.target)
     devices = parse_devices(args.devices, target)
@@ -255,8 +282,7 @@ def _run_tune(args: argparse.Namespace) -> int:
             except UserError as err:
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
+    run_dir = args.run_dir or runs.new_run_dir(Path("mltune-runs"), args.input.stem)
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
@@ -267,7 +293,17 @@ def _run_tune(args: argparse.Namespace) -> int:
 
         _print_compile_only(*compile_only(request, new_context()), run_dir)
         return 0
-    report = tune(request, new_context())
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = runs.start(run_dir, args.argv, args.input)
+    try:
+        report = tune(request, new_context())
+    except KeyboardInterrupt:
+        runs.mark(run_dir, state, "interrupted", "stopped by Ctrl-C or SIGTERM")
+        raise Interrupted(f"continue with: mltune tune --resume {run_dir}") from None
+    except BaseException as err:
+        runs.mark(run_dir, state, "failed", str(err)[:300])
+        raise
+    runs.mark(run_dir, state, "finished")
     _print_report(report)
     if report.model is not None and report.model.refused:
         print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
@@ -321,15 +357,17 @@ COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)
         if args.command in COMMANDS:
             return COMMANDS[args.command](args)
         raise UserError(f"unknown command {args.command}")
     except UserError as err:
         print(f"mltune: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         kill_running_tools()
-        print("mltune: interrupted; every record measured so far is kept", file=sys.stderr)
+        hint = f" ({err})" if isinstance(err, Interrupted) else ""
+        print(f"mltune: interrupted; every record measured so far is kept{hint}", file=sys.stderr)
         return 130
 
 

@@ -46,6 +46,7 @@ class Record:
     level: str  # model | dispatch: where the candidate was timed
     detail: str = ""
     target: dict[str, Any] | None = None  # the target's facts (`mltune.targets.stored`); None in imported records
+    busy_cores: list[float] = field(default_factory=list)  # per round: cores other processes kept busy
     compiler: str = compiler_version.VERSION
     timestamp: float = field(default_factory=time.time)
     schema: int = SCHEMA_VERSION
@@ -90,7 +91,11 @@ class RecordWriter:
             self._handle.write("\n")  # end a line torn by a kill, so the next record stands alone
 
     def append(self, record: Record) -> None:
-        self._handle.write(record.to_json() + "\n")
+        self.append_json(asdict(record))
+
+    def append_json(self, record: dict[str, Any]) -> None:
+        """One record as a JSON line, flushed to disk before returning."""
+        self._handle.write(json.dumps(record, sort_keys=True) + "\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field, replace
+from functools import partial
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import median
 
 from iree.compiler import ir
+from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
-from mltune.dataset import Record, RecordWriter, device_id
+from mltune.dataset import Record, RecordWriter, device_id, read_records
 from mltune.errors import UserError
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
@@ -20,7 +22,7 @@ from mltune.model.finish import ModelOutcome, finish_model
 from mltune.model.flags import FlagChoice, choose_flags, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
-from mltune.model.verify import VERIFY_ROUNDS, Config
+from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
@@ -29,7 +31,9 @@ from mltune.search.build import Builder
 from mltune.search.candidate import Configurator
 from mltune.search.configure import make_configurator
 from mltune.search.devices import RunnerPool, make_runner
+from mltune.run_dir import RESULTS_FILE
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
+from mltune.search.resume import earlier_trials, reconcile
 from mltune.search.run import Runner
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
@@ -155,6 +159,21 @@ def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: Tun
     return profile_model(named, counts, request.devices[0], request.run_dir / "profile", request.jobs)
 
 
+def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch],
+                    request: TuneRequest) -> list[DispatchProfile]:
+    """The model's profile, measured once per run directory: a resumed run splits its budget as the run it
+    continues did."""
+    path = request.run_dir / "profile.json"
+    if path.is_file():
+        try:
+            return [DispatchProfile(**row) for row in json.loads(path.read_text())]
+        except (ValueError, TypeError):
+            pass  # unreadable: measure it again
+    profiles = _profile(tuning_input, dispatches, request)
+    path.write_text(json.dumps([asdict(p) for p in profiles]))
+    return profiles
+
+
 def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
     """Flag variants are measured on a whole model, for CPU targets only (`--iree-opt-data-tiling` is a CPU flag)."""
     return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
@@ -168,7 +187,7 @@ def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Buil
     if not _searches_flags(request, tuning_input):
         return None, tuning_input, builder
     settings = request.settings
-    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup, settings.min_rounds_won,
+    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup,
                           starter.applied if starter else None)
     if not choice.flags:
         return choice, tuning_input, builder
@@ -245,7 +264,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     elif not tunable:
         raise nothing_tunable(request, dispatches)
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
-    profiles = _profile(tuning_input, dispatches, request)
+    profiles = _cached_profile(tuning_input, dispatches, request)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
                     + (starter_build.seconds if starter else 0.0))
@@ -253,13 +272,16 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
     priors = known_fast_by_problem(request.dataset_dir / facts.arch, exclude_run=run_id)  # earlier runs' fast configs
-    writers = [RecordWriter(request.dataset_dir / facts.arch / f"{run_id}.jsonl"), RecordWriter(request.run_dir / "results.jsonl")]
+    record_files = [request.dataset_dir / facts.arch / f"{run_id}.jsonl", request.run_dir / RESULTS_FILE]
+    recorded = reconcile(record_files)  # an interrupted run's trials, in both files
+    writers = [RecordWriter(path) for path in record_files]
 
     def write(record: Record) -> None:
         for writer in writers:
             writer.append(record)
 
-    record_fields = {"arch": facts.arch, "device": device_id(",".join(request.devices), facts.cores),
+    device = device_id(",".join(request.devices), facts.cores)
+    record_fields = {"arch": facts.arch, "device": device,
                      "target": facts_to_record(facts), "run_id": run_id, "level": level}
     applier = make_applier(request.target.kind, tuning_input.source, context)
     loop = TuningLoop(builder, runner, baseline.vmfb, facts, applier, request.settings, context, write, record_fields)
@@ -271,7 +293,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             assert isinstance(problem, Problem)
             loop.settings = replace(request.settings, budget=allocation.budget)
             ranker = SeededRanker(inner_ranker, priors.get(problem.key, []))
-            results.append(loop.tune(dispatch.name, problem, configurator, ranker))
+            earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
+                              compiler=compiler_version.VERSION, device=device,
+                              vmfb_of=partial(builder.candidate_vmfb, dispatch.name))
+            results.append(loop.tune(dispatch.name, problem, configurator, ranker, earlier))
     finally:
         for writer in writers:
             writer.close()
@@ -280,7 +305,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
     model = None
     if level == "model":
-        plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS))
+        plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
+                       max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
         numerics_device = request.devices[0] if request.target.kind == "cpu" else None  # GPU: not checked
         model = finish_model(configs, starter, baseline, default_build, builder, runner, applier, plan, context,
                              request.run_dir, numerics_device)

@@ -167,7 +167,9 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     leftovers = [p for p in _processes_mentioning(str(run_dir)) if p != proc.pid]
     assert not leftovers, "no compile or timing process outlives the interrupted run"
     # not a terminal: no progress bar, only the one message
-    assert stderr.strip().splitlines() == ["mltune: interrupted; every record measured so far is kept"], stderr
+    assert stderr.strip().splitlines() == [
+        f"mltune: interrupted; every record measured so far is kept (continue with: mltune tune --resume {run_dir})"], stderr
+    assert json.loads((run_dir / "state.json").read_text())["status"] == "interrupted"
 
 
 def test_two_dispatches_share_the_budget(tmp_path):
@@ -249,3 +251,40 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
         assert any(p["op"] == "linalg.mmt4d" and p["problem"] is None for p in summary["profile"])
     else:  # the batch matmul was not tuned (--top 1): the starter's config is on it
         assert applied_configs(config_dir)["linalg.batch_matmul"] == [tile_lists(dumps["batch_matmul"].problem, THEIRS_BMM)]
+
+
+def test_a_killed_run_resumes_without_measuring_anything_twice(tiny, tmp_path):
+    """kill -9 after a few records, then `--resume`: every candidate is recorded once, the budget is met, and
+    the run directory says the run finished."""
+    source = tmp_path / "tiny.mlir"
+    shutil.copy(tiny.source, source)
+    run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
+    budget = 12
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget), "--ranker", "shuffle",
+         "--batch", "4", "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir")],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            results = run_dir / "results.jsonl"
+            if results.exists() and results.read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    before = read_jsonl(run_dir / "results.jsonl")
+    assert 3 <= len(before) < budget
+    assert json.loads((run_dir / "state.json").read_text())["status"] == "running"  # as a kill leaves it
+
+    resumed = mltune(["tune", "--resume", str(run_dir)], cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    after = read_jsonl(run_dir / "results.jsonl")
+    dataset = read_jsonl(next(dataset_dir.glob("*/*.jsonl")))
+    for records in (after, dataset):
+        knobs = [json.dumps(r["knobs"], sort_keys=True) for r in records]
+        assert len(knobs) == len(set(knobs)), "a candidate was measured twice"
+    assert [r["knobs"] for r in after[:len(before)]] == [r["knobs"] for r in before]  # kept, not re-measured
+    assert sum(r["status"] == "ok" for r in after) == budget
+    assert json.loads((run_dir / "state.json").read_text())["status"] == "finished"

@@ -80,13 +80,13 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
             builds.append(("starter spec", starter_build.vmfb))
     builds.append((RECOMMENDED, final.vmfb))
     timing = end_to_end(default_build.vmfb, builds, runner, plan)
-    speedup = timing.speedup(RECOMMENDED)
+    estimate = timing.estimate(RECOMMENDED)
     # Only mltune's own part is withdrawn: a starter spec with nothing added is the user's choice, kept as given.
     adds_something = bool(check.kept) or flags_baseline.vmfb != default_build.vmfb
-    if adds_something and (speedup is None or speedup < 1.0):  # every step won alone, the whole did not
-        shown = f"{speedup:.3f}x" if speedup else "no time"
+    if adds_something and not estimate.faster(1.0):  # every step won alone; the whole is not surely faster
         return ModelOutcome(None, check, numerics, timing,
-                            withdrawn=f"the recommended build ran at {shown} IREE's default speed in the final measurement")
+                            withdrawn=f"in the final end-to-end measurement the recommended build's speedup over "
+                                      f"IREE's default was {estimate.describe()}: not surely above 1")
     return ModelOutcome(result, check, numerics, timing)
 
 

@@ -41,7 +41,7 @@ def with_flags(builder: Builder, flags: Sequence[str], work_dir: Path) -> Builde
 
 
 def choose_flags(builder: Builder, runner: Runner | RunnerPool, baseline_vmfb: Path, plan: TimingPlan,
-                 min_speedup: float, min_rounds_won: float, starter: Applied | None = None) -> FlagChoice:
+                 min_speedup: float, starter: Applied | None = None) -> FlagChoice:
     """Compile the model with each variant, time them all against the baseline build, keep the fastest winner.
 
     `starter` (the user's starter spec) is applied to every variant, as it will be in the end, and
@@ -54,7 +54,7 @@ def choose_flags(builder: Builder, runner: Runner | RunnerPool, baseline_vmfb: P
     failed = {names[b.index]: b.detail for b in builds if b.status != "ok"}
     ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     measured = {names[m.index]: m for m in runner.measure(baseline_vmfb, ok, plan)}
-    winners = [n for n, m in measured.items() if m.wins(min_speedup, min_rounds_won)]
+    winners = [n for n, m in measured.items() if m.wins(min_speedup)]
     if not winners:
         return FlagChoice((), "default", measured, failed)
     best = min(winners, key=lambda n: measured[n].ratio)

@@ -19,9 +19,11 @@ from mltune.search.apply import Applied
 from mltune.search.build import BuildResult, Builder
 from mltune.search.devices import RunnerPool
 from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.search.verdict import SpeedupEstimate
 
 
-VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest
+VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest ...
+VERIFY_MAX_ROUNDS = 45  # ... and on until the interval of the speedup lies on one side of 1
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,12 @@ class EndToEnd:
             return None
         ratio = self.measurements[self.labels.index(label)].ratio
         return 1.0 / ratio if ratio not in (0.0, float("inf")) else None
+
+    def estimate(self, label: str) -> SpeedupEstimate:
+        """The speedup of `label` over IREE's default with its confidence interval (none when not measured)."""
+        if label not in self.labels:
+            return SpeedupEstimate.from_ratios([])
+        return self.measurements[self.labels.index(label)].estimate
 
 
 def end_to_end(default_vmfb: Path, builds: Sequence[tuple[str, Path]], runner: Runner | RunnerPool,

@@ -7,6 +7,7 @@ from different devices can be compared.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Sequence
 
 from mltune.errors import UserError
 from mltune.inputs import Invocation
-from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.search.run import Measurement, OnResult, Runner, TimingPlan
 from mltune.targets import GpuTarget, Target
 
 
@@ -49,11 +50,20 @@ class RunnerPool:
     runners: list[Runner]
     seconds_in_children: float = field(default=0.0)
 
-    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> list[Measurement]:
+    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
+                on_result: OnResult | None = None) -> list[Measurement]:
+        """As `Runner.measure`; `on_result` is called from one device's thread at a time."""
         shares = [list(items[i::len(self.runners)]) for i in range(len(self.runners))]
+        lock = threading.Lock()
+
+        def report(measurement: Measurement) -> None:
+            with lock:
+                if on_result is not None:
+                    on_result(measurement)
+
         started = time.perf_counter()
         with ThreadPoolExecutor(len(self.runners)) as pool:
-            parts = list(pool.map(lambda pair: pair[0].measure(baseline, pair[1], plan) if pair[1] else [],
+            parts = list(pool.map(lambda pair: pair[0].measure(baseline, pair[1], plan, report) if pair[1] else [],
                                   zip(self.runners, shares)))
         self.seconds_in_children += time.perf_counter() - started
         by_index = {m.index: m for part in parts for m in part}

@@ -1,15 +1,17 @@
 """The budgeted tuning loop for one dispatch: ask, compile in parallel, benchmark, tell, repeat.
 
 Compiling and benchmarking alternate in phases (never both at once: a compile beside a
-benchmark slows it by 50-75 %). The budget counts benchmarked candidates. At the end the
-best few are measured again, longer, against the baseline, and a winner is kept only if
-it beats the baseline by more than the noise margin.
+benchmark slows it by 50-75 %). The budget counts benchmarked candidates, those of an earlier,
+interrupted run of the same problem included (they are told to the ranker, never measured
+again). Each result is recorded as soon as it is measured. At the end the best few are
+measured again, sequentially, against the baseline, and a winner is kept only if its median
+speedup reaches `min_speedup` and the confidence interval of its speedup lies above 1.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -21,7 +23,7 @@ from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.apply import Applied, Applier
 from mltune.search.build import BuildResult, Builder
-from mltune.search.candidate import Configurator
+from mltune.search.candidate import CandidateSet, Configurator
 from mltune.search.run import Measurement, Runner, TimingPlan
 from mltune.targets import TargetFacts
 
@@ -33,10 +35,9 @@ class LoopSettings:
     batch_size: int = 8
     max_tries_per_benchmark: int = 4  # stop when compile failures outnumber benchmarks this much
     finalists: int = 4
-    min_speedup: float = 1.03  # a winner's median ratio must beat the baseline by this factor ...
-    min_rounds_won: float = 0.75  # ... and it must win this fraction of the re-measured rounds
+    min_speedup: float = 1.03  # a winner's median speedup must reach this, its whole interval must be above 1
     screening: TimingPlan = TimingPlan()
-    final: TimingPlan = TimingPlan(rounds=9, round_seconds=0.25)
+    final: TimingPlan = TimingPlan(rounds=9, round_seconds=0.25, max_rounds=30)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ class TuningLoop:
             problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
             time_us=list(measurement.time_us) if measurement else [],
             baseline_us=list(measurement.baseline_us) if measurement else [],
-            ranker=ranker, position=trial.position, detail=detail, **self.record_fields,
+            ranker=ranker, position=trial.position, detail=detail,
+            busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **self.record_fields,
         )
 
     def _compile(self, name: str, problem: Problem, configurator: Configurator, indices: Sequence[int],
@@ -105,12 +107,19 @@ class TuningLoop:
         self.compile_seconds += time.perf_counter() - start
         return [(i, info, build) for (i, info), build in zip(infos, builds)]
 
-    def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker) -> DispatchResult:
+    def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
+             earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None) -> DispatchResult:
+        """Tune one problem; `earlier_of(candidates)` gives the trials an interrupted run of it already recorded."""
         candidates = configurator.candidates()
-        result = DispatchResult(name, problem, len(candidates))
+        earlier = list(earlier_of(candidates)) if earlier_of is not None else []
+        result = DispatchResult(name, problem, len(candidates), trials=list(earlier))
         ranker.start(RankingInput(problem, self.facts, candidates))
+        for trial in earlier:
+            ranker.tell(trial.index, trial.measurement.ratio if trial.measurement is not None else float("inf"))
+        tried = {t.index for t in earlier}
         started = time.monotonic()
-        progress = tqdm(total=self.settings.budget, desc=name, unit="bench", dynamic_ncols=True, disable=None)
+        progress = tqdm(total=self.settings.budget, initial=min(result.benchmarked, self.settings.budget), desc=name,
+                        unit="bench", dynamic_ncols=True, disable=None)
         try:
             while result.benchmarked < self.settings.budget:
                 if self.settings.time_budget_s is not None and time.monotonic() - started > self.settings.time_budget_s:
@@ -119,41 +128,71 @@ class TuningLoop:
                 if len(result.trials) >= self.settings.max_tries_per_benchmark * self.settings.budget:
                     result.stop_reason = "too many candidates failed to compile"
                     break
-                want = min(self.settings.batch_size, self.settings.budget - result.benchmarked)
-                indices = ranker.ask(want)
+                indices = _ask_untried(ranker, min(self.settings.batch_size, self.settings.budget - result.benchmarked),
+                                       tried)
                 if not indices:
                     result.stop_reason = "every candidate in the space was tried"
                     break
-                compiled = self._compile(name, problem, configurator, indices, candidates.knobs)
-                ok = [(i, build.vmfb) for i, _, build in compiled if build.status == "ok"]
-                measured = {m.index: m for m in self.runner.measure(self.baseline_vmfb, ok, self.settings.screening)}
-                for i, info, build in compiled:
-                    trial = Trial(i, len(result.trials), candidates.knobs(i), build, measured.get(i), info)
-                    result.trials.append(trial)
-                    self.on_record(self._record(problem, configurator.pipeline_of(trial.knobs), trial, ranker.name))
-                    # a compile failure is told as inf too: adaptive rankers learn where candidates fail
-                    ranker.tell(i, trial.measurement.ratio if trial.measurement is not None else float("inf"))
-                    if trial.measurement is not None:
-                        progress.update(1)
+                tried.update(indices)
+                self._run_batch(name, problem, configurator, ranker, candidates, indices, result, progress)
                 best = min((t.measurement.ratio for t in result.trials if t.measurement), default=float("inf"))
                 progress.set_postfix_str(f"best {1 / best:.2f}x" if best < float("inf") else "")
             else:
                 result.stop_reason = "budget spent"
         finally:
             progress.close()
-        self._finish(result)
+        self._finish(name, problem, configurator, result)
         return result
 
-    def _finish(self, result: DispatchResult) -> None:
-        """Re-measure the best few together with the baseline; keep a winner only beyond the noise."""
+    def _run_batch(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
+                   candidates: CandidateSet, indices: Sequence[int], result: DispatchResult, progress: tqdm) -> None:
+        """Compile a batch, then measure what compiled; every trial is recorded and told the moment it is known."""
+
+        def conclude(i: int, info: str, build: BuildResult, measurement: Measurement | None) -> None:
+            trial = Trial(i, len(result.trials), candidates.knobs(i), build, measurement, info)
+            result.trials.append(trial)
+            self.on_record(self._record(problem, configurator.pipeline_of(trial.knobs), trial, ranker.name))
+            # a compile failure is told as inf too: adaptive rankers learn where candidates fail
+            ranker.tell(i, measurement.ratio if measurement is not None else float("inf"))
+            if measurement is not None:
+                progress.update(1)
+
+        compiled = self._compile(name, problem, configurator, indices, candidates.knobs)
+        for i, info, build in compiled:
+            if build.status != "ok":
+                conclude(i, info, build, None)
+        built = {i: (info, build) for i, info, build in compiled if build.status == "ok"}
+        self.runner.measure(self.baseline_vmfb, [(i, build.vmfb) for i, (_, build) in built.items()],
+                            self.settings.screening, lambda m: conclude(m.index, *built[m.index], m))
+
+    def _finish(self, name: str, problem: Problem, configurator: Configurator, result: DispatchResult) -> None:
+        """Re-measure the best few together with the baseline, sequentially; keep a winner only beyond the noise.
+        A finalist measured by an interrupted run is compiled again (its module may be gone)."""
         measured = sorted((t for t in result.trials if t.measurement and t.measurement.status == "ok"),
                           key=lambda t: t.measurement.ratio)
         finalists = [t for t in measured[: self.settings.finalists] if t.measurement.ratio < 1.0]
+        stale = [t for t in finalists if t.build.vmfb is None or not t.build.vmfb.exists()]
+        if stale:
+            rebuilt = {i: build for i, _, build in self._compile(name, problem, configurator, [t.index for t in stale],
+                                                                  lambda i: next(t.knobs for t in stale if t.index == i))}
+            finalists = [replace(t, build=rebuilt[t.index]) if t.index in rebuilt else t for t in finalists]
+            finalists = [t for t in finalists if t.build.status == "ok"]
         if not finalists:
             return
         remeasured = self.runner.measure(self.baseline_vmfb, [(t.index, t.build.vmfb) for t in finalists],
                                          self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
-        if measurement.wins(self.settings.min_speedup, self.settings.min_rounds_won):
+        if measurement.wins(self.settings.min_speedup):
             result.winner = (trial, measurement)
+
+
+def _ask_untried(ranker: Ranker, want: int, tried: set[int]) -> list[int]:
+    """Up to `want` indices the ranker proposes that were not tried yet (a resumed run tried some already)."""
+    picked: list[int] = []
+    while len(picked) < want:
+        batch = ranker.ask(want - len(picked))
+        if not batch:
+            break
+        picked.extend(i for i in batch if i not in tried and i not in picked)
+    return picked

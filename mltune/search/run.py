@@ -18,46 +18,60 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mltune.inputs import Invocation
+from mltune.search.verdict import SpeedupEstimate
 
 STARTUP_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """One candidate's timing: per-round times (25th percentile of the round's calls) of the
-    candidate and of the interleaved baseline."""
+    """One candidate's timing: per-round times of the candidate and of the baseline interleaved with it
+    (`timing_worker` says what a round's time is)."""
 
     index: int
     status: str  # ok | run_error | timeout
     time_us: tuple[float, ...] = ()
     baseline_us: tuple[float, ...] = ()
     detail: str = ""
+    busy_cores: tuple[float, ...] = ()  # per round, cores that other processes kept busy meanwhile
+
+    @property
+    def load(self) -> float:
+        """Median over rounds of the cores other processes kept busy while this was measured (nan: unknown)."""
+        known = [b for b in self.busy_cores if b == b]
+        return median(known) if known else float("nan")
+
+    @property
+    def round_ratios(self) -> list[float]:
+        """Candidate time / baseline time of each round (< 1 is faster)."""
+        return [c / b for c, b in zip(self.time_us, self.baseline_us)] if self.status == "ok" else []
 
     @property
     def ratio(self) -> float:
         """Median over rounds of candidate time / baseline time in the same round (< 1 is faster)."""
-        if self.status != "ok" or not self.time_us:
-            return float("inf")
-        return median(c / b for c, b in zip(self.time_us, self.baseline_us))
+        ratios = self.round_ratios
+        return median(ratios) if ratios else float("inf")
 
     @property
-    def rounds_won(self) -> float:
-        """Fraction of rounds in which the candidate beat the baseline."""
-        if self.status != "ok" or not self.time_us:
-            return 0.0
-        return sum(c < b for c, b in zip(self.time_us, self.baseline_us)) / len(self.time_us)
+    def estimate(self) -> SpeedupEstimate:
+        """The speedup over the baseline with its confidence interval over rounds."""
+        return SpeedupEstimate.from_ratios(self.round_ratios)
 
-    def wins(self, min_speedup: float, min_rounds_won: float) -> bool:
-        """Faster than the baseline beyond the noise: by `min_speedup` in the median and in most rounds."""
-        return self.status == "ok" and self.ratio * min_speedup <= 1.0 and self.rounds_won >= min_rounds_won
+    def wins(self, min_speedup: float) -> bool:
+        """Faster than the baseline beyond the noise: by `min_speedup` at the median, and the whole
+        confidence interval of the speedup above 1."""
+        return self.status == "ok" and self.estimate.faster(min_speedup)
 
 
 @dataclass(frozen=True)
 class TimingPlan:
-    """How hard to measure: rounds per candidate and the length of one round."""
+    """How hard to measure: rounds per candidate and the length of one round.
+
+    With `max_rounds` above `rounds`, measuring is sequential: after `rounds` rounds, more are added
+    until the confidence interval of the speedup lies on one side of 1, or `max_rounds` is reached."""
 
     rounds: int = 3
     round_seconds: float = 0.12
@@ -65,6 +79,31 @@ class TimingPlan:
     max_calls: int = 400
     slow_factor: float = 2.0  # stop after the first round when a candidate is this much slower
     timeout_factor: float = 10.0
+    max_rounds: int = 0
+
+    @property
+    def most_rounds(self) -> int:
+        return max(self.rounds, self.max_rounds)
+
+
+OnResult = Callable[[Measurement], None]
+
+
+class _Collected(list):
+    """The measurements of one worker run, each handed to `on_result` as it is added."""
+
+    def __init__(self, on_result: OnResult | None):
+        super().__init__()
+        self.on_result = on_result
+
+    def append(self, measurement: Measurement) -> None:
+        super().append(measurement)
+        if self.on_result is not None:
+            self.on_result(measurement)
+
+    def extend(self, measurements) -> None:
+        for measurement in measurements:
+            self.append(measurement)
 
 
 @dataclass
@@ -76,14 +115,19 @@ class Runner:
     work_dir: Path
     seconds_in_children: float = field(default=0.0)
 
-    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> list[Measurement]:
-        """Measure each (index, vmfb) against `baseline`; results come back in the order given."""
+    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
+                on_result: OnResult | None = None) -> list[Measurement]:
+        """Measure each (index, vmfb) against `baseline`; results come back in the order given, and each is
+        passed to `on_result` as soon as it is known (so that a kill loses at most the one being measured)."""
         results: dict[int, Measurement] = {}
         pending = list(items)
         while pending:
-            measured = self._run_worker(baseline, pending, plan)
+            measured = self._run_worker(baseline, pending, plan, on_result)
             if not measured:  # the worker gave nothing back: do not retry forever
                 measured = [Measurement(i, "run_error", detail="timing worker returned no result") for i, _ in pending]
+                for m in measured:
+                    if on_result is not None:
+                        on_result(m)
             results.update((m.index, m) for m in measured)
             pending = [(i, p) for i, p in pending if i not in results]
         return [results[i] for i, _ in items]
@@ -94,21 +138,22 @@ class Runner:
             "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs], "dispatch_level": self.invocation.dispatch_level,
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
-            "max_calls": plan.max_calls, "slow_factor": plan.slow_factor,
+            "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
         }
         fd, name = tempfile.mkstemp(prefix="timing_", suffix=".json", dir=self.work_dir)
         with os.fdopen(fd, "w") as handle:
             json.dump(request, handle)
         return Path(name)
 
-    def _run_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> list[Measurement]:
+    def _run_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
+                    on_result: OnResult | None) -> list[Measurement]:
         """Run one worker until it finishes, crashes or stalls; return what it measured."""
         request = self._request(baseline, items, plan)
-        per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.rounds * plan.round_seconds
+        per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.most_rounds * plan.round_seconds
+        done = _Collected(on_result)
         started = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        done: list[Measurement] = []
         running: int | None = None
         deadline = time.monotonic() + per_candidate
         selector = selectors.DefaultSelector()
@@ -130,7 +175,8 @@ class Runner:
                     running = message["start"]
                     deadline = time.monotonic() + per_candidate
                 else:
-                    done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"])))
+                    done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
+                                            busy_cores=tuple(message.get("busy_cores", ()))))
                     running = None
             proc.wait()
             stderr = proc.stderr.read()
@@ -147,4 +193,4 @@ class Runner:
             proc.stderr.close()
             request.unlink(missing_ok=True)
             self.seconds_in_children += time.perf_counter() - started
-        return done
+        return list(done)

@@ -1,14 +1,22 @@
 """Child process that times compiled candidates against the baseline with IREE's runtime.
 
-Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call
-by call, alternating with the baseline (B C C B B C ...), in rounds; a round's time is the
-25th percentile of its calls: interference from other processes only ever adds time, so on
-a shared machine a low quantile is steadier than the median. Separate
-`iree-benchmark-module` processes see different machine states; calls interleaved in one
-process see the same one (`benchmarks/timing_noise.py` measures both).
+Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call by call,
+alternating with the baseline in A B B A order, in rounds. Adjacent calls see nearly the same
+machine, so a round's ratio is the median of the ratios of its adjacent (candidate, baseline) call
+pairs; a round reports the baseline's 25th-percentile call time and the candidate's time as that
+times the ratio, so that the two times say what the ratio says. `benchmarks/timing_protocol.py`
+measured why: under a background load, pair ratios stay within a few percent of the quiet
+machine's where ratios of separate per-side statistics move by up to a third.
 
-It prints one JSON line `{"start": i}` before candidate i and one result line after it, so
-the parent knows which candidate was running if this process crashes or hangs.
+After `rounds` rounds, rounds are added until the confidence interval of the speedup lies on one
+side of 1 or `max_rounds` is reached (`mltune.search.verdict`). Each round also reports how many
+cores other processes kept busy while it ran (from `/proc/stat`), so a verdict says how loaded the
+machine was; a round disturbed by a burst of load is measured again after a pause (a few times per
+candidate). A lasting load cannot be waited out: on this project's 2-core machine it moved the ratio of
+every estimator by about 10 % (`docs/measurement-protocol.md`).
+
+It prints one JSON line `{"start": i}` before candidate i and one result line after it, so the
+parent knows which candidate was running if this process crashes or hangs.
 """
 
 from __future__ import annotations
@@ -23,8 +31,11 @@ import iree.runtime as rt
 import numpy as np
 
 from mltune.input_files import InputFile
+from mltune.search.verdict import SpeedupEstimate
 
-ROUND_PERCENTILE = 25
+BASELINE_PERCENTILE = 25
+DISTURBED_CORES = 0.5  # other processes' load that makes a round worth measuring again
+RETRY_PAUSE_S = 0.2
 
 
 def _load(config: rt.Config, vmfb: str, function: str):
@@ -42,6 +53,55 @@ def _call_seconds(function, args) -> float:
     return time.perf_counter() - start
 
 
+class BusyCores:
+    """Cores kept busy by other processes between two readings: all CPU time the kernel counts as busy,
+    less this process's own (Linux; elsewhere it reads nothing)."""
+
+    def __init__(self):
+        self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self._last = self._read()
+
+    def _read(self) -> tuple[float, float, float] | None:
+        try:
+            with open("/proc/stat") as handle:
+                fields = [int(x) for x in handle.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        busy = sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)  # less idle and iowait
+        own = os.times()
+        return time.monotonic(), busy / self.tick, own.user + own.system
+
+    def since_last(self) -> float:
+        now = self._read()
+        last, self._last = self._last, now
+        if now is None or last is None or now[0] <= last[0]:
+            return float("nan")
+        return max(0.0, ((now[1] - last[1]) - (now[2] - last[2])) / (now[0] - last[0]))
+
+
+def _thread_cpu_ns() -> dict[str, int]:
+    """CPU time each thread of this process has run, from the scheduler's own accounting."""
+    times = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as handle:
+                times[tid] = int(handle.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return times
+
+
+def _call_with_cpu(function, args) -> list[float]:
+    """One call's wall time, and the most and the total CPU time any of this process's threads ran in it
+    (microseconds). Only `benchmarks/timing_protocol.py --cpu` asks for it: a thread's CPU time leaves out the
+    time it waited for a core, but it also leaves out how well a config spreads over the cores."""
+    before = _thread_cpu_ns()
+    wall = _call_seconds(function, args)
+    after = _thread_cpu_ns()
+    deltas = [after[t] - before.get(t, 0) for t in after]
+    return [round(wall * 1e6, 2), round(max(deltas) / 1e3, 2), round(sum(deltas) / 1e3, 2)]
+
+
 def _emit(message: dict) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -54,6 +114,54 @@ def _workers_on_allowed_cpus() -> None:
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < (os.cpu_count() or len(allowed)):
         rt.flags.parse_flags(f"--task_topology_cpu_ids={','.join(map(str, allowed))}")
+
+
+def _round(baseline, candidate, args, calls: int) -> tuple[list[float], list[float]]:
+    """`calls` (baseline, candidate) call pairs in A B B A order, so neither always runs first."""
+    base, cand = [], []
+    for call in range(calls):
+        if call % 2 == 0:
+            base.append(_call_seconds(baseline, args))
+            cand.append(_call_seconds(candidate, args))
+        else:
+            cand.append(_call_seconds(candidate, args))
+            base.append(_call_seconds(baseline, args))
+    return cand, base
+
+
+def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
+    """Rounds of one candidate, until the verdict is decided, the cap, or a far slower first round. A round
+    during which other processes kept `DISTURBED_CORES` busy is measured again after a pause, a few times
+    per candidate: a passing burst of load is waited out, a lasting one is measured and reported."""
+    cand_us, base_us, busy, raw = [], [], [], []
+    load = BusyCores()
+    retries = request["rounds"] // 2 + 1
+    while True:
+        cand, base = _round(baseline, candidate, args, calls)
+        busy_cores = load.since_last()
+        if busy_cores >= DISTURBED_CORES and retries > 0:
+            retries -= 1
+            time.sleep(RETRY_PAUSE_S)
+            load.since_last()
+            continue
+        busy.append(busy_cores)
+        ratio = float(np.median(np.array(cand) / np.array(base)))
+        base_us.append(float(np.percentile(base, BASELINE_PERCENTILE)) * 1e6)
+        cand_us.append(base_us[-1] * ratio)
+        if request.get("cpu"):
+            pairs = [(_call_with_cpu(candidate, args), _call_with_cpu(baseline, args)) for _ in range(calls)]
+            raw.append([[c for c, _ in pairs], [b for _, b in pairs]])
+        elif request.get("raw"):
+            raw.append([[round(c * 1e6, 2) for c in cand], [round(b * 1e6, 2) for b in base]])
+        done = len(cand_us)
+        if ratio > request["slow_factor"] or done >= request.get("max_rounds", request["rounds"]):
+            break  # far slower than the baseline: more rounds would not change the verdict
+        if done >= request["rounds"] and (request.get("max_rounds", 0) <= request["rounds"] or SpeedupEstimate.from_ratios(
+                [c / b for c, b in zip(cand_us, base_us)]).decided()):
+            break
+    message = {"time_us": cand_us, "baseline_us": base_us, "calls_per_round": calls,
+               "busy_cores": [round(b, 3) for b in busy]}
+    return {**message, "raw": raw} if raw else message
 
 
 def main(request_path: str) -> None:
@@ -73,28 +181,12 @@ def main(request_path: str) -> None:
         _call_seconds(baseline, args)
     base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
     calls = int(np.clip(round(request["round_seconds"] / (2 * base_call)), request["min_calls"], request["max_calls"]))
-    slow_limit = request["slow_factor"]
     for index, vmfb in request["candidates"]:
         _emit({"start": index})
         context, candidate = _load(config, vmfb, request["function"])
         keep_alive.append(context)
         _call_seconds(candidate, args)
-        cand_rounds, base_rounds = [], []
-        for _ in range(request["rounds"]):
-            cand_calls, base_calls = [], []
-            for call in range(calls):
-                # alternate which one goes first, so that neither always runs right after the other
-                if call % 2 == 0:
-                    base_calls.append(_call_seconds(baseline, args))
-                    cand_calls.append(_call_seconds(candidate, args))
-                else:
-                    cand_calls.append(_call_seconds(candidate, args))
-                    base_calls.append(_call_seconds(baseline, args))
-            cand_rounds.append(float(np.percentile(cand_calls, ROUND_PERCENTILE)) * 1e6)
-            base_rounds.append(float(np.percentile(base_calls, ROUND_PERCENTILE)) * 1e6)
-            if cand_rounds[-1] > slow_limit * base_rounds[-1]:
-                break  # far slower than the baseline: more rounds would not change the verdict
-        _emit({"index": index, "time_us": cand_rounds, "baseline_us": base_rounds, "calls_per_round": calls})
+        _emit({"index": index, **_measure(baseline, candidate, args, calls, request)})
 
 
 if __name__ == "__main__":
