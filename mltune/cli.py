@@ -165,24 +165,26 @@ def _print_report(report: TuneReport) -> None:
         compiled = sum(1 for t in result.trials if t.build.status == "ok")
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
               f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
-        baseline = [b for t in result.trials if t.measurement for b in t.measurement.baseline_us]
-        if baseline:
-            print(f"  IREE default: {sorted(baseline)[len(baseline) // 2]:10.1f} us")
-        print(f"  {'rank':>4} {'time us':>10} {'speedup':>8}  config")
+        print(f"  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
+        print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
-            knobs = " ".join(f"{k}={v}" for k, v in trial.knobs.items())
-            time_us = sorted(measurement.time_us)[len(measurement.time_us) // 2] if measurement.time_us else float("nan")
-            print(f"  {rank:>4} {time_us:10.1f} {1 / measurement.ratio:7.2f}x  {knobs}")
+            print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
         if result.winner:
-            print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
+            print(f"  kept: {result.winner[1].estimate.describe()}{_load_note(result.winner[1])}")
+        elif result.finals:
+            best = result.finals[0][1]
+            print(f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
+                  f"{result.min_speedup:.2f}x or more{_load_note(best)}")
         else:
-            print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
+            print("  not kept: no candidate ran faster than IREE's default in screening")
     _print_model(report)
     if report.spec_path and report.output_kind == "source":
         print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
               f"iree-compile {report.spec_path} ...)")
     elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
+    if report.spec_path and report.model is not None and report.model.timing is not None:
+        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default")
     else:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
@@ -195,6 +197,21 @@ def _print_report(report: TuneReport) -> None:
     print(f"Records: {report.records_path}")
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")
+
+
+def _row(measurement) -> str:
+    """Default and tuned time from the same rounds, the speedup they give, and the interval of the speedup."""
+    if not measurement.time_us:
+        return f"{'-':>11} {'-':>10} {'-':>8}  {measurement.status} {measurement.detail}"[:80]
+    default, tuned = median(measurement.baseline_us), median(measurement.time_us)
+    estimate = measurement.estimate
+    interval = f"{estimate.low:.2f}-{estimate.high:.2f}x ({100 * estimate.confidence:.0f} %, {estimate.rounds} rounds)"
+    return f"{default:11.1f} {tuned:10.1f} {default / tuned:7.2f}x  {interval:<28}"
+
+
+def _load_note(measurement) -> str:
+    load = measurement.load
+    return f"; other processes kept {load:.1f} cores busy meanwhile" if load == load and load >= 0.25 else ""
 
 
 def _print_profile(report: TuneReport) -> None:
@@ -234,10 +251,9 @@ def _print_model(report: TuneReport) -> None:
         print("Numerics: not checked (the model's outputs are compared on CPU targets only)")
     if model.timing is not None:
         print("End to end, interleaved with IREE's default build (no spec, default flags):")
+        print(f"  {'build':<14} {'default us':>11} {'tuned us':>10} {'speedup':>8}  interval")
         for label, m in zip(model.timing.labels, model.timing.measurements):
-            speedup = model.timing.speedup(label)
-            print(f"  {label:<13} {median(m.time_us):10.1f} us vs {median(m.baseline_us):10.1f} us default: "
-                  f"{speedup:.2f}x" if speedup else f"  {label}: {m.status} {m.detail}")
+            print(f"  {label:<14} {_row(m)}{_load_note(m)}")
     if report.command:
         print(f"\nCompile the tuned model with:\n  {report.command}")
 
@@ -258,6 +274,7 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
 
 def _run_tune(args: argparse.Namespace) -> int:
     from mltune import run_dir as runs
+    from mltune.inputs import check_input_file
     from mltune.mlir import new_context
     from mltune.rankers import make_ranker
     from mltune.tune import tune
@@ -268,6 +285,7 @@ def _run_tune(args: argparse.Namespace) -> int:
         args = _resumed_arguments(args.resume)
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
+    check_input_file(args.input)
     make_ranker(args.ranker)  # an unknown name fails before any work
     target = parse_target(args.target)
     devices = parse_devices(args.devices, target)

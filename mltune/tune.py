@@ -34,7 +34,7 @@ from mltune.search.devices import RunnerPool, make_runner
 from mltune.run_dir import RESULTS_FILE
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.resume import earlier_trials, reconcile
-from mltune.search.run import Runner
+from mltune.search.run import Measurement, Runner
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
 
@@ -338,6 +338,16 @@ def _baseline_us(results: list[DispatchResult]) -> float:
     return median(samples) if samples else float("nan")
 
 
+def _estimate_summary(measurement: Measurement) -> dict:
+    """A measurement's speedup over its baseline, its interval and how loaded the machine was, as plain data."""
+    estimate = measurement.estimate
+    known = estimate.rounds > 0
+    return {"speedup": estimate.speedup if known else None, "low": estimate.low if known else None,
+            "high": estimate.high if known else None, "confidence": estimate.confidence, "rounds": estimate.rounds,
+            "interval": estimate.describe(), "busy_cores": measurement.load if measurement.load == measurement.load
+            else None}
+
+
 def _model_summary(report: TuneReport) -> dict:
     """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
     model = report.model
@@ -357,7 +367,7 @@ def _model_summary(report: TuneReport) -> dict:
         "numerics": None if model is None or model.numerics is None else
         {"ok": model.numerics.ok, "detail": model.numerics.detail},
         "end_to_end": None if model is None or model.timing is None else {
-            label: {"speedup": model.timing.speedup(label), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
+            label: {**_estimate_summary(m), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
             for label, m in zip(model.timing.labels, model.timing.measurements)},
         "refused": model.refused if model else "",
         "withdrawn": model.withdrawn if model else "",
@@ -380,8 +390,8 @@ def summary(report: TuneReport) -> dict:
                 "dispatch": r.name, "problem": r.problem.key, "candidates": r.candidates,
                 "compiled": sum(1 for t in r.trials if t.build.status == "ok"), "tried": len(r.trials),
                 "benchmarked": r.benchmarked, "stop_reason": r.stop_reason,
-                "finalists": [{"knobs": t.knobs, "speedup": 1 / m.ratio if m.ratio else None} for t, m in r.finals],
-                "winner": ({"knobs": r.winner[0].knobs, "speedup": 1 / r.winner[1].ratio} if r.winner else None),
+                "finalists": [{"knobs": t.knobs, **_estimate_summary(m)} for t, m in r.finals],
+                "winner": ({"knobs": r.winner[0].knobs, **_estimate_summary(r.winner[1])} if r.winner else None),
             }
             for r in report.results
         ],

@@ -63,6 +63,7 @@ class DispatchResult:
     finals: list[tuple[Trial, Measurement]] = field(default_factory=list)
     winner: tuple[Trial, Measurement] | None = None
     stop_reason: str = ""
+    min_speedup: float = 1.0  # what a finalist had to reach to be kept
 
     @property
     def benchmarked(self) -> int:
@@ -112,7 +113,8 @@ class TuningLoop:
         """Tune one problem; `earlier_of(candidates)` gives the trials an interrupted run of it already recorded."""
         candidates = configurator.candidates()
         earlier = list(earlier_of(candidates)) if earlier_of is not None else []
-        result = DispatchResult(name, problem, len(candidates), trials=list(earlier))
+        result = DispatchResult(name, problem, len(candidates), trials=list(earlier),
+                                min_speedup=self.settings.min_speedup)
         ranker.start(RankingInput(problem, self.facts, candidates))
         for trial in earlier:
             ranker.tell(trial.index, trial.measurement.ratio if trial.measurement is not None else float("inf"))
