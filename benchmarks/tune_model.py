@@ -123,7 +123,7 @@ def print_breakdown(summary: dict) -> None:
     flags = summary["flags"]
     if flags:
         for name, m in flags["measured"].items():
-            print(f"  flag variant {name}: {m['speedup']:.2f}x (rounds won {100 * m['rounds_won']:.0f} %)")
+            print(f"  flag variant {name}: {m['interval']}")
         print(f"  flags kept: {' '.join(flags['kept']) or 'none'}")
 
 

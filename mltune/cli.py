@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--flag-search", action="store_true",
                       help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
                            "model and tune under the winner")
+    tune.add_argument("--timing", choices=["auto", "call", "kernel"], default="auto",
+                      help="compare candidates per call, or per kernel (each dispatch repeated in a call, so the "
+                           "call's fixed cost does not hide the kernels; the count is calibrated); auto: kernel on "
+                           "GPUs, call on CPUs. What is emitted is also timed per call (default auto)")
     tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=_iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
                            "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
@@ -157,6 +161,8 @@ def _print_report(report: TuneReport) -> None:
         level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
                  "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
     print(f"\nTimes are {level}.")
+    if report.kernel_timing is not None:
+        print(f"Candidates and the end-to-end check were timed {report.kernel_timing.describe()}.")
     _print_profile(report)
     for dispatch in report.dispatches:
         if isinstance(dispatch.problem, Untunable):
@@ -165,7 +171,7 @@ def _print_report(report: TuneReport) -> None:
         compiled = sum(1 for t in result.trials if t.build.status == "ok")
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
               f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
-        print(f"  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
+        print("  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
             print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
@@ -184,7 +190,10 @@ def _print_report(report: TuneReport) -> None:
     elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
     if report.spec_path and report.model is not None and report.model.timing is not None:
-        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default")
+        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
+              f"{' (kernel level)' if report.kernel_timing else ''}")
+    if report.per_call is not None:
+        print(f"Per call, as it will run (no dispatch repeats): {_row(report.per_call).strip()}")
     else:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
@@ -237,8 +246,8 @@ def _print_model(report: TuneReport) -> None:
         for name, detail in report.flags.failed.items():
             print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
         for name, m in report.flags.measured.items():
-            print(f"\nFlag variant {name}: {1 / m.ratio:.2f}x vs IREE's default flags "
-                  f"(won {100 * m.rounds_won:.0f} % of rounds): {'kept' if report.flags.name == name else 'not kept'}")
+            print(f"\nFlag variant {name}: {m.estimate.describe()} vs IREE's default flags: "
+                  f"{'kept' if report.flags.name == name else 'not kept'}")
     model = report.model
     if model is None:
         return
@@ -305,7 +314,7 @@ def _run_tune(args: argparse.Namespace) -> int:
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
-                          args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags))
+                          args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing)
     if args.compile_only:
         from mltune.compile_only import compile_only
 

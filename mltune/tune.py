@@ -7,13 +7,12 @@ import time
 from functools import partial
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from statistics import median
 
 from iree.compiler import ir
 from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
-from mltune.dataset import Record, RecordWriter, device_id, read_records
+from mltune.dataset import Record, RecordWriter, device_id
 from mltune.errors import UserError
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
@@ -34,8 +33,10 @@ from mltune.search.devices import RunnerPool, make_runner
 from mltune.run_dir import RESULTS_FILE
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.resume import earlier_trials, reconcile
+from mltune.search.kernel_timing import KernelTiming, call_level, measured_builds
 from mltune.search.run import Measurement, Runner
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
+from mltune.summary import baseline_us, summary
 from mltune.targets.stored import facts_to_record
 
 
@@ -56,6 +57,7 @@ class TuneRequest:
     starter_spec: Path | None = None
     flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
     compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
+    timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.search.kernel_timing`
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class TuneReport:
     flags: FlagChoice | None = None
     model: ModelOutcome | None = None
     command: str = ""
+    kernel_timing: KernelTiming | None = None  # set when candidates were timed at kernel level
+    per_call: Measurement | None = None  # then the emitted result, timed call by call against IREE's default
 
     @property
     def overhead_fraction(self) -> float:
@@ -284,7 +288,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     record_fields = {"arch": facts.arch, "device": device,
                      "target": facts_to_record(facts), "run_id": run_id, "level": level}
     applier = make_applier(request.target.kind, tuning_input.source, context)
-    loop = TuningLoop(builder, runner, baseline.vmfb, facts, applier, request.settings, context, write, record_fields)
+    measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
+                               runner, baseline, request.run_dir)
+    loop = TuningLoop(measured.builder, runner, measured.baseline.vmfb, facts, applier, request.settings, context, write,
+                      record_fields)
     results: list[DispatchResult] = []
     try:
         for allocation in allocations:  # identical problems are one allocation: one spec matches them all
@@ -295,7 +302,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             ranker = SeededRanker(inner_ranker, priors.get(problem.key, []))
             earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
                               compiler=compiler_version.VERSION, device=device,
-                              vmfb_of=partial(builder.candidate_vmfb, dispatch.name))
+                              vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
             results.append(loop.tune(dispatch.name, problem, configurator, ranker, earlier))
     finally:
         for writer in writers:
@@ -303,14 +310,17 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     configs = [Config(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
     tool_seconds += loop.compile_seconds + runner.seconds_in_children - runner_seconds_before_loop
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
-    model = None
+    model, per_call = None, None
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
         numerics_device = request.devices[0] if request.target.kind == "cpu" else None  # GPU: not checked
-        model = finish_model(configs, starter, baseline, default_build, builder, runner, applier, plan, context,
-                             request.run_dir, numerics_device)
+        kernel = measured.timing is not None and measured.builder is not builder
+        model = finish_model(configs, starter, measured.baseline, measured.baseline if kernel else default_build,
+                             measured.builder, runner, applier, plan, context, request.run_dir, numerics_device)
         result = model.result
+        if kernel and result is not None:
+            per_call = call_level(result, builder, runner, default_build, plan)
     else:
         result = merge_configs(configs, starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started
@@ -325,75 +335,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                    compile_command(request.input_path, tuning_input.compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
-    report = TuneReport(level, baseline_us=_baseline_us(results), dispatches=dispatches, results=results,
+    report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
-                        profiles=profiles, allocations=allocations, flags=flags, model=model, command=command)
+                        profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
+                        kernel_timing=measured.timing if measured.builder is not builder else None, per_call=per_call)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
-
-
-def _baseline_us(results: list[DispatchResult]) -> float:
-    samples = [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]
-    return median(samples) if samples else float("nan")
-
-
-def _estimate_summary(measurement: Measurement) -> dict:
-    """A measurement's speedup over its baseline, its interval and how loaded the machine was, as plain data."""
-    estimate = measurement.estimate
-    known = estimate.rounds > 0
-    return {"speedup": estimate.speedup if known else None, "low": estimate.low if known else None,
-            "high": estimate.high if known else None, "confidence": estimate.confidence, "rounds": estimate.rounds,
-            "interval": estimate.describe(), "busy_cores": measurement.load if measurement.load == measurement.load
-            else None}
-
-
-def _model_summary(report: TuneReport) -> dict:
-    """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
-    model = report.model
-    return {
-        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
-                     "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
-        "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
-                         "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
-        "flags": None if report.flags is None else {
-            "kept": list(report.flags.flags),
-            "measured": {n: {"speedup": 1 / m.ratio if m.ratio else None, "rounds_won": m.rounds_won}
-                         for n, m in report.flags.measured.items()},
-            "failed": report.flags.failed},
-        "leave_one_out": None if model is None else {
-            "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
-            "ratio_without": model.check.ratios},
-        "numerics": None if model is None or model.numerics is None else
-        {"ok": model.numerics.ok, "detail": model.numerics.detail},
-        "end_to_end": None if model is None or model.timing is None else {
-            label: {**_estimate_summary(m), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
-            for label, m in zip(model.timing.labels, model.timing.measurements)},
-        "refused": model.refused if model else "",
-        "withdrawn": model.withdrawn if model else "",
-        "compile_command": report.command,
-    }
-
-
-def summary(report: TuneReport) -> dict:
-    """The run's outcome as plain data (written to `summary.json`)."""
-    return {
-        "level": report.input_level,
-        "baseline_us": report.baseline_us,
-        "spec": str(report.spec_path) if report.spec_path else None,
-        "wall_seconds": round(report.wall_seconds, 2),
-        "tuner_overhead_fraction": round(report.overhead_fraction, 4),
-        "untunable": [{"dispatch": d.name, "op": d.problem.op_name, "reason": d.problem.reason}
-                      for d in report.dispatches if isinstance(d.problem, Untunable)],
-        "dispatches": [
-            {
-                "dispatch": r.name, "problem": r.problem.key, "candidates": r.candidates,
-                "compiled": sum(1 for t in r.trials if t.build.status == "ok"), "tried": len(r.trials),
-                "benchmarked": r.benchmarked, "stop_reason": r.stop_reason,
-                "finalists": [{"knobs": t.knobs, **_estimate_summary(m)} for t, m in r.finals],
-                "winner": ({"knobs": r.winner[0].knobs, **_estimate_summary(r.winner[1])} if r.winner else None),
-            }
-            for r in report.results
-        ],
-        **(_model_summary(report) if report.input_level == "model" else {}),
-    }
