@@ -27,7 +27,6 @@ leaving the PTX to the driver's JIT when the timing worker loads each candidate 
 from __future__ import annotations
 
 import argparse
-import json
 import queue
 import shutil
 import subprocess
@@ -36,6 +35,7 @@ import threading
 import time
 from pathlib import Path
 
+from mltune.dataset import RECORD_SUFFIXES, read_records
 from mltune.one_op_model import ContractionShape, contraction_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,15 +184,7 @@ GPU_MATVEC_PROBLEMS: list[tuple[ContractionShape, str]] = [
 
 def measured(path: Path) -> int:
     """Candidates in a record file that were benchmarked (status ok)."""
-    if not path.exists():
-        return 0
-    count = 0
-    for line in path.read_text().splitlines():
-        try:
-            count += json.loads(line).get("status") == "ok"
-        except json.JSONDecodeError:
-            continue
-    return count
+    return sum(record.get("status") == "ok" for record in read_records(path)) if path.exists() else 0
 
 
 def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionShape]]:
@@ -206,7 +198,7 @@ def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionSh
 def record_files(name: str, args: argparse.Namespace) -> list[Path]:
     """A problem's record files: under `--arch`'s folder only when it is given (the same shape may have been
     measured on another arch), else under every arch's."""
-    return sorted(args.dataset_dir.glob(f"{args.arch or '*'}/{name}.jsonl"))
+    return sorted(f for suffix in RECORD_SUFFIXES for f in args.dataset_dir.glob(f"{args.arch or '*'}/{name}{suffix}"))
 
 
 def finished(name: str, args: argparse.Namespace) -> bool:

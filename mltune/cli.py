@@ -153,6 +153,9 @@ def _add_learning_commands(commands) -> None:
                           help="problem sizes (when the CSV has no knob_M/N/K) and element types")
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
     importer.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    compacter = actions.add_parser("compact", help="compress an arch's finished record files (*.jsonl -> *.jsonl.xz)")
+    compacter.add_argument("--arch", type=_arch, required=True, help="the arch whose records to compress")
+    compacter.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
 
 
 def _print_report(report: TuneReport) -> None:
@@ -378,7 +381,25 @@ def _run_import(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_import}
+def _run_compact(args: argparse.Namespace) -> int:
+    from mltune.dataset import compact
+
+    folder = args.dataset_dir / args.arch
+    if not folder.is_dir():
+        raise UserError(f"{folder} is not a directory")
+    try:
+        written = compact(folder)
+    except OSError as err:
+        raise UserError(f"cannot compact {folder}: {err}") from None
+    print(f"compressed {len(written)} record files under {folder}")
+    return 0
+
+
+def _run_dataset(args: argparse.Namespace) -> int:
+    return {"import": _run_import, "compact": _run_compact}[args.action](args)
+
+
+COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

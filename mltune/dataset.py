@@ -7,6 +7,7 @@ already measured; a torn last line (a kill mid-write) is skipped with a warning 
 from __future__ import annotations
 
 import json
+import lzma
 import os
 import platform
 import socket
@@ -23,6 +24,7 @@ from mltune.search.run import Measurement
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
 READABLE_SCHEMAS = (1, 2)
 STATUSES = ("ok", "compile_error", "run_error", "timeout")
+RECORD_SUFFIXES = (".jsonl", ".jsonl.xz")
 # Knobs added to a space after records were written, with the value older records implicitly had: GPU
 # contraction records from before VectorDistribute was a knob are TileAndFuse.
 LATER_KNOBS = {"vector_distribute": 0}
@@ -120,11 +122,37 @@ def knobs_over(knobs: dict[str, int], names: Iterable[str]) -> dict[str, int] | 
     return filled if set(filled) == names else None
 
 
+def record_files(folder: Path) -> list[Path]:
+    """The record files under `folder`: runs append to `*.jsonl`; finished datasets are kept as `*.jsonl.xz`."""
+    return sorted(f for suffix in RECORD_SUFFIXES for f in folder.rglob(f"*{suffix}"))
+
+
+def _open_records(file: Path):
+    return lzma.open(file, "rt", encoding="utf-8") if file.name.endswith(".xz") else open(file, encoding="utf-8")
+
+
+def compact(folder: Path) -> list[Path]:
+    """Compress each `*.jsonl` under `folder` to `*.jsonl.xz` (about 20x smaller), checked by reading it back
+    before the original is removed; returns the files written."""
+    written = []
+    for file in sorted(folder.rglob("*.jsonl")):
+        packed = file.with_name(file.name + ".xz")
+        text = file.read_text(encoding="utf-8")
+        with lzma.open(packed, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as handle:
+            handle.write(text)
+        with _open_records(packed) as handle:
+            if handle.read() != text:
+                raise OSError(f"{packed} does not read back as {file}")
+        file.unlink()
+        written.append(packed)
+    return written
+
+
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete record of one file or of every `*.jsonl` under a folder; torn lines are skipped."""
-    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    """Every complete record of one file or of every record file under a folder; torn lines are skipped."""
+    files = record_files(path) if path.is_dir() else [path]
     for file in files:
-        with open(file, encoding="utf-8") as handle:
+        with _open_records(file) as handle:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue

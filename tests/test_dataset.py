@@ -96,3 +96,17 @@ def test_append_after_a_torn_line_keeps_the_new_record(tmp_path):
     writer.append(make_record(2))
     writer.close()
     assert [r["position"] for r in read_records(path)] == [0, 2]
+
+
+def test_compacted_records_read_as_before(tmp_path):
+    """`mltune dataset compact` turns *.jsonl into *.jsonl.xz; every reader sees the same records."""
+    from mltune.cli import main
+    from mltune.dataset import read_records
+
+    folder = tmp_path / "datasets" / "znver4"
+    folder.mkdir(parents=True)
+    (folder / "run.jsonl").write_text("".join(make_record(i).to_json() + "\n" for i in range(5)))
+    before = list(read_records(folder))
+    assert main(["dataset", "compact", "--arch", "znver4", "--dataset-dir", str(tmp_path / "datasets")]) == 0
+    assert [p.name for p in folder.iterdir()] == ["run.jsonl.xz"]
+    assert list(read_records(folder)) == before
