@@ -8,7 +8,8 @@ and timed against IREE's default with `iree-benchmark-module`, interleaved over 
 load (median of the per-round ratios). Prints per example and condition: runs, specs emitted, mltune's
 model-level speedups, the quiet re-timed speedups, and whether each run's verdict (spec or no spec) agrees
 with the majority verdict of the quiet runs. With `--lock FILE` each run holds that flock(1) lock, so other
-measurements on the machine wait (the load is started inside it).
+measurements on the machine wait (the load is started inside it). Runs already finished in `--work` are
+read back, not run again, so an interrupted drill continues where it stopped.
 
     python benchmarks/noise_drill.py [--examples matmul_f32 ...] [--runs 5] [--budget 50] [--rounds 6]
 """
@@ -52,7 +53,10 @@ def start_load(work: Path) -> subprocess.Popen:
 
 
 def tune_once(example: str, condition: str, number: int, args: argparse.Namespace) -> Outcome:
+    """One run, or the outcome of the run of the same name that an earlier drill in `--work` finished."""
     run_dir = args.work / f"{example}-{condition}-{number}"
+    if (run_dir / "summary.json").exists():
+        return _outcome(example, condition, run_dir)
     command = [sys.executable, "-m", "mltune.cli", "tune", str(ROOT / "examples" / f"{example}.mlir"),
                "--ranker", "heuristic", "--budget", str(args.budget), "--run-dir", str(run_dir),
                "-o", str(run_dir / "spec.mlir"), "--dataset-dir", str(args.work / "datasets")]
@@ -67,6 +71,10 @@ def tune_once(example: str, condition: str, number: int, args: argparse.Namespac
     (run_dir / "drill.log").write_text(result.stdout + result.stderr)
     if result.returncode != 0:
         raise SystemExit(f"{example} {condition} run {number} failed: {result.stderr.strip()[-300:]}")
+    return _outcome(example, condition, run_dir)
+
+
+def _outcome(example: str, condition: str, run_dir: Path) -> Outcome:
     summary = json.loads((run_dir / "summary.json").read_text())
     recommended = (summary.get("end_to_end") or {}).get("recommended") or {}
     return Outcome(example, condition, run_dir, bool(summary["spec"]), recommended.get("speedup"),
@@ -141,9 +149,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / f"drill-{time.strftime('%Y%m%d-%H%M%S')}")
     args = parser.parse_args()
     outcomes = []
-    for example in args.examples:
-        for number in range(args.runs):
-            for condition in ("quiet", "loaded"):  # alternate, so a slow drift of the machine hits both alike
+    for number in range(args.runs):  # every example early; quiet and loaded alternate, so a drift hits both alike
+        for example in args.examples:
+            for condition in ("quiet", "loaded"):
                 with locked(args):
                     outcome = tune_once(example, condition, number, args)
                 outcomes.append(outcome)

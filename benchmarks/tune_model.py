@@ -18,6 +18,9 @@ tuned and what leave-one-out kept, and re-measures the recommendation with `iree
 A time is the fastest of 5 repetitions of one process, each repetition the mean wall time of
 synchronous calls of `main` (on a GPU: submission, kernels and the wait for them, call after call,
 after a 0.2 s warm-up); the script prints median and min over rounds and the median per-round ratio.
+When mltune timed at kernel level (`summary.json`'s `kernel_timing`), both builds are also made with
+`--iree-hal-benchmark-dispatch-repeat-count` at mltune's count and compared the same way, beside
+mltune's kernel-level ratio.
 
     python benchmarks/tune_model.py [--model examples/models/transformer_block_f32.mlir] [--budget 60] [--rounds 10]
     python benchmarks/tune_model.py --model mm.mlir --target sm_90 --devices cuda://0 --budget 100 --rounds 10 \\
@@ -127,8 +130,18 @@ def print_breakdown(summary: dict) -> None:
         print(f"  flags kept: {' '.join(flags['kept']) or 'none'}")
 
 
-def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, rounds: int, summary: dict) -> None:
-    """Time both modules in interleaved rounds, alternating which goes first, and print the comparison."""
+def repeated(command: list[str], repeat: int, vmfb: Path) -> list[str]:
+    """An `iree-compile ... -o X` command that also repeats each dispatch `repeat` times per call, writing `vmfb`."""
+    out = list(command)
+    out[out.index("-o") + 1] = str(vmfb)
+    out.insert(out.index("-o"), f"--iree-hal-benchmark-dispatch-repeat-count={repeat}")
+    return out
+
+
+def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, rounds: int, summary: dict,
+           level: str = "call") -> None:
+    """Time both modules in interleaved rounds, alternating which goes first, and print the comparison;
+    `level` kernel compares the builds that repeat each dispatch, and mltune's kernel-level end-to-end."""
     default_ms, tuned_ms, ratios = [], [], []
     for round_index in range(rounds):
         order = [default_vmfb, tuned_vmfb] if round_index % 2 == 0 else [tuned_vmfb, default_vmfb]
@@ -136,9 +149,11 @@ def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, roun
         default_ms.append(times[default_vmfb])
         tuned_ms.append(times[tuned_vmfb])
         ratios.append(times[default_vmfb] / times[tuned_vmfb])
-    e2e = summary["end_to_end"]["recommended"]["speedup"] if summary["end_to_end"] else None
-    print(f"\nEnd to end on {device}, {rounds} interleaved rounds of iree-benchmark-module (fastest of 5 reps "
-          "each), ms:")
+    mltune_said = summary["end_to_end"]["recommended"] if level == "kernel" or not summary.get("per_call") else \
+        summary["per_call"]
+    e2e = mltune_said["speedup"] if summary["end_to_end"] else None
+    print(f"\nEnd to end on {device}, {level} level, {rounds} interleaved rounds of iree-benchmark-module (fastest "
+          "of 5 reps each), ms:")
     print(f"  IREE default  median {statistics.median(default_ms):7.3f}  min {min(default_ms):7.3f}")
     print(f"  tuned         median {statistics.median(tuned_ms):7.3f}  min {min(tuned_ms):7.3f}")
     print(f"  speedup: median of per-round ratios {statistics.median(ratios):.3f}x, "
@@ -202,6 +217,13 @@ def tune_and_retime(args: argparse.Namespace) -> int:
     print("$", shlex.join(tuned_args))
     run(tuned_args)
     retime(default_vmfb, tuned_vmfb, run_dir / "inputs" / "flags.txt", device, args.rounds, summary)
+    if summary.get("kernel_timing"):
+        repeat = summary["kernel_timing"]["repeat"]
+        kernel_vmfbs = run_dir / "check_default_repeated.vmfb", run_dir / "check_tuned_repeated.vmfb"
+        for command, vmfb in zip((default_args, tuned_args), kernel_vmfbs):
+            print("$", shlex.join(repeated(command, repeat, vmfb)))
+            run(repeated(command, repeat, vmfb))
+        retime(*kernel_vmfbs, run_dir / "inputs" / "flags.txt", device, args.rounds, summary, "kernel")
     print(f"  mltune wall time {summary['wall_seconds']:.0f} s; load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
