@@ -83,6 +83,7 @@ def tune_command(args: argparse.Namespace, model: Path, run_dir: Path, target: T
     command += ["--devices", args.devices] if args.devices else []
     command += ["--ranker", args.ranker] if args.ranker else []
     command += ["--top", str(args.top)] if args.top else []
+    command += ["--timing", args.timing] if args.timing else []
     command += ["--flag-search"] if args.flag_search and target.kind == "cpu" else []
     return command + [f"--iree-flag={flag}" for flag in args.iree_flags]
 
@@ -176,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ranker", default=None, help="passed to mltune tune (default: mltune's)")
     parser.add_argument("--flag-search", action=argparse.BooleanOptionalAction, default=True,
                         help="let mltune measure its compile-flag variants first (CPU targets only; default on)")
+    parser.add_argument("--timing", default=None, choices=["auto", "call", "kernel"],
+                        help="passed to mltune tune (default: mltune's, kernel level on GPUs)")
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--top", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=10)

@@ -321,6 +321,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         result = model.result
         if kernel and result is not None:
             per_call = call_level(result, builder, runner, default_build, plan)
+            if per_call is not None and per_call.estimate.slower():  # faster kernels, yet surely slower calls
+                model = replace(model, result=None, withdrawn="per call, as it will run, the result was "
+                                f"{per_call.estimate.describe()} IREE's default speed")
+                result = None
     else:
         result = merge_configs(configs, starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started
