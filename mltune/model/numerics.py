@@ -9,7 +9,6 @@ so that a build which crashes at run time is reported, not fatal.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 
 from mltune.inputs import Invocation
 from mltune.input_files import InputFile
+from mltune.tools import run_tool
 
 RUN_TIMEOUT_S = 300
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 4e-2}
@@ -37,11 +37,10 @@ def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> l
     out = out.with_suffix(".npz")  # numpy adds it anyway
     args = [sys.executable, "-m", "mltune.model.numerics", str(vmfb), device, invocation.function, str(out),
             *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
-    try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s") from None
-    if proc.returncode != 0:
+    proc = run_tool(args, timeout_s=RUN_TIMEOUT_S)
+    if proc.timed_out:
+        raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s")
+    if not proc.ok:
         tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise RuntimeError(f"running {vmfb} failed: {tail[:300]}")
     with np.load(out) as saved:

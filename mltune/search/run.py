@@ -21,6 +21,7 @@ from statistics import median
 from typing import Sequence
 
 from mltune.inputs import Invocation
+from mltune.tools import spawn
 
 STARTUP_SECONDS = 30.0
 
@@ -106,8 +107,8 @@ class Runner:
         request = self._request(baseline, items, plan)
         per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.rounds * plan.round_seconds
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = spawn([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         done: list[Measurement] = []
         running: int | None = None
         deadline = time.monotonic() + per_candidate
