@@ -1,21 +1,23 @@
 """The `mltune` command: argument checking, exit codes and the final table.
 
 Bad input is reported as one line on stderr with exit code 2; Ctrl-C stops the run with
-exit code 130, keeping every record already written.
+exit code 130 and SIGTERM with 143, keeping every record already written.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from statistics import median
 from typing import Sequence
 
-from mltune.errors import UserError
+from mltune.cli_args import check_input_file, check_jobs, check_output_file, check_output_folder, seed
+from mltune.errors import RunFailure, UserError
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
 from mltune.search.devices import parse_devices
@@ -92,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                            f"(default {LoopSettings.batch_size})")
     tune.add_argument("--min-speedup", type=_speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
-    tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
+    tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
     tune.add_argument("--top", type=_positive_int, default=None, metavar="K",
                       help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
     tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
@@ -118,7 +120,7 @@ def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arch", type=_arch, required=True,
                         help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
     parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the forest, fold ties and shuffling")
+    parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
 
 
 def _add_learning_commands(commands) -> None:
@@ -167,8 +169,12 @@ def _print_report(report: TuneReport) -> None:
             knobs = " ".join(f"{k}={v}" for k, v in trial.knobs.items())
             time_us = sorted(measurement.time_us)[len(measurement.time_us) // 2] if measurement.time_us else float("nan")
             print(f"  {rank:>4} {time_us:10.1f} {1 / measurement.ratio:7.2f}x  {knobs}")
+        if result.name in report.numerics:
+            print(f"  {report.numerics[result.name]}")
         if result.winner:
             print(f"  kept: {1 / result.winner[1].ratio:.2f}x over IREE's default")
+        elif result.name in report.numerics:  # the winner was refused
+            print("  no config emitted for this dispatch")
         else:
             print("  nothing beat IREE's default beyond the noise: no config emitted for this dispatch")
     _print_model(report)
@@ -224,8 +230,6 @@ def _print_model(report: TuneReport) -> None:
         print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
     if model.numerics is not None:
         print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
-    elif model.timing is not None:
-        print("Numerics: not checked (the model's outputs are compared on CPU targets only)")
     if model.timing is not None:
         print("End to end, interleaved with IREE's default build (no spec, default flags):")
         for label, m in zip(model.timing.labels, model.timing.measurements):
@@ -242,6 +246,12 @@ def _run_tune(args: argparse.Namespace) -> int:
     from mltune.tune import tune
 
     make_ranker(args.ranker)  # an unknown name fails before any work
+    check_input_file(args.input, "input file")
+    if args.starter_spec is not None:
+        check_input_file(args.starter_spec, "--starter-spec")
+    check_output_file(args.output, "-o")
+    check_output_folder(args.dataset_dir, "--dataset-dir")
+    jobs = check_jobs(args.jobs)
     target = parse_target(args.target)
     devices = parse_devices(args.devices, target)
     if args.starter_spec is not None and target.kind == "cuda":
@@ -256,11 +266,11 @@ def _run_tune(args: argparse.Namespace) -> int:
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}"
+    run_dir = check_output_folder(args.run_dir or Path("mltune-runs") / f"{stamp}-{args.input.stem}", "--run-dir")
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
+                          args.function, args.seed, jobs, devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags))
     if args.compile_only:
         from mltune.compile_only import compile_only
@@ -290,6 +300,7 @@ def _print_compile_only(checks, untunable, run_dir: Path) -> None:
 def _run_train(args: argparse.Namespace) -> int:
     from mltune.learn.train import print_training, train
 
+    check_output_folder(args.model_dir, "--model-dir")
     print_training(train(args.dataset_dir, args.arch, args.model_dir, args.seed))
     return 0
 
@@ -297,7 +308,8 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.learn.replay import evaluate
 
-    evaluate(args.dataset_dir, args.arch, args.out or Path("evaluation") / args.arch, args.seed, args.batch, args.kind)
+    out = check_output_folder(args.out or Path("evaluation") / args.arch, "--out")
+    evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind)
     return 0
 
 
@@ -305,6 +317,8 @@ def _run_import(args: argparse.Namespace) -> int:
     from mltune.importers.amdsharktuner import ProblemSpec, import_csv
 
     spec = ProblemSpec.parse(args.problem) if args.problem else ProblemSpec()
+    check_input_file(args.file, "CSV file")
+    check_output_folder(args.dataset_dir, "--dataset-dir")
     report = import_csv(args.file, args.arch, args.dataset_dir, spec, args.pipeline)
     if report.imported == 0:
         first = f"; first: {report.reasons[0]}" if report.reasons else ""
@@ -318,7 +332,17 @@ def _run_import(args: argparse.Namespace) -> int:
 COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_import}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that it unwinds like Ctrl-C: children killed, records kept."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only it may handle signals
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main_thread else None
     try:
         args = build_parser().parse_args(argv)
         if args.command in COMMANDS:
@@ -327,10 +351,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as err:
         print(f"mltune: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except RunFailure as err:
+        print(f"mltune: failed: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as stop:
         kill_running_tools()
-        print("mltune: interrupted; every record measured so far is kept", file=sys.stderr)
-        return 130
+        what, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+        print(f"mltune: {what}; every record measured so far is kept", file=sys.stderr)
+        return code
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
