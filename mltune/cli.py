@@ -7,7 +7,6 @@ exit code 130 and SIGTERM with 143, keeping every record already written.
 from __future__ import annotations
 
 import argparse
-import re
 import signal
 import sys
 import threading
@@ -16,7 +15,8 @@ from pathlib import Path
 from statistics import median
 from typing import Sequence
 
-from mltune.cli_args import check_input_file, check_jobs, check_output_file, check_output_folder, seed
+from mltune.cli_args import (arch, check_input_file, check_jobs, check_output_file, check_output_folder, iree_flag,
+                             positive_float, positive_int, seed, speedup)
 from mltune.errors import RunFailure, UserError
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
@@ -32,47 +32,14 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(message)
 
 
-def _iree_flag(text: str) -> str:
-    if not text.startswith("--") or len(text) < 3:
-        raise argparse.ArgumentTypeError(f"expected an iree-compile flag such as --iree-opt-level=O3, got {text!r}")
-    return text
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
-def _speedup(text: str) -> float:
-    value = _positive_float(text)
-    if value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a factor >= 1, got {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     tune = commands.add_parser("tune", help="tune the dispatches of a model or of one dispatch benchmark")
     tune.add_argument("input", type=Path, help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
     tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
-    tune.add_argument("--budget", type=_positive_int, default=50, help="candidates to benchmark per dispatch")
-    tune.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
+    tune.add_argument("--budget", type=positive_int, default=50, help="candidates to benchmark per dispatch")
+    tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                       help="stop starting new candidates for a dispatch after this many seconds")
     tune.add_argument("--target", default="host",
                       help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
@@ -87,37 +54,30 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
     tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
     tune.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
-    tune.add_argument("--jobs", type=_positive_int, default=None, help="parallel compiles (default: CPU cores)")
-    tune.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+    tune.add_argument("--jobs", type=positive_int, default=None, help="parallel compiles (default: CPU cores)")
+    tune.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                       help="candidates compiled together and timed by one runtime process; larger batches use more "
                            "cores and start fewer processes, adaptive rankers learn between batches "
                            f"(default {LoopSettings.batch_size})")
-    tune.add_argument("--min-speedup", type=_speedup, default=1.03,
+    tune.add_argument("--min-speedup", type=speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
-    tune.add_argument("--top", type=_positive_int, default=None, metavar="K",
+    tune.add_argument("--top", type=positive_int, default=None, metavar="K",
                       help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
     tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
                       help="a tuning spec to merge with the result; mltune's configs win where both match")
     tune.add_argument("--flag-search", action="store_true",
                       help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
                            "model and tune under the winner")
-    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=_iree_flag,
+    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
                            "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
     _add_learning_commands(commands)
     return parser
 
 
-def _arch(text: str) -> str:
-    """An arch names a folder under datasets/ and models/: one plain path component."""
-    if not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", text):
-        raise argparse.ArgumentTypeError(f"expected an arch name such as znver4 or gfx942, got {text!r}")
-    return text
-
-
 def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--arch", type=_arch, required=True,
+    parser.add_argument("--arch", type=arch, required=True,
                         help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
     parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
     parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
@@ -131,7 +91,7 @@ def _add_learning_commands(commands) -> None:
     _add_arch_arguments(evaluate)
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
                           "(default: evaluation/ARCH)")
-    evaluate.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+    evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                           help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
                           help="score only the problems of one op kind, e.g. contraction or matvec (default: all)")
@@ -140,7 +100,7 @@ def _add_learning_commands(commands) -> None:
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
     importer.add_argument("file", type=Path, help="the amdsharktuner candidate-analysis CSV")
     importer.add_argument("--from", dest="source", required=True, choices=["amdsharktuner"], help="the file's tuner")
-    importer.add_argument("--arch", type=_arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
+    importer.add_argument("--arch", type=arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
     importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
                           help="problem sizes (when the CSV has no knob_M/N/K) and element types")
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")

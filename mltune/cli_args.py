@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 from pathlib import Path
 
 from mltune.errors import UserError
@@ -73,21 +74,63 @@ def check_input_file(path: Path, what: str) -> Path:
     if path.is_dir():
         raise UserError(f"{what} {path} is a folder, not a file")
     if not path.exists():
-        raise UserError(f"{what} not found: {path}")
+        raise UserError(f"cannot read {what} {path}: not found")
     if not os.access(path, os.R_OK):
         raise UserError(f"cannot read {what} {path}: {os.strerror(errno.EACCES)}")
     return path
 
 
-def seed(text: str) -> int:
-    """An argparse type: a seed numpy, Optuna and scikit-learn all accept."""
+def _integer(text: str, low: int, high: int | None, expected: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, got {text!r}") from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a count (budget, batch, jobs, top)."""
+    return _integer(text, 1, None, "a positive integer")
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed numpy, Optuna and scikit-learn all accept."""
+    return _integer(text, 0, MAX_SEED, f"an integer from 0 to {MAX_SEED}")
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite positive number (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def speedup(text: str) -> float:
+    """An argparse type: a factor >= 1."""
+    value = positive_float(text)
+    if value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a factor >= 1, got {text!r}")
+    return value
+
+
+def arch(text: str) -> str:
+    """An argparse type: an arch names a folder under datasets/ and models/, so one plain path component."""
+    if not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", text):
+        raise argparse.ArgumentTypeError(f"expected an arch name such as znver4 or gfx942, got {text!r}")
+    return text
+
+
+def iree_flag(text: str) -> str:
+    """An argparse type: one iree-compile flag."""
+    if not text.startswith("--") or len(text) < 3:
+        raise argparse.ArgumentTypeError(f"expected an iree-compile flag such as --iree-opt-level=O3, got {text!r}")
+    return text
 
 
 def usable_cpus() -> int:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -104,7 +105,7 @@ def test_records_with_a_malformed_stored_target_are_skipped(tmp_path, capsys):
         load_dataset(root, SYNTHETIC_GPU.arch)
     assert "\n" not in str(err.value)
     (warning,) = capsys.readouterr().err.splitlines()
-    assert "skipped 3 unusable records" in warning and "target" in warning
+    assert re.search(r"skipped \d+ unusable records", warning) and "target: " in warning
 
 
 def test_tpe_encodes_flags_and_indices_as_categories():
