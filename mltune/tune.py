@@ -285,13 +285,13 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             assert isinstance(problem, Problem)
             loop.settings = replace(request.settings, budget=allocation.budget)
             ranker = SeededRanker(inner_ranker, priors.get(problem.key, []))
-            result = loop.tune(dispatch.name, problem, configurator, ranker)
-            if allocation.budget > result.candidates:
-                print(f"note: --budget capped at the {result.candidates} candidates in the space of {problem.key}")
-            refused = winner_check.verify(result, dispatch.facts, configurator.pipeline_of, ranker.name, record_fields)
+            searched = loop.tune(dispatch.name, problem, configurator, ranker)
+            if allocation.budget > searched.candidates:
+                print(f"note: --budget capped at the {searched.candidates} candidates in the space of {problem.key}")
+            refused = winner_check.verify(searched, dispatch.facts, configurator.pipeline_of, ranker.name, record_fields)
             if refused is not None:
                 write(refused)
-            results.append(result)
+            results.append(searched)
     finally:
         for writer in writers:
             writer.close()
