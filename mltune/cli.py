@@ -1,20 +1,22 @@
 """The `mltune` command: argument checking, exit codes and the final table.
 
 Bad input is reported as one line on stderr with exit code 2; Ctrl-C stops the run with
-exit code 130, keeping every record already written.
+exit code 130 and SIGTERM with 143, keeping every record already written.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
+import signal
 import sys
+import threading
 from pathlib import Path
 from statistics import median
 from typing import Sequence
 
-from mltune.errors import UserError
+from mltune.cli_args import (arch, check_input_file, check_jobs, check_output_file, check_output_folder, iree_flag,
+                             positive_float, positive_int, seed, speedup)
+from mltune.errors import RunFailure, UserError
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
 from mltune.search.devices import parse_devices
@@ -24,46 +26,9 @@ from mltune.tools import kill_running_tools
 from mltune.tune import TuneReport, TuneRequest
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a run that can be continued: the message says how."""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line and exit 2, as for every other bad input
         raise UserError(message)
-
-
-def _iree_flag(text: str) -> str:
-    if not text.startswith("--") or len(text) < 3:
-        raise argparse.ArgumentTypeError(f"expected an iree-compile flag such as --iree-opt-level=O3, got {text!r}")
-    return text
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
-def _speedup(text: str) -> float:
-    value = _positive_float(text)
-    if value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a factor >= 1, got {text!r}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue an interrupted run with the arguments it was started with: candidates it "
                            "measured are not measured again (the same --run-dir again does the same)")
     tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
-    tune.add_argument("--budget", type=_positive_int, default=50, help="candidates to benchmark per dispatch")
-    tune.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
+    tune.add_argument("--budget", type=positive_int, default=50, help="candidates to benchmark per dispatch")
+    tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                       help="stop starting new candidates for a dispatch after this many seconds")
     tune.add_argument("--target", default="host",
                       help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
@@ -91,15 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
     tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
     tune.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
-    tune.add_argument("--jobs", type=_positive_int, default=None, help="parallel compiles (default: CPU cores)")
-    tune.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+    tune.add_argument("--jobs", type=positive_int, default=None, help="parallel compiles (default: CPU cores)")
+    tune.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                       help="candidates compiled together and timed by one runtime process; larger batches use more "
                            "cores and start fewer processes, adaptive rankers learn between batches "
                            f"(default {LoopSettings.batch_size})")
-    tune.add_argument("--min-speedup", type=_speedup, default=1.03,
+    tune.add_argument("--min-speedup", type=speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
-    tune.add_argument("--seed", type=int, default=0, help="seed for shuffling and input data")
-    tune.add_argument("--top", type=_positive_int, default=None, metavar="K",
+    tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
+    tune.add_argument("--top", type=positive_int, default=None, metavar="K",
                       help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
     tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
                       help="a tuning spec to merge with the result; mltune's configs win where both match")
@@ -110,25 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="compare candidates per call, or per kernel (each dispatch repeated in a call, so the "
                            "call's fixed cost does not hide the kernels; the count is calibrated); auto: kernel on "
                            "GPUs, call on CPUs. What is emitted is also timed per call (default auto)")
-    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=_iree_flag,
+    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
                            "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
     _add_learning_commands(commands)
     return parser
 
 
-def _arch(text: str) -> str:
-    """An arch names a folder under datasets/ and models/: one plain path component."""
-    if not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", text):
-        raise argparse.ArgumentTypeError(f"expected an arch name such as znver4 or gfx942, got {text!r}")
-    return text
-
-
 def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--arch", type=_arch, required=True,
+    parser.add_argument("--arch", type=arch, required=True,
                         help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
     parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the forest, fold ties and shuffling")
+    parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
 
 
 def _add_learning_commands(commands) -> None:
@@ -139,7 +97,7 @@ def _add_learning_commands(commands) -> None:
     _add_arch_arguments(evaluate)
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
                           "(default: evaluation/ARCH)")
-    evaluate.add_argument("--batch", type=_positive_int, default=LoopSettings.batch_size,
+    evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                           help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
                           help="score only the problems of one op kind, e.g. contraction or matvec (default: all)")
@@ -148,13 +106,13 @@ def _add_learning_commands(commands) -> None:
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
     importer.add_argument("file", type=Path, help="the amdsharktuner candidate-analysis CSV")
     importer.add_argument("--from", dest="source", required=True, choices=["amdsharktuner"], help="the file's tuner")
-    importer.add_argument("--arch", type=_arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
+    importer.add_argument("--arch", type=arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
     importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
                           help="problem sizes (when the CSV has no knob_M/N/K) and element types")
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
     importer.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
     compacter = actions.add_parser("compact", help="compress an arch's finished record files (*.jsonl -> *.jsonl.xz)")
-    compacter.add_argument("--arch", type=_arch, required=True, help="the arch whose records to compress")
+    compacter.add_argument("--arch", type=arch, required=True, help="the arch whose records to compress")
     compacter.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
 
 
@@ -178,8 +136,12 @@ def _print_report(report: TuneReport) -> None:
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
             print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
+        if result.name in report.numerics:
+            print(f"  {report.numerics[result.name]}")
         if result.winner:
             print(f"  kept: {result.winner[1].estimate.describe()}{_load_note(result.winner[1])}")
+        elif result.name in report.numerics:  # the winner was refused
+            print("  no config emitted for this dispatch")
         elif result.finals:
             best = result.finals[0][1]
             print(f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
@@ -259,8 +221,6 @@ def _print_model(report: TuneReport) -> None:
         print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
     if model.numerics is not None:
         print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
-    elif model.timing is not None:
-        print("Numerics: not checked (the model's outputs are compared on CPU targets only)")
     if model.timing is not None:
         print("End to end, interleaved with IREE's default build (no spec, default flags):")
         print(f"  {'build':<14} {'default us':>11} {'tuned us':>10} {'speedup':>8}  interval")
@@ -286,7 +246,6 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
 
 def _run_tune(args: argparse.Namespace) -> int:
     from mltune import run_dir as runs
-    from mltune.inputs import check_input_file
     from mltune.mlir import new_context
     from mltune.rankers import make_ranker
     from mltune.tune import tune
@@ -297,8 +256,13 @@ def _run_tune(args: argparse.Namespace) -> int:
         args = _resumed_arguments(args.resume)
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
-    check_input_file(args.input)
     make_ranker(args.ranker)  # an unknown name fails before any work
+    check_input_file(args.input, "input file")
+    if args.starter_spec is not None:
+        check_input_file(args.starter_spec, "--starter-spec")
+    check_output_file(args.output, "-o")
+    check_output_folder(args.dataset_dir, "--dataset-dir")
+    jobs = check_jobs(args.jobs)
     target = parse_target(args.target)
     devices = parse_devices(args.devices, target)
     if args.starter_spec is not None and target.kind == "cuda":
@@ -312,11 +276,12 @@ def _run_tune(args: argparse.Namespace) -> int:
             except UserError as err:
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
-    run_dir = args.run_dir or runs.new_run_dir(Path("mltune-runs"), args.input.stem)
+    run_dir = check_output_folder(args.run_dir, "--run-dir") if args.run_dir else \
+        runs.new_run_dir(check_output_folder(Path("mltune-runs"), "--run-dir"), args.input.stem)
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, args.jobs or len(os.sched_getaffinity(0)), devices,
+                          args.function, args.seed, jobs, devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing)
     if args.compile_only:
         from mltune.compile_only import compile_only
@@ -327,9 +292,10 @@ def _run_tune(args: argparse.Namespace) -> int:
     state = runs.start(run_dir, args.argv, args.input)
     try:
         report = tune(request, new_context())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         runs.mark(run_dir, state, "interrupted", "stopped by Ctrl-C or SIGTERM")
-        raise Interrupted(f"continue with: mltune tune --resume {run_dir}") from None
+        stop.resume_hint = f"continue with: mltune tune --resume {run_dir}"
+        raise
     except BaseException as err:
         runs.mark(run_dir, state, "failed", str(err)[:300])
         raise
@@ -356,6 +322,7 @@ def _print_compile_only(checks, untunable, run_dir: Path) -> None:
 def _run_train(args: argparse.Namespace) -> int:
     from mltune.learn.train import print_training, train
 
+    check_output_folder(args.model_dir, "--model-dir")
     print_training(train(args.dataset_dir, args.arch, args.model_dir, args.seed))
     return 0
 
@@ -363,7 +330,8 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.learn.replay import evaluate
 
-    evaluate(args.dataset_dir, args.arch, args.out or Path("evaluation") / args.arch, args.seed, args.batch, args.kind)
+    out = check_output_folder(args.out or Path("evaluation") / args.arch, "--out")
+    evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind)
     return 0
 
 
@@ -371,6 +339,8 @@ def _run_import(args: argparse.Namespace) -> int:
     from mltune.importers.amdsharktuner import ProblemSpec, import_csv
 
     spec = ProblemSpec.parse(args.problem) if args.problem else ProblemSpec()
+    check_input_file(args.file, "CSV file")
+    check_output_folder(args.dataset_dir, "--dataset-dir")
     report = import_csv(args.file, args.arch, args.dataset_dir, spec, args.pipeline)
     if report.imported == 0:
         first = f"; first: {report.reasons[0]}" if report.reasons else ""
@@ -402,7 +372,17 @@ def _run_dataset(args: argparse.Namespace) -> int:
 COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that it unwinds like Ctrl-C: children killed, records kept."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only it may handle signals
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main_thread else None
     try:
         args = build_parser().parse_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -412,11 +392,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as err:
         print(f"mltune: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as err:
+    except RunFailure as err:
+        print(f"mltune: failed: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as stop:
         kill_running_tools()
-        hint = f" ({err})" if isinstance(err, Interrupted) else ""
-        print(f"mltune: interrupted; every record measured so far is kept{hint}", file=sys.stderr)
-        return 130
+        what, code = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+        hint = f" ({stop.resume_hint})" if getattr(stop, "resume_hint", "") else ""
+        print(f"mltune: {what}; every record measured so far is kept{hint}", file=sys.stderr)
+        return code
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Dataset records: one self-describing JSON line per measured candidate, under `datasets/ARCH/`.
 
 Each record is flushed and fsynced as it is written, so a crash or Ctrl-C loses nothing
-already measured; a torn last line (a kill mid-write) is skipped with a warning on load.
+already measured; a torn last line (a kill mid-write), like any malformed record, is skipped
+with a warning on load.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from typing import Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
+from mltune.record_check import STATUSES, RecordChecker  # noqa: F401 (STATUSES: part of the record format)
 from mltune.search.run import Measurement
 
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
 READABLE_SCHEMAS = (1, 2)
-STATUSES = ("ok", "compile_error", "run_error", "timeout")
 RECORD_SUFFIXES = (".jsonl", ".jsonl.xz")
 # Knobs added to a space after records were written, with the value older records implicitly had: GPU
 # contraction records from before VectorDistribute was a knob are TileAndFuse.
@@ -128,7 +129,8 @@ def record_files(folder: Path) -> list[Path]:
 
 
 def _open_records(file: Path):
-    return lzma.open(file, "rt", encoding="utf-8") if file.name.endswith(".xz") else open(file, encoding="utf-8")
+    """Binary: a record file's bytes decide what is JSON, not the locale's text decoding."""
+    return lzma.open(file, "rb") if file.name.endswith(".xz") else open(file, "rb")
 
 
 def compact(folder: Path) -> list[Path]:
@@ -141,25 +143,61 @@ def compact(folder: Path) -> list[Path]:
         with lzma.open(packed, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as handle:
             handle.write(text)
         with _open_records(packed) as handle:
-            if handle.read() != text:
+            if handle.read().decode("utf-8") != text:
                 raise OSError(f"{packed} does not read back as {file}")
         file.unlink()
         written.append(packed)
     return written
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete record of one file or of every record file under a folder; torn lines are skipped."""
-    files = record_files(path) if path.is_dir() else [path]
-    for file in files:
+def _config_key(record: dict[str, Any]) -> str:
+    """One config of one problem, whatever run measured it."""
+    return json.dumps([record["problem"], record["knobs"]], sort_keys=True)
+
+
+def _file_records(file: Path, record_error: RecordChecker) -> list[dict[str, Any]]:
+    """The usable records of one file; the rest are counted in one warning (other schemas are skipped silently)."""
+    try:
         with _open_records(file) as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    print(f"warning: {file}:{number}: skipping an incomplete record", file=sys.stderr)
-                    continue
-                if isinstance(record, dict) and record.get("schema") in READABLE_SCHEMAS:
-                    yield record
+            lines = handle.read().splitlines()
+    except (OSError, EOFError, lzma.LZMAError) as err:  # a folder named *.jsonl, no permission, a torn .xz, ...
+        print(f"warning: {file}: skipped, cannot be read ({getattr(err, 'strerror', None) or err})", file=sys.stderr)
+        return []
+    records: list[dict[str, Any]] = []
+    skipped, first = 0, ""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # torn by a kill mid-write, binary, not JSON
+            reason = "not a complete JSON record"
+        else:
+            if isinstance(record, dict) and record.get("schema") not in READABLE_SCHEMAS:
+                continue
+            reason = record_error(record)
+            if reason is None:
+                records.append(record)
+                continue
+        skipped += 1
+        first = first or f"{file}:{number}: {reason}"
+    if skipped:
+        print(f"warning: skipped {skipped} unusable record{'s' if skipped > 1 else ''} of {file} (first: {first})",
+              file=sys.stderr)
+    return records
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Every usable record of one file or of every record file under a folder (`mltune.record_check` says which
+    are usable; the others are skipped with one counted warning per file).
+
+    A config that any record read marks `wrong_result` (it computed something else) is read as
+    `wrong_result` in every record: the times measured before it was refused never make it look fast."""
+    files = record_files(path) if path.is_dir() else [path]
+    check = RecordChecker()
+    records = [record for file in files for record in _file_records(file, check)]
+    refused = {_config_key(record) for record in records if record["status"] == "wrong_result"}
+    for record in records:
+        if record["status"] != "wrong_result" and refused and _config_key(record) in refused:
+            record = {**record, "status": "wrong_result"}
+        yield record

@@ -120,16 +120,12 @@ def default_build(path: Path, target: Target, work_dir: Path, context: ir.Contex
     return target.prepare_source(path, work_dir, context), (*target.compile_flags(), *extra_flags)
 
 
-def check_input_file(path: Path) -> None:
-    if not path.is_file():
-        raise UserError(f"input file not found: {path}")
-
-
 def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
                   function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = ()) -> TuningInput:
     """Classify the input, dump its dispatches if it is a model (compiled with the target's flags and
     `extra_flags`), and write its arguments."""
-    check_input_file(path)
+    if not path.is_file():
+        raise UserError(f"input file not found: {path}")
     module = parse_module_file(path, context)
     with context:
         if iree_codegen.get_executable_variant_ops(module):

@@ -74,6 +74,7 @@ def summary(report: TuneReport) -> dict:
                 "benchmarked": r.benchmarked, "stop_reason": r.stop_reason,
                 "finalists": [{"knobs": t.knobs, **_estimate_summary(m)} for t, m in r.finals],
                 "winner": ({"knobs": r.winner[0].knobs, **_estimate_summary(r.winner[1])} if r.winner else None),
+                "numerics": report.numerics.get(r.name),
             }
             for r in report.results
         ],

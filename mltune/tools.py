@@ -1,11 +1,15 @@
-"""One way to run IREE's command-line tools: captured output, a timeout, a typed result.
+"""One way to start child processes (IREE's tools, the timing worker): captured output, a timeout, a typed result.
 
-Bad configurations can crash or hang the compiler, so every tool runs in its own
-process group and is killed as a group when its time is up.
+Bad configurations can crash or hang the compiler, so every child runs in its own process
+group, is killed as a group when its time is up, and dies with mltune: on Linux the kernel
+sends it SIGKILL when its parent goes (even a `kill -9` of mltune leaves no compiler behind).
+`MLTUNE_IREE_TOOLS` names a folder whose IREE tools are used first (a source build, or a test's
+stand-in compiler).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -20,6 +24,9 @@ from typing import Sequence
 from mltune.errors import UserError
 
 STDERR_TAIL_CHARS = 2000
+TOOLS_DIR_VARIABLE = "MLTUNE_IREE_TOOLS"
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 # Tools run in their own process groups (so a timeout can kill a whole group); these are the
 # ones still running, so that an interrupted run can stop them instead of leaving them behind.
@@ -61,6 +68,9 @@ class ToolResult:
 def tool_path(name: str) -> str:
     """The compiler's own binary for compiler tools: the console-script wrappers on PATH start
     a Python interpreter first, which costs more than a small compile itself."""
+    override = os.environ.get(TOOLS_DIR_VARIABLE)
+    if override and (Path(override) / name).is_file():
+        return str(Path(override) / name)
     try:
         from iree.compiler.tools.binaries import find_tool
 
@@ -76,30 +86,50 @@ def tool_path(name: str) -> str:
     return found
 
 
+def _die_with_parent(parent_pid: int) -> None:
+    """Runs in the child between fork and exec: ask the kernel for SIGKILL when the parent dies, and exit
+    if it already has (it may die before the request is made)."""
+    if _libc is not None:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def spawn(args: Sequence[str], **popen_kwargs) -> subprocess.Popen:
+    """Start a child in its own process group (so it can be killed as a group) that dies with this process.
+
+    The kernel ties the parent-death signal to the thread that started the child: callers wait for it in
+    that same thread (as `run_tool` and the timing runner do)."""
+    parent = os.getpid()
+    return subprocess.Popen(list(args), start_new_session=True, preexec_fn=lambda: _die_with_parent(parent),
+                            **popen_kwargs)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL a child started by `spawn` and everything in its process group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None) -> ToolResult:
     """Run one tool to completion; a run past `timeout_s` is killed with its whole process group."""
     start = time.perf_counter()
-    with subprocess.Popen(
-        list(args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=cwd,
-        start_new_session=True,
-    ) as proc:
+    with spawn(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd) as proc:
         with _running_lock:
             _running.add(proc)
             if _stopping:
-                os.killpg(proc.pid, signal.SIGKILL)
+                kill_group(proc)
         try:
             stdout, stderr = proc.communicate(timeout=timeout_s)
             returncode: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc)
             stdout, stderr = proc.communicate()
             returncode = None
         except BaseException:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc)
             raise
         finally:
             with _running_lock:
@@ -115,7 +145,4 @@ def kill_running_tools() -> None:
         _stopping = True
         running = list(_running)
     for proc in running:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(proc)

@@ -13,7 +13,7 @@ from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
 from mltune.dataset import Record, RecordWriter, device_id
-from mltune.errors import UserError
+from mltune.errors import RunFailure, UserError
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.model.budget import Allocation, problem_shares, select, split_budget
@@ -22,6 +22,7 @@ from mltune.model.flags import FlagChoice, choose_flags, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
+from mltune.model.winner_numerics import WinnerCheck
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
@@ -89,6 +90,7 @@ class TuneReport:
     command: str = ""
     kernel_timing: KernelTiming | None = None  # set when candidates were timed at kernel level
     per_call: Measurement | None = None  # then the emitted result, timed call by call against IREE's default
+    numerics: dict[str, str] = field(default_factory=dict)  # per dispatch: its winner's numerics verdict
 
     @property
     def overhead_fraction(self) -> float:
@@ -202,6 +204,13 @@ def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Buil
     return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
 
 
+def nothing_measured(results: list[DispatchResult]) -> str:
+    """Why a run measured nothing: every candidate failed; the first failure names the reason."""
+    trials = [t for r in results for t in r.trials]
+    first = next((t.measurement.detail if t.measurement else t.build.detail for t in trials), "")
+    return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
+
+
 def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
     reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
     return UserError(f"nothing tunable in {request.input_path} ({reasons})")
@@ -256,6 +265,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if starter and starter_build.status != "ok":
         raise UserError(f"the input does not compile with --starter-spec {starter.path}: {starter_build.detail}")
     runner = make_runner(tuning_input.invocation, request.devices, request.run_dir)
+    winner_check = WinnerCheck(tuning_input, default_build.vmfb, request.devices[0], request.target, context,
+                               request.run_dir, request.jobs, request.seed)
+    winner_check.start()  # IREE's default build must run on the model's own arguments (an f64 model does not)
     tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
     flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, starter_build.vmfb, starter,
                                                  context)
@@ -268,6 +280,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     elif not tunable:
         raise nothing_tunable(request, dispatches)
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
+    if not configured and not (flags and flags.flags):
+        raise nothing_tunable(request, dispatches)
     profiles = _cached_profile(tuning_input, dispatches, request)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
@@ -303,10 +317,18 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
                               compiler=compiler_version.VERSION, device=device,
                               vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
-            results.append(loop.tune(dispatch.name, problem, configurator, ranker, earlier))
+            searched = loop.tune(dispatch.name, problem, configurator, ranker, earlier)
+            if allocation.budget > searched.candidates:
+                print(f"note: --budget capped at the {searched.candidates} candidates in the space of {problem.key}")
+            refused = winner_check.verify(searched, dispatch.facts, configurator.pipeline_of, ranker.name, record_fields)
+            if refused is not None:
+                write(refused)
+            results.append(searched)
     finally:
         for writer in writers:
             writer.close()
+    if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
+        raise RunFailure(nothing_measured(results))
     configs = [Config(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
     tool_seconds += loop.compile_seconds + runner.seconds_in_children - runner_seconds_before_loop
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
@@ -314,7 +336,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
-        numerics_device = request.devices[0] if request.target.kind == "cpu" else None  # GPU: not checked
+        numerics_device = request.devices[0]  # the tuning device: CPU or GPU alike
         kernel = measured.timing is not None and measured.builder is not builder
         model = finish_model(configs, starter, measured.baseline, measured.baseline if kernel else default_build,
                              measured.builder, runner, applier, plan, context, request.run_dir, numerics_device)
@@ -343,6 +365,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
-                        kernel_timing=measured.timing if measured.builder is not builder else None, per_call=per_call)
+                        kernel_timing=measured.timing if measured.builder is not builder else None, per_call=per_call,
+                        numerics=winner_check.verdicts)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

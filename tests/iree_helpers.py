@@ -17,6 +17,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.features.base import FeatureMatrix
+from mltune.inputs import Invocation, write_random_inputs
 from mltune.mlir import parse_module_file
 from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.problem import Problem, read_root_ops
@@ -163,6 +164,24 @@ def knobs_from_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[st
         "vec_m": levels["vector_common_parallel"][m], "vec_n": levels["vector_common_parallel"][n],
         "vec_k": levels["vector_reduction"][k],
     }
+
+
+def random_inputs(source: Path, context, directory: Path, seed: int = 0) -> Invocation:
+    """`@main` of `source` with seeded random arguments written to `directory`, as mltune writes them."""
+    module = parse_module_file(source, context)
+    with context:
+        main = next(op for op in module.body.operations if op.operation.name == "func.func")
+        return Invocation("main", write_random_inputs(main, directory, seed), False)
+
+
+def compile_cpu(source: Path, out: Path, spec: Path | None = None) -> Path:
+    """`source` compiled for the host CPU (with a tuning spec, if given); the compile must succeed."""
+    args = [tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(out)]
+    if spec is not None:
+        args.append(f"--iree-codegen-tuning-spec-path={spec}")
+    result = run(args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return out
 
 
 def mltune(args: Sequence[str], cwd: Path, timeout: float = MLTUNE_TIMEOUT_S) -> subprocess.CompletedProcess:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from iree_helpers import matmul_source, mltune
+from iree_helpers import conv2d_nhwc_source, matmul_source, mltune, run
+from mltune.tools import tool_path
 
 TINY = matmul_source(32, 64, 48)
 
@@ -79,7 +82,27 @@ CASES = {
     "output_is_a_directory": ({"mm.mlir": TINY, "outdir/keep": ""}, ["mm.mlir", "-o", "outdir"], ["cannot write"]),
     "unknown_function": ({"mm.mlir": TINY}, ["mm.mlir", "--function", "nope"], ["@nope", "main"]),
     "binary_input": ({"model.mlir": b"\xff\xfe\x00\x81 not text"}, ["model.mlir"], ["model.mlir"]),
-    "input_is_a_directory": ({"somedir/keep": ""}, ["somedir"], ["not found"]),
+    "input_is_a_directory": ({"somedir/keep": ""}, ["somedir"], ["somedir is a folder, not a file"]),
+    "starter_spec_is_a_directory": ({"mm.mlir": TINY, "s/keep": ""}, ["mm.mlir", "--starter-spec", "s"],
+                                    ["--starter-spec", "is a folder"]),
+    "output_under_a_file_deeper": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "-o", "afile/a/b/spec.mlir"],
+                                   ["cannot write -o", "afile is a file, not a folder"]),
+    "run_dir_is_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "--run-dir", "afile"],
+                          ["cannot write --run-dir afile", "is a file, not a folder"]),
+    "run_dir_under_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "--run-dir", "afile/run"],
+                             ["cannot write --run-dir", "is a file"]),
+    "run_dir_under_sys": ({"mm.mlir": TINY}, ["mm.mlir", "--run-dir", "/sys/mltune-run"], ["cannot write --run-dir"]),
+    "dataset_dir_is_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "--dataset-dir", "afile"],
+                              ["cannot write --dataset-dir afile", "is a file"]),
+    "seed_negative": ({"mm.mlir": TINY}, ["mm.mlir", "--seed", "-1"], ["--seed", "from 0 to"]),
+    "seed_huge": ({"mm.mlir": TINY}, ["mm.mlir", "--seed", "99999999999999999999"], ["--seed"]),
+    "jobs_huge": ({"mm.mlir": TINY}, ["mm.mlir", "--jobs", "100000"], ["--jobs 100000", "at most"]),
+    "unknown_cpu": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "skylak"], ["unknown --target skylak", "skylake"]),
+    # IREE demotes f64 to f32: its default build cannot run the model's own f64 arguments
+    "f64_model": ({"mm.mlir": matmul_source(32, 64, 48, "f64", "f64")}, ["mm.mlir"],
+                  ["cannot run on its own arguments", "have f64"]),
+    "only_root_op_untunable_on_cpu": ({"conv.mlir": conv2d_nhwc_source(1, 10, 10, 8, 16, 3, "f32", "f32")},
+                                      ["conv.mlir"], ["nothing tunable", "batch-1 convolutions"]),
 }
 
 
@@ -104,7 +127,8 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
             path.write_bytes(content)
         else:
             path.write_text(content)
-    result = mltune(["tune", *args, "--run-dir", "run", "--dataset-dir", "datasets"], cwd=tmp_path)
+    defaults = [flag for flag in (["--run-dir", "run"], ["--dataset-dir", "datasets"]) if flag[0] not in args]
+    result = mltune(["tune", *args, *(word for flag in defaults for word in flag)], cwd=tmp_path)
     check_one_line_error(result, words)
     assert not list(tmp_path.glob("datasets/*/*.jsonl")), "a refused run writes no records"
 
@@ -125,3 +149,23 @@ def test_failed_run_keeps_an_existing_output(tmp_path):
     result = mltune(["tune", "nope.mlir", "-o", "spec.mlir", "--run-dir", "run"], cwd=tmp_path)
     check_one_line_error(result, ["not found"])
     assert (tmp_path / "spec.mlir").read_text() == "// the user's own file\n"
+
+
+def test_a_run_in_which_every_candidate_fails_is_exit_1(tmp_path):
+    """A stand-in iree-compile (through MLTUNE_IREE_TOOLS) that compiles IREE's default build but fails every
+    candidate: nothing could be measured, which is a failed run (one line, exit 1), not "the default is best"."""
+    real = tool_path("iree-compile")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "iree-compile").write_text(f"""#!/bin/sh
+case "$*" in *tuning-spec-path*) echo "error: injected failure" >&2; exit 1;; esac
+exec {real} "$@"
+""")
+    (tools / "iree-compile").chmod(0o755)
+    (tmp_path / "mm.mlir").write_text(TINY)
+    result = run([sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--budget", "2", "--run-dir", "run",
+                  "--dataset-dir", "datasets"], cwd=tmp_path, env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)})
+    assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("mltune: failed: nothing could be measured: all 8 candidates failed") and "injected" in line
+    assert len(list((tmp_path / "datasets").glob("*/*.jsonl"))) == 1, "the failed candidates are recorded"

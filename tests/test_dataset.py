@@ -12,11 +12,15 @@ DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", 
                  "baseline_us", "ranker", "position", "run_id", "timestamp"}
 
 
+PROBLEM = {"op_kind": "contraction", "op_name": "linalg.matmul", "bounds": [32, 48, 64], "batch": [], "m": [0],
+           "n": [1], "k": [2], "lhs_type": "f32", "rhs_type": "f32", "out_type": "f32", "indexing_maps": [], "layout": "nn"}
+
+
 def make_record(position: int, status: str = "ok") -> Record:
     # synthetic: a plausible record, not a measurement
     return Record(
         arch="znver4", device=device_id("local-task", 2),
-        problem={"op_kind": "contraction", "bounds": [32, 48, 64]}, pipeline="DoubleTilingExpert",
+        problem=PROBLEM, pipeline="DoubleTilingExpert",
         knobs={"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}, status=status,
         time_us=[10.0 + position, 10.5], baseline_us=[11.0, 11.2], ranker="shuffle", position=position,
         run_id="run-1", level="model",
@@ -110,3 +114,53 @@ def test_compacted_records_read_as_before(tmp_path):
     assert main(["dataset", "compact", "--arch", "znver4", "--dataset-dir", str(tmp_path / "datasets")]) == 0
     assert [p.name for p in folder.iterdir()] == ["run.jsonl.xz"]
     assert list(read_records(folder)) == before
+
+
+# name: how a good record (synthetic) is spoiled
+SPOILED = {
+    "string_time": lambda r: {**r, "time_us": "12.5"},
+    "knobs_not_an_object": lambda r: {**r, "knobs": [16, 16]},
+    "knob_not_an_integer": lambda r: {**r, "knobs": {**r["knobs"], "wg_m": "16"}},
+    "bounds_not_a_list": lambda r: {**r, "problem": {**r["problem"], "bounds": 32}},
+    "loop_past_bounds": lambda r: {**r, "problem": {**r["problem"], "m": [7]}},
+    "unknown_problem_field": lambda r: {**r, "problem": {**r["problem"], "evil": 1}},
+    "unknown_status": lambda r: {**r, "status": "fast"},
+    "no_knobs": lambda r: {k: v for k, v in r.items() if k != "knobs"},
+    "target_not_facts": lambda r: {**r, "target": {"kind": "tpu"}},
+    "not_an_object": lambda r: [r],
+}
+
+
+def _good_record(position: int) -> dict:
+    return json.loads(make_record(position).to_json())
+
+
+def test_malformed_records_are_skipped_with_one_counted_warning_per_file(tmp_path, capsys):
+    """Synthetic records: each file holds two good records around every kind of spoiled one."""
+    folder = tmp_path / "datasets" / "znver4"
+    folder.mkdir(parents=True)
+    good = [_good_record(0), _good_record(1)]
+    spoiled = [json.dumps(spoil(_good_record(9))) for spoil in SPOILED.values()]
+    (folder / "a.jsonl").write_text("\n".join([json.dumps(good[0]), *spoiled, json.dumps(good[1])]) + "\n")
+    (folder / "b.jsonl").write_bytes(b"\x00\xff\xfe binary \x81\n" + json.dumps(good[0]).encode() + b"\n")
+    (folder / "c.jsonl").mkdir()  # a folder with a record file's name
+    records = list(read_records(folder.parent))
+    assert [r["position"] for r in records] == [0, 1, 0]
+    warnings = capsys.readouterr().err.splitlines()
+    assert len(warnings) == 3, warnings
+    assert f"skipped {len(SPOILED)} unusable records of {folder / 'a.jsonl'}" in warnings[0]
+    assert f"{folder / 'a.jsonl'}:2: time_us is not a list of numbers" in warnings[0]
+    assert "skipped 1 unusable record of" in warnings[1] and "b.jsonl:1" in warnings[1]
+    assert "c.jsonl: skipped, cannot be read" in warnings[2]
+
+
+def test_a_config_refused_for_wrong_results_is_read_as_refused_everywhere(tmp_path):
+    """Synthetic: a config measured fast in one run and refused for its results in another."""
+    fast = _good_record(0)
+    refused = {**_good_record(1), "status": "wrong_result", "time_us": [], "baseline_us": []}
+    other = {**_good_record(2), "knobs": {**fast["knobs"], "wg_m": 32}}
+    (tmp_path / "run1.jsonl").write_text(json.dumps(fast) + "\n" + json.dumps(other) + "\n")
+    (tmp_path / "run2.jsonl").write_text(json.dumps(refused) + "\n")
+    statuses = {r["position"]: r["status"] for r in read_records(tmp_path)}
+    assert statuses == {0: "wrong_result", 1: "wrong_result", 2: "ok"}
+    assert "wrong_result" in STATUSES

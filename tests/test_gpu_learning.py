@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -95,14 +96,16 @@ def test_old_gpu_records_rebuild_their_facts_with_the_compiler(tmp_path):
     assert rebuilt_facts("gfx942", "host/cpu/hip://0/304cores").facts.cu_count == 304
 
 
-def test_a_malformed_stored_target_is_one_line(tmp_path):
-    """Synthetic records whose `target` lacks fields."""
+def test_records_with_a_malformed_stored_target_are_skipped(tmp_path, capsys):
+    """Synthetic records whose `target` has an unknown field: skipped with one counted warning."""
     root = write_synthetic_gpu_dataset(tmp_path, GPU_PROBLEMS[:1], per_problem=3)
     path = next((root / SYNTHETIC_GPU.arch).glob("*.jsonl"))
     path.write_text(path.read_text().replace('"kind": "cuda"', '"kind": "cuda", "bogus": 1'))
-    with pytest.raises(UserError, match="target facts cannot be read") as err:
+    with pytest.raises(UserError, match="no successful measurements") as err:
         load_dataset(root, SYNTHETIC_GPU.arch)
     assert "\n" not in str(err.value)
+    (warning,) = capsys.readouterr().err.splitlines()
+    assert re.search(r"skipped \d+ unusable records", warning) and "target: " in warning
 
 
 def test_tpe_encodes_flags_and_indices_as_categories():

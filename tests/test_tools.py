@@ -1,8 +1,9 @@
-"""The one helper that runs IREE tools: captured output, timeouts, typed results."""
+"""The one helper that starts child processes: captured output, timeouts, typed results, no orphans."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from mltune.errors import UserError
+from mltune.inputs import Invocation, TuningInput
+from mltune.search.build import Builder
 from mltune.tools import run_tool, tool_path
 
 
@@ -52,3 +55,55 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     assert "timed out" in result.describe_failure()
     time.sleep(2.0)
     assert not marker.exists(), "the grandchild was killed with its group"
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its new parent to reap it counts as dead)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_a_spawned_child_dies_with_its_parent(tmp_path):
+    """kill -9 of the parent: the kernel kills the child too (parent-death signal), within 2 s."""
+    pid_file = tmp_path / "child.pid"
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import pathlib, sys, time; from mltune.tools import spawn; "
+        f"child = spawn([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(child.pid)); time.sleep(60)")])
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the parent never started its child"
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        assert _alive(child)
+        parent.kill()
+        parent.wait()
+        time.sleep(2.0)
+        assert not _alive(child), "the child outlived its killed parent"
+    finally:
+        parent.kill()
+
+
+def test_a_hung_compiler_is_killed_at_the_compile_timeout(tmp_path, monkeypatch, tiny):
+    """A stand-in `iree-compile` that hangs (found first through MLTUNE_IREE_TOOLS): the build is a `timeout`
+    at the builder's time limit and the hung process, with the child it started, is gone."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    pids = tmp_path / "pids"
+    fake = tools / "iree-compile"
+    fake.write_text(f"#!/bin/sh\nsleep 300 &\necho $$ $! > {pids}\nwait\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("MLTUNE_IREE_TOOLS", str(tools))
+    assert tool_path("iree-compile") == str(fake)
+    tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), ())
+    start = time.perf_counter()
+    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=1.0).compile(0, None, "hung")
+    elapsed = time.perf_counter() - start
+    assert build.status == "timeout" and "timed out" in build.detail
+    assert elapsed < 5, elapsed
+    time.sleep(0.5)
+    assert not any(_alive(int(pid)) for pid in pids.read_text().split()), "the hung compiler survived its timeout"

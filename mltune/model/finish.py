@@ -2,8 +2,7 @@
 spec, refuse a result that changes the model's outputs, and time the result end to end.
 
 The result is whatever the target's applier makes of the configs (a tuning spec, or on CUDA the
-annotated source). The numerics check runs the model on a CPU device only: on a GPU target it is
-skipped (`numerics` None) and the result rests on the timings alone."""
+annotated source). The numerics check runs both builds on the tuning device, CPU or GPU."""
 
 from __future__ import annotations
 

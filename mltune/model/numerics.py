@@ -1,15 +1,18 @@
-"""Does a spec change what the model computes? Run both builds on the same inputs and compare.
+"""Does a config change what the code computes? Run both builds on the same inputs and compare, element by element.
 
-Tiling changes the order of floating-point accumulation, so exact equality is the wrong test;
-the tolerance depends on the element type: the largest absolute difference, relative to the
-largest magnitude of the reference output, must stay under `TOLERANCE[dtype]`. Integers must
-match exactly. The model runs in a child process (`python -m mltune.model.numerics VMFB ...`)
-so that a build which crashes at run time is reported, not fatal.
+Tiling changes the order of floating-point accumulation, so exact equality is the wrong test.
+Each float element must satisfy |tuned - reference| <= rtol * (|reference| + RMS(reference)),
+with `rtol` set by the element type (`TOLERANCE`); the RMS term keeps elements near zero, where
+cancellation leaves rounding noise of the output's typical size, from failing alone. Rounding
+noise is unbiased, so an error shared by every element (a shift) is tested on its own: the mean
+difference must stay under 1 % of the tolerance at the RMS, plus six standard errors of the mean.
+Integers and booleans must match exactly. The code runs in a child process (`python -m
+mltune.model.numerics VMFB ...`) so that a build which crashes at run time is reported, not fatal.
 """
 
 from __future__ import annotations
 
-import subprocess
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +22,12 @@ import numpy as np
 
 from mltune.inputs import Invocation
 from mltune.input_files import InputFile
+from mltune.tools import run_tool
 
 RUN_TIMEOUT_S = 300
-TOLERANCE = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 4e-2}
+TOLERANCE = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 4e-2}  # rtol per element
+BIAS_FRACTION = 0.01  # a shift of every element beyond 1 % of the tolerance at the RMS is an error
+MIN_ELEMENTS_FOR_BIAS = 16  # a mean over fewer elements says nothing about a shift
 
 
 @dataclass(frozen=True)
@@ -32,18 +38,23 @@ class Comparison:
     detail: str
 
 
+def _runtime_error(stderr: str) -> str:
+    """The reason in a failed run's traceback: the exception line, without IREE's source locations."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    found = next((line for line in reversed(lines) if re.match(r"\w+(Error|Exception): ", line)), lines[-1] if lines else "")
+    return re.sub(r"\S+\.(c|cc|h):\d+: ", "", found.replace("Error invoking function: ", ""))[:300]
+
+
 def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> list[np.ndarray]:
     """The function's results for the invocation's inputs, computed in a child process."""
     out = out.with_suffix(".npz")  # numpy adds it anyway
     args = [sys.executable, "-m", "mltune.model.numerics", str(vmfb), device, invocation.function, str(out),
             *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
-    try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s") from None
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        raise RuntimeError(f"running {vmfb} failed: {tail[:300]}")
+    proc = run_tool(args, timeout_s=RUN_TIMEOUT_S)
+    if proc.timed_out:
+        raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s")
+    if not proc.ok:
+        raise RuntimeError(f"running {vmfb} failed: {_runtime_error(proc.stderr) or f'exit code {proc.returncode}'}")
     with np.load(out) as saved:
         outputs = []
         for i in range(len(saved.files)):
@@ -56,8 +67,34 @@ def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> l
         return outputs
 
 
+def _float_error(ref: np.ndarray, got: np.ndarray, rtol: float) -> str | None:
+    """Why two float outputs of one dtype differ beyond rounding (None: they do not)."""
+    ref64, got64 = ref.astype(np.float64).ravel(), got.astype(np.float64).ravel()
+    if not np.array_equal(np.isnan(ref64), np.isnan(got64)):
+        return "has NaNs where the reference has none (or the reverse)"
+    finite = np.isfinite(ref64)
+    if not np.array_equal(ref64[~finite & ~np.isnan(ref64)], got64[~finite & ~np.isnan(ref64)]):
+        return "has infinities where the reference differs"
+    ref64, got64 = ref64[finite], got64[finite]
+    if not ref64.size:
+        return None
+    scale = max(float(np.sqrt(np.mean(ref64 ** 2))), float(np.finfo(np.float32).tiny))
+    difference = got64 - ref64
+    bad = np.abs(difference) > rtol * (np.abs(ref64) + scale)
+    if bad.any():
+        worst = float(np.max(np.abs(difference) / (np.abs(ref64) + scale)))
+        return (f"{int(bad.sum())} of {ref64.size} elements differ by more than {rtol:.0e} x (|reference| + its RMS "
+                f"{scale:.3g}); worst {worst:.1e}")
+    if difference.size >= MIN_ELEMENTS_FOR_BIAS:
+        bias, spread = float(np.mean(difference)), float(np.std(difference)) / np.sqrt(difference.size)
+        if abs(bias) > BIAS_FRACTION * rtol * scale + 6 * spread:
+            return (f"is shifted: every element differs by {bias:+.2e} on average ({abs(bias) / scale:.1e} of its RMS "
+                    f"{scale:.3g}), rounding noise is unbiased")
+    return None
+
+
 def compare(reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray]) -> Comparison:
-    """Dtype-aware closeness of two lists of outputs (see the module docstring)."""
+    """Dtype-aware, per-element closeness of two lists of outputs (see the module docstring)."""
     if len(reference) != len(candidate):
         return Comparison(False, f"{len(candidate)} outputs instead of {len(reference)}")
     for index, (ref, got) in enumerate(zip(reference, candidate)):
@@ -67,16 +104,10 @@ def compare(reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray]) ->
             if not np.array_equal(ref, got):
                 return Comparison(False, f"output {index} ({ref.dtype}) differs in {int((ref != got).sum())} elements")
             continue
-        ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
-        if not np.array_equal(np.isnan(ref64), np.isnan(got64)):
-            return Comparison(False, f"output {index} has NaNs where the reference has none (or the reverse)")
-        finite = ~np.isnan(ref64)
-        scale = max(float(np.abs(ref64[finite]).max(initial=0.0)), np.finfo(np.float32).tiny)
-        error = float(np.abs(ref64[finite] - got64[finite]).max(initial=0.0)) / scale
-        if not error <= TOLERANCE[ref.dtype.name]:
-            return Comparison(False, f"output {index} ({ref.dtype}) differs by {error:.2e} of its largest value "
-                                     f"(tolerance {TOLERANCE[ref.dtype.name]:.0e})")
-    return Comparison(True, "outputs agree within the tolerance")
+        error = _float_error(ref, got, TOLERANCE[ref.dtype.name])
+        if error:
+            return Comparison(False, f"output {index} ({ref.dtype}) {error}")
+    return Comparison(True, "outputs agree element by element within the tolerance")
 
 
 def _main(vmfb: str, device: str, function: str, out: str, inputs: Sequence[str]) -> None:

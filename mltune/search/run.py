@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 
 from mltune.inputs import Invocation
 from mltune.search.verdict import SpeedupEstimate
+from mltune.tools import spawn
 
 STARTUP_SECONDS = 30.0
 
@@ -152,8 +153,8 @@ class Runner:
         per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.most_rounds * plan.round_seconds
         done = _Collected(on_result)
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = spawn([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         running: int | None = None
         deadline = time.monotonic() + per_candidate
         selector = selectors.DefaultSelector()

@@ -1,0 +1,136 @@
+"""Every config mltune keeps computes what IREE's default build computes, on the tuning device and the same inputs.
+
+Model input: the winner's own build (the model compiled with its config) against IREE's default
+build, on the run's inputs; the default build's outputs are computed once, first, and a default
+build that cannot run on its own model's arguments is bad input (an f64 model: IREE demotes f64
+to f32 unless told otherwise). Dispatch input: a dumped dispatch benchmark reads never-written
+buffers and returns nothing, so the problem's one-op model (`mltune.one_op_model`) is compiled
+with and without the config and both run on seeded inputs; a problem with no one-op model
+(convolutions, attention, a transposed LHS) is reported as not checked, and so is a config the
+one-op model's compile does not pick up (the builds come out identical). A refused winner is
+dropped and recorded as `wrong_result`, so that no later run seeds or learns it as fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from iree.compiler import ir
+
+from mltune.dataset import Record
+from mltune.errors import UserError
+from mltune.inputs import Invocation, TuningInput, default_build, write_random_inputs
+from mltune.mlir import parse_module_file
+from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.problem import Problem
+from mltune.search.apply import make_applier
+from mltune.search.build import Builder
+from mltune.search.loop import DispatchResult
+from mltune.targets import CpuTarget, Target, TargetFacts
+
+
+def one_op_shape(problem: Problem) -> ContractionShape | None:
+    """The one-op model computing `problem`, if `mltune.one_op_model` can write it."""
+    if (problem.op_kind not in ("contraction", "matvec") or len(problem.batch) > 1 or problem.layout not in ("nn", "nt")
+            or problem.lhs_type != problem.rhs_type or not len(problem.m) == len(problem.n) == len(problem.k) == 1):
+        return None
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    batch = problem.sizes(problem.batch)[0] if problem.batch else 0
+    return ContractionShape(m, n, k, batch, problem.lhs_type, problem.out_type, problem.layout == "nt")
+
+
+def default_outputs(tuning_input: TuningInput, default_vmfb: Path, device: str, work_dir: Path) -> list[np.ndarray]:
+    """IREE's default build's outputs on the model's own arguments; a build that cannot run them is bad input."""
+    try:
+        return run_outputs(default_vmfb, tuning_input.invocation, device, work_dir / "outputs_default.npz")
+    except RuntimeError as err:
+        raise UserError(f"IREE's default build of {tuning_input.source.name} cannot run on its own arguments "
+                        f"({err}){_hint(str(err))}") from None
+
+
+def _hint(reason: str) -> str:
+    if "have f64" in reason:
+        return "; IREE demotes f64 to f32 by default: give the model f32 arguments"
+    return ""
+
+
+@dataclass
+class WinnerCheck:
+    """Checks each dispatch's winner after its search; `verdicts` says, per dispatch, what was found."""
+
+    tuning_input: TuningInput
+    default_vmfb: Path
+    device: str
+    target: Target
+    context: ir.Context
+    work_dir: Path
+    jobs: int
+    seed: int = 0
+    verdicts: dict[str, str] = field(default_factory=dict)
+    _reference: list[np.ndarray] | None = None
+
+    def start(self) -> None:
+        """Run IREE's default build once before any tuning (model input): it must run, and its outputs are the reference."""
+        if not self.tuning_input.invocation.dispatch_level:
+            self._reference = default_outputs(self.tuning_input, self.default_vmfb, self.device, self.work_dir)
+
+    def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
+               ranker: str, record_fields: dict) -> Record | None:
+        """Check `result`'s winner; a wrong one is dropped from `result` and returned as a `wrong_result` record."""
+        if result.winner is None:
+            return None
+        trial, measurement = result.winner
+        folder = self.work_dir / "numerics" / result.name
+        try:
+            verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
+                       self._against_one_op_model(result, facts, folder))
+        except RuntimeError as err:
+            verdict = Comparison(False, str(err))
+        if verdict is None:
+            return None
+        if verdict.ok:
+            self.verdicts[result.name] = f"numerics checked: {verdict.detail}"
+            return None
+        self.verdicts[result.name] = f"winner refused, it computes different results: {verdict.detail}"
+        result.winner = None
+        return Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs), knobs=trial.knobs,
+                      status="wrong_result", time_us=list(measurement.time_us), baseline_us=list(measurement.baseline_us),
+                      ranker=ranker, position=trial.position, detail=f"numerics: {verdict.detail}", **record_fields)
+
+    def _against_model(self, vmfb: Path, folder: Path) -> Comparison:
+        folder.mkdir(parents=True, exist_ok=True)
+        assert self._reference is not None
+        return compare(self._reference, run_outputs(vmfb, self.tuning_input.invocation, self.device, folder / "outputs"))
+
+    def _against_one_op_model(self, result: DispatchResult, facts: TargetFacts, folder: Path) -> Comparison | None:
+        shape = one_op_shape(result.problem)
+        name = result.name
+        if shape is None:
+            self.verdicts[name] = f"numerics not checked: no one-op model for {result.problem.key}"
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        target = CpuTarget(cpu=facts.arch) if self.target.kind == "cpu" else self.target
+        source_path = folder / f"{shape.name}.mlir"
+        source_path.write_text(contraction_model(shape))
+        module = parse_module_file(source_path, self.context)
+        with self.context:
+            main = next(op for op in module.body.operations if op.operation.name == "func.func")
+            inputs = write_random_inputs(main, folder / "inputs", self.seed)
+        source, flags = default_build(source_path, target, folder, self.context)
+        builder = Builder(TuningInput(source, Invocation("main", inputs, False), (), tuple(flags)), folder, self.jobs)
+        applied = make_applier(target.kind, source, self.context).apply(result.problem, result.winner[0].compilation_info)
+        default, tuned = builder.compile(0, None, "default"), builder.compile(1, applied, "tuned")
+        if default.status != "ok" or tuned.status != "ok":
+            failed = default if default.status != "ok" else tuned
+            self.verdicts[name] = f"numerics not checked: the one-op model does not compile ({failed.detail})"
+            return None
+        if default.sha256 == tuned.sha256:
+            self.verdicts[name] = "numerics not checked: the config does not change the one-op model's code"
+            return None
+        invocation = builder.tuning_input.invocation
+        return compare(run_outputs(default.vmfb, invocation, self.device, folder / "outputs_default"),
+                       run_outputs(tuned.vmfb, invocation, self.device, folder / "outputs_tuned"))
