@@ -153,5 +153,5 @@ def train_synthetic_model(root: Path) -> Path:
     """Train the forest of arch `synthetic` on synthetic matmul records into `root/models/`; returns `root`."""
     from mltune.learn.train import train
 
-    train(write_synthetic_dataset(root / "datasets"), "synthetic", root / "models")
+    train(write_synthetic_dataset(root / "datasets"), "synthetic", root / "models", force=True)
     return root
