@@ -7,7 +7,10 @@ workgroup and vector tiles against the caches. Problem-level columns (sizes, ele
 bytes, layout) come last, so that one model can tell problems apart and generalise across them.
 The target's resources (vector width and registers, caches, FMA units and latency, cores; see
 `mltune.targets.cpu_table`) enter as ratios (`*_per_*`, fills, fits), so that one model can learn
-from several CPUs and rank on one it never saw.
+from several CPUs and rank on one it never saw: a size that means different things on different cores
+(accumulators, N in elements, footprints in bytes, workgroups) appears only in the target's units
+(register file, vectors, cache sizes, cores), never also in absolute form, which a model would
+otherwise learn from one CPU and misapply on another.
 """
 
 from __future__ import annotations
@@ -94,14 +97,12 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     columns = {
         "tile_k_pow2": (vec_k & (vec_k - 1)) == 0,
         "vector_lane_fill": vec_n / (vectors_per_row * lanes),
-        "accumulator_registers": accumulators,
         "register_overflow": register_overflow(accumulators, vectors_per_row, cpu),
         "vector_n_per_lanes": vec_n / lanes,
         "fma_per_load": vec_m * vec_n * vec_k / (vec_m * vec_k + vec_k * vec_n),
         # the CPU analogue of an MMA intrinsic's area / volume: elements touched (LHS, RHS and
         # accumulator faces) per multiply-add of one vector tile; lower means more reuse per element
         "vector_area_per_volume": (vec_m * vec_k + vec_k * vec_n + vec_m * vec_n) / (vec_m * vec_n * vec_k),
-        "vector_volume": vec_m * vec_n * vec_k,
         "padding_waste_m": padding_waste(m, wg_m),
         "padding_waste_n": padding_waste(n, wg_n),
         "padding_waste_k": padding_waste(k, vec_k),
@@ -109,14 +110,10 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "padding_waste_total": 1.0 - m * n / padded_area,
         # vector tiles that do not divide their workgroup tile leave remainder iterations
         "vector_remainder": padding_waste(wg_m, vec_m) + padding_waste(wg_n, vec_n),
-        "workgroups": workgroups,
-        "log2_workgroups": np.log2(workgroups),
         # below one, cores idle; far above one, per-workgroup overhead adds up
         "workgroups_per_core": workgroups / cpu.cores,
         "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
         "workgroup_intensity": 2.0 * wg_m * wg_n * k / footprint,
-        "workgroup_footprint_kib": footprint / 1024.0,
-        "vector_panel_kib": vector_panel / 1024.0,
         # panels re-read for every vector tile are cheap only while they stay in L1 / L2
         "vector_panel_fits_l1": vector_panel <= cpu.l1d_bytes,
         "workgroup_fits_l2": footprint <= cpu.l2_bytes,
@@ -127,7 +124,6 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "log2_wg_m": np.log2(wg_m),
         "log2_wg_n": np.log2(wg_n),
         "log2_vec_m": np.log2(vec_m),
-        "log2_vec_n": np.log2(vec_n),
         "log2_vec_k": np.log2(vec_k),
     }
     columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * batch * m * n * k,

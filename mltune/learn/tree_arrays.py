@@ -21,6 +21,7 @@ import numpy as np
 
 FORMAT = "mltune-forest-npz-1"
 LEAF = -1
+ROW_CHUNK = 2048
 
 
 class ModelFormatError(ValueError):
@@ -67,15 +68,20 @@ class TreeEnsemble:
         return int(self.feature[splits].max()) + 1 if splits.any() else 0
 
     def predict(self, values: np.ndarray) -> np.ndarray:
-        """The mean over trees of each row's leaf value."""
+        """The mean over trees of each row's leaf value (rows in chunks, so that the walk's arrays stay in cache)."""
         rows = np.asarray(values, dtype=np.float32).astype(np.float64)
+        return np.concatenate([self._predict_chunk(rows[start:start + ROW_CHUNK])
+                               for start in range(0, len(rows), ROW_CHUNK)] or [np.empty(0)])
+
+    def _predict_chunk(self, rows: np.ndarray) -> np.ndarray:
         node = np.broadcast_to(self.roots, (len(rows), len(self.roots))).copy()
-        row_index = np.arange(len(rows))[:, None]
+        flat = rows.ravel()  # flat gathers (`take`) are faster than 2-D fancy indexing
+        row_start = (np.arange(len(rows), dtype=np.int64) * rows.shape[1])[:, None]
         for _ in range(self.depth):
-            left = self.left[node]
-            go_left = rows[row_index, self.feature[node]] <= self.threshold[node]
-            node = np.where(left == LEAF, node, np.where(go_left, left, self.right[node]))
-        return self.value[node].mean(axis=1)
+            left = self.left.take(node)
+            go_left = flat.take(row_start + self.feature.take(node)) <= self.threshold.take(node)
+            node = np.where(left == LEAF, node, np.where(go_left, left, self.right.take(node)))
+        return self.value.take(node).mean(axis=1)
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
