@@ -82,19 +82,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_arch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--arch", type=arch, required=True,
+def _add_arch_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--arch", type=arch, required=required,
                         help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
     parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
     parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
 
 
 def _add_learning_commands(commands) -> None:
-    train = commands.add_parser("train", help="train the random-forest ranker of one arch from its dataset")
-    _add_arch_arguments(train)
+    train = commands.add_parser("train", help="train the random-forest ranker of one arch, or of a family of archs, "
+                                "from the datasets")
+    _add_arch_arguments(train, required=False)
+    train.add_argument("--family", choices=["cpu", "gpu"], default=None,
+                       help="train the pooled model of every arch of this family (models/family-FAMILY/) instead")
     train.add_argument("--model-dir", type=Path, default=Path("models"), help="where models/ARCH/ is written")
+    train.add_argument("--force", action="store_true",
+                       help="write a model even when cross-validation ranks it worse than the heuristic or the "
+                            "family model")
     evaluate = commands.add_parser("evaluate", help="replay recorded measurements through every ranker")
     _add_arch_arguments(evaluate)
+    evaluate.add_argument("--leave-arch-out", action="store_true",
+                          help="also score forests trained on every other arch of the family, never on this one")
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
                           "(default: evaluation/ARCH)")
     evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
@@ -320,18 +328,25 @@ def _print_compile_only(checks, untunable, run_dir: Path) -> None:
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from mltune.learn.train import print_training, train
+    from mltune.learn.train import train, train_family
+    from mltune.learn.train_report import all_refused, print_training
 
     check_output_folder(args.model_dir, "--model-dir")
-    print_training(train(args.dataset_dir, args.arch, args.model_dir, args.seed))
-    return 0
+    if (args.arch is None) == (args.family is None):
+        raise UserError("train needs one of --arch ARCH or --family cpu|gpu")
+    if args.family is not None:
+        report = train_family(args.dataset_dir, args.family, args.model_dir, args.seed, args.force)
+    else:
+        report = train(args.dataset_dir, args.arch, args.model_dir, args.seed, args.force)
+    print_training(report)
+    return 1 if all_refused(report) else 0
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.learn.replay import evaluate
 
     out = check_output_folder(args.out or Path("evaluation") / args.arch, "--out")
-    evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind)
+    evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind, args.leave_arch_out)
     return 0
 
 

@@ -153,5 +153,25 @@ def train_synthetic_model(root: Path) -> Path:
     """Train the forest of arch `synthetic` on synthetic matmul records into `root/models/`; returns `root`."""
     from mltune.learn.train import train
 
-    train(write_synthetic_dataset(root / "datasets"), "synthetic", root / "models")
+    train(write_synthetic_dataset(root / "datasets"), "synthetic", root / "models", force=True)
+    return root
+
+
+def relative_ratios(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> np.ndarray:
+    """Synthetic ratios from a rule over target-relative features only (register file fill, SIMD lane fill, padding,
+    idle cores): the same rule on two CPUs, so a model that reads the features relative to the target transfers."""
+    f = cpu_contraction_features(problem, cpu, candidates)
+    return (0.6 + 0.8 * f["padding_waste_total"] + 0.5 * (f["register_fill"] > 1) + 0.4 * (1 - f["vector_lane_fill"])
+            + 0.2 * f["wave_inefficiency"])
+
+
+def write_synthetic_cpu_arch(root: Path, cpu: CpuInfo, shapes=SHAPES, per_problem: int = 40, seed: int = 0) -> Path:
+    """Synthetic records of `cpu` (arch `cpu.arch`, its facts stored) with `relative_ratios`. Returns `root`."""
+    rng = np.random.default_rng(seed)
+    for m, n, k in shapes:
+        problem = matmul_problem(m, n, k)
+        candidates = CpuContraction(problem, cpu, None).candidates()
+        picked = rng.choice(len(candidates), per_problem + 1, replace=False)
+        _write_problem(root / cpu.arch / f"mm_{m}x{n}x{k}.jsonl", cpu.arch, cpu, problem, lambda _: PIPELINE,
+                       candidates, relative_ratios(problem, cpu, candidates), picked, store_target=True)
     return root

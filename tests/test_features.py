@@ -8,7 +8,7 @@ import pytest
 from learn_helpers import matmul_problem
 from mltune.features import EXTRACTORS, extractor_for
 from mltune.errors import UserError
-from mltune.features.cpu import L1_BYTES, L2_BYTES, cpu_contraction_features
+from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
@@ -29,14 +29,35 @@ def test_cache_padding_and_area_features_by_hand():
     # padded output: 2*50 x 16*64 = 100 x 1024 and 2*64 x 1*1000 = 128 x 1000
     np.testing.assert_allclose(f["padding_waste_total"], [1 - 100_000 / (100 * 1024), 1 - 100_000 / (128 * 1000)])
     np.testing.assert_allclose(f["workgroups_per_core"], [32 / 3, 2 / 3])
-    np.testing.assert_allclose(f["log2_workgroups"], [5, 1])
+    np.testing.assert_allclose(f["wave_inefficiency"], [1 / 33, 1 / 3])
     # (vec_m + vec_n) rows/columns over K = 300, 4 bytes each
     panels = np.array([(5 + 16) * 300 * 4, (8 + 20) * 300 * 4])
-    np.testing.assert_allclose(f["vector_panel_kib"], panels / 1024)
-    np.testing.assert_array_equal(f["vector_panel_fits_l1"], panels <= L1_BYTES)
+    # a 64-byte CPU the table lacks is taken as a typical AVX-512 server core: 48 KiB L1D, 1.25 MiB L2
+    np.testing.assert_array_equal(f["vector_panel_fits_l1"], panels <= 48 * 1024)
+    np.testing.assert_allclose(f["vector_panel_per_l1"], panels / (48 * 1024))
     footprints = np.array([(50 * 300 + 300 * 64) * 4 + 50 * 64 * 4, (64 * 300 + 300 * 1000) * 4 + 64 * 1000 * 4])
-    np.testing.assert_array_equal(f["workgroup_fits_l2"], footprints <= L2_BYTES)
+    np.testing.assert_array_equal(f["workgroup_fits_l2"], footprints <= 1280 * 1024)
     assert f["workgroup_fits_l2"].tolist() == [1.0, 0.0]
+
+
+def test_target_relative_features_read_the_cpu_table():
+    """The same candidates on an AVX-512 core (emeraldrapids) and an AVX2 one (znver3): registers, lanes, caches and
+    FMA units come from the table, so the relative columns differ where the cores do."""
+    rows = np.array([[16, 64, 8, 32, 4]])  # 8 x 32 accumulators of f32
+    problem = matmul_problem(128, 256, 512)
+    er = cpu_contraction_features(problem, CpuInfo("emeraldrapids", 64, 2), CandidateSet(KNOBS, rows))
+    zen = cpu_contraction_features(problem, CpuInfo("znver3", 32, 2), CandidateSet(KNOBS, rows))
+    # 16 lanes: 2 vectors per row, 16 accumulators; 8 lanes: 4 per row, 32 accumulators
+    assert er["register_fill"][0] == pytest.approx((16 + 2 + 1) / 32) and er["register_overflow"][0] == 0
+    assert zen["register_fill"][0] == pytest.approx((32 + 4 + 1) / 16) and zen["register_overflow"][0] == 21
+    assert er["vector_n_per_lanes"][0] == 2 and zen["vector_n_per_lanes"][0] == 4
+    assert er["fma_latency_cover"][0] == pytest.approx(16 / 8) and zen["fma_latency_cover"][0] == pytest.approx(4.0)
+    panel = (8 + 32) * 512 * 4
+    assert er["vector_panel_per_l1"][0] == pytest.approx(panel / (48 * 1024))
+    assert zen["vector_panel_per_l1"][0] == pytest.approx(panel / (32 * 1024))
+    flops = 2 * 128 * 256 * 512
+    assert er["log2_peak_cycles"][0] == pytest.approx(np.log2(flops / (2 * 64)))
+    assert zen["log2_peak_cycles"][0] == pytest.approx(np.log2(flops / (2 * 32)))
 
 
 def test_problem_level_features_are_constant_per_problem():

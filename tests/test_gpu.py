@@ -434,7 +434,7 @@ def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, contex
     root = write_synthetic_gpu_dataset(tmp_path / "datasets", [dump.problem, other], dump.gpu, store_target=False)
     samples = next(p for p in load_dataset(root, "sm_90").problems if p.problem == dump.problem)
     assert samples.target == dump.gpu
-    train(root, "sm_90", tmp_path / "models")
+    train(root, "sm_90", tmp_path / "models", force=True)
 
     candidates = configurator_for(dump, context).candidates()
     ranking_input = RankingInput(dump.problem, dump.gpu, candidates)

@@ -136,7 +136,7 @@ def test_tpe_learns_over_gpu_knobs():
 def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     """Synthetic TileAndFuse records: `train` and `evaluate` run every ranker and write the table, JSON and plot."""
     arch = SYNTHETIC_GPU.arch
-    assert main(["train", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--model-dir", str(tmp_path)]) == 0
+    assert main(["train", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--model-dir", str(tmp_path), "--force"]) == 0
     out = capsys.readouterr().out
     assert f"features for {arch}: 100 SMs of 4 SIMDs, 100 KiB shared memory" in out and STORED in out
     sidecar = json.loads((tmp_path / arch / "contraction" / "model.json").read_text())
@@ -146,7 +146,7 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     assert main(["evaluate", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--out", str(out_dir)]) == 0
     table = capsys.readouterr().out
     report = json.loads((out_dir / "evaluation.json").read_text())
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "tpe"}
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"}
     for ranker in report["rankers"]:
         assert f"\n{ranker} " in table and len(report["rankers"][ranker]["problems"]) == 3
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -19,6 +19,8 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.rankers.forest import RandomForest
 from mltune.search.cpu_convolution import CpuConvolution
 from mltune.search.gpu_matvec import GpuMatvec
+from mltune.rankers.heuristic import Heuristic
+from mltune.targets.cpu import CpuInfo
 
 CONVS = [conv_problem(2, 8, 8, 16, 8), conv_problem(1, 12, 12, 32, 16)]
 
@@ -33,7 +35,7 @@ def mixed(tmp_path_factory):
 @pytest.fixture(scope="module")
 def trained(mixed):
     models = mixed.parent / "models"
-    return models, train(mixed, "synthetic", models)
+    return models, train(mixed, "synthetic", models, force=True)
 
 
 def test_each_op_kind_gets_its_own_model(trained):
@@ -56,34 +58,36 @@ def test_a_conv_problem_is_ranked_by_the_conv_model(trained, monkeypatch):
     ranker.start(RankingInput(problem, SYNTHETIC_CPU, candidates))
     order = ranker.ask(len(candidates))
     assert sorted(order) == list(range(len(candidates)))
-    assert set(ranker.models) == {("synthetic", "convolution")}
+    assert set(ranker.choices) == {("synthetic", "convolution")}
     ratios = synthetic_conv_ratios(problem, candidates)
     assert ratios[order[:50]].mean() < ratios.mean()
 
 
 def test_a_kind_with_one_problem_is_skipped_with_its_reason(tmp_path, capsys):
     root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:1])
-    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(root), "--model-dir", str(tmp_path / "m")]) == 0
+    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(root), "--model-dir", str(tmp_path / "m"), "--force"]) == 0
     out = capsys.readouterr().out
     assert "convolution: skipped, 1 problem; cross-validation needs at least 2" in out
     assert "contraction: 120 candidates of 3 problems" in out
     assert trained_kinds(tmp_path / "m", "synthetic") == ["contraction"]
 
 
-def test_a_missing_kind_is_one_line_naming_the_command(trained, tmp_path):
+def test_a_missing_kind_is_ranked_by_the_heuristic_saying_so(trained, tmp_path, capsys):
     models, _ = trained
     only_matmuls = tmp_path / "models"
     shutil.copytree(models / "synthetic" / "contraction", only_matmuls / "synthetic" / "contraction")
     ranker = RandomForest(0, model_dir=only_matmuls)
-    ranker.check_for("synthetic")  # the arch has a model: the early check passes
+    ranker.check_for(SYNTHETIC_CPU)  # the arch has a model: the early check passes
     problem = CONVS[0]
-    with pytest.raises(UserError) as err:
-        ranker.start(RankingInput(problem, SYNTHETIC_CPU, CpuConvolution(problem, SYNTHETIC_CPU, None).candidates()))
-    message = str(err.value)
-    assert "\n" not in message and "no random-forest model for convolution on arch 'synthetic'" in message
-    assert "(have: contraction)" in message and "`mltune train --arch synthetic`" in message
-    with pytest.raises(UserError, match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`"):
-        RandomForest(0, model_dir=only_matmuls).check_for("nothing")
+    ranking_input = RankingInput(problem, SYNTHETIC_CPU, CpuConvolution(problem, SYNTHETIC_CPU, None).candidates())
+    ranker.start(ranking_input)
+    assert ranker.ask(10) == Heuristic(0).order(ranking_input)[:10].tolist()
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "convolution on synthetic ranked by the heuristic (no convolution model" in line
+    nothing = CpuInfo("nothing", 32, 2)
+    with pytest.raises(UserError, match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`"
+                                        ".*`mltune train --family cpu`"):
+        RandomForest(0, model_dir=only_matmuls).check_for(nothing)
 
 
 def test_evaluate_leaves_out_a_kind_with_one_problem(tmp_path, capsys):
@@ -114,7 +118,7 @@ def test_matvecs_get_their_own_gpu_model(tmp_path, monkeypatch):
     root = tmp_path / "datasets"
     write_synthetic_gpu_dataset(root, [matmul_problem(m, n, k, "f16") for m, n, k in GPU_SHAPES[:2]], per_problem=20)
     write_synthetic_matvec_records(root, [matvec_problem(n, k) for n, k in ((4096, 4096), (11008, 4096), (2048, 8192))])
-    report = train(root, SYNTHETIC_GPU.arch, tmp_path / "models")
+    report = train(root, SYNTHETIC_GPU.arch, tmp_path / "models", force=True)
     assert trained_kinds(tmp_path / "models", SYNTHETIC_GPU.arch) == ["contraction", "matvec"], report
     monkeypatch.chdir(tmp_path)
     problem = matvec_problem(4096, 11008)  # unseen in training
@@ -122,4 +126,4 @@ def test_matvecs_get_their_own_gpu_model(tmp_path, monkeypatch):
     ranker = make_ranker("random-forest", 0, SYNTHETIC_GPU)
     ranker.start(RankingInput(problem, SYNTHETIC_GPU, candidates))
     order = ranker.ask(len(candidates))
-    assert sorted(order) == list(range(len(candidates))) and set(ranker.models) == {(SYNTHETIC_GPU.arch, "matvec")}
+    assert sorted(order) == list(range(len(candidates))) and set(ranker.choices) == {(SYNTHETIC_GPU.arch, "matvec")}

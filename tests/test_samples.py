@@ -40,5 +40,5 @@ def test_repeated_candidates_are_one_sample_and_failures_are_counted(tmp_path):
     assert samples.ratios[samples.candidates.index_of(b)] == pytest.approx(0.25)
     # schema 1 records carry no target: the CPU's facts are rebuilt from the arch name and the device's cores
     assert samples.target == CpuInfo("znver4", 64, 4)
-    assert samples.target_origin == "rebuilt from the arch name (vector-width table)"
+    assert samples.target_origin == "rebuilt from the arch name (CPU table)"
     assert samples.features().values.shape[0] == 2

@@ -208,7 +208,8 @@ def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
     from mltune.learn.train import train
 
     # the forest is trained on synthetic records filed under this CPU's arch, and put where tune looks (models/ARCH/KIND)
-    train(write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch), tiny.cpu.arch, tmp_path / "models")
+    train(write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch), tiny.cpu.arch, tmp_path / "models",
+          force=True)
     bench = tmp_path / tiny.bench.name
     shutil.copy(tiny.bench, bench)
     tune_and_check(tiny, bench, tmp_path, budget=2, ranker=ranker, level="dispatch")

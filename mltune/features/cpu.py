@@ -5,6 +5,12 @@ register pressure of the vector accumulators, SIMD lane use, loads per FMA, padd
 partial tiles, idle cores in the last wave of workgroups, and the working set of the
 workgroup and vector tiles against the caches. Problem-level columns (sizes, element
 bytes, layout) come last, so that one model can tell problems apart and generalise across them.
+The target's resources (vector width and registers, caches, FMA units and latency, cores; see
+`mltune.targets.cpu_table`) enter as ratios (`*_per_*`, fills, fits), so that one model can learn
+from several CPUs and rank on one it never saw: a size that means different things on different cores
+(accumulators, N in elements, footprints in bytes, workgroups) appears only in the target's units
+(register file, vectors, cache sizes, cores), never also in absolute form, which a model would
+otherwise learn from one CPU and misapply on another.
 """
 
 from __future__ import annotations
@@ -15,13 +21,6 @@ from mltune.features.base import FeatureMatrix
 from mltune.problem import ELEMENT_BYTES, Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
-
-VECTOR_REGISTERS = 32  # zmm0-31 on AVX-512 (and ymm0-31 with AVX-512VL)
-# Nominal per-core cache sizes (Zen 4 and Rocket Lake have 32/48 KiB L1D, 1 MiB/512 KiB L2): the
-# fits are coarse flags, the footprints themselves are features too.
-L1_BYTES = 32 * 1024
-L2_BYTES = 512 * 1024
-
 
 def ceil_div(a, b):
     return -(-a // b)
@@ -42,6 +41,23 @@ def gemm_sizes(problem: Problem) -> tuple[int, int, int, int]:
     """(batch, M, N, K) of a contraction: the product of its batch loops and its one M, N and K size."""
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     return int(np.prod(problem.sizes(problem.batch), dtype=np.int64)), m, n, k
+
+
+def register_overflow(accumulators: np.ndarray, vectors_per_row: np.ndarray, cpu: CpuInfo) -> np.ndarray:
+    """Vector registers missing for the accumulators, one row of RHS vectors and one broadcast LHS value."""
+    return np.maximum(0, accumulators + vectors_per_row + 1 - cpu.vector_registers)
+
+
+def target_relative_features(cpu: CpuInfo, accumulators: np.ndarray, vectors_per_row: np.ndarray,
+                             flops: float, rows: int) -> dict[str, np.ndarray]:
+    """Columns that read a candidate against the core it runs on, shared by contractions and convolutions."""
+    return {
+        "register_fill": (accumulators + vectors_per_row + 1) / cpu.vector_registers,
+        # independent accumulators hide the FMA latency only when there are units x latency of them
+        "fma_latency_cover": np.minimum(accumulators / (cpu.fma_units * cpu.fma_latency), 4.0),
+        # the problem's size in ideal cycles of the whole CPU at its f32 peak
+        "log2_peak_cycles": np.full(rows, np.log2(flops / (cpu.cores * cpu.peak_flops_per_cycle))),
+    }
 
 
 def problem_features(problem: Problem, dims: tuple[int, int, int, int], rows: int) -> dict[str, np.ndarray]:
@@ -81,14 +97,12 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     columns = {
         "tile_k_pow2": (vec_k & (vec_k - 1)) == 0,
         "vector_lane_fill": vec_n / (vectors_per_row * lanes),
-        "accumulator_registers": accumulators,
-        # accumulators + one row of RHS vectors + one broadcast LHS value must fit the register file
-        "register_overflow": np.maximum(0, accumulators + vectors_per_row + 1 - VECTOR_REGISTERS),
+        "register_overflow": register_overflow(accumulators, vectors_per_row, cpu),
+        "vector_n_per_lanes": vec_n / lanes,
         "fma_per_load": vec_m * vec_n * vec_k / (vec_m * vec_k + vec_k * vec_n),
         # the CPU analogue of an MMA intrinsic's area / volume: elements touched (LHS, RHS and
         # accumulator faces) per multiply-add of one vector tile; lower means more reuse per element
         "vector_area_per_volume": (vec_m * vec_k + vec_k * vec_n + vec_m * vec_n) / (vec_m * vec_n * vec_k),
-        "vector_volume": vec_m * vec_n * vec_k,
         "padding_waste_m": padding_waste(m, wg_m),
         "padding_waste_n": padding_waste(n, wg_n),
         "padding_waste_k": padding_waste(k, vec_k),
@@ -96,22 +110,23 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "padding_waste_total": 1.0 - m * n / padded_area,
         # vector tiles that do not divide their workgroup tile leave remainder iterations
         "vector_remainder": padding_waste(wg_m, vec_m) + padding_waste(wg_n, vec_n),
-        "workgroups": workgroups,
-        "log2_workgroups": np.log2(workgroups),
         # below one, cores idle; far above one, per-workgroup overhead adds up
         "workgroups_per_core": workgroups / cpu.cores,
         "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
         "workgroup_intensity": 2.0 * wg_m * wg_n * k / footprint,
-        "workgroup_footprint_kib": footprint / 1024.0,
-        "vector_panel_kib": vector_panel / 1024.0,
         # panels re-read for every vector tile are cheap only while they stay in L1 / L2
-        "vector_panel_fits_l1": vector_panel <= L1_BYTES,
-        "workgroup_fits_l2": footprint <= L2_BYTES,
+        "vector_panel_fits_l1": vector_panel <= cpu.l1d_bytes,
+        "workgroup_fits_l2": footprint <= cpu.l2_bytes,
+        "vector_panel_per_l1": vector_panel / cpu.l1d_bytes,
+        "workgroup_footprint_per_l2": footprint / cpu.l2_bytes,
+        # the operands of all workgroups in flight at once (one per core) against the shared L3
+        "wave_footprint_per_l3": footprint * np.minimum(workgroups, cpu.cores) / cpu.l3_bytes,
         "log2_wg_m": np.log2(wg_m),
         "log2_wg_n": np.log2(wg_n),
         "log2_vec_m": np.log2(vec_m),
-        "log2_vec_n": np.log2(vec_n),
         "log2_vec_k": np.log2(vec_k),
     }
+    columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * batch * m * n * k,
+                                            len(candidates)))
     columns.update(problem_features(problem, (batch, m, n, k), len(candidates)))
     return FeatureMatrix.from_columns(columns)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import VECTOR_REGISTERS, ceil_div, padding_waste, problem_features, wave_inefficiency
+from mltune.features.cpu import ceil_div, padding_waste, problem_features, register_overflow, \
+    target_relative_features, wave_inefficiency
 from mltune.problem import Problem, element_bytes
 from mltune.search.candidate import CandidateSet
 from mltune.search.cpu_convolution import conv_loops
@@ -35,7 +36,7 @@ def cpu_convolution_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     columns = {
         "vector_lane_fill": vec_oc / (vectors_per_row * lanes),
         "accumulator_registers": accumulators,
-        "register_overflow": np.maximum(0, accumulators + vectors_per_row + 1 - VECTOR_REGISTERS),
+        "register_overflow": register_overflow(accumulators, vectors_per_row, cpu),
         "fma_per_load": pixels * vec_oc * reduction / (pixels * reduction + reduction * vec_oc),
         "vector_volume": pixels * vec_oc * reduction,
         "padding_waste_pixels": padding_waste(size["oh"], wg_oh) + padding_waste(size["ow"], wg_ow),
@@ -54,5 +55,7 @@ def cpu_convolution_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "log2_red_ic": np.log2(red_ic),
     }
     gemm = (size["n"], size["oh"] * size["ow"], size["oc"], size["kh"] * size["kw"] * size["ic"])
+    columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * float(np.prod(gemm)),
+                                            len(candidates)))
     columns.update(problem_features(problem, gemm, len(candidates)))
     return FeatureMatrix.from_columns(columns)

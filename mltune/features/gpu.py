@@ -4,7 +4,8 @@ Each names one effect that makes a tile configuration fast or slow on a GPU: the
 intrinsic's arithmetic intensity, subgroups that fill a CU's SIMDs, a power-of-two K tile
 (the SHARK tuner's sort key), wave quantization of workgroups over the CUs/SMs, shared
 memory per workgroup and the occupancy it allows, accumulator registers per thread, and
-padding of the MMA-aligned dimensions.
+padding of the MMA-aligned dimensions. The target's resources (CUs/SMs, SIMDs, shared memory, threads
+per workgroup) also enter as ratios, so that one model can learn from several GPUs.
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "padding_waste_n": padding_waste(n, wg_n),
         "padding_waste_k": padding_waste(k, k_tile),
         "threads": threads,
+        "shared_memory_fraction": shared / gpu.shared_memory_bytes,
+        "workgroups_per_cu": workgroups / gpu.cores,
+        "subgroups_per_simd": subgroups / gpu.simds_per_cu,
+        "threads_per_limit": threads / gpu.max_threads,
         "log2_wg_m": np.log2(wg_m),
         "log2_wg_n": np.log2(wg_n),
         "log2_k_tile": np.log2(k_tile),

@@ -1,48 +1,54 @@
-"""The random-forest cost model: fitting it, and storing it under `models/ARCH/KIND/` with a checked sidecar.
+"""The random-forest cost model: fitting it, and storing it under `models/NAME/KIND/` with a checked sidecar.
 
 One model per op kind: contractions, convolutions and attention have different feature
-columns, so one arch's dispatches of several kinds need one model each.
+columns, so one arch's dispatches of several kinds need one model each. NAME is an arch
+(`emeraldrapids`) or a family's pooled model (`family-cpu`, trained on every arch of the family).
 
-The model predicts log(candidate time / baseline time) from the feature columns. The joblib
-file is unpickled only after its SHA-256 matches the one in `model.json`: unpickling runs
-code, so a file changed after training is refused rather than loaded.
+The model predicts log(candidate time / baseline time) from the feature columns. It is stored as
+plain arrays (`mltune.learn.tree_arrays`: an `.npz` read without pickle, so loading runs no code) with
+a `model.json` sidecar naming the features, the training data, the cross-validation and the file's
+SHA-256. Loading refuses a sidecar of another format, a `model_file` that is not a plain file inside
+the model's own folder (absolute paths, `..`, links out), a file whose hash differs and arrays that
+do not form a forest over the sidecar's features, each in one line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import joblib
 import numpy as np
 import sklearn
 from sklearn.ensemble import RandomForestRegressor
 
 from mltune.errors import UserError
+from mltune.learn.tree_arrays import FORMAT, ModelFormatError, TreeEnsemble
 
-MODEL_FILE = "forest.joblib"
+MODEL_FILE = "forest.npz"
 SIDECAR_FILE = "model.json"
+FAMILY_PREFIX = "family-"
 # Shallow trees keep the model small (<< 5 MB) and fast to evaluate on 10,000 candidates;
 # leaves of a few samples average out benchmark noise.
 FOREST_SETTINGS: dict[str, Any] = {"n_estimators": 100, "max_depth": 8, "min_samples_leaf": 3, "max_features": 0.5}
 
 
-def fit_forest(features: np.ndarray, labels: np.ndarray, seed: int = 0, jobs: int = 2) -> RandomForestRegressor:
+def fit_forest(features: np.ndarray, labels: np.ndarray, seed: int = 0, jobs: int = 2) -> TreeEnsemble:
+    """Fit scikit-learn's forest and keep only its trees' arrays: what is stored is what ranks."""
     forest = RandomForestRegressor(**FOREST_SETTINGS, random_state=seed, n_jobs=jobs)
     forest.fit(features, labels)
-    forest.n_jobs = 1  # ranking one problem is faster without worker start-up
-    return forest
+    return TreeEnsemble.from_sklearn(forest)
 
 
 @dataclass(frozen=True)
 class TrainedModel:
     """A fitted forest and the names of the feature columns it expects, in order."""
 
-    estimator: RandomForestRegressor
+    ensemble: TreeEnsemble
     feature_names: tuple[str, ...]
 
     def predict(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
@@ -52,12 +58,31 @@ class TrainedModel:
             raise UserError(f"the model needs features the extractor no longer computes ({', '.join(missing)}); "
                             "retrain it with `mltune train`")
         columns = [names.index(name) for name in self.feature_names]
-        return self.estimator.predict(values[:, columns])
+        return self.ensemble.predict(values[:, columns])
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model read from its folder, with what its sidecar says about it."""
+
+    model: TrainedModel
+    folder: Path
+    sidecar: dict[str, Any]
+
+    @property
+    def trusted(self) -> bool:
+        """Whether training found it ranks better than the alternatives (or was told to ship it anyway)."""
+        quality = self.sidecar.get("quality") or {}
+        return bool(quality.get("ok") or quality.get("forced"))
 
 
 def library_versions() -> dict[str, str]:
-    return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__,
-            "joblib": joblib.__version__}
+    return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__}
+
+
+def family_name(family: str) -> str:
+    """The folder name of a family's pooled models (`family-cpu`)."""
+    return FAMILY_PREFIX + family
 
 
 def _sha256(path: Path) -> str:
@@ -68,55 +93,82 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def model_folder(model_dir: Path, arch: str, op_kind: str) -> Path:
-    return model_dir / arch / op_kind
+def model_folder(model_dir: Path, name: str, op_kind: str) -> Path:
+    return model_dir / name / op_kind
 
 
-def trained_kinds(model_dir: Path, arch: str) -> list[str]:
-    """The op kinds that have a model (a sidecar) under `model_dir/arch/`."""
-    folder = model_dir / arch
+def trained_kinds(model_dir: Path, name: str) -> list[str]:
+    """The op kinds that have a model (a sidecar) under `model_dir/name/`."""
+    folder = model_dir / name
     return sorted(sub.name for sub in folder.iterdir() if (sub / SIDECAR_FILE).is_file()) if folder.is_dir() else []
 
 
-def save_model(model_dir: Path, arch: str, op_kind: str, model: TrainedModel, metadata: dict[str, Any]) -> Path:
-    """Write `model_dir/arch/op_kind/forest.joblib` and its sidecar; returns the folder."""
-    folder = model_folder(model_dir, arch, op_kind)
+def save_model(model_dir: Path, name: str, op_kind: str, model: TrainedModel, metadata: dict[str, Any]) -> Path:
+    """Write `model_dir/name/op_kind/forest.npz` and its sidecar; returns the folder."""
+    folder = model_folder(model_dir, name, op_kind)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        joblib.dump(model.estimator, folder / MODEL_FILE, compress=3)
-        sidecar = {"arch": arch, "model_file": MODEL_FILE, "model_sha256": _sha256(folder / MODEL_FILE),
-                   "feature_names": list(model.feature_names), "versions": library_versions(),
-                   "forest_settings": FOREST_SETTINGS, **metadata}
+        (folder / MODEL_FILE).write_bytes(model.ensemble.to_bytes())
+        sidecar = {"format": FORMAT, "name": name, "model_file": MODEL_FILE,
+                   "model_sha256": _sha256(folder / MODEL_FILE), "feature_names": list(model.feature_names),
+                   "versions": library_versions(), "forest_settings": FOREST_SETTINGS, **metadata}
         (folder / SIDECAR_FILE).write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot write the model to {folder}: {err.strerror or err}") from None
     return folder
 
 
-def missing_model(model_dir: Path, arch: str, op_kind: str | None = None) -> UserError:
-    """The one-line error for an arch (or one op kind of it) with no model, naming the command that makes one."""
-    if op_kind is None:
-        return UserError(f"no random-forest model for arch {arch!r} in {model_dir / arch}; "
-                         f"train one with `mltune train --arch {arch}`")
-    have = trained_kinds(model_dir, arch)
-    return UserError(f"no random-forest model for {op_kind} on arch {arch!r} in {model_folder(model_dir, arch, op_kind)}"
-                     f" (have: {', '.join(have) or 'none'}); train one with `mltune train --arch {arch}` "
-                     f"on a dataset with {op_kind} records")
+def _confined_file(folder: Path, name: Any) -> Path:
+    """`folder/name` when `name` is a plain file name whose file lies in `folder` itself (no link out)."""
+    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name or "/" in name \
+            or (os.altsep and os.altsep in name) or os.sep in name:
+        raise ModelFormatError(f"model_file {name!r} is not a plain file name inside the model's folder")
+    path = folder / name
+    if path.is_symlink() or Path(os.path.realpath(path)).parent != Path(os.path.realpath(folder)):
+        raise ModelFormatError(f"model_file {name!r} links outside the model's folder")
+    if not path.is_file():
+        raise ModelFormatError(f"model_file {name!r} is not a file")
+    return path
 
 
-def load_model(model_dir: Path, arch: str, op_kind: str) -> TrainedModel:
-    """Load `model_dir/arch/op_kind/`, refusing a missing model or a file whose SHA-256 differs from the sidecar's."""
-    folder = model_folder(model_dir, arch, op_kind)
-    sidecar_path = folder / SIDECAR_FILE
-    if not sidecar_path.is_file():
-        raise missing_model(model_dir, arch, op_kind)
+def _read_sidecar(folder: Path) -> dict[str, Any]:
+    sidecar = json.loads(_confined_file(folder, SIDECAR_FILE).read_text(encoding="utf-8"))
+    if not isinstance(sidecar, dict):
+        raise ModelFormatError(f"{SIDECAR_FILE} is not a JSON object")
+    if sidecar.get("format") != FORMAT:
+        raise ModelFormatError(f"format {sidecar.get('format')!r} is not {FORMAT!r} (models stored as pickles are "
+                               "no longer loaded)")
+    names = sidecar.get("feature_names")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ModelFormatError("feature_names is not a list of names")
+    return sidecar
+
+
+def load_model(model_dir: Path, name: str, op_kind: str) -> LoadedModel:
+    """Load `model_dir/name/op_kind/`; a missing model, or one that fails a check, is a one-line `UserError`."""
+    folder = model_folder(model_dir, name, op_kind)
+    if not (folder / SIDECAR_FILE).exists() and not (folder / SIDECAR_FILE).is_symlink():
+        raise missing_model(model_dir, name, op_kind)
     try:
-        sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
-        model_path = folder / sidecar["model_file"]
-        actual = _sha256(model_path)
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise UserError(f"unreadable model in {folder} ({err}); retrain with `mltune train --arch {arch}`") from None
-    if actual != sidecar.get("model_sha256"):
-        raise UserError(f"{model_path} does not match the SHA-256 in {sidecar_path}: refusing to load it; "
-                        f"retrain with `mltune train --arch {arch}`")
-    return TrainedModel(joblib.load(model_path), tuple(sidecar["feature_names"]))
+        sidecar = _read_sidecar(folder)
+        model_path = _confined_file(folder, sidecar.get("model_file"))
+        if _sha256(model_path) != sidecar.get("model_sha256"):
+            raise ModelFormatError(f"{model_path.name} does not match the SHA-256 in {SIDECAR_FILE}")
+        names = tuple(sidecar["feature_names"])
+        ensemble = TreeEnsemble.load(model_path, len(names))
+    except (ModelFormatError, OSError, ValueError, UnicodeDecodeError) as err:
+        raise UserError(f"refusing the model in {folder}: {err}; retrain it with `{_train_command(name)}`") from None
+    return LoadedModel(TrainedModel(ensemble, names), folder, sidecar)
+
+
+def _train_command(name: str) -> str:
+    return (f"mltune train --family {name.removeprefix(FAMILY_PREFIX)}" if name.startswith(FAMILY_PREFIX)
+            else f"mltune train --arch {name}")
+
+
+def missing_model(model_dir: Path, name: str, op_kind: str) -> UserError:
+    """The one-line error for a name with no model of one op kind, naming the command that makes one."""
+    have = trained_kinds(model_dir, name)
+    return UserError(f"no random-forest model for {op_kind} on {name!r} in {model_folder(model_dir, name, op_kind)}"
+                     f" (have: {', '.join(have) or 'none'}); train one with `{_train_command(name)}` on a dataset "
+                     f"with {op_kind} records")

@@ -19,14 +19,18 @@ import numpy as np
 from mltune.errors import UserError
 from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_order, shuffle_solved_fraction, \
     solved_fraction, summarise
+from mltune.learn.forest import TrainedModel
+from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
-from mltune.learn.train import by_kind, kind_fold_models
+from mltune.learn.train import by_kind, feature_table, fit_model, kind_fold_models
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
+from mltune.rankers.refit import RefittedForest
 from mltune.search.loop import LoopSettings
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
+LEAVE_ARCH_OUT_SUFFIX = " (leave-arch-out)"
 PLOT_TOLERANCE = 0.05
 
 
@@ -55,17 +59,44 @@ def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
     return [problems[i] for i in sorted(kept)]
 
 
-def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int) -> dict[str, list[ProblemScore]]:
-    """Every ranker's score on every problem; the forest's from the fold of its op kind that held it out."""
-    makers: dict[int, Callable[[], Ranker]] = {}
-    for held_out, model in kind_fold_models(problems, seed):
-        for i in held_out:
-            makers[i] = lambda model=model: RandomForest(seed, model=model)
-    scores: dict[str, list[ProblemScore]] = {name: [] for name in (*STATIC_AND_ADAPTIVE, "random-forest")}
+def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "") -> dict[str, Callable[[int], Ranker]]:
+    """The static and the refitted forest over each problem's own model (by problem index)."""
+    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i]),
+            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i])}
+
+
+def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples],
+                          seed: int) -> dict[int, TrainedModel]:
+    """Per problem, the model of its op kind trained on every other arch of its family (none of `arch`)."""
+    family = arch_family(arch)
+    pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family, exclude=arch))
+    print(f"leave-arch-out: forests trained on {', '.join(pooled.archs)} ({len(pooled.problems)} problems), "
+          f"never on {arch}")
+    others = by_kind(pooled.problems)
+    models = {}
+    for kind, indices in by_kind(problems).items():
+        if kind not in others:
+            raise UserError(f"--leave-arch-out: no other {family} arch has {kind} records")
+        kind_problems = [pooled.problems[j] for j in others[kind]]
+        model = fit_model(feature_table(kind_problems), slice(None), seed)
+        models.update({i: model for i in indices})
+    return models
+
+
+def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
+                  transfer: dict[int, TrainedModel] | None = None) -> dict[str, list[ProblemScore]]:
+    """Every ranker's score on every problem; the forests' from the fold of its op kind that held it out, and with
+    `transfer` (per problem, a model trained on other archs) those of the transferred forests too."""
+    in_arch = {i: model for held_out, model in kind_fold_models(problems, seed) for i in held_out}
+    makers: dict[str, Callable[[int], Ranker]] = {name: lambda i, name=name: make_ranker(name, seed)
+                                                  for name in STATIC_AND_ADAPTIVE}
+    makers.update(_forest_makers(in_arch, seed))
+    if transfer is not None:
+        makers.update(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX))
+    scores: dict[str, list[ProblemScore]] = {name: [] for name in makers}
     for i, samples in enumerate(problems):
-        for name in scores:
-            ranker = makers[i]() if name == "random-forest" else make_ranker(name, seed)
-            scores[name].append(score_order(samples.key, samples.ratios, replay(ranker, samples, batch)))
+        for name, make in makers.items():
+            scores[name].append(score_order(samples.key, samples.ratios, replay(make(i), samples, batch)))
     return scores
 
 
@@ -73,11 +104,11 @@ def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
     print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
           "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
     tols = "".join(f"{f'{tol:.0%} med/mean':>17}{'x shuf':>7}" for tol in TOLERANCES)
-    print(f"{'ranker':<14}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
+    print(f"{'ranker':<38}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
     for name, s in summaries.items():
         cells = "".join(f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}"
                         for t in TOLERANCES)
-        print(f"{name:<14}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
+        print(f"{name:<38}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
     expected = next(iter(summaries.values())).mean_shuffle_expected
     print("shuffle expectation (mean over problems): "
           + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
@@ -112,21 +143,24 @@ def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summar
 
 
 def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
-             batch: int = LoopSettings.batch_size, kind: str | None = None) -> dict[str, Summary]:
+             batch: int = LoopSettings.batch_size, kind: str | None = None,
+             leave_arch_out: bool = False) -> dict[str, Summary]:
     """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the table, write
-    `evaluation.json` and the PNG under `out_dir`."""
+    `evaluation.json` and the PNG under `out_dir`; with `leave_arch_out`, forests trained only on the family's
+    other archs are scored beside those held out by problem."""
     dataset = load_dataset(dataset_dir, arch)
     problems = [p for p in dataset.problems if kind is None or p.problem.op_kind == kind]
     if not problems:
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
-    scores = score_rankers(problems, seed, batch)
+    transfer = leave_arch_out_models(dataset_dir, arch, problems, seed) if leave_arch_out else None
+    scores = score_rankers(problems, seed, batch, transfer)
     summaries = {name: summarise(ranker_scores) for name, ranker_scores in scores.items()}
     print_summaries(summaries, len(problems))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
-                  "rankers": _jsonable(scores, summaries)}
+                  "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores, summaries)}
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         plot_solved(scores, out_dir / "solved_within_5pct.png")
     except OSError as err:

@@ -1,8 +1,11 @@
-"""`mltune train`: fit the random-forest cost models of one arch, one per op kind, cross-validated by problem.
+"""`mltune train`: fit the random-forest cost models of one arch (or of every arch of a family, pooled), one per
+op kind, cross-validated by problem, and ship only those that rank better than the alternatives.
 
 Op kinds have different feature columns, so a dataset of matmuls and convolutions gives two
-models; a kind with fewer than 2 problems cannot be cross-validated and is skipped. Folds are grouped by problem (`GroupKFold`), so every CV number is measured on problems the
-model never saw: that is how it will be used, on a new dispatch.
+models; a kind with fewer than 2 problems cannot be cross-validated and is skipped. Folds are grouped
+by problem (`GroupKFold`), so every CV number is measured on problems the model never saw: that is how
+it will be used, on a new dispatch. The same held-out problems judge the model against the heuristic
+(and an arch's model against its family's), `mltune.learn.quality`.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from sklearn.model_selection import GroupKFold
 
 from mltune.errors import UserError
 from mltune.evaluate import score_order
-from mltune.learn.forest import TrainedModel, fit_forest, save_model
+from mltune.learn.forest import TrainedModel, family_name, fit_forest, save_model
+from mltune.learn.pooled import arch_family, family_archs, load_pooled
+from mltune.learn.quality import family_on, family_scores, judge
 from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
 from mltune.rankers.forest import RandomForest
+from mltune.rankers.heuristic import Heuristic
 from mltune.targets.stored import facts_to_record
 
 MAX_FOLDS = 5
@@ -32,11 +38,13 @@ CV_TOLERANCE = 0.05
 
 @dataclass(frozen=True)
 class FeatureTable:
-    """All problems' candidates stacked: features, labels log(time / baseline), and each row's problem."""
+    """All problems' candidates stacked: features, labels log(time / baseline), each row's problem (its index) and
+    cross-validation group (one per problem key without the arch: a shape is held out on every arch at once)."""
 
     names: tuple[str, ...]
     values: np.ndarray
     labels: np.ndarray
+    problem_of_row: np.ndarray
     groups: np.ndarray
 
 
@@ -48,11 +56,14 @@ def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
         described = ", ".join(f"{kind} on {family}" for kind, family in kinds)
         raise UserError(f"the records mix problems whose features differ ({described}); one model learns one feature "
                         "set: keep the others in another dataset directory")
+    group_ids: dict[str, int] = {}
+    groups = [group_ids.setdefault(p.problem.key, len(group_ids)) for p in problems]
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),
         labels=np.concatenate([np.log(p.ratios) for p in problems]),
-        groups=np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)]),
+        problem_of_row=np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)]),
+        groups=np.concatenate([np.full(len(p.ratios), g) for g, p in zip(groups, problems)]),
     )
 
 
@@ -62,11 +73,12 @@ def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> Train
 
 def fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[tuple[list[int], TrainedModel]]:
     """One model per `GroupKFold` fold: (indices of the held-out problems, the model trained on the others)."""
-    if len(problems) < 2:
-        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {len(problems)}")
     table = feature_table(problems)
-    folds = GroupKFold(n_splits=min(MAX_FOLDS, len(problems)))
-    return [(sorted(set(table.groups[test].tolist())), fit_model(table, train, seed))
+    distinct = len(set(table.groups.tolist()))
+    if distinct < 2:
+        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {distinct}")
+    folds = GroupKFold(n_splits=min(MAX_FOLDS, distinct))
+    return [(sorted(set(table.problem_of_row[test].tolist())), fit_model(table, train, seed))
             for train, test in folds.split(table.values, table.labels, table.groups)]
 
 
@@ -91,8 +103,9 @@ def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[
     return folds
 
 
-def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[str, Any]:
-    """Per held-out problem: Spearman rank correlation of predicted vs measured, and iterations to within 5 %."""
+def _held_out_scores(problems: Sequence[ProblemSamples], seed: int) -> dict[str, dict[str, Any]]:
+    """Per problem held out of its fold: the model's Spearman correlation, its iterations to within 5 % and the
+    heuristic's on the same problem (the baseline a model must beat to be shipped)."""
     per_problem = {}
     for held_out, model in fold_models(problems, seed):
         for i in held_out:
@@ -103,73 +116,89 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[st
                 rho = spearmanr(model.predict(features.names, features.values), p.ratios).statistic
             order = RandomForest(seed, model=model).order(p.ranking_input())
             score = score_order(p.key, p.ratios, order)
+            heuristic = score_order(p.key, p.ratios, Heuristic(seed).order(p.ranking_input()))
             per_problem[p.key] = {"spearman": None if math.isnan(rho) else float(rho),
                                   "iterations": score.positions[CV_TOLERANCE],
+                                  "heuristic_iterations": heuristic.positions[CV_TOLERANCE],
                                   "shuffle_expected": score.shuffle_expected[CV_TOLERANCE]}
+    return per_problem
+
+
+def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0) -> dict[str, Any]:
+    """Per held-out problem: Spearman rank correlation of predicted vs measured, and iterations to within 5 %
+    (the heuristic's too)."""
+    per_problem = _held_out_scores(problems, seed)
     rhos = [v["spearman"] for v in per_problem.values() if v["spearman"] is not None]
     iterations = [v["iterations"] for v in per_problem.values()]
-    return {"folds": min(MAX_FOLDS, len(problems)), "tolerance": CV_TOLERANCE, "problems": per_problem,
-            "median_iterations": float(median(iterations)), "mean_iterations": mean(iterations),
+    heuristic = [v["heuristic_iterations"] for v in per_problem.values()]
+    return {"folds": min(MAX_FOLDS, len({p.problem.key for p in problems})), "tolerance": CV_TOLERANCE,
+            "problems": per_problem, "median_iterations": float(median(iterations)),
+            "mean_iterations": mean(iterations), "heuristic_median_iterations": float(median(heuristic)),
+            "heuristic_mean_iterations": mean(heuristic),
             "mean_shuffle_expected": mean(v["shuffle_expected"] for v in per_problem.values()),
             "mean_spearman": mean(rhos) if rhos else None}
 
 
-def _train_kind(dataset: Dataset, problems: Sequence[ProblemSamples], arch: str, op_kind: str, model_dir: Path,
-                seed: int) -> dict[str, Any]:
-    """Cross-validate and fit one op kind's model, write it to `model_dir/arch/op_kind/`; returns its sidecar's
-    metadata and folder."""
+@dataclass(frozen=True)
+class Source:
+    """What a model is trained from: the dataset(s) read, and the name of the model folder (arch or family)."""
+
+    name: str
+    data_sha256: Any
+    compilers: tuple[str, ...]
+    failed_records: int
+    family_cv: dict[str, dict[str, int]] | None = None  # per kind, the family model's held-out iterations per problem
+
+
+def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str, model_dir: Path, seed: int,
+                force: bool) -> dict[str, Any]:
+    """Cross-validate and fit one op kind's model; write it to `model_dir/NAME/op_kind/` unless it ranks worse than
+    the heuristic or the family model (then only with `force`). Returns its metadata, folder (None if refused)."""
     cv = cross_validate(problems, seed)
-    table = feature_table(problems)
-    model = fit_model(table, slice(None), seed)
+    verdict = judge(cv, family_on([p.key for p in problems], (source.family_cv or {}).get(op_kind)))
     targets = {p.target: p.target_origin for p in problems}
     metadata = {"targets": [{"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
                             for facts, origin in targets.items()],
                 "pipelines": sorted({name for p in problems for name in p.pipelines}),
-                "training_data_sha256": dataset.data_sha256, "compilers": list(dataset.compilers),
-                "problems": [p.key for p in problems],
-                "samples": int(len(table.labels)), "failed_records_ignored": dataset.failed_records,
+                "training_data_sha256": source.data_sha256, "compilers": list(source.compilers),
+                "problems": [p.key for p in problems], "samples": int(sum(len(p.ratios) for p in problems)),
+                "failed_records_ignored": source.failed_records,
                 "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
-                "cv": cv}
-    return {"folder": save_model(model_dir, arch, op_kind, model, metadata), **metadata}
+                "cv": cv, "quality": {**verdict, "forced": force and not verdict["ok"]}}
+    if not verdict["ok"] and not force:
+        return {"folder": None, **metadata}
+    model = fit_model(feature_table(problems), slice(None), seed)
+    return {"folder": save_model(model_dir, source.name, op_kind, model, metadata), **metadata}
 
 
-def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0) -> dict[str, Any]:
-    """Train a model per op kind of `dataset_dir/arch` with at least 2 problems; returns each kind's metadata,
-    the kinds skipped (and why) and the timing."""
+def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir: Path, seed: int,
+                  force: bool) -> dict[str, Any]:
+    """A model per op kind with at least 2 problems; returns each kind's metadata, the kinds skipped (and why)."""
     started = time.perf_counter()
-    dataset: Dataset = load_dataset(dataset_dir, arch)
-    groups = {kind: [dataset.problems[i] for i in indices] for kind, indices in by_kind(dataset.problems).items()}
-    skipped = {kind: f"{len(problems)} problem; cross-validation needs at least 2"
-               for kind, problems in groups.items() if len(problems) < 2}
+    groups = {kind: [problems[i] for i in indices] for kind, indices in by_kind(problems).items()}
+    skipped = {kind: f"{len(group)} problem; cross-validation needs at least 2"
+               for kind, group in groups.items() if len({p.problem.key for p in group}) < 2}
     if len(skipped) == len(groups):
         raise UserError("cross-validation needs at least 2 problems of one op kind; the dataset has "
-                        + ", ".join(f"{len(problems)} {kind}" for kind, problems in groups.items()))
-    kinds = {kind: _train_kind(dataset, problems, arch, kind, model_dir, seed)
-             for kind, problems in groups.items() if kind not in skipped}
-    return {"arch": arch, "kinds": kinds, "skipped": skipped, "failed_records_ignored": dataset.failed_records,
+                        + ", ".join(f"{len(group)} {kind}" for kind, group in groups.items()))
+    kinds = {kind: _train_kind(source, group, kind, model_dir, seed, force)
+             for kind, group in groups.items() if kind not in skipped}
+    return {"name": source.name, "kinds": kinds, "skipped": skipped, "failed_records_ignored": source.failed_records,
             "seconds": time.perf_counter() - started}
 
 
-def _print_kind(kind: str, report: dict[str, Any]) -> None:
-    cv = report["cv"]
-    print(f"{kind}: {report['samples']} candidates of {len(report['problems'])} problems")
-    for target in report["targets"]:
-        print(f"features for {target['facts']['arch']}: {target['summary']} ({target['origin']})")
-    print(f"cross-validation ({cv['folds']} folds grouped by problem), per held-out problem:")
-    print(f"  {'problem':<44} {'spearman':>8} {'iters@5%':>8} {'shuffle':>8}")
-    for key, row in cv["problems"].items():
-        rho = "n/a" if row["spearman"] is None else f"{row['spearman']:.3f}"
-        print(f"  {key:<44} {rho:>8} {row['iterations']:>8} {row['shuffle_expected']:>8.1f}")
-    rho = "n/a" if cv["mean_spearman"] is None else f"{cv['mean_spearman']:.3f}"
-    print(f"  iterations to within 5 %: median {cv['median_iterations']:.1f}, mean {cv['mean_iterations']:.2f} "
-          f"(shuffle expects {cv['mean_shuffle_expected']:.2f}); mean Spearman {rho}")
-    print(f"model: {report['folder']}")
+def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0, force: bool = False) -> dict[str, Any]:
+    """Train a model per op kind of `dataset_dir/arch`, each judged against the heuristic and against the family's
+    pooled model on the same problems when `model_dir` has one."""
+    dataset: Dataset = load_dataset(dataset_dir, arch)
+    family_cv = family_scores(model_dir, arch, arch_family(arch))
+    source = Source(arch, dataset.data_sha256, dataset.compilers, dataset.failed_records, family_cv)
+    return _train_groups(source, dataset.problems, model_dir, seed, force)
 
 
-def print_training(report: dict[str, Any]) -> None:
-    print(f"{report['failed_records_ignored']} failed records ignored")
-    for kind, why in report["skipped"].items():
-        print(f"{kind}: skipped, {why}")
-    for kind, kind_report in report["kinds"].items():
-        _print_kind(kind, kind_report)
-    print(f"{len(report['kinds'])} model(s) in {report['seconds']:.1f} s")
+def train_family(dataset_dir: Path, family: str, model_dir: Path, seed: int = 0, force: bool = False
+                 ) -> dict[str, Any]:
+    """Train the pooled models of a family (`family-cpu`, ...) on every arch folder of that family."""
+    pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family))
+    source = Source(family_name(family), pooled.data_sha256, pooled.compilers, pooled.failed_records)
+    return {**_train_groups(source, pooled.problems, model_dir, seed, force), "archs": list(pooled.archs)}

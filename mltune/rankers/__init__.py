@@ -8,6 +8,7 @@ from mltune.errors import UserError
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
+from mltune.rankers.refit import RefittedForest
 from mltune.rankers.simple import Shuffle, SolverOrder
 from mltune.targets import TargetFacts
 
@@ -23,6 +24,7 @@ RANKERS: dict[str, Callable[[int], Ranker]] = {
     "shuffle": Shuffle,
     "heuristic": Heuristic,
     "random-forest": RandomForest,
+    "random-forest-refit": RefittedForest,
     "tpe": _tpe,
 }
 
@@ -33,8 +35,8 @@ def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None) -> 
     if name not in RANKERS:
         raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(RANKERS)}")
     ranker = RANKERS[name](seed)
-    if target is not None and isinstance(ranker, RandomForest):
-        ranker.check_for(target.arch)
+    if target is not None and isinstance(ranker, (RandomForest, RefittedForest)):
+        ranker.check_for(target)
     return ranker
 
 

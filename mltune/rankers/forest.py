@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,17 +10,20 @@ import numpy as np
 
 from mltune.features import extractor_for
 from mltune.rankers.base import RankingInput, StaticRanker
+from mltune.rankers.heuristic import Heuristic
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
+    from mltune.learn.model_choice import ModelChoice
 
 DEFAULT_MODEL_DIR = Path("models")
 
 
 class RandomForest(StaticRanker):
     """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
-    problem is ranked by the model of its kind, from `models/ARCH/KIND/` (loaded when first needed, then
-    kept), unless one model is given, as `evaluate` does per fold of one kind."""
+    problem is ranked by a model of its kind: the arch's own, else its family's pooled one, else the heuristic
+    (`mltune.learn.model_choice`, said once per arch and kind on stderr), unless one model is given, as
+    `evaluate` does per fold."""
 
     name = "random-forest"
 
@@ -27,29 +31,41 @@ class RandomForest(StaticRanker):
         super().__init__(seed)
         self.model = model
         self.model_dir = model_dir
-        self.models: dict[tuple[str, str], TrainedModel] = {}
+        self.choices: dict[tuple[str, str], ModelChoice] = {}
 
-    def check_for(self, arch: str) -> None:
-        """Refuse an arch with no model of any kind now: a missing model stops a run before any work."""
-        from mltune.learn.forest import missing_model, trained_kinds  # scikit-learn loads in ~1 s: only when needed
+    def check_for(self, target) -> None:
+        """Refuse a target with no model of any kind (own or family) now, before any work."""
+        from mltune.learn.model_choice import check_models_exist  # scikit-learn loads in ~1 s: only when needed
 
-        if self.model is None and not trained_kinds(self.model_dir, arch):
-            raise missing_model(self.model_dir, arch)
+        if self.model is None:
+            check_models_exist(self.model_dir, target)
 
-    def model_for(self, arch: str, op_kind: str) -> TrainedModel:
+    def model_for(self, target, op_kind: str) -> TrainedModel | None:
+        """The model that ranks `op_kind` on `target`, None for the heuristic."""
         if self.model is not None:
             return self.model
-        if (arch, op_kind) not in self.models:
-            from mltune.learn.forest import load_model
+        key = (target.arch, op_kind)
+        if key not in self.choices:
+            from mltune.learn.model_choice import choose_model
 
-            self.models[arch, op_kind] = load_model(self.model_dir, arch, op_kind)
-        return self.models[arch, op_kind]
+            self.choices[key] = choose_model(self.model_dir, target, op_kind)
+            print(self.choices[key].description, file=sys.stderr)
+        loaded = self.choices[key].loaded
+        return loaded.model if loaded is not None else None
+
+    def predictions(self, ranking_input: RankingInput) -> np.ndarray | None:
+        """Predicted log ratios of every candidate, None when the heuristic ranks this problem."""
+        problem, target = ranking_input.problem, ranking_input.target
+        model = self.model_for(target, problem.op_kind)
+        if model is None:
+            return None
+        features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
+        return model.predict(features.names, features.values)
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
-        problem, target = ranking_input.problem, ranking_input.target
-        model = self.model_for(target.arch, problem.op_kind)
-        features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
-        predicted = model.predict(features.names, features.values)
+        predicted = self.predictions(ranking_input)
+        if predicted is None:
+            return Heuristic(self.seed).order(ranking_input)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
         return np.lexsort((ties, predicted))

@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mltune.errors import UserError
+from mltune.targets.cpu_table import cpu_core_facts
+
+_CORE_FIELDS = ("l1d_bytes", "l2_bytes", "l3_bytes", "vector_registers", "fma_units", "fma_latency")
 
 
 @dataclass(frozen=True)
@@ -37,20 +40,42 @@ class CpuTarget:
 
 @dataclass(frozen=True)
 class CpuInfo:
-    """What the compiler resolved: the CPU name (the dataset's arch), vector width, and cores to run on."""
+    """What the compiler resolved (the CPU name, the dataset's arch, and vector width), the cores to run on, and
+    per-core resources from `mltune.targets.cpu_table` (filled from the name when not given: 0 means unknown)."""
 
     arch: str
     native_vector_bytes: int
     cores: int
+    l1d_bytes: int = 0
+    l2_bytes: int = 0
+    l3_bytes: int = 0
+    vector_registers: int = 0
+    fma_units: int = 0
+    fma_latency: int = 0
     kind = "cpu"
 
+    def __post_init__(self) -> None:
+        table, _ = cpu_core_facts(self.arch, self.native_vector_bytes)
+        for name in _CORE_FIELDS:
+            if not getattr(self, name):
+                object.__setattr__(self, name, getattr(table, name))
+
+    @property
+    def peak_flops_per_cycle(self) -> int:
+        """Per-core f32 peak: FMA units x f32 lanes x 2 flops."""
+        return self.fma_units * (self.native_vector_bytes // 4) * 2
+
     def describe(self) -> str:
-        return f"{self.native_vector_bytes}-byte vectors, {self.cores} cores"
+        return (f"{self.native_vector_bytes}-byte vectors, {self.cores} cores, {self.vector_registers} vector registers, "
+                f"{self.fma_units} FMA x {self.fma_latency} cycles, L1D {self.l1d_bytes // 1024} KiB, "
+                f"L2 {self.l2_bytes // 1024} KiB, L3 {self.l3_bytes // 1024} KiB per core")
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "CpuInfo":
-        """The facts from their stored form (`dataclasses.asdict`)."""
-        return CpuInfo(str(data["arch"]), int(data["native_vector_bytes"]), int(data["cores"]))
+        """The facts from their stored form (`dataclasses.asdict`); records that carry only the name, vector width
+        and cores get the rest from the table."""
+        return CpuInfo(str(data["arch"]), int(data["native_vector_bytes"]), int(data["cores"]),
+                       **{name: int(data.get(name) or 0) for name in _CORE_FIELDS})
 
     @staticmethod
     def from_executable_target(target_attr: str, cores: int | None = None) -> "CpuInfo":

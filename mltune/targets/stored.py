@@ -3,7 +3,7 @@
 Features depend on the target's facts (CPU vector width and cores; GPU CUs/SMs, SIMDs, shared memory,
 MMA intrinsics), so a record carries the facts it was tuned with (`Record.target`, schema 2) and
 training computes the columns the ranker computed at tune time. Schema 1 records name only the arch:
-their facts are rebuilt from it (by the compiler for a GPU arch, from a vector-width table for a
+their facts are rebuilt from it (by the compiler for a GPU arch, from `mltune.targets.cpu_table` for a
 CPU), with the core count taken from the record's device id.
 """
 
@@ -16,14 +16,8 @@ from typing import Any
 
 from mltune.targets.base import TargetFacts, compiler_facts
 from mltune.targets.cpu import CpuInfo
+from mltune.targets.cpu_table import cpu_core_facts
 from mltune.targets.gpu import GpuInfo, gpu_target
-
-# IREE's native_vector_size per LLVM CPU name, for records that name the CPU but not its vector width.
-AVX512_CPUS = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server",
-               "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5")
-AVX2_CPUS = ("haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "znver1", "znver2", "znver3")
-ARCH_VECTOR_BYTES = {**{name: 64 for name in AVX512_CPUS}, **{name: 32 for name in AVX2_CPUS}}
-DEFAULT_VECTOR_BYTES = 32
 
 STORED = "stored in the records"
 
@@ -68,12 +62,11 @@ def rebuilt_facts(arch: str, device: str) -> ResolvedFacts:
         # a plain arch (gfx942, sm_80) names no chip: the device id kept the CU/SM count the tuner used
         return ResolvedFacts(replace(facts, cu_count=facts.cu_count or cores or 0),
                              "rebuilt from the arch name by the compiler")
-    vector_bytes = ARCH_VECTOR_BYTES.get(arch)
-    origin = ("rebuilt from the arch name (vector-width table)" if vector_bytes else
-              f"rebuilt from the arch name, which the vector-width table lacks: {DEFAULT_VECTOR_BYTES}-byte "
+    table, known = cpu_core_facts(arch)
+    origin = ("rebuilt from the arch name (CPU table)" if known else
+              f"rebuilt from the arch name, which the CPU table lacks: a typical core of {table.native_vector_bytes}-byte "
               "vectors assumed")
-    return ResolvedFacts(CpuInfo(arch, vector_bytes or DEFAULT_VECTOR_BYTES, cores or len(os.sched_getaffinity(0))),
-                         origin)
+    return ResolvedFacts(CpuInfo(arch, table.native_vector_bytes, cores or len(os.sched_getaffinity(0))), origin)
 
 
 def record_facts(record: dict[str, Any]) -> ResolvedFacts:

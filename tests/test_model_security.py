@@ -1,0 +1,120 @@
+"""Model folders crafted to run code when loaded are refused in one line, and nothing runs. The crafted payloads are
+real pickles whose unpickling would create a marker file; the forest they sit beside is trained on synthetic records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+
+from learn_helpers import SYNTHETIC_CPU, matmul_problem, train_synthetic_model
+from mltune.errors import UserError
+from mltune.learn.forest import MODEL_FILE, SIDECAR_FILE, load_model
+from mltune.rankers import RankingInput, make_ranker
+from mltune.search.cpu_contraction import CpuContraction
+
+
+class _Payload:
+    """Unpickling this calls os.system: it touches the marker file."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+@pytest.fixture(scope="module")
+def intact(tmp_path_factory):
+    return train_synthetic_model(tmp_path_factory.mktemp("intact")) / "models" / "synthetic" / "contraction"
+
+
+def _crafted(intact: Path, root: Path, model_file: str, payload: bytes | None, marker: Path) -> Path:
+    """A copy of the intact model folder whose sidecar names `model_file`; `payload` (if given) is written there and
+    its SHA-256 put in the sidecar, as an attacker who can write the folder would."""
+    folder = root / "models" / "synthetic" / "contraction"
+    shutil.copytree(intact, folder)
+    target = (folder / model_file) if not os.path.isabs(model_file) else Path(model_file)
+    if payload is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(payload)
+    sidecar = json.loads((folder / SIDECAR_FILE).read_text())
+    sidecar["model_file"] = model_file
+    if payload is not None:
+        sidecar["model_sha256"] = hashlib.sha256(payload).hexdigest()
+    (folder / SIDECAR_FILE).write_text(json.dumps(sidecar))
+    return root / "models"
+
+
+@pytest.mark.parametrize("case", ["pickle in the folder", "pickle as forest.npz", "outside by ..", "absolute path",
+                                  "link out", "old pickled format"])
+def test_a_crafted_model_folder_is_refused_and_nothing_runs(case, intact, tmp_path, monkeypatch, capsys):
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps(_Payload(marker))
+    outside = tmp_path / "elsewhere" / "evil.npz"
+    if case == "pickle in the folder":
+        models = _crafted(intact, tmp_path, "evil.pkl", payload, marker)
+    elif case == "pickle as forest.npz":
+        models = _crafted(intact, tmp_path, MODEL_FILE, payload, marker)
+    elif case == "outside by ..":
+        models = _crafted(intact, tmp_path, "../../../elsewhere/evil.npz", payload, marker)
+    elif case == "absolute path":
+        models = _crafted(intact, tmp_path, str(outside), payload, marker)
+    elif case == "link out":
+        outside.parent.mkdir(parents=True)
+        outside.write_bytes(payload)
+        models = _crafted(intact, tmp_path, "linked.npz", None, marker)
+        (models / "synthetic" / "contraction" / "linked.npz").symlink_to(outside)
+        sidecar_path = models / "synthetic" / "contraction" / SIDECAR_FILE
+        sidecar = json.loads(sidecar_path.read_text())
+        sidecar_path.write_text(json.dumps({**sidecar, "model_sha256": hashlib.sha256(payload).hexdigest()}))
+    else:  # a sidecar of the joblib era, pointing at a pickle with its true hash
+        models = _crafted(intact, tmp_path, "forest.joblib", payload, marker)
+        sidecar_path = models / "synthetic" / "contraction" / SIDECAR_FILE
+        sidecar = json.loads(sidecar_path.read_text())
+        del sidecar["format"]
+        sidecar_path.write_text(json.dumps(sidecar))
+    monkeypatch.chdir(tmp_path)  # tune reads models/ from the working directory
+    assert models == tmp_path / "models"
+    with pytest.raises(UserError) as err:
+        load_model(models, "synthetic", "contraction")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"refusing the model in {models / 'synthetic' / 'contraction'}")
+    # through the ranker too, as `tune --ranker random-forest` loads it
+    problem = matmul_problem(40, 56, 24)
+    ranker = make_ranker("random-forest", 0, SYNTHETIC_CPU)
+    with pytest.raises(UserError, match="refusing the model"):
+        ranker.start(RankingInput(problem, SYNTHETIC_CPU, CpuContraction(problem, SYNTHETIC_CPU, None).candidates()))
+    assert not marker.exists(), "the payload ran"
+    capsys.readouterr()
+
+
+def test_the_payload_is_live(tmp_path):
+    """The crafted pickle does run code when unpickled: the test above would notice if a loader unpickled it."""
+    marker = tmp_path / "pwned"
+    pickle.loads(pickle.dumps(_Payload(marker)))
+    assert marker.exists()
+
+
+def test_the_stored_arrays_predict_what_scikit_learn_predicted(tmp_path):
+    """Synthetic rows: the numpy walk over the stored arrays gives scikit-learn's predictions, after a save and load."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestRegressor
+
+    from mltune.learn.forest import FOREST_SETTINGS
+    from mltune.learn.tree_arrays import TreeEnsemble
+
+    rng = np.random.default_rng(0)
+    scale = np.array([1, 10, 1e3, 1e-3, 1, 1])
+    rows = rng.normal(size=(600, 6)) * scale
+    labels = 2 * rows[:, 0] + np.sin(rows[:, 1]) + 0.1 * rng.normal(size=600)
+    forest = RandomForestRegressor(**FOREST_SETTINGS, random_state=0).fit(rows, labels)
+    (tmp_path / "f.npz").write_bytes(TreeEnsemble.from_sklearn(forest).to_bytes())
+    loaded = TreeEnsemble.load(tmp_path / "f.npz", 6)
+    unseen = rng.normal(size=(2000, 6)) * scale
+    np.testing.assert_allclose(loaded.predict(unseen), forest.predict(unseen), rtol=0, atol=1e-12)
