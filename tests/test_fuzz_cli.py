@@ -68,7 +68,7 @@ def test_tune_integer_flags(workdir, flag, value):
 
 @FAST
 @given(flag=st.sampled_from(["--time-budget", "--min-speedup"]),
-       value=st.one_of(st.floats(max_value=0.99), st.just("nan"), st.just("inf"), st.text(max_size=6)).map(str)
+       value=st.one_of(st.floats(max_value=0.0), st.just("nan"), st.just("inf"), st.text(max_size=6)).map(str)
        .filter(lambda t: t.strip().lower() not in ("1", "1.0", "+1") and not _is_speedup(t)))
 def test_tune_number_flags(workdir, flag, value):
     assert_one_error_line(*run_main(["tune", "mm.mlir", flag, value], workdir))

@@ -219,7 +219,8 @@ def test_iree_default_for_the_projection_matmul(dumps):
     """Document the default this host's compiler picks: a vector tile that does not divide the workgroup tile."""
     levels = dumps["matmul"].default_levels
     knobs = knobs_from_levels(dumps["matmul"].problem, levels)
-    assert set(levels) == {"distribution", "vector_common_parallel", "vector_reduction"}
+    # some hosts (znver3) add a cache_parallel level; the three levels mltune sets are always there
+    assert {"distribution", "vector_common_parallel", "vector_reduction"} <= set(levels)
     assert levels["vector_reduction"][:2] == [0, 0] and levels["distribution"][2] == 0
     # each knob value is in its own domain
     space = cpu_contraction_space(dumps["matmul"].problem, dumps["matmul"].cpu)
