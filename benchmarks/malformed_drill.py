@@ -35,7 +35,7 @@ ADD = """func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor
 }
 """
 DYNAMIC = TINY.replace("%lhs: tensor<32x64xf32>", "%lhs: tensor<?x64xf32>")
-TWO_FUNCTIONS = TINY + TINY.replace("@main", "@other")
+TWO_FUNCTIONS = TINY.replace("@main", "@first") + TINY.replace("@main", "@second")  # neither is main
 NO_FUNCTION = "module {\n}\n"
 CONV = """func.func @main(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %zero = arith.constant 0.0 : f32
@@ -87,7 +87,8 @@ def _flag_cases() -> list[Case]:
              for flag in ("--budget", "--batch", "--top", "--jobs")
              for value in ("0", "-1", "abc", "1.5", "", "0x10")]
     cases += [Case("flags", f"{flag} {value!r}", ["tune", "mm.mlir", flag, value], {"mm.mlir": TINY})
-              for flag in ("--time-budget", "--min-speedup") for value in ("0", "-1", "nan", "inf", "abc", "0.5")]
+              for flag, low in (("--time-budget", "-0.5"), ("--min-speedup", "0.5"))
+              for value in ("0", "-1", "nan", "inf", "abc", low)]
     cases += [Case("flags", f"--seed {value}", [command, *rest, "--seed", value], {"mm.mlir": TINY})
               for value in ("-1", "-99", str(2**32), "99999999999999999999", "1.5")
               for command, *rest in (["tune", "mm.mlir"], ["train", "--arch", "x"], ["evaluate", "--arch", "x"])]
