@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from measure_lock import held
 from tune_examples import CPU_FLAGS, benchmark_ms, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,25 +98,6 @@ def retime(outcome: Outcome, rounds: int) -> float:
     return statistics.median(ratios)
 
 
-def locked(args: argparse.Namespace):
-    """A context holding `--lock` (flock) while measuring, or nothing."""
-    import contextlib
-    import fcntl
-
-    @contextlib.contextmanager
-    def hold():
-        if args.lock is None:
-            yield
-            return
-        with open(args.lock, "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-    return hold()
-
-
 def report(outcomes: list[Outcome]) -> None:
     print(f"\n{'example':<18} {'condition':<8} {'runs':>4} {'specs':>5} {'mltune said (e2e)':<26} "
           f"{'re-timed quiet':<24} {'agree':>5}")
@@ -152,14 +134,14 @@ def main() -> None:
     for number in range(args.runs):  # every example early; quiet and loaded alternate, so a drift hits both alike
         for example in args.examples:
             for condition in ("quiet", "loaded"):
-                with locked(args):
+                with held(args.lock):
                     outcome = tune_once(example, condition, number, args)
                 outcomes.append(outcome)
                 print(f"{example} {condition} {number}: {'spec' if outcome.emitted else 'no spec'} "
                       f"{outcome.interval}", flush=True)
     for outcome in outcomes:
         if outcome.emitted:
-            with locked(args):
+            with held(args.lock):
                 outcome.retimed = retime(outcome, args.rounds)
     (args.work / "outcomes.json").write_text(json.dumps([{**o.__dict__, "run_dir": str(o.run_dir)} for o in outcomes]))
     report(outcomes)

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from measure_lock import held
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -71,11 +73,7 @@ def main() -> None:
     for number in range(args.kills):
         run_dir = args.work / f"killed-{number}"
         kill_at = rng.uniform(2.0, 0.9 * full_seconds)
-        with open(args.lock, "a") if args.lock else open(os.devnull) as held:
-            if args.lock:
-                import fcntl
-
-                fcntl.flock(held, fcntl.LOCK_EX)
+        with held(args.lock):
             proc = subprocess.Popen(tune_command(args, run_dir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
             try:

@@ -337,7 +337,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
         numerics_device = request.devices[0]  # the tuning device: CPU or GPU alike
-        kernel = measured.timing is not None and measured.builder is not builder
+        kernel = measured.kernel_level
         model = finish_model(configs, starter, measured.baseline, measured.baseline if kernel else default_build,
                              measured.builder, runner, applier, plan, context, request.run_dir, numerics_device)
         result = model.result
@@ -365,7 +365,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
-                        kernel_timing=measured.timing if measured.builder is not builder else None, per_call=per_call,
+                        kernel_timing=measured.timing if measured.kernel_level else None, per_call=per_call,
                         numerics=winner_check.verdicts)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

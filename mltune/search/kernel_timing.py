@@ -75,6 +75,11 @@ class MeasuredBuilds:
     baseline: BuildResult
     timing: KernelTiming | None
 
+    @property
+    def kernel_level(self) -> bool:
+        """The builds repeat each dispatch (a calibration that chose R = 1, or failed, leaves them per call)."""
+        return self.timing is not None and self.timing.repeat > 1
+
 
 def measured_builds(choice: str, gpu: bool, builder: Builder, runner: Runner | RunnerPool, baseline: BuildResult,
                     run_dir: Path) -> MeasuredBuilds:

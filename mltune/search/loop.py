@@ -51,6 +51,12 @@ class Trial:
     measurement: Measurement | None
     compilation_info: str
 
+    @property
+    def told_ratio(self) -> float:
+        """What the ranker is told: the measured ratio, inf for a compile failure (adaptive rankers learn where
+        candidates fail)."""
+        return self.measurement.ratio if self.measurement is not None else float("inf")
+
 
 @dataclass
 class DispatchResult:
@@ -117,7 +123,7 @@ class TuningLoop:
                                 min_speedup=self.settings.min_speedup)
         ranker.start(RankingInput(problem, self.facts, candidates))
         for trial in earlier:
-            ranker.tell(trial.index, trial.measurement.ratio if trial.measurement is not None else float("inf"))
+            ranker.tell(trial.index, trial.told_ratio)
         tried = {t.index for t in earlier}
         started = time.monotonic()
         progress = tqdm(total=self.settings.budget, initial=min(result.benchmarked, self.settings.budget), desc=name,
@@ -154,8 +160,7 @@ class TuningLoop:
             trial = Trial(i, len(result.trials), candidates.knobs(i), build, measurement, info)
             result.trials.append(trial)
             self.on_record(self._record(problem, configurator.pipeline_of(trial.knobs), trial, ranker.name))
-            # a compile failure is told as inf too: adaptive rankers learn where candidates fail
-            ranker.tell(i, measurement.ratio if measurement is not None else float("inf"))
+            ranker.tell(i, trial.told_ratio)
             if measurement is not None:
                 progress.update(1)
 

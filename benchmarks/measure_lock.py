@@ -1,0 +1,22 @@
+"""One measurement at a time on a shared machine: an flock(1)-compatible lock held while measuring."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from pathlib import Path
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def held(lock: Path | None) -> Iterator[None]:
+    """Hold the exclusive lock on `lock` (the file `flock FILE cmd` takes) for the block; None holds nothing."""
+    if lock is None:
+        yield
+        return
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
