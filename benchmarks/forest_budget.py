@@ -27,8 +27,8 @@ from mltune.learn.train import train, train_family
 from mltune.rankers import RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.tpe import Tpe
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_contraction import CpuContraction
 
 CANDIDATES = 10_000
 SCALE_ROWS = 40 * 150

@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 from iree_helpers import attention_source, batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
 from mltune.compile_only import compile_indices  # noqa: E402
+from mltune.emit.apply import make_applier  # noqa: E402
+from mltune.execution.build import Builder  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
 from mltune.mlir import new_context  # noqa: E402
 from mltune.problem import Problem, Untunable  # noqa: E402
-from mltune.search.apply import make_applier  # noqa: E402
-from mltune.search.build import Builder  # noqa: E402
-from mltune.search.gpu_contraction import PIPELINE as GPU_PIPELINE  # noqa: E402
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE  # noqa: E402
+from mltune.spaces.gpu_contraction import PIPELINE as GPU_PIPELINE  # noqa: E402
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tune import configurators, read_dispatches  # noqa: E402
 

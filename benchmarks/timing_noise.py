@@ -4,7 +4,7 @@ Compiles an example model once and times it against itself (A/A: the true ratio 
 `--pairs` times with each method:
 - processes: one `iree-benchmark-module` process for A, then one for A again (5 reps each),
   ratio of their fastest repetitions;
-- runner: `mltune.search.run.Runner` (calls alternating in one process, 3 rounds), its ratio.
+- runner: `mltune.execution.run.Runner` (calls alternating in one process, 3 rounds), its ratio.
 Prints min / median / max of the ratios and the spread (max - min) / median.
 
     python benchmarks/timing_noise.py [--example matmul_f32] [--pairs 8]
@@ -19,9 +19,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from mltune.execution.run import Runner, TimingPlan
 from mltune.input_files import InputFile
 from mltune.inputs import Invocation
-from mltune.search.run import Runner, TimingPlan
 
 ROOT = Path(__file__).resolve().parent.parent
 CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",

@@ -2,7 +2,7 @@
 
 For each example pair (IREE's default build against itself, A/A, and against a tuned build, A/B),
 and for each kind of background load this script starts itself, the timing worker records every
-call of an interleaved (B C C B ...) run in rounds (`mltune.search.timing_worker`, raw mode). The
+call of an interleaved (B C C B ...) run in rounds (`mltune.execution.timing_worker`, raw mode). The
 raw calls are saved, then every estimator is computed from the same calls:
 
 - `p25 rounds`: per round the 25th percentile of each side's calls, ratio per round, median over rounds;
@@ -106,7 +106,7 @@ def sample(baseline: Path, candidate: Path, inputs: list, rounds: int, work: Pat
                "max_calls": 400, "slow_factor": 1e9, "raw": True, "cpu": cpu}
     path = work / "request.json"
     path.write_text(json.dumps(request))
-    out = subprocess.run([sys.executable, "-m", "mltune.search.timing_worker", str(path)],
+    out = subprocess.run([sys.executable, "-m", "mltune.execution.timing_worker", str(path)],
                          capture_output=True, text=True, check=True).stdout
     return next(json.loads(line)["raw"] for line in out.splitlines() if '"raw"' in line)
 

@@ -49,10 +49,10 @@ from collect_dataset import H
 from tune_examples import benchmark_ms, run
 
 from mltune.errors import UserError
+from mltune.execution.devices import parse_devices
 from mltune.inputs import default_build
 from mltune.mlir import new_context
 from mltune.one_op_model import ContractionShape, contraction_model
-from mltune.search.devices import parse_devices
 from mltune.targets import Target, parse_target
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,16 +14,27 @@ from pathlib import Path
 from statistics import median
 from typing import Sequence
 
-from mltune.cli_args import (arch, check_input_file, check_jobs, check_output_file, check_output_folder, iree_flag,
-                             positive_float, positive_int, seed, speedup)
+from mltune.cli_args import (
+    arch,
+    check_input_file,
+    check_jobs,
+    check_output_file,
+    check_output_folder,
+    iree_flag,
+    positive_float,
+    positive_int,
+    seed,
+    speedup,
+)
 from mltune.errors import RunFailure, UserError
+from mltune.execution.devices import parse_devices
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
-from mltune.search.devices import parse_devices
+from mltune.report import TuneReport
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
-from mltune.tune import TuneReport, TuneRequest
+from mltune.tune import TuneRequest
 
 
 class _Parser(argparse.ArgumentParser):
@@ -276,7 +287,7 @@ def _run_tune(args: argparse.Namespace) -> int:
     if args.starter_spec is not None and target.kind == "cuda":
         raise UserError("--starter-spec: IREE ignores tuning specs on CUDA (docs/cuda-tuning-specs.md)")
     if not args.compile_only:
-        from mltune.search.devices import check_device
+        from mltune.execution.devices import check_device
 
         for device in devices:
             try:

@@ -16,12 +16,12 @@ from typing import Sequence
 
 from iree.compiler import ir
 
+from mltune.emit.apply import Applier, make_applier
+from mltune.execution.build import Builder, BuildResult
 from mltune.inputs import prepare_input
 from mltune.problem import Problem, Untunable
 from mltune.rankers import RankingInput, make_ranker
-from mltune.search.apply import Applier, make_applier
-from mltune.search.build import Builder, BuildResult
-from mltune.search.candidate import CandidateSet, Configurator
+from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
 
 

@@ -20,8 +20,8 @@ from typing import Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
+from mltune.execution.run import Measurement
 from mltune.record_check import STATUSES, RecordChecker  # noqa: F401 (STATUSES: part of the record format)
-from mltune.search.run import Measurement
 
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
 READABLE_SCHEMAS = (1, 2)

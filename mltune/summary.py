@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from statistics import median
-from typing import TYPE_CHECKING
 
+from mltune.execution.run import Measurement
 from mltune.problem import Untunable
+from mltune.report import TuneReport
 from mltune.search.loop import DispatchResult
-from mltune.search.run import Measurement
-
-if TYPE_CHECKING:
-    from mltune.tune import TuneReport
 
 
 def baseline_us(results: list[DispatchResult]) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict, dataclass, replace
 from functools import partial
-from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from iree.compiler import ir
@@ -13,11 +13,16 @@ from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
 from mltune.dataset import Record, RecordWriter, device_id
+from mltune.emit.apply import make_applier
 from mltune.errors import RunFailure, UserError
+from mltune.execution.build import Builder
+from mltune.execution.devices import RunnerPool, make_runner
+from mltune.execution.kernel_timing import call_level, measured_builds
+from mltune.execution.run import Runner
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
-from mltune.model.budget import Allocation, problem_shares, select, split_budget
-from mltune.model.finish import ModelOutcome, finish_model
+from mltune.model.budget import problem_shares, select, split_budget
+from mltune.model.finish import finish_model
 from mltune.model.flags import FlagChoice, choose_flags, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
@@ -26,18 +31,14 @@ from mltune.model.winner_numerics import WinnerCheck
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
-from mltune.search.apply import make_applier
-from mltune.search.build import Builder
-from mltune.search.candidate import Configurator
-from mltune.search.configure import make_configurator
-from mltune.search.devices import RunnerPool, make_runner
+from mltune.report import Dispatch, TuneReport
 from mltune.run_dir import RESULTS_FILE
 from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
 from mltune.search.resume import earlier_trials, reconcile
-from mltune.search.kernel_timing import KernelTiming, call_level, measured_builds
-from mltune.search.run import Measurement, Runner
-from mltune.targets import Target, TargetFacts, facts_from_executable_target
+from mltune.spaces.candidate import Configurator
+from mltune.spaces.configure import make_configurator
 from mltune.summary import baseline_us, summary
+from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
 
 
@@ -58,43 +59,7 @@ class TuneRequest:
     starter_spec: Path | None = None
     flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
     compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
-    timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.search.kernel_timing`
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    name: str
-    problem: Problem | Untunable
-    facts: TargetFacts
-    bench: Path
-
-
-@dataclass
-class TuneReport:
-    """What a run found, for the final table and `summary.json`."""
-
-    input_level: str  # model | dispatch
-    baseline_us: float
-    dispatches: list[Dispatch]
-    results: list[DispatchResult]
-    spec_path: Path | None
-    requested_output: Path
-    wall_seconds: float
-    tool_seconds: float
-    records_path: Path
-    output_kind: str = "spec"  # spec | source (CUDA: the input annotated with the winners' compilation_info)
-    profiles: list[DispatchProfile] = field(default_factory=list)
-    allocations: list[Allocation] = field(default_factory=list)
-    flags: FlagChoice | None = None
-    model: ModelOutcome | None = None
-    command: str = ""
-    kernel_timing: KernelTiming | None = None  # set when candidates were timed at kernel level
-    per_call: Measurement | None = None  # then the emitted result, timed call by call against IREE's default
-    numerics: dict[str, str] = field(default_factory=dict)  # per dispatch: its winner's numerics verdict
-
-    @property
-    def overhead_fraction(self) -> float:
-        return max(0.0, self.wall_seconds - self.tool_seconds) / self.wall_seconds if self.wall_seconds else 0.0
+    timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
 
 
 def _dispatch_name(bench: Path) -> str:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
-
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 

@@ -18,12 +18,13 @@ from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import PIPELINE, CpuContraction
-from mltune.search.cpu_convolution import PIPELINE as CONV_PIPELINE, CpuConvolution
-from mltune.search.gpu_contraction import GpuContraction
-from mltune.search.gpu_matvec import GpuMatvec
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_contraction import PIPELINE, CpuContraction
+from mltune.spaces.cpu_convolution import PIPELINE as CONV_PIPELINE
+from mltune.spaces.cpu_convolution import CpuConvolution
+from mltune.spaces.gpu_contraction import GpuContraction
+from mltune.spaces.gpu_matvec import GpuMatvec
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import TargetFacts
 from mltune.targets.cpu import CpuInfo
 from mltune.targets.gpu import GpuInfo, MmaShape

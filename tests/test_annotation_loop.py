@@ -5,15 +5,15 @@ its configuration."""
 from __future__ import annotations
 
 import pytest
-
 from iree_helpers import CPU_FLAGS, compile_with_configs_dump
+
+from mltune.emit.apply import AnnotationApplier
+from mltune.execution.build import Builder
+from mltune.execution.run import Runner, TimingPlan
 from mltune.inputs import prepare_input
 from mltune.rankers import make_ranker
-from mltune.search.apply import AnnotationApplier
-from mltune.search.build import Builder
-from mltune.search.cpu_contraction import CpuContraction, tile_lists
 from mltune.search.loop import LoopSettings, TuningLoop
-from mltune.search.run import Runner, TimingPlan
+from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
 from mltune.tune import read_dispatches
 

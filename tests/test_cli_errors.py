@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import pytest
-
 from iree_helpers import conv2d_nhwc_source, matmul_source, mltune, run
+
 from mltune.tools import tool_path
 
 TINY = matmul_source(32, 64, 48)

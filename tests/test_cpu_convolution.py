@@ -11,17 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler.dialects import iree_codegen
-
 from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_command, mltune, parse_levels, strip_config
+
+from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
 from mltune.mlir import parse_module_file
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
-from mltune.search.configure import make_configurator
-from mltune.search.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
-from mltune.search.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
-from mltune.search.spec import build_spec
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
+from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
 from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
@@ -151,10 +151,11 @@ def test_tune_a_small_conv_end_to_end(tmp_path):
 def test_one_models_table_refuses_mixed_features():
     """`train` splits problems by op kind first; one model's table still refuses features that differ."""
     from learn_helpers import SYNTHETIC_CPU, matmul_problem
+
     from mltune.errors import UserError
     from mltune.learn.samples import ProblemSamples
     from mltune.learn.train import feature_table
-    from mltune.search.cpu_contraction import CpuContraction
+    from mltune.spaces.cpu_contraction import CpuContraction
 
     conv = Problem("convolution", "linalg.generic", (2, 8, 8, 16, 3, 3, 8), (0,), (1, 2), (3,), (4, 5, 6), "f32", "f32",
                    "f32", (), "nhwc_hwcf", filter_loops=(4, 5), strides=(1, 1), dilations=(1, 1))

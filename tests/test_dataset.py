@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from mltune.dataset import SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, read_records
 
 DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from mltune.errors import UserError
+from mltune.execution.devices import RunnerPool, check_device, make_runner
+from mltune.execution.run import Runner, TimingPlan
 from mltune.input_files import InputFile
 from mltune.inputs import Invocation
-from mltune.search.devices import RunnerPool, check_device, make_runner
-from mltune.search.run import Runner, TimingPlan
 
 PLAN = TimingPlan(rounds=2, round_seconds=0.03)
 

@@ -7,8 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from mltune.evaluate import (first_near_optimal, score_order, shuffle_expectation, shuffle_solved_fraction,
-                             shuffle_solved_probability, solved_fraction, summarise, top_k_score)
+from mltune.evaluate import (
+    first_near_optimal,
+    score_order,
+    shuffle_expectation,
+    shuffle_solved_fraction,
+    shuffle_solved_probability,
+    solved_fraction,
+    summarise,
+    top_k_score,
+)
 
 # synthetic: five candidates' times; the best is index 1 (1.0); index 2 is within 5 % (1.04), not within 2 %
 TIMES = np.array([3.0, 1.0, 1.04, 2.0, 1.5])

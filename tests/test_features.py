@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from learn_helpers import matmul_problem
-from mltune.features import EXTRACTORS, extractor_for
+
 from mltune.errors import UserError
+from mltune.features import EXTRACTORS, extractor_for
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
 
 KNOBS = ("wg_m", "wg_n", "vec_m", "vec_n", "vec_k")

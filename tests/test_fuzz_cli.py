@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from iree_helpers import matmul_source
+
 from mltune.cli import main
 
 TINY = matmul_source(32, 64, 48)

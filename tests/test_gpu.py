@@ -14,15 +14,15 @@ import pytest
 import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-
 from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, read_gpu_dump, run
+
+from mltune.emit.apply import AnnotationApplier, SpecApplier
 from mltune.mlir import find_ops, parse_module_file
 from mltune.problem import Problem
-from mltune.search.apply import AnnotationApplier, SpecApplier
-from mltune.search.gpu_contraction import GpuContraction
-from mltune.search.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
-from mltune.search.iree_constraints import EmittedConstraints, emit_constraints
-from mltune.search.vector_distribute import breaks_iree_default
+from mltune.spaces.gpu_contraction import GpuContraction
+from mltune.spaces.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
+from mltune.spaces.iree_constraints import EmittedConstraints, emit_constraints
+from mltune.spaces.vector_distribute import breaks_iree_default
 from mltune.targets import GpuInfo, GpuTarget, parse_target
 from mltune.tools import tool_path
 
@@ -424,6 +424,7 @@ def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, contex
     rebuilds the facts from the arch; `tune --ranker random-forest` reads them from the dumped dispatch. They must be
     the same facts, so that one candidate gets the same feature row in both, and the forest ranks the real space."""
     from learn_helpers import write_synthetic_gpu_dataset
+
     from mltune.features.gpu import gpu_contraction_features
     from mltune.learn.samples import load_dataset
     from mltune.learn.train import train

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-
 from iree_helpers import attention_source, checked_heuristic_order, compile_only_vector_distribute, read_gpu_dump, run
+
+from mltune.emit.apply import AnnotationApplier, SpecApplier
+from mltune.emit.op_config import op_attributes
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.problem import Problem
-from mltune.search.apply import AnnotationApplier, SpecApplier
-from mltune.search.configure import make_configurator
-from mltune.search.cuda_attention import CudaAttention
-from mltune.search.gpu_attention import GpuAttention
-from mltune.search.op_config import op_attributes
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.cuda_attention import CudaAttention
+from mltune.spaces.gpu_attention import GpuAttention
 from mltune.targets import GpuInfo, parse_target
 from mltune.tools import tool_path
 

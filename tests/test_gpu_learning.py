@@ -9,8 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
-
 from learn_helpers import GPU_SHAPES, SYNTHETIC_GPU, matmul_problem, synthetic_gpu_ratios, write_synthetic_gpu_dataset
+
 from mltune.cli import main
 from mltune.dataset import read_records
 from mltune.errors import UserError
@@ -18,8 +18,8 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.learn.samples import load_dataset
 from mltune.rankers import RankingInput
 from mltune.rankers.tpe import Tpe, encode_knob
-from mltune.search.gpu_contraction import PIPELINE, GpuContraction
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import CpuInfo, GpuInfo
 from mltune.targets.base import compiler_facts
 from mltune.targets.gpu import gpu_target

@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler import ir
-
 from iree_helpers import checked_heuristic_order, compile_only_vector_distribute, matmul_source, read_gpu_dump, run
+
+from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
 from mltune.rankers import RankingInput, make_ranker
-from mltune.search.apply import AnnotationApplier, SpecApplier, match_key
-from mltune.search.configure import make_configurator
-from mltune.search.gpu_matvec import GpuMatvec, row_loop
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_matvec import GpuMatvec, row_loop
 from mltune.targets import GpuInfo, GpuTarget, parse_target
 from mltune.tools import tool_path
 

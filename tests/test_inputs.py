@@ -6,8 +6,8 @@ import shutil
 
 import numpy as np
 import pytest
-
 from iree_helpers import CPU_FLAGS, matmul_source, run
+
 from mltune.input_files import InputFile
 from mltune.inputs import write_random_inputs
 from mltune.mlir import new_context, parse_module_file

@@ -6,9 +6,9 @@ import json
 import shutil
 
 import pytest
-
 from iree_helpers import mltune
-from mltune.search.kernel_timing import MAX_REPEAT, repeat_for
+
+from mltune.execution.kernel_timing import MAX_REPEAT, repeat_for
 
 
 def test_no_call_cost_needs_no_repeats():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from learn_helpers import write_synthetic_dataset
+
 from mltune.cli import main
 from mltune.learn.forest import SIDECAR_FILE, load_model
 

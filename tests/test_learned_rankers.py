@@ -6,15 +6,15 @@ import json
 
 import numpy as np
 import pytest
-
 from learn_helpers import SYNTHETIC_CPU, matmul_problem, synthetic_ratios, train_synthetic_model
+
 from mltune.errors import UserError
 from mltune.learn.forest import MODEL_FILE, SIDECAR_FILE, load_model
 from mltune.rankers import RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.tpe import STARTUP_PICKS, Tpe
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_contraction import CpuContraction
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from mltune.model.budget import ProblemShare, problem_shares, select, split_budg
 from mltune.model.profile import DispatchProfile, executable_of
 from mltune.rankers.seeded import SeededRanker
 from mltune.rankers.simple import SolverOrder
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 
 
 def test_dumped_benchmark_names_map_to_their_executable():

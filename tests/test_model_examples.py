@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from iree_helpers import CPU_FLAGS
+
 from mltune.inputs import prepare_input
 from mltune.model.profile import call_counts, executable_of
 from mltune.problem import Problem, Untunable

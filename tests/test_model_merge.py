@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from iree_helpers import CPU_FLAGS, TWO_OP_SOURCE, compile_with_configs_dump
+from test_spec import spec_for
+
 from mltune.errors import UserError
 from mltune.model.merge import DEFAULT_ENTRYPOINT, merge, read_starter_spec
-from mltune.search.cpu_contraction import tile_lists
-from test_spec import spec_for
+from mltune.spaces.cpu_contraction import tile_lists
 
 OURS = {"wg_m": 20, "wg_n": 64, "vec_m": 4, "vec_n": 32, "vec_k": 4}
 THEIRS = {"wg_m": 50, "wg_n": 100, "vec_m": 5, "vec_n": 16, "vec_k": 2}
@@ -16,7 +16,7 @@ THEIRS_BMM = {"wg_m": 32, "wg_n": 32, "vec_m": 2, "vec_n": 16, "vec_k": 8}
 
 
 def _starter(tmp_path, context, texts, default_entrypoint: bool):
-    from mltune.search.spec import link_specs
+    from mltune.emit.spec import link_specs
 
     text = link_specs(texts, context, tmp_path)
     if not default_entrypoint:  # a spec whose entrypoint is not the single-foreach_match default form
@@ -45,7 +45,7 @@ def test_mltune_config_wins_over_the_starter_spec(dumps, context, tmp_path, defa
 
 def test_without_precedence_handling_the_starter_would_win(dumps, context, tmp_path):
     """The reason for the ordering: with default entrypoints the first matcher wins."""
-    from mltune.search.spec import link_specs
+    from mltune.emit.spec import link_specs
 
     matmul = dumps["matmul"]
     spec = tmp_path / "naive.mlir"
@@ -80,10 +80,10 @@ def test_bad_starter_spec_is_a_user_error(context, tmp_path, text, words):
 def test_configs_merge_through_the_targets_applier(dumps, context, tmp_path):
     """Without a starter spec the configs are the applier's own combination (a linked spec, or on CUDA the
     annotated source); with one, they are specs linked with it."""
+    from mltune.emit.apply import AnnotationApplier, SpecApplier
     from mltune.model.merge import merge_configs
     from mltune.model.verify import Config
-    from mltune.search.apply import AnnotationApplier, SpecApplier
-    from mltune.search.cpu_contraction import CpuContraction
+    from mltune.spaces.cpu_contraction import CpuContraction
 
     matmul = dumps["matmul"]
     config = Config(matmul.problem, CpuContraction(matmul.problem, matmul.cpu, context).compilation_info(OURS))

@@ -11,12 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from learn_helpers import SYNTHETIC_CPU, matmul_problem, train_synthetic_model
+
 from mltune.errors import UserError
 from mltune.learn.forest import MODEL_FILE, SIDECAR_FILE, load_model
 from mltune.rankers import RankingInput, make_ranker
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_contraction import CpuContraction
 
 
 class _Payload:

@@ -7,19 +7,29 @@ import json
 import shutil
 
 import pytest
+from learn_helpers import (
+    GPU_SHAPES,
+    SYNTHETIC_CPU,
+    SYNTHETIC_GPU,
+    conv_problem,
+    matmul_problem,
+    matvec_problem,
+    synthetic_conv_ratios,
+    write_synthetic_conv_records,
+    write_synthetic_dataset,
+    write_synthetic_gpu_dataset,
+    write_synthetic_matvec_records,
+)
 
-from learn_helpers import GPU_SHAPES, SYNTHETIC_CPU, SYNTHETIC_GPU, conv_problem, matmul_problem, matvec_problem, \
-    synthetic_conv_ratios, write_synthetic_conv_records, write_synthetic_dataset, write_synthetic_gpu_dataset, \
-    write_synthetic_matvec_records
 from mltune.cli import main
 from mltune.errors import UserError
 from mltune.learn.forest import SIDECAR_FILE, trained_kinds
 from mltune.learn.train import train
 from mltune.rankers import RankingInput, make_ranker
 from mltune.rankers.forest import RandomForest
-from mltune.search.cpu_convolution import CpuConvolution
-from mltune.search.gpu_matvec import GpuMatvec
 from mltune.rankers.heuristic import Heuristic
+from mltune.spaces.cpu_convolution import CpuConvolution
+from mltune.spaces.gpu_matvec import GpuMatvec
 from mltune.targets.cpu import CpuInfo
 
 CONVS = [conv_problem(2, 8, 8, 16, 8), conv_problem(1, 12, 12, 32, 16)]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from learn_helpers import train_synthetic_model
+
 from mltune.errors import UserError
 from mltune.features.cpu import cpu_contraction_features, padding_waste, wave_inefficiency
 from mltune.problem import Problem
 from mltune.rankers import RANKERS, RankingInput, make_ranker
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_contraction import CpuContraction
 
 KNOBS = ("wg_m", "wg_n", "vec_m", "vec_n", "vec_k")
 ADAPTIVE = {"tpe", "random-forest-refit"}  # rankers whose order depends on what they are told

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.input_files import InputFile
 from mltune.inputs import Invocation
-from mltune.search.run import Measurement, Runner, TimingPlan
 
 PLAN = TimingPlan(rounds=3, round_seconds=0.05)
 

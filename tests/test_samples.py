@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from learn_helpers import matmul_problem
+
 from mltune.dataset import Record, RecordWriter
 from mltune.learn.samples import load_dataset, record_ratio
 from mltune.targets import CpuInfo

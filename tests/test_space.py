@@ -8,13 +8,20 @@ import json
 import numpy as np
 import pytest
 import z3
-
 from iree_helpers import knobs_from_levels
+
 from mltune.problem import Problem
-from mltune.search.cpu_contraction import (ELEMENT_BYTES, MAX_VECTOR_TILE, MAX_WORKGROUP_TILE, VECTOR_BYTES_LIMIT_FACTOR,
-                                           CpuContraction, cpu_contraction_space, vector_tile_values,
-                                           workgroup_tile_values)
-from mltune.search.space import MAX_PRODUCT, Knob, Space, evaluate
+from mltune.spaces.cpu_contraction import (
+    ELEMENT_BYTES,
+    MAX_VECTOR_TILE,
+    MAX_WORKGROUP_TILE,
+    VECTOR_BYTES_LIMIT_FACTOR,
+    CpuContraction,
+    cpu_contraction_space,
+    vector_tile_values,
+    workgroup_tile_values,
+)
+from mltune.spaces.space import MAX_PRODUCT, Knob, Space, evaluate
 from mltune.targets.cpu import CpuInfo
 
 KNOB_NAMES = ["wg_m", "wg_n", "vec_m", "vec_n", "vec_k"]
@@ -168,7 +175,7 @@ def test_cpu_contraction_space_agrees_with_z3(dumps, name):
     # the vector rule (DESIGN section 3) on every row
     assert np.all(vec_m * vec_n * vec_k * ELEMENT_BYTES[problem.out_type] < limit)
     assert np.all(vec_m <= wg_m) and np.all(vec_n <= wg_n)
-    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    (m,), (_n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     assert set(wg_m) <= set(workgroup_tile_values(m, MAX_WORKGROUP_TILE["m"]))
     assert set(vec_k) <= set(vector_tile_values(k, MAX_VECTOR_TILE["k"]))
     # Z3 accepts a sample of the enumerated points ...

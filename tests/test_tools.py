@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from mltune.errors import UserError
+from mltune.execution.build import Builder
 from mltune.inputs import Invocation, TuningInput
-from mltune.search.build import Builder
 from mltune.tools import run_tool, tool_path
 
 

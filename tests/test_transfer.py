@@ -8,8 +8,8 @@ import json
 import shutil
 
 import pytest
-
 from learn_helpers import SHAPES, matmul_problem, relative_ratios, write_synthetic_cpu_arch, write_synthetic_dataset
+
 from mltune.cli import main
 from mltune.errors import UserError
 from mltune.learn.forest import SIDECAR_FILE, trained_kinds
@@ -17,8 +17,7 @@ from mltune.learn.model_choice import choose_model
 from mltune.learn.quality import judge
 from mltune.learn.train import train_family
 from mltune.rankers import RankingInput, make_ranker
-from mltune.rankers.heuristic import Heuristic
-from mltune.search.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets.cpu import CpuInfo
 
 WIDE = CpuInfo("synthwide", 64, 4, l1d_bytes=48 * 1024, l2_bytes=2 << 20, l3_bytes=8 << 20, vector_registers=32,

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from iree_helpers import CPU_FLAGS, compile_with_configs_dump, mltune
+
 from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
-from mltune.search.cpu_contraction import cpu_contraction_space, tile_lists
+from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
 
 pytestmark = pytest.mark.e2e
 
@@ -205,6 +205,7 @@ def test_two_dispatches_share_the_budget(tmp_path):
 @pytest.mark.parametrize("ranker", ["tpe", "random-forest"])
 def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
     from learn_helpers import write_synthetic_dataset
+
     from mltune.learn.train import train
 
     # the forest is trained on synthetic records filed under this CPU's arch, and put where tune looks (models/ARCH/KIND)

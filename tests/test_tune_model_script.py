@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from mltune.compile_only import compile_only
+from mltune.execution.build import Builder
 from mltune.inputs import prepare_input
 from mltune.mlir import new_context
 from mltune.model.flags import compile_command
-from mltune.search.build import Builder
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tune import TuneRequest

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from mltune.search.run import Measurement
-from mltune.search.verdict import SpeedupEstimate, median_interval
+from mltune.execution.run import Measurement
+from mltune.execution.verdict import SpeedupEstimate, median_interval
 
 
 def test_interval_coverage_matches_the_binomial():

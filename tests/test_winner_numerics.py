@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from iree_helpers import CPU_FLAGS, compile_cpu, matmul_source, random_inputs, run, strip_config
+from test_model_numerics import ALTERED
+from test_spec import spec_for
+
+from mltune.errors import UserError
+from mltune.execution.build import BuildResult
+from mltune.execution.devices import check_device
+from mltune.execution.run import Measurement
 from mltune.inputs import Invocation, TuningInput
 from mltune.model import winner_numerics
 from mltune.model.numerics import compare
 from mltune.model.winner_numerics import WinnerCheck, one_op_shape
-from mltune.search.build import BuildResult
-from mltune.search.cpu_contraction import CpuContraction
-from mltune.errors import UserError
-from mltune.search.devices import check_device
 from mltune.search.loop import DispatchResult, Trial
-from mltune.search.run import Measurement
+from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets import CpuTarget, parse_target
 from mltune.tools import tool_path
-from test_model_numerics import ALTERED
-from test_spec import spec_for
 
 KNOBS = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}
 RECORD_FIELDS = {"arch": "test", "device": "local-task", "target": None, "run_id": "r", "level": "model"}

@@ -21,11 +21,11 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
-from mltune.search.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
-from mltune.search.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
-from mltune.search.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
+from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
+from mltune.spaces.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
+from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 

@@ -19,8 +19,9 @@ import numpy as np
 
 from mltune.features.base import FeatureMatrix
 from mltune.problem import ELEMENT_BYTES, Problem, element_bytes
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
+
 
 def ceil_div(a, b):
     return -(-a // b)

@@ -13,11 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import ceil_div, padding_waste, problem_features, register_overflow, \
-    target_relative_features, wave_inefficiency
+from mltune.features.cpu import (
+    ceil_div,
+    padding_waste,
+    problem_features,
+    register_overflow,
+    target_relative_features,
+    wave_inefficiency,
+)
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
-from mltune.search.cpu_convolution import conv_loops
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_convolution import conv_loops
 from mltune.targets.cpu import CpuInfo
 
 

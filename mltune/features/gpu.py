@@ -15,7 +15,7 @@ import numpy as np
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 
 ACCUMULATOR_REGISTER_LIMIT = 256  # 32-bit registers per thread (architected VGPRs on CDNA, the per-thread cap on NVIDIA)

@@ -16,8 +16,8 @@ from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import gemm_sizes, problem_features, wave_inefficiency
 from mltune.features.gpu import MAX_SUBGROUPS_PER_CU
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
-from mltune.search.gpu_matvec import row_loop
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.gpu_matvec import row_loop
 from mltune.targets.gpu import GpuInfo
 
 COALESCED_BYTES = 128  # a subgroup's load covering this many contiguous bytes uses whole cache lines

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mltune.errors import UserError
 from mltune.features import target_family
 from mltune.learn.forest import SIDECAR_FILE, LoadedModel, family_name, load_model, model_folder, trained_kinds
-from mltune.errors import UserError
 
 
 @dataclass(frozen=True)

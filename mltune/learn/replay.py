@@ -14,11 +14,17 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from mltune.errors import UserError
-from mltune.evaluate import TOLERANCES, TOP_K, ProblemScore, Summary, score_order, shuffle_solved_fraction, \
-    solved_fraction, summarise
+from mltune.evaluate import (
+    TOLERANCES,
+    TOP_K,
+    ProblemScore,
+    Summary,
+    score_order,
+    shuffle_solved_fraction,
+    solved_fraction,
+    summarise,
+)
 from mltune.learn.forest import TrainedModel
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset

@@ -24,7 +24,7 @@ from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
 from mltune.problem import Problem
 from mltune.rankers.base import RankingInput
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
 

@@ -12,14 +12,13 @@ from typing import Sequence
 
 from iree.compiler import ir
 
+from mltune.emit.apply import Applied, Applier
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.devices import RunnerPool
+from mltune.execution.run import Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
-from mltune.search.apply import Applied, Applier
-from mltune.search.build import BuildResult, Builder
-from mltune.search.devices import RunnerPool
-from mltune.search.run import Runner, TimingPlan
-
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 

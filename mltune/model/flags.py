@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
-from mltune.search.apply import Applied
-from mltune.search.build import Builder
-from mltune.search.devices import RunnerPool
-from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.emit.apply import Applied
+from mltune.execution.build import Builder
+from mltune.execution.devices import RunnerPool
+from mltune.execution.run import Measurement, Runner, TimingPlan
 
 # CPU flags: a GPU target keeps IREE's default flags (tune.py measures variants only for CPU targets)
 FLAG_VARIANTS: dict[str, tuple[str, ...]] = {"data-tiling": ("--iree-opt-data-tiling",)}

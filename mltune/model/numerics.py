@@ -20,8 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
-from mltune.inputs import Invocation
 from mltune.input_files import InputFile
+from mltune.inputs import Invocation
 from mltune.tools import run_tool
 
 RUN_TIMEOUT_S = 300

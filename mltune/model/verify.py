@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from mltune.emit.apply import Applied
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.devices import RunnerPool
+from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.verdict import SpeedupEstimate
 from mltune.problem import Problem
-from mltune.search.apply import Applied
-from mltune.search.build import BuildResult, Builder
-from mltune.search.devices import RunnerPool
-from mltune.search.run import Measurement, Runner, TimingPlan
-from mltune.search.verdict import SpeedupEstimate
-
 
 VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest ...
 VERIFY_MAX_ROUNDS = 45  # ... and on until the interval of the speedup lies on one side of 1

@@ -21,14 +21,14 @@ import numpy as np
 from iree.compiler import ir
 
 from mltune.dataset import Record
+from mltune.emit.apply import make_applier
 from mltune.errors import UserError
+from mltune.execution.build import Builder
 from mltune.inputs import Invocation, TuningInput, default_build, write_random_inputs
 from mltune.mlir import parse_module_file
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.problem import Problem
-from mltune.search.apply import make_applier
-from mltune.search.build import Builder
 from mltune.search.loop import DispatchResult
 from mltune.targets import CpuTarget, Target, TargetFacts
 

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
+from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 
 

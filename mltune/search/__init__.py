@@ -1,1 +1,1 @@
-"""Search: configuration spaces, candidates, tuning specs, building, running and the budgeted loop."""
+"""The budgeted search: the loop that asks a ranker for candidates, has them built and timed, and resumes runs."""

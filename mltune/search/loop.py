@@ -19,12 +19,12 @@ from iree.compiler import ir
 from tqdm import tqdm
 
 from mltune.dataset import Record
+from mltune.emit.apply import Applied, Applier
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
-from mltune.search.apply import Applied, Applier
-from mltune.search.build import BuildResult, Builder
-from mltune.search.candidate import CandidateSet, Configurator
-from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.targets import TargetFacts
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mltune.dataset import RecordWriter, knobs_over, read_records
+from mltune.execution.build import BuildResult
+from mltune.execution.run import Measurement
 from mltune.problem import Problem
-from mltune.search.build import BuildResult
-from mltune.search.candidate import CandidateSet, Configurator
 from mltune.search.loop import Trial
-from mltune.search.run import Measurement
+from mltune.spaces.candidate import CandidateSet, Configurator
 
 BUILD_FAILURES = ("compile_error", "timeout")
 

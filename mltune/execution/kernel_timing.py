@@ -17,10 +17,10 @@ import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from mltune.search.apply import Applied
-from mltune.search.build import BuildResult, Builder
-from mltune.search.devices import RunnerPool
-from mltune.search.run import Measurement, Runner, TimingPlan
+from mltune.emit.apply import Applied
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.devices import RunnerPool
+from mltune.execution.run import Measurement, Runner, TimingPlan
 
 REPEAT_FLAG = "--iree-hal-benchmark-dispatch-repeat-count"
 CALIBRATION_REPEAT = 10

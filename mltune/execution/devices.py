@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.errors import UserError
+from mltune.execution.run import Measurement, OnResult, Runner, TimingPlan
 from mltune.inputs import Invocation
-from mltune.search.run import Measurement, OnResult, Runner, TimingPlan
 from mltune.targets import GpuTarget, Target
 
 

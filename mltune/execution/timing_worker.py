@@ -1,6 +1,6 @@
 """Child process that times compiled candidates against the baseline with IREE's runtime.
 
-Run as `python -m mltune.search.timing_worker REQUEST.json`. Each candidate is timed call by call,
+Run as `python -m mltune.execution.timing_worker REQUEST.json`. Each candidate is timed call by call,
 alternating with the baseline in A B B A order, in rounds. Adjacent calls see nearly the same
 machine, so a round's ratio is the median of the ratios of its adjacent (candidate, baseline) call
 pairs; a round reports the baseline's 25th-percentile call time and the candidate's time as that
@@ -9,7 +9,7 @@ measured why: under a background load, pair ratios stay within a few percent of 
 machine's where ratios of separate per-side statistics move by up to a third.
 
 After `rounds` rounds, rounds are added until the confidence interval of the speedup lies on one
-side of 1 or `max_rounds` is reached (`mltune.search.verdict`). Each round also reports how many
+side of 1 or `max_rounds` is reached (`mltune.execution.verdict`). Each round also reports how many
 cores other processes kept busy while it ran (from `/proc/stat`), so a verdict says how loaded the
 machine was; a round disturbed by a burst of load is measured again after a pause (a few times per
 candidate). A lasting load cannot be waited out: on this project's 2-core machine it moved the ratio of
@@ -30,8 +30,8 @@ from pathlib import Path
 import iree.runtime as rt
 import numpy as np
 
+from mltune.execution.verdict import SpeedupEstimate
 from mltune.input_files import InputFile
-from mltune.search.verdict import SpeedupEstimate
 
 BASELINE_PERCENTILE = 25
 DISTURBED_CORES = 0.5  # other processes' load that makes a round worth measuring again

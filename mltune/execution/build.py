@@ -9,8 +9,8 @@ from typing import Sequence
 
 from joblib import Parallel, delayed
 
+from mltune.emit.apply import Applied
 from mltune.inputs import TuningInput
-from mltune.search.apply import Applied
 from mltune.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0

@@ -25,16 +25,14 @@ VectorDistribute configurations break (`breaks_iree_default`). Rules beyond IREE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import z3
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.iree_constraints import pins_prefetch
+from mltune.spaces.iree_constraints import pins_prefetch
+from mltune.spaces.subgroup_tiling import Derived
 from mltune.targets.gpu import GpuInfo
-
-if TYPE_CHECKING:
-    from mltune.search.gpu_contraction import Derived
 
 PIPELINE = "VectorDistribute"
 PREFETCH_STAGES = {"rocm": (0, 2), "cuda": (0,)}  # IREE's own VectorDistribute default is 0
@@ -48,7 +46,7 @@ def gemm_loops(problem: Problem) -> tuple[int, int, int]:
 
 
 def vector_distribute_rules(problem: Problem, gpu: GpuInfo, var: Callable[[str], z3.ArithRef],
-                            derived: "Derived") -> list[z3.BoolRef]:
+                            derived: Derived) -> list[z3.BoolRef]:
     """mltune's own model of what VectorDistribute accepts (beyond the rules both pipelines share); `var` gives
     the knobs by the contraction space's names (`wg_m`, `wg_n`, `red_k`, `prefetch`)."""
     m, n, k = (problem.bounds[loop] for loop in gemm_loops(problem))
@@ -96,7 +94,7 @@ def breaks_iree_default(assertion: z3.BoolRef, variables: set[str]) -> bool:
     return pins_prefetch(assertion, variables) or (z3.is_or(assertion) and "wg_size_x" in variables)
 
 
-def emitted_names(problem: Problem, var: Callable[[str], z3.ArithRef], derived: "Derived") -> dict[str, z3.ArithRef]:
+def emitted_names(problem: Problem, var: Callable[[str], z3.ArithRef], derived: Derived) -> dict[str, z3.ArithRef]:
     """IREE's VectorDistribute loop knobs over mltune's: its reduction tile is in elements."""
     mi, ni, ki = gemm_loops(problem)
     return {f"wg_{mi}": var("wg_m"), f"wg_{ni}": var("wg_n"), f"red_{ki}": var("red_k") * derived.mma_k}

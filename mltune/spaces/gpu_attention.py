@@ -22,19 +22,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
 
+from mltune.emit.op_config import COMPILATION_INFO, attribute_dictionary
 from mltune.problem import Problem
-from mltune.search.candidate import CandidateSet
-from mltune.search.gpu_contraction import lookup
-from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.op_config import COMPILATION_INFO, attribute_dictionary
-from mltune.search.space import Knob, Space
-from mltune.search.vector_distribute import PIPELINE
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.gpu_contraction import lookup
+from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.space import Knob, Space
+from mltune.spaces.vector_distribute import PIPELINE
 from mltune.targets.gpu import GpuInfo
 
 MAX_TILE = 512  # IREE: "m_tile <= 512 (max VGPRs)", also n_tile and red_k2

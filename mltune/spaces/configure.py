@@ -8,15 +8,15 @@ from iree.compiler import ir
 
 from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
-from mltune.search.candidate import Configurator
-from mltune.search.cpu_contraction import CpuContraction
-from mltune.search.cpu_convolution import CpuConvolution, cpu_convolution_untunable
-from mltune.search.cuda_attention import CudaAttention
-from mltune.search.gpu_attention import GpuAttention
-from mltune.search.gpu_contraction import GpuContraction
-from mltune.search.gpu_convolution import GpuConvolution
-from mltune.search.gpu_matvec import GpuMatvec
-from mltune.search.iree_constraints import emit_constraints
+from mltune.spaces.candidate import Configurator
+from mltune.spaces.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_convolution import CpuConvolution, cpu_convolution_untunable
+from mltune.spaces.cuda_attention import CudaAttention
+from mltune.spaces.gpu_attention import GpuAttention
+from mltune.spaces.gpu_contraction import GpuContraction
+from mltune.spaces.gpu_convolution import GpuConvolution
+from mltune.spaces.gpu_matvec import GpuMatvec
+from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.

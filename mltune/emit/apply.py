@@ -19,11 +19,11 @@ from typing import Protocol, Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import linalg
 
+from mltune.emit.op_config import op_attributes
+from mltune.emit.spec import build_spec, link_specs
 from mltune.errors import UserError
 from mltune.mlir import find_ops
 from mltune.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_from_root_op
-from mltune.search.op_config import op_attributes
-from mltune.search.spec import build_spec, link_specs
 
 
 @dataclass(frozen=True)

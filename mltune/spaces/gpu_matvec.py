@@ -34,11 +34,11 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
-from mltune.search.gpu_contraction import i64_array
-from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.space import Knob, Space
-from mltune.search.vector_distribute import LOAD_BITS, PIPELINE
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.gpu_contraction import i64_array
+from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.space import Knob, Space
+from mltune.spaces.vector_distribute import LOAD_BITS, PIPELINE
 from mltune.targets.gpu import GpuInfo
 
 MAX_ROWS = 64

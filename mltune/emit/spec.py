@@ -13,9 +13,9 @@ from typing import Sequence
 
 from iree.compiler import ir
 
+from mltune.emit.op_config import op_attributes
 from mltune.errors import UserError
 from mltune.problem import Problem
-from mltune.search.op_config import op_attributes
 from mltune.tools import run_tool, tool_path
 
 

@@ -30,7 +30,6 @@ to compile although the emitted constraints accept them).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -39,13 +38,18 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.candidate import CandidateSet
-from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.space import Knob, Space, evaluate
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
-from mltune.search.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
-from mltune.search.vector_distribute import (breaks_iree_default, emitted_names, vector_distribute_levels,
-                                             vector_distribute_rules)
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.space import Knob, Space, evaluate
+from mltune.spaces.subgroup_tiling import Derived
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.spaces.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
+from mltune.spaces.vector_distribute import (
+    breaks_iree_default,
+    emitted_names,
+    vector_distribute_levels,
+    vector_distribute_rules,
+)
 from mltune.targets.gpu import GpuInfo, MmaShape
 
 PIPELINE = "TileAndFuse"
@@ -86,18 +90,6 @@ def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
     for i in range(len(values) - 2, -1, -1):
         expr = z3.If(index == i, values[i], expr)
     return expr
-
-
-@dataclass(frozen=True)
-class Derived:
-    """Expressions over the knobs for quantities that are not knobs."""
-
-    mma_m: z3.ArithRef
-    mma_n: z3.ArithRef
-    mma_k: z3.ArithRef
-    count_m: z3.ArithRef
-    count_n: z3.ArithRef
-    workgroup_size: z3.ArithRef
 
 
 def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, ...],
@@ -152,7 +144,7 @@ def by_pipeline_knob(space: Space, tile_and_fuse: Sequence[z3.BoolRef],
     return [*[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse], *[z3.Implies(is_vd, rule) for rule in vector_distribute]]
 
 
-def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, derived: "Derived",
+def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, derived: Derived,
                                   var: Callable[[str], z3.ArithRef], mmas: tuple[MmaShape, ...],
                                   emitted: EmittedConstraints | None) -> list[z3.BoolRef]:
     """VectorDistribute's rules (`vector_distribute.py`) and, where the compiler emits them, its constraints less those
@@ -174,7 +166,7 @@ def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolR
     return ((size + unit - 1) / unit * unit) % tile == 0
 
 
-def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived",
+def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived,
                        names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
     """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
     (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, workgroup size) are added
@@ -186,7 +178,7 @@ def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Spa
     return emitted.over(names, problem.bounds)
 
 
-def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: "Derived") -> list[z3.BoolRef]:
+def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived) -> list[z3.BoolRef]:
     """IREE's contraction assertions over mltune's knobs."""
     v = space.var
     (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k

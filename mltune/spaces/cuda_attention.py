@@ -18,10 +18,10 @@ import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout, is_attention
-from mltune.search.gpu_contraction import lookup
-from mltune.search.iree_constraints import EmittedConstraints
-from mltune.search.space import Space
+from mltune.spaces.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout, is_attention
+from mltune.spaces.gpu_contraction import lookup
+from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.space import Space
 from mltune.targets.gpu import GpuInfo
 
 LHS = 0  # `get_single_subgroup_layout` fragment

@@ -12,13 +12,12 @@ need not divide it (IREE's own defaults do not always: [50, 50] with vector [5, 
 
 from __future__ import annotations
 
-import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.problem import ELEMENT_BYTES, Problem
-from mltune.search.candidate import CandidateSet
-from mltune.search.space import Knob, Space
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.space import Knob, Space
 from mltune.targets.cpu import CpuInfo
 
 PIPELINE = "DoubleTilingExpert"

@@ -20,8 +20,8 @@ from pathlib import Path
 from statistics import median
 from typing import Callable, Sequence
 
+from mltune.execution.verdict import SpeedupEstimate
 from mltune.inputs import Invocation
-from mltune.search.verdict import SpeedupEstimate
 from mltune.tools import spawn
 
 STARTUP_SECONDS = 30.0
@@ -153,7 +153,7 @@ class Runner:
         per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.most_rounds * plan.round_seconds
         done = _Collected(on_result)
         started = time.perf_counter()
-        proc = spawn([sys.executable, "-m", "mltune.search.timing_worker", str(request)],
+        proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         running: int | None = None
         deadline = time.monotonic() + per_candidate

@@ -25,13 +25,27 @@ import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.gpu_contraction import (PIPELINE, MAX_SUBGROUP_COUNT, MAX_SUBGROUPS, MAX_TILE, REDUCTION_TILES,
-                                           SUBGROUP_TILES, WAVES_PER_EU, Derived, MmaConfigurator,
-                                           aligned_divides, by_pipeline_knob, lookup,
-                                           substitute_emitted, tile_values, usable_mmas, vector_distribute_constraints)
-from mltune.search.iree_constraints import EmittedConstraints, pins_prefetch
-from mltune.search.space import Knob, Space
-from mltune.search.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.spaces.gpu_contraction import (
+    MAX_SUBGROUP_COUNT,
+    MAX_SUBGROUPS,
+    MAX_TILE,
+    PIPELINE,
+    REDUCTION_TILES,
+    SUBGROUP_TILES,
+    WAVES_PER_EU,
+    MmaConfigurator,
+    aligned_divides,
+    by_pipeline_knob,
+    lookup,
+    substitute_emitted,
+    tile_values,
+    usable_mmas,
+    vector_distribute_constraints,
+)
+from mltune.spaces.iree_constraints import EmittedConstraints, pins_prefetch
+from mltune.spaces.space import Knob, Space
+from mltune.spaces.subgroup_tiling import Derived
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets.gpu import GpuInfo
 
 # IREE's emitted constraint says "prefetch_num_stages == 0 (use_igemm_convolution=true)", yet its own default

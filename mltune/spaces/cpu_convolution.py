@@ -19,9 +19,13 @@ Rules, so that candidates compile:
 from __future__ import annotations
 
 from mltune.problem import Problem, element_bytes
-from mltune.search.cpu_contraction import (VECTOR_BYTES_LIMIT_FACTOR, CpuContraction, vector_tile_values,
-                                           workgroup_tile_values)
-from mltune.search.space import Knob, Space
+from mltune.spaces.cpu_contraction import (
+    VECTOR_BYTES_LIMIT_FACTOR,
+    CpuContraction,
+    vector_tile_values,
+    workgroup_tile_values,
+)
+from mltune.spaces.space import Knob, Space
 from mltune.targets.cpu import CpuInfo
 
 PIPELINE = "ConvTileAndDecomposeExpert"
