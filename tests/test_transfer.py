@@ -68,8 +68,9 @@ def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_model
     order = ranker.ask(len(candidates))
     line = capsys.readouterr().err
     assert line.count("\n") == 1
-    assert "contraction on synthmid ranked by" in line and "family-cpu/contraction (the cpu family's model, trained on " \
-           "synthnarrow, synthwide; no contraction model for synthmid)" in line
+    assert "contraction on synthmid ranked by" in line and "family-cpu/contraction blended with the heuristic, as it " \
+           "never saw this arch (the cpu family's model, trained on synthnarrow, synthwide; no contraction model for " \
+           "synthmid)" in line
     ratios = relative_ratios(problem, unseen, candidates)
     assert ratios[order[:20]].mean() < ratios.mean()
 
@@ -90,6 +91,8 @@ def test_the_fallback_chain(family_models, two_archs, tmp_path):
     sidecar_path.write_text(json.dumps(sidecar))
     choice = choose_model(models, WIDE, "contraction")
     assert "family-cpu" in str(choice.loaded.folder) and "ranked worse in cross-validation" in choice.description
+    assert not choice.blend  # the family model was trained on this arch too
+    assert choose_model(models, CpuInfo("synthmid", 32, 8), "contraction").blend  # ...but never on this one
     # with no family model either, the heuristic ranks
     shutil.rmtree(models / "family-cpu")
     choice = choose_model(models, WIDE, "contraction")

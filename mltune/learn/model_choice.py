@@ -18,10 +18,13 @@ from mltune.learn.forest import SIDECAR_FILE, LoadedModel, family_name, load_mod
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The model that ranks one (arch, op kind), or None for the heuristic, and the line that says so."""
+    """The model that ranks one (arch, op kind), or None for the heuristic, and the line that says so. A model that
+    never saw the arch is blended with the heuristic (`blend`): measured on other CPUs, it knows which configs are
+    bad in general, while the heuristic reads this CPU's own registers and vectors (`mltune.rankers.blend`)."""
 
     loaded: LoadedModel | None
     description: str
+    blend: bool = False
 
 
 def _exists(model_dir: Path, name: str, op_kind: str) -> bool:
@@ -29,10 +32,9 @@ def _exists(model_dir: Path, name: str, op_kind: str) -> bool:
     return sidecar.exists() or sidecar.is_symlink()
 
 
-def _trained_on(loaded: LoadedModel) -> str:
-    archs = sorted({target["facts"]["arch"] for target in loaded.sidecar.get("targets", [])
-                    if isinstance(target, dict) and isinstance(target.get("facts"), dict)})
-    return ", ".join(archs) or "unknown archs"
+def _trained_on(loaded: LoadedModel) -> list[str]:
+    return sorted({target["facts"]["arch"] for target in loaded.sidecar.get("targets", [])
+                   if isinstance(target, dict) and isinstance(target.get("facts"), dict)})
 
 
 def choose_model(model_dir: Path, target, op_kind: str) -> ModelChoice:
@@ -48,8 +50,12 @@ def choose_model(model_dir: Path, target, op_kind: str) -> ModelChoice:
     pooled = family_name(family)
     if _exists(model_dir, pooled, op_kind):
         shared = load_model(model_dir, pooled, op_kind)
-        return ModelChoice(shared, f"random-forest: {op_kind} on {arch} ranked by {shared.folder} (the {family} family's "
-                                   f"model, trained on {_trained_on(shared)}; {why_not_own})")
+        archs = _trained_on(shared)
+        blend = arch not in archs
+        how = " blended with the heuristic, as it never saw this arch" if blend else ""
+        return ModelChoice(shared, f"random-forest: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
+                                   f"family's model, trained on {', '.join(archs) or 'unknown archs'}; {why_not_own})",
+                           blend)
     return ModelChoice(None, f"random-forest: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
                              f"{family} family model in {model_dir / pooled})")
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from mltune.features import extractor_for
 from mltune.rankers.base import RankingInput, StaticRanker
+from mltune.rankers.blend import blended_order
 from mltune.rankers.heuristic import Heuristic
 
 if TYPE_CHECKING:
@@ -23,13 +24,16 @@ class RandomForest(StaticRanker):
     """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
     problem is ranked by a model of its kind: the arch's own, else its family's pooled one, else the heuristic
     (`mltune.learn.model_choice`, said once per arch and kind on stderr), unless one model is given, as
-    `evaluate` does per fold."""
+    `evaluate` does per fold. A model that never saw the arch (`blend`) has its order blended with the
+    heuristic's."""
 
     name = "random-forest"
 
-    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR):
+    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR,
+                 blend: bool = False):
         super().__init__(seed)
         self.model = model
+        self.blend = blend
         self.model_dir = model_dir
         self.choices: dict[tuple[str, str], ModelChoice] = {}
 
@@ -68,4 +72,12 @@ class RandomForest(StaticRanker):
             return Heuristic(self.seed).order(ranking_input)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
-        return np.lexsort((ties, predicted))
+        order = np.lexsort((ties, predicted))
+        if self._blends(ranking_input):
+            return blended_order(order, Heuristic(self.seed).order(ranking_input))
+        return order
+
+    def _blends(self, ranking_input: RankingInput) -> bool:
+        if self.model is not None:
+            return self.blend
+        return self.choices[(ranking_input.target.arch, ranking_input.problem.op_kind)].blend

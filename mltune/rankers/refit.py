@@ -28,9 +28,9 @@ class RefittedForest:
 
     name = "random-forest-refit"
 
-    def __init__(self, seed: int = 0, model=None, model_dir=DEFAULT_MODEL_DIR):
+    def __init__(self, seed: int = 0, model=None, model_dir=DEFAULT_MODEL_DIR, blend: bool = False):
         self.seed = seed
-        self.prior_ranker = RandomForest(seed, model, model_dir)
+        self.prior_ranker = RandomForest(seed, model, model_dir, blend)
         self._features = np.empty((0, 0))
         self._prior = np.empty(0)
         self._queue = np.empty(0, dtype=np.int64)
