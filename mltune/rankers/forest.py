@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mltune.features import extractor_for
+from mltune.paths import model_search_path
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.rankers.blend import blended_order
 from mltune.rankers.heuristic import Heuristic
@@ -16,9 +17,6 @@ from mltune.rankers.heuristic import Heuristic
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
     from mltune.learn.model_choice import ModelChoice
-
-DEFAULT_MODEL_DIR = Path("models")
-
 
 class RandomForest(StaticRanker):
     """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
@@ -29,12 +27,12 @@ class RandomForest(StaticRanker):
 
     name = "random-forest"
 
-    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR,
+    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path | None = None,
                  blend: bool = False):
         super().__init__(seed)
         self.model = model
         self.blend = blend
-        self.model_dir = model_dir
+        self.model_dirs = model_search_path(model_dir)
         self.choices: dict[tuple[str, str], ModelChoice] = {}
 
     def check_for(self, target) -> None:
@@ -42,7 +40,7 @@ class RandomForest(StaticRanker):
         from mltune.learn.model_choice import check_models_exist  # scikit-learn loads in ~1 s: only when needed
 
         if self.model is None:
-            check_models_exist(self.model_dir, target)
+            check_models_exist(self.model_dirs, target)
 
     def model_for(self, target, op_kind: str) -> TrainedModel | None:
         """The model that ranks `op_kind` on `target`, None for the heuristic."""
@@ -52,7 +50,7 @@ class RandomForest(StaticRanker):
         if key not in self.choices:
             from mltune.learn.model_choice import choose_model
 
-            self.choices[key] = choose_model(self.model_dir, target, op_kind)
+            self.choices[key] = choose_model(self.model_dirs, target, op_kind)
             print(self.choices[key].description, file=sys.stderr)
         loaded = self.choices[key].loaded
         return loaded.model if loaded is not None else None
