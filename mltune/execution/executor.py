@@ -24,10 +24,11 @@ OnJobResult = Callable[[Result], None]
 
 @dataclass(frozen=True)
 class CompileJob:
-    """Compile candidate `index` of `group` (a dispatch's name) with `applied`; its `BuildResult` comes back."""
+    """Compile candidate `index` of `group` (a dispatch's name) with `applied` (None: IREE's default); its
+    `BuildResult` comes back."""
 
     index: int
-    applied: Applied
+    applied: Applied | None
     group: str
 
 

@@ -12,6 +12,8 @@ on the driver.
 from __future__ import annotations
 
 import math
+import os
+import socket
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ BENCH_RESOURCE = "mltune_bench"
 ACTOR_RESTARTS = 3  # an actor that died this many times in a row is given up
 COMPILE_RETRIES = 3
 RESTART_PAUSE_S = 0.5
+CONNECT_TIMEOUT_S = 5.0
 
 
 def connect(address: str) -> None:
@@ -38,11 +41,35 @@ def connect(address: str) -> None:
         raise UserError("--cluster needs Ray: pip install 'mltune[ray]'") from None
     if ray.is_initialized():
         return
+    resolved = _auto_address() if address == "auto" else address
+    _check_reachable(resolved, address)
     try:
-        ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+        ray.init(address=resolved, log_to_driver=False, logging_level="ERROR")
     except Exception as err:  # noqa: BLE001 - Ray raises many kinds for an unreachable cluster
         line = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
         raise UserError(f"--cluster {address}: cannot join the Ray cluster: {line}") from None
+
+
+def _auto_address() -> str:
+    """The cluster RAY_ADDRESS names, or else the one `ray start` started last on this machine."""
+    from ray._private.services import canonicalize_bootstrap_address_or_die
+
+    try:
+        return os.environ.get("RAY_ADDRESS") or canonicalize_bootstrap_address_or_die("auto")
+    except Exception:  # noqa: BLE001 - Ray says "none found" in several ways
+        raise UserError("--cluster auto: no Ray cluster runs here (start one with `ray start --head`, or set "
+                        "RAY_ADDRESS)") from None
+
+
+def _check_reachable(resolved: str, address: str) -> None:
+    """Fail at once when nothing listens at HOST:PORT (Ray itself keeps trying for minutes)."""
+    host, _, port = resolved.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except ValueError:
+        raise UserError(f"--cluster {address}: expected auto, HOST:PORT or ray://HOST:PORT") from None
+    except OSError as err:
+        raise UserError(f"--cluster {address}: nothing answers there ({err.strerror or err})") from None
 
 
 @dataclass

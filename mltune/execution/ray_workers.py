@@ -41,7 +41,7 @@ def _local_source(text: str) -> Path:
     return path
 
 
-def compile_candidate(builder: Builder, source_text: str | None, index: int, applied: Applied,
+def compile_candidate(builder: Builder, source_text: str | None, index: int, applied: Applied | None,
                       group: str) -> tuple[BuildResult, bytes | None]:
     """Compile one candidate on this node; `source_text` None: the builder's paths are shared with the driver."""
     if source_text is None:
@@ -101,7 +101,8 @@ class BenchmarkActor:
         thread = threading.Thread(target=work, daemon=True)
         thread.start()
         try:
-            yield from iter(results.get, None)
+            for measurement in iter(results.get, None):  # Ray drives the generator with send(): no yield from
+                yield measurement
         finally:
             thread.join()
             for _, path in items:
