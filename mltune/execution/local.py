@@ -10,11 +10,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Hashable, TypeVar
 
 from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
 from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.run import Runner
+
+Job = TypeVar("Job", CompileJob, BenchmarkJob)
 
 
 @dataclass
@@ -43,10 +46,7 @@ class LocalExecutor:
 
     def _compile_phase(self, on_result: OnJobResult) -> None:
         jobs, self._compiles = self._compiles, []
-        groups: dict[str, list[CompileJob]] = {}
-        for job in jobs:
-            groups.setdefault(job.group, []).append(job)
-        for group, members in groups.items():
+        for group, members in _grouped(jobs, lambda job: job.group).items():
             start = time.perf_counter()
             builds = self.builder.compile_many([(job.index, job.applied) for job in members], group=group)
             self.tool_seconds += time.perf_counter() - start
@@ -55,11 +55,16 @@ class LocalExecutor:
 
     def _benchmark_phase(self, on_result: OnJobResult) -> None:
         jobs, self._benchmarks = self._benchmarks, []
-        plans: dict[TimingPlan, list[BenchmarkJob]] = {}
-        for job in jobs:
-            plans.setdefault(job.plan, []).append(job)
-        for plan, members in plans.items():
+        for plan, members in _grouped(jobs, lambda job: job.plan).items():
             self.runner.measure(self.baseline, [(job.index, job.vmfb) for job in members], plan, on_result)
 
     def close(self) -> None:
         """Nothing outlives a phase: the builder's and runner's children die with it."""
+
+
+def _grouped(jobs: list[Job], key: Callable[[Job], Hashable]) -> dict[Hashable, list[Job]]:
+    """The jobs by `key`, each group in submission order (one compile or timing run serves a group)."""
+    groups: dict[Hashable, list[Job]] = {}
+    for job in jobs:
+        groups.setdefault(key(job), []).append(job)
+    return groups
