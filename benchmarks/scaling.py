@@ -126,13 +126,16 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"per candidate: compile {costs['compile_s']:.2f} s (median of {costs['compiled']}), benchmark "
           f"{costs['benchmark_s']:.2f} s (mean over {costs['benchmarked']}, worker start included)")
-    print(f"{'executor':<10} {'cand/min':>9} {'spread':>13} {'loop cand/min':>14} {'vs local':>9}  wall s")
+    print(f"{'executor':<10} {'cand/min':>9} {'spread':>13} {'vs local':>9} {'loop cand/min':>14} {'spread':>13} "
+          f"{'vs local':>9}  wall s")
     for name, runs in rows.items():
-        rates = [r["per_min"] for r in runs]
-        ratios = [r["per_min"] / local["per_min"] for r, local in zip(runs, rows["local"])]
-        print(f"{name:<10} {statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f} "
-              f"{statistics.median(r['loop_per_min'] for r in runs):>14.1f} {statistics.median(ratios):>8.2f}x  "
-              + " ".join(f"{r['wall_s']:.0f}" for r in runs))
+        columns = []
+        for key in ("per_min", "loop_per_min"):
+            rates = [r[key] for r in runs]
+            ratios = [r[key] / local[key] for r, local in zip(runs, rows["local"]) if local[key] > 0]
+            columns.append(f"{statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f} "
+                           f"{statistics.median(ratios):>8.2f}x")
+        print(f"{name:<10} {columns[0]} {columns[1]:>38}  " + " ".join(f"{r['wall_s']:.0f}" for r in runs))
     if args.out is not None:
         args.out.write_text(json.dumps({"costs": costs, "rows": rows}, indent=2))
 
