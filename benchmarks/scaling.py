@@ -59,13 +59,14 @@ def tune(args: argparse.Namespace, work: Path, name: str, cluster: str | None) -
 def start_cluster(workers: int, gpu: bool):
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
+    # every node of this one machine would find its GPUs: only one node may declare the GPU
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE,
                                                             "include_dashboard": False})
     if gpu:
         cluster.add_node(num_cpus=workers, num_gpus=1, object_store_memory=STORE)
     else:
         for _ in range(workers):
-            cluster.add_node(num_cpus=1, resources={"mltune_bench": 1}, object_store_memory=STORE)
+            cluster.add_node(num_cpus=1, num_gpus=0, resources={"mltune_bench": 1}, object_store_memory=STORE)
     cluster.wait_for_nodes()
     return cluster
 

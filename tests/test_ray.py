@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 import ray
@@ -56,6 +57,43 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
     assert len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records), "no candidate twice"
     measured = [r for r in records if r["status"] == "ok"]
     assert len(measured) == 6 and all(len(r["time_us"]) == len(r["baseline_us"]) >= 1 for r in measured)
+
+
+def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tiny, tmp_path):
+    """Ctrl-C on the driver: exit 130 with every record kept, and the actors and compile tasks it held are given
+    back to the cluster (its benchmarking and compile resources are all free again)."""
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "60",
+                             "--ranker", "shuffle", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
+                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path,
+                            env={**os.environ, "RAY_ADDRESS": cluster.address}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + MLTUNE_TIMEOUT_S
+        results = run_dir / "results.jsonl"
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                results.is_file() and results.read_text().count("\n") >= 2):
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    assert stderr.strip().splitlines()[-1].startswith("mltune: interrupted; every record measured so far is kept")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) >= 2 and len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records)
+    def held() -> dict[str, float]:
+        free, total = ray.available_resources(), ray.cluster_resources()
+        return {key: total[key] - free.get(key, 0.0) for key in (BENCH_RESOURCE, "CPU")}
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(held().values()):
+        time.sleep(0.2)
+    assert not any(held().values()), held()
 
 
 def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, context, tmp_path):
