@@ -28,6 +28,7 @@ from mltune.cli_args import (
 )
 from mltune.errors import RunFailure, UserError
 from mltune.execution.devices import parse_devices
+from mltune.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
 from mltune.problem import Untunable
 from mltune.rankers import RANKERS
 from mltune.report import TuneReport
@@ -65,8 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
                            "fraction that compiled, without benchmarking (for targets with no device here)")
     tune.add_argument("--function", default=None, help="public function to benchmark (default: main or the only one)")
     tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
-    tune.add_argument("--run-dir", type=Path, default=None, help="run directory (default: mltune-runs/<time>-<input>)")
-    tune.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    tune.add_argument("--run-dir", type=Path, default=None,
+                      help=f"run directory (default: a new {user_runs()}/<time>-<input>)")
+    tune.add_argument("--dataset-dir", type=Path, default=None,
+                      help=f"where records are written, one folder per arch (default: {user_datasets()})")
+    tune.add_argument("--model-dir", type=Path, default=None,
+                      help=f"the learned rankers' models: this folder alone (default: {user_models()}, then the "
+                           f"shipped {SHIPPED_MODELS})")
     tune.add_argument("--jobs", type=positive_int, default=None, help="parallel compiles (default: CPU cores)")
     tune.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                       help="candidates compiled together and timed by one runtime process; larger batches use more "
@@ -103,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_arch_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--arch", type=arch, required=required,
                         help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
-    parser.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    parser.add_argument("--dataset-dir", type=Path, default=None,
+                        help=f"root of the per-arch datasets (default: {user_datasets()})")
     parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
 
 
@@ -112,8 +119,10 @@ def _add_learning_commands(commands) -> None:
                                 "from the datasets")
     _add_arch_arguments(train, required=False)
     train.add_argument("--family", choices=["cpu", "gpu"], default=None,
-                       help="train the pooled model of every arch of this family (models/family-FAMILY/) instead")
-    train.add_argument("--model-dir", type=Path, default=Path("models"), help="where models/ARCH/ is written")
+                       help="train the pooled model of every arch of this family (MODEL_DIR/family-FAMILY/) instead")
+    train.add_argument("--model-dir", type=Path, default=None,
+                       help=f"where MODEL_DIR/ARCH/KIND/ is written (default: {user_models()}; the shipped models "
+                            f"are trained into {SHIPPED_MODELS} from the repository's datasets/)")
     train.add_argument("--force", action="store_true",
                        help="write a model even when cross-validation ranks it worse than the heuristic or the "
                             "family model")
@@ -122,7 +131,7 @@ def _add_learning_commands(commands) -> None:
     evaluate.add_argument("--leave-arch-out", action="store_true",
                           help="also score forests trained on every other arch of the family, never on this one")
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
-                          "(default: evaluation/ARCH)")
+                          f"(default: {data_home() / 'evaluation'}/ARCH)")
     evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                           help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
@@ -136,10 +145,12 @@ def _add_learning_commands(commands) -> None:
     importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
                           help="problem sizes (when the CSV has no knob_M/N/K) and element types")
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
-    importer.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    importer.add_argument("--dataset-dir", type=Path, default=None,
+                          help=f"root of the per-arch datasets (default: {user_datasets()})")
     compacter = actions.add_parser("compact", help="compress an arch's finished record files (*.jsonl -> *.jsonl.xz)")
     compacter.add_argument("--arch", type=arch, required=True, help="the arch whose records to compress")
-    compacter.add_argument("--dataset-dir", type=Path, default=Path("datasets"), help="root of the per-arch datasets")
+    compacter.add_argument("--dataset-dir", type=Path, default=None,
+                           help=f"root of the per-arch datasets (default: {user_datasets()})")
 
 
 def _print_report(report: TuneReport) -> None:
@@ -256,6 +267,16 @@ def _print_model(report: TuneReport) -> None:
         print(f"\nCompile the tuned model with:\n  {report.command}")
 
 
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, with the data home's folders (`mltune.paths`) for the paths not given."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "dataset_dir", "") is None:
+        args.dataset_dir = user_datasets()
+    if args.command == "train" and args.model_dir is None:
+        args.model_dir = user_models()
+    return args
+
+
 def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
     """The arguments an interrupted run in `run_dir` was started with, to continue it there."""
     from mltune.run_dir import read_state
@@ -265,7 +286,7 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
         raise UserError(f"--resume: {run_dir} holds no mltune run (no state.json)")
     if state.status == "finished":
         raise UserError(f"--resume: the run in {run_dir} finished; its result is in {run_dir / 'summary.json'}")
-    args = build_parser().parse_args(list(state.argv))
+    args = parse_arguments(list(state.argv))
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
 
@@ -303,13 +324,13 @@ def _run_tune(args: argparse.Namespace) -> int:
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
     run_dir = check_output_folder(args.run_dir, "--run-dir") if args.run_dir else \
-        runs.new_run_dir(check_output_folder(Path("mltune-runs"), "--run-dir"), args.input.stem)
+        runs.new_run_dir(check_output_folder(user_runs(), "--run-dir"), args.input.stem)
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, jobs, devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing,
-                          args.cluster, args.shared_fs)
+                          args.model_dir, args.cluster, args.shared_fs)
     if args.compile_only:
         from mltune.compile_only import compile_only
 
@@ -368,7 +389,7 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.learn.replay import evaluate
 
-    out = check_output_folder(args.out or Path("evaluation") / args.arch, "--out")
+    out = check_output_folder(args.out or data_home() / "evaluation" / args.arch, "--out")
     evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind, args.leave_arch_out)
     return 0
 
@@ -422,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()  # only it may handle signals
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main_thread else None
     try:
-        args = build_parser().parse_args(argv)
+        args = parse_arguments(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)
         if args.command in COMMANDS:
             return COMMANDS[args.command](args)

@@ -59,7 +59,8 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         raise nothing_tunable(request, dispatches)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     applier = make_applier(request.target.kind, tuning_input.source, context)
-    ranker = make_ranker(request.ranker, request.seed)  # started afresh for each dispatch: made (and loaded) once
+    # started afresh for each dispatch: made (and loaded) once
+    ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
     checks = []
     for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
         if isinstance(configurator, Untunable):

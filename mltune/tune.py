@@ -61,6 +61,7 @@ class TuneRequest:
     flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
     compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
     timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
+    model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.paths`' search path
     cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
     shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
 
@@ -224,7 +225,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     facts = (tunable or dispatches)[0].facts
     # a ranker missing its model for this target stops here; every ranker starts afresh for each problem,
     # so this one serves them all (the forest's model is loaded once)
-    inner_ranker = make_ranker(request.ranker, request.seed, facts)
+    inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     default_build = builder.compile(-1, None, "baseline")
     if default_build.status != "ok":

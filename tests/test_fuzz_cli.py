@@ -204,4 +204,4 @@ def test_malformed_model_folders(files, tmp_path, tiny):
     for name, text in files.items():
         (kind / name).write_text(text)
     assert_one_error_line(*run_main(["tune", "mm.mlir", "--ranker", "random-forest", "--run-dir", "run",
-                                     "--dataset-dir", "ds"], tmp_path))
+                                     "--dataset-dir", "ds", "--model-dir", "models"], tmp_path))

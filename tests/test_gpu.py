@@ -448,7 +448,7 @@ def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, contex
     for row, index in rows:
         np.testing.assert_array_equal(at_tune_time.values[index], trained.values[row])
 
-    monkeypatch.chdir(tmp_path)  # the forest's models/ARCH/KIND/ is read from the working directory, as `tune` does
+    monkeypatch.setenv("MLTUNE_HOME", str(tmp_path))  # the forest reads the data home's models/ARCH/KIND/ first
     ranker = make_ranker("random-forest", 0, dump.gpu)
     ranker.start(ranking_input)
     assert sorted(ranker.ask(len(candidates))) == list(range(len(candidates)))

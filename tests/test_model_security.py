@@ -79,7 +79,7 @@ def test_a_crafted_model_folder_is_refused_and_nothing_runs(case, intact, tmp_pa
         sidecar = json.loads(sidecar_path.read_text())
         del sidecar["format"]
         sidecar_path.write_text(json.dumps(sidecar))
-    monkeypatch.chdir(tmp_path)  # tune reads models/ from the working directory
+    monkeypatch.setenv("MLTUNE_HOME", str(tmp_path))  # tune reads the data home's models/ first
     assert models == tmp_path / "models"
     with pytest.raises(UserError) as err:
         load_model(models, "synthetic", "contraction")

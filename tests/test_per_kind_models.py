@@ -61,7 +61,7 @@ def test_each_op_kind_gets_its_own_model(trained):
 
 def test_a_conv_problem_is_ranked_by_the_conv_model(trained, monkeypatch):
     models, _ = trained
-    monkeypatch.chdir(models.parent)  # the forest reads models/ARCH/KIND/ from the working directory
+    monkeypatch.setenv("MLTUNE_HOME", str(models.parent))  # the forest reads the data home's models/ARCH/KIND/ first
     problem = conv_problem(2, 10, 10, 16, 8)  # unseen in training
     candidates = CpuConvolution(problem, SYNTHETIC_CPU, None).candidates()
     ranker = make_ranker("random-forest", 0, SYNTHETIC_CPU)
@@ -130,7 +130,7 @@ def test_matvecs_get_their_own_gpu_model(tmp_path, monkeypatch):
     write_synthetic_matvec_records(root, [matvec_problem(n, k) for n, k in ((4096, 4096), (11008, 4096), (2048, 8192))])
     report = train(root, SYNTHETIC_GPU.arch, tmp_path / "models", force=True)
     assert trained_kinds(tmp_path / "models", SYNTHETIC_GPU.arch) == ["contraction", "matvec"], report
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLTUNE_HOME", str(tmp_path))
     problem = matvec_problem(4096, 11008)  # unseen in training
     candidates = GpuMatvec(problem, SYNTHETIC_GPU, None).candidates()
     ranker = make_ranker("random-forest", 0, SYNTHETIC_GPU)

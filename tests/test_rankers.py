@@ -58,7 +58,7 @@ def synthetic_models(tmp_path_factory):
 
 @pytest.mark.parametrize("name", list(RANKERS))
 def test_ranker_returns_a_permutation_in_batches(name, ranking_input, synthetic_models, monkeypatch):
-    monkeypatch.chdir(synthetic_models)  # the forest loads models/ARCH/KIND from the working directory
+    monkeypatch.setenv("MLTUNE_HOME", str(synthetic_models))  # the forest loads the data home's models/ARCH/KIND first
     n = len(ranking_input.candidates)
     assert n > 1000
     batch = 100 if name in ADAPTIVE else 7

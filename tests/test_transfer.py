@@ -59,7 +59,7 @@ def test_leave_arch_out_on_a_known_rule(two_archs, tmp_path, capsys):
 
 def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_models, capsys, monkeypatch):
     assert trained_kinds(family_models, "family-cpu") == ["contraction"]
-    monkeypatch.chdir(family_models.parent)  # the forest reads models/ from the working directory
+    monkeypatch.setenv("MLTUNE_HOME", str(family_models.parent))  # the forest reads the data home's models/ first
     unseen = CpuInfo("synthmid", 32, 8)  # no model of its own
     problem = matmul_problem(80, 112, 64)
     candidates = CpuContraction(problem, unseen, None).candidates()
@@ -68,8 +68,9 @@ def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_model
     order = ranker.ask(len(candidates))
     line = capsys.readouterr().err
     assert line.count("\n") == 1
-    assert "contraction on synthmid ranked by" in line and "family-cpu/contraction (the cpu family's model, trained on " \
-           "synthnarrow, synthwide; no contraction model for synthmid)" in line
+    assert "contraction on synthmid ranked by" in line and "family-cpu/contraction blended with the heuristic, as it " \
+           "never saw this arch (the cpu family's model, trained on synthnarrow, synthwide; no contraction model for " \
+           "synthmid)" in line
     ratios = relative_ratios(problem, unseen, candidates)
     assert ratios[order[:20]].mean() < ratios.mean()
 
@@ -84,20 +85,22 @@ def test_the_fallback_chain(family_models, two_archs, tmp_path):
     sidecar = json.loads(sidecar_path.read_text())
     sidecar["quality"].update(ok=True, forced=False)
     sidecar_path.write_text(json.dumps(sidecar))
-    assert "(this arch's model)" in choose_model(models, WIDE, "contraction").description
+    assert "(this arch's model)" in choose_model((models,), WIDE, "contraction").description
     # one that ranked worse in cross-validation gives way to the family's
     sidecar["quality"].update(ok=False, forced=False)
     sidecar_path.write_text(json.dumps(sidecar))
-    choice = choose_model(models, WIDE, "contraction")
+    choice = choose_model((models,), WIDE, "contraction")
     assert "family-cpu" in str(choice.loaded.folder) and "ranked worse in cross-validation" in choice.description
+    assert not choice.blend  # the family model was trained on this arch too
+    assert choose_model((models,), CpuInfo("synthmid", 32, 8), "contraction").blend  # ...but never on this one
     # with no family model either, the heuristic ranks
     shutil.rmtree(models / "family-cpu")
-    choice = choose_model(models, WIDE, "contraction")
+    choice = choose_model((models,), WIDE, "contraction")
     assert choice.loaded is None and "ranked by the heuristic" in choice.description
     # a model that exists but fails its checks is refused loudly, never silently skipped
     (models / "synthwide" / "contraction" / "forest.npz").write_bytes(b"not a forest")
     with pytest.raises(UserError, match="does not match the SHA-256"):
-        choose_model(models, WIDE, "contraction")
+        choose_model((models,), WIDE, "contraction")
 
 
 def test_train_refuses_a_model_that_ranks_worse_than_the_heuristic(tmp_path, capsys):

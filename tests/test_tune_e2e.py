@@ -53,7 +53,8 @@ def check_records(records: list[dict], dumped, run_dir: Path, arch_dir: Path, ra
 def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker: str, level: str):
     run_dir, dataset_dir, output = tmp_path / "run", tmp_path / "datasets", tmp_path / "out" / "spec.mlir"
     result = mltune(["tune", str(input_path), "--budget", str(budget), "--ranker", ranker, "--run-dir", str(run_dir),
-                     "--dataset-dir", str(dataset_dir), "-o", str(output), "--jobs", "2"], cwd=tmp_path)
+                     "--dataset-dir", str(dataset_dir), "-o", str(output), "--jobs", "2", "--model-dir",
+                     str(tmp_path / "models")], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     assert (run_dir / "results.jsonl").is_file()
@@ -208,7 +209,7 @@ def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
 
     from mltune.learn.train import train
 
-    # the forest is trained on synthetic records filed under this CPU's arch, and put where tune looks (models/ARCH/KIND)
+    # the forest is trained on synthetic records filed under this CPU's arch, and put where --model-dir says (MODEL_DIR/ARCH/KIND)
     train(write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch), tiny.cpu.arch, tmp_path / "models",
           force=True)
     bench = tmp_path / tiny.bench.name

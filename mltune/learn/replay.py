@@ -65,10 +65,12 @@ def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
     return [problems[i] for i in sorted(kept)]
 
 
-def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "") -> dict[str, Callable[[int], Ranker]]:
-    """The static and the refitted forest over each problem's own model (by problem index)."""
-    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i]),
-            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i])}
+def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "",
+                   blend: bool = False) -> dict[str, Callable[[int], Ranker]]:
+    """The static and the refitted forest over each problem's own model (by problem index); `blend` as `tune` ranks
+    with a model that never saw the arch."""
+    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], blend=blend),
+            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], blend=blend)}
 
 
 def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples],
@@ -98,7 +100,7 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
                                                   for name in STATIC_AND_ADAPTIVE}
     makers.update(_forest_makers(in_arch, seed))
     if transfer is not None:
-        makers.update(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX))
+        makers.update(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True))
     scores: dict[str, list[ProblemScore]] = {name: [] for name in makers}
     for i, samples in enumerate(problems):
         for name, make in makers.items():

@@ -25,6 +25,7 @@ from sklearn.model_selection import GroupKFold
 from mltune.errors import UserError
 from mltune.evaluate import score_order
 from mltune.learn.forest import TrainedModel, family_name, fit_forest, save_model
+from mltune.learn.labels import Label, log_ratio
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.quality import family_on, family_scores, judge
 from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
@@ -48,7 +49,7 @@ class FeatureTable:
     groups: np.ndarray
 
 
-def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
+def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) -> FeatureTable:
     matrices = [p.features() for p in problems]
     names = matrices[0].names
     if any(m.names != names for m in matrices):
@@ -61,7 +62,7 @@ def feature_table(problems: Sequence[ProblemSamples]) -> FeatureTable:
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),
-        labels=np.concatenate([np.log(p.ratios) for p in problems]),
+        labels=np.concatenate([label(p.ratios) for p in problems]),
         problem_of_row=np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)]),
         groups=np.concatenate([np.full(len(p.ratios), g) for g, p in zip(groups, problems)]),
     )
@@ -71,9 +72,10 @@ def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> Train
     return TrainedModel(fit_forest(table.values[rows], table.labels[rows], seed), table.names)
 
 
-def fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[tuple[list[int], TrainedModel]]:
+def fold_models(problems: Sequence[ProblemSamples], seed: int = 0,
+                label: Label = log_ratio) -> list[tuple[list[int], TrainedModel]]:
     """One model per `GroupKFold` fold: (indices of the held-out problems, the model trained on the others)."""
-    table = feature_table(problems)
+    table = feature_table(problems, label)
     distinct = len(set(table.groups.tolist()))
     if distinct < 2:
         raise UserError(f"cross-validation needs at least 2 problems, the dataset has {distinct}")
@@ -90,7 +92,8 @@ def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
     return kinds
 
 
-def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[tuple[list[int], TrainedModel]]:
+def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0,
+                     label: Label = log_ratio) -> list[tuple[list[int], TrainedModel]]:
     """`fold_models` of each op kind, held-out indices into `problems`: every problem gets a model of its kind
     trained without it."""
     folds = []
@@ -99,7 +102,7 @@ def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0) -> list[
             raise UserError(f"cross-validation needs at least 2 problems of each op kind; the dataset has "
                             f"{len(indices)} {kind}")
         folds += [([indices[i] for i in held_out], model)
-                  for held_out, model in fold_models([problems[i] for i in indices], seed)]
+                  for held_out, model in fold_models([problems[i] for i in indices], seed, label)]
     return folds
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from mltune.errors import UserError
@@ -29,15 +30,22 @@ RANKERS: dict[str, Callable[[int], Ranker]] = {
 }
 
 
-def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None) -> Ranker:
-    """The ranker called `name`; given the target, a ranker that needs files for it (the forest's models) checks
-    them now, so that an arch with no model is reported before anything is compiled or recorded."""
+LEARNED: dict[str, type[RandomForest] | type[RefittedForest]] = {"random-forest": RandomForest,
+                                                                  "random-forest-refit": RefittedForest}
+
+
+def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, model_dir: Path | None = None) -> Ranker:
+    """The ranker called `name`; a learned one reads its models from `model_dir` alone when given, else from the
+    search path of `mltune.paths`. Given the target, it checks them now, so that an arch with no model is reported
+    before anything is compiled or recorded."""
     if name not in RANKERS:
         raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(RANKERS)}")
-    ranker = RANKERS[name](seed)
-    if target is not None and isinstance(ranker, (RandomForest, RefittedForest)):
-        ranker.check_for(target)
-    return ranker
+    if name not in LEARNED:
+        return RANKERS[name](seed)
+    learned = LEARNED[name](seed, model_dir=model_dir)
+    if target is not None:
+        learned.check_for(target)
+    return learned
 
 
 __all__ = ["RANKERS", "Ranker", "RankingInput", "make_ranker"]

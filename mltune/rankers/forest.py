@@ -9,28 +9,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mltune.features import extractor_for
+from mltune.paths import model_search_path
 from mltune.rankers.base import RankingInput, StaticRanker
+from mltune.rankers.blend import blended_order
 from mltune.rankers.heuristic import Heuristic
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
     from mltune.learn.model_choice import ModelChoice
 
-DEFAULT_MODEL_DIR = Path("models")
-
-
 class RandomForest(StaticRanker):
     """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
     problem is ranked by a model of its kind: the arch's own, else its family's pooled one, else the heuristic
     (`mltune.learn.model_choice`, said once per arch and kind on stderr), unless one model is given, as
-    `evaluate` does per fold."""
+    `evaluate` does per fold. A model that never saw the arch (`blend`) has its order blended with the
+    heuristic's."""
 
     name = "random-forest"
 
-    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path = DEFAULT_MODEL_DIR):
+    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path | None = None,
+                 blend: bool = False):
         super().__init__(seed)
         self.model = model
-        self.model_dir = model_dir
+        self.blend = blend
+        self.model_dirs = model_search_path(model_dir)
         self.choices: dict[tuple[str, str], ModelChoice] = {}
 
     def check_for(self, target) -> None:
@@ -38,7 +40,7 @@ class RandomForest(StaticRanker):
         from mltune.learn.model_choice import check_models_exist  # scikit-learn loads in ~1 s: only when needed
 
         if self.model is None:
-            check_models_exist(self.model_dir, target)
+            check_models_exist(self.model_dirs, target)
 
     def model_for(self, target, op_kind: str) -> TrainedModel | None:
         """The model that ranks `op_kind` on `target`, None for the heuristic."""
@@ -48,7 +50,7 @@ class RandomForest(StaticRanker):
         if key not in self.choices:
             from mltune.learn.model_choice import choose_model
 
-            self.choices[key] = choose_model(self.model_dir, target, op_kind)
+            self.choices[key] = choose_model(self.model_dirs, target, op_kind)
             print(self.choices[key].description, file=sys.stderr)
         loaded = self.choices[key].loaded
         return loaded.model if loaded is not None else None
@@ -68,4 +70,12 @@ class RandomForest(StaticRanker):
             return Heuristic(self.seed).order(ranking_input)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
-        return np.lexsort((ties, predicted))
+        order = np.lexsort((ties, predicted))
+        if self._blends(ranking_input):
+            return blended_order(order, Heuristic(self.seed).order(ranking_input))
+        return order
+
+    def _blends(self, ranking_input: RankingInput) -> bool:
+        if self.model is not None:
+            return self.blend
+        return self.choices[(ranking_input.target.arch, ranking_input.problem.op_kind)].blend

@@ -15,7 +15,7 @@ import numpy as np
 
 from mltune.features import extractor_for
 from mltune.rankers.base import RankingInput
-from mltune.rankers.forest import DEFAULT_MODEL_DIR, RandomForest
+from mltune.rankers.forest import RandomForest
 
 MIN_MEASUREMENTS = 4  # residuals are fitted from this many measured candidates on
 SHRINK_MEASUREMENTS = 8  # with this many, the residual counts half
@@ -28,9 +28,9 @@ class RefittedForest:
 
     name = "random-forest-refit"
 
-    def __init__(self, seed: int = 0, model=None, model_dir=DEFAULT_MODEL_DIR):
+    def __init__(self, seed: int = 0, model=None, model_dir=None, blend: bool = False):
         self.seed = seed
-        self.prior_ranker = RandomForest(seed, model, model_dir)
+        self.prior_ranker = RandomForest(seed, model, model_dir, blend)
         self._features = np.empty((0, 0))
         self._prior = np.empty(0)
         self._queue = np.empty(0, dtype=np.int64)
