@@ -72,7 +72,9 @@ def start_cluster(workers: int, gpu: bool):
 
 
 def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict:
-    """Per-candidate compile and benchmark seconds, on the candidates the local run compiled."""
+    """Per-candidate compile and benchmark seconds, on the candidates the local run compiled: each compiled again
+    alone (a spec, or on CUDA an annotated source), and the run's own modules (kernel-level ones on a GPU) timed
+    against the run's own baseline."""
     from mltune.emit.apply import Applied
     from mltune.execution.build import Builder
     from mltune.execution.run import Runner, TimingPlan
@@ -83,15 +85,20 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
     context = new_context()
     tuning_input = prepare_input(args.input, parse_target(args.target), work / "costs", context)
     builder = Builder(tuning_input, work / "costs" / "candidates", jobs=1)
-    specs = sorted(run_dir.glob("candidates/*/candidate_*/spec.mlir"))[: args.budget]
-    compiles = [builder.compile(i, Applied("spec", spec.read_text()), f"c{i}") for i, spec in enumerate(specs)]
-    built = [(b.index, b.vmfb) for b in compiles if b.status == "ok"]
-    baseline = builder.compile(-1, None, "baseline")
+    folders = sorted(d for d in run_dir.glob("**/candidate_*") if (d / "module.vmfb").is_file())[: args.budget]
+    compiles = []
+    for i, folder in enumerate(folders):
+        spec = folder / "spec.mlir"
+        applied = Applied("spec", spec.read_text()) if spec.is_file() else \
+            Applied("source", (folder / "annotated.mlir").read_text())
+        compiles.append(builder.compile(i, applied, f"c{i}"))
+    baseline = folders[0].parent.parent / "baseline" / "module.vmfb"  # beside the builder's candidates
     runner = Runner(tuning_input.invocation, args.devices.split(",")[0], work / "costs")
     started = time.perf_counter()
-    runner.measure(baseline.vmfb, built, TimingPlan())
-    return {"compile_s": statistics.median(b.seconds for b in compiles), "compiled": len(built),
-            "benchmark_s": (time.perf_counter() - started) / max(1, len(built)), "benchmarked": len(built)}
+    runner.measure(baseline, [(i, folder / "module.vmfb") for i, folder in enumerate(folders)], TimingPlan())
+    return {"compile_s": statistics.median(b.seconds for b in compiles),
+            "compiled": sum(1 for b in compiles if b.status == "ok"),
+            "benchmark_s": (time.perf_counter() - started) / len(folders), "benchmarked": len(folders)}
 
 
 def main() -> None:
