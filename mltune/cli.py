@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
                            "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
+    tune.add_argument("--cluster", default=None, metavar="auto|ray://HOST:PORT",
+                      help="compile and benchmark candidates on a Ray cluster (pip install 'mltune[ray]'): compiles "
+                           "on its CPUs, one benchmark actor per GPU (or per unit of the 'mltune_bench' resource on "
+                           "CPU nodes); auto: the cluster `ray start` or RAY_ADDRESS names")
+    tune.add_argument("--shared-fs", action="store_true",
+                      help="with --cluster: the run directory is at the same path on every node (modules travel "
+                           "as paths, not bytes)")
     _add_learning_commands(commands)
     return parser
 
@@ -323,12 +330,16 @@ def _run_tune(args: argparse.Namespace) -> int:
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, jobs, devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing,
-                          args.model_dir)
+                          args.model_dir, args.cluster, args.shared_fs)
     if args.compile_only:
         from mltune.compile_only import compile_only
 
         _print_compile_only(*compile_only(request, new_context()), run_dir)
         return 0
+    if args.cluster is not None:
+        from mltune.execution.ray_cluster import connect
+
+        connect(args.cluster)
     run_dir.mkdir(parents=True, exist_ok=True)
     state = runs.start(run_dir, args.argv, args.input)
     try:

@@ -16,6 +16,7 @@ from mltune.dataset import Record, RecordWriter, device_id
 from mltune.emit.apply import make_applier
 from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder
+from mltune.execution.choose import make_executor
 from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import call_level, measured_builds
 from mltune.execution.run import Runner
@@ -61,6 +62,8 @@ class TuneRequest:
     compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
     timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
     model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.paths`' search path
+    cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
+    shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
 
 
 def _dispatch_name(bench: Path) -> str:
@@ -270,8 +273,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     applier = make_applier(request.target.kind, tuning_input.source, context)
     measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
                                runner, baseline, request.run_dir)
-    loop = TuningLoop(measured.builder, runner, measured.baseline.vmfb, facts, applier, request.settings, context, write,
-                      record_fields)
+    executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
+                             tuning_input.invocation, request.devices, request.target.kind != "cpu",
+                             request.settings.batch_size)
+    loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
     results: list[DispatchResult] = []
     try:
         for allocation in allocations:  # identical problems are one allocation: one spec matches them all
@@ -291,12 +296,13 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                 write(refused)
             results.append(searched)
     finally:
+        executor.close()
         for writer in writers:
             writer.close()
     if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
         raise RunFailure(nothing_measured(results))
     configs = [Config(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
-    tool_seconds += loop.compile_seconds + runner.seconds_in_children - runner_seconds_before_loop
+    tool_seconds += executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
     model, per_call = None, None
     if level == "model":

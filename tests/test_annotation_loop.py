@@ -9,6 +9,7 @@ from iree_helpers import CPU_FLAGS, compile_with_configs_dump
 
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
+from mltune.execution.local import LocalExecutor
 from mltune.execution.run import Runner, TimingPlan
 from mltune.inputs import prepare_input
 from mltune.rankers import make_ranker
@@ -30,8 +31,8 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     records = []
     settings = LoopSettings(budget=3, batch_size=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
                             final=TimingPlan(rounds=2, round_seconds=0.03))
-    loop = TuningLoop(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, dispatch.facts,
-                      applier, settings, context, records.append,
+    executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 3)
+    loop = TuningLoop(executor, dispatch.facts, applier, settings, context, records.append,
                       {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
     configurator = CpuContraction(dispatch.problem, dispatch.facts, context)
     result = loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker("heuristic"))

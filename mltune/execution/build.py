@@ -68,13 +68,14 @@ class Builder:
         """Compile (index, applied candidate) pairs with `self.jobs` processes at a time; threads only wait on
         them. Each goes to `work_dir/group/candidate_INDEX/` (indices restart with every dispatch)."""
         return Parallel(n_jobs=self.jobs, prefer="threads")(
-            delayed(self.compile)(index, applied, _candidate_name(group, index)) for index, applied in jobs
+            delayed(self.compile)(index, applied, candidate_name(group, index)) for index, applied in jobs
         )
 
     def candidate_vmfb(self, group: str, index: int) -> Path:
         """Where `compile_many` puts candidate `index` of `group`."""
-        return self.work_dir / _candidate_name(group, index) / "module.vmfb"
+        return self.work_dir / candidate_name(group, index) / "module.vmfb"
 
 
-def _candidate_name(group: str, index: int) -> str:
+def candidate_name(group: str, index: int) -> str:
+    """The folder of candidate `index` of `group`, relative to a builder's work directory."""
     return str(Path(group) / f"candidate_{index:06d}")

@@ -1,27 +1,29 @@
-"""The budgeted tuning loop for one dispatch: ask, compile in parallel, benchmark, tell, repeat.
+"""The budgeted tuning loop for one dispatch: ask, compile, benchmark, tell, repeat.
 
-Compiling and benchmarking alternate in phases (never both at once: a compile beside a
-benchmark slows it by 50-75 %). The budget counts benchmarked candidates, those of an earlier,
-interrupted run of the same problem included (they are told to the ranker, never measured
-again). Each result is recorded as soon as it is measured. At the end the best few are
-measured again, sequentially, against the baseline, and a winner is kept only if its median
-speedup reaches `min_speedup` and the confidence interval of its speedup lies above 1.
+The loop talks to an executor only (`mltune.execution.executor`): it submits compile and benchmark jobs and
+is handed each result as it completes. It keeps the executor's `window` of candidates in flight, refilling as
+results arrive when the executor is pipelined (a cluster), or once the window is done (one machine, where
+compiles and benchmarks alternate in phases). The budget counts benchmarked candidates, those of an earlier,
+interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
+is recorded and told to the ranker as soon as it is known, in completion order. At the end the best few are
+measured again against the baseline, and a winner is kept only if its median speedup reaches `min_speedup`
+and the confidence interval of its speedup lies above 1.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Callable, Sequence
 
 from iree.compiler import ir
 from tqdm import tqdm
 
 from mltune.dataset import Record
-from mltune.emit.apply import Applied, Applier
-from mltune.execution.build import Builder, BuildResult
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.emit.apply import Applier
+from mltune.execution.build import BuildResult
+from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Result
+from mltune.execution.run import Measurement, TimingPlan
 from mltune.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.spaces.candidate import CandidateSet, Configurator
@@ -78,18 +80,15 @@ class DispatchResult:
 
 @dataclass
 class TuningLoop:
-    """Drives one ranker over one dispatch's candidates with a builder and a runner."""
+    """Drives one ranker over one dispatch's candidates through an executor."""
 
-    builder: Builder
-    runner: Runner
-    baseline_vmfb: Path
+    executor: Executor
     facts: TargetFacts
     applier: Applier
     settings: LoopSettings
     context: ir.Context
     on_record: Callable[[Record], None]
     record_fields: dict
-    compile_seconds: float = 0.0
 
     def _record(self, problem: Problem, pipeline: str, trial: Trial, ranker: str) -> Record:
         measurement = trial.measurement
@@ -105,14 +104,29 @@ class TuningLoop:
             busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **self.record_fields,
         )
 
-    def _compile(self, name: str, problem: Problem, configurator: Configurator, indices: Sequence[int],
-                 knobs_of: Callable[[int], dict[str, int]]) -> list[tuple[int, str, BuildResult]]:
-        infos = [(i, configurator.compilation_info(knobs_of(i))) for i in indices]
-        applied: list[tuple[int, Applied]] = [(i, self.applier.apply(problem, info)) for i, info in infos]
-        start = time.perf_counter()
-        builds = self.builder.compile_many(applied, group=name)
-        self.compile_seconds += time.perf_counter() - start
-        return [(i, info, build) for (i, info), build in zip(infos, builds)]
+    def _results(self, submit: Callable[[], None]) -> dict[int, Result]:
+        """Submit jobs, run the executor until they are done, and return their results by candidate index."""
+        results: dict[int, Result] = {}
+        submit()
+        self.executor.run(lambda r: results.__setitem__(r.index, r))
+        return results
+
+    def _compile(self, name: str, problem: Problem, configurator: Configurator,
+                 knobs_of: dict[int, dict[str, int]]) -> dict[int, BuildResult]:
+        def submit() -> None:
+            for i, knobs in knobs_of.items():
+                applied = self.applier.apply(problem, configurator.compilation_info(knobs))
+                self.executor.submit_compile(CompileJob(i, applied, name))
+
+        return self._results(submit)  # type: ignore[return-value]
+
+    def _measure(self, items: Sequence[Trial], plan: TimingPlan) -> list[Measurement]:
+        def submit() -> None:
+            for trial in items:
+                self.executor.submit_benchmark(BenchmarkJob(trial.index, trial.build.vmfb, plan))
+
+        results = self._results(submit)
+        return [results[t.index] for t in items]  # type: ignore[misc]
 
     def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
              earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None) -> DispatchResult:
@@ -124,75 +138,109 @@ class TuningLoop:
         ranker.start(RankingInput(problem, self.facts, candidates))
         for trial in earlier:
             ranker.tell(trial.index, trial.told_ratio)
-        tried = {t.index for t in earlier}
-        started = time.monotonic()
         progress = tqdm(total=self.settings.budget, initial=min(result.benchmarked, self.settings.budget), desc=name,
                         unit="bench", dynamic_ncols=True, disable=None)
+        search = _Search(self, name, problem, configurator, ranker, candidates, result, progress,
+                         tried={t.index for t in earlier})
         try:
-            while result.benchmarked < self.settings.budget:
-                if self.settings.time_budget_s is not None and time.monotonic() - started > self.settings.time_budget_s:
-                    result.stop_reason = "time budget spent"
-                    break
-                if len(result.trials) >= self.settings.max_tries_per_benchmark * self.settings.budget:
-                    result.stop_reason = "too many candidates failed to compile"
-                    break
-                indices = _ask_untried(ranker, min(self.settings.batch_size, self.settings.budget - result.benchmarked),
-                                       tried)
-                if not indices:
-                    result.stop_reason = "every candidate in the space was tried"
-                    break
-                tried.update(indices)
-                self._run_batch(name, problem, configurator, ranker, candidates, indices, result, progress)
-                best = min((t.measurement.ratio for t in result.trials if t.measurement), default=float("inf"))
-                progress.set_postfix_str(f"best {1 / best:.2f}x" if best < float("inf") else "")
-            else:
-                result.stop_reason = "budget spent"
+            search.refill()
+            self.executor.run(search.on_result)
         finally:
             progress.close()
         self._finish(name, problem, configurator, result)
         return result
 
-    def _run_batch(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
-                   candidates: CandidateSet, indices: Sequence[int], result: DispatchResult, progress: tqdm) -> None:
-        """Compile a batch, then measure what compiled; every trial is recorded and told the moment it is known."""
-
-        def conclude(i: int, info: str, build: BuildResult, measurement: Measurement | None) -> None:
-            trial = Trial(i, len(result.trials), candidates.knobs(i), build, measurement, info)
-            result.trials.append(trial)
-            self.on_record(self._record(problem, configurator.pipeline_of(trial.knobs), trial, ranker.name))
-            ranker.tell(i, trial.told_ratio)
-            if measurement is not None:
-                progress.update(1)
-
-        compiled = self._compile(name, problem, configurator, indices, candidates.knobs)
-        for i, info, build in compiled:
-            if build.status != "ok":
-                conclude(i, info, build, None)
-        built = {i: (info, build) for i, info, build in compiled if build.status == "ok"}
-        self.runner.measure(self.baseline_vmfb, [(i, build.vmfb) for i, (_, build) in built.items()],
-                            self.settings.screening, lambda m: conclude(m.index, *built[m.index], m))
-
     def _finish(self, name: str, problem: Problem, configurator: Configurator, result: DispatchResult) -> None:
-        """Re-measure the best few together with the baseline, sequentially; keep a winner only beyond the noise.
+        """Re-measure the best few together with the baseline; keep a winner only beyond the noise.
         A finalist measured by an interrupted run is compiled again (its module may be gone)."""
         measured = sorted((t for t in result.trials if t.measurement and t.measurement.status == "ok"),
                           key=lambda t: t.measurement.ratio)
         finalists = [t for t in measured[: self.settings.finalists] if t.measurement.ratio < 1.0]
         stale = [t for t in finalists if t.build.vmfb is None or not t.build.vmfb.exists()]
         if stale:
-            rebuilt = {i: build for i, _, build in self._compile(name, problem, configurator, [t.index for t in stale],
-                                                                  lambda i: next(t.knobs for t in stale if t.index == i))}
+            rebuilt = self._compile(name, problem, configurator, {t.index: t.knobs for t in stale})
             finalists = [replace(t, build=rebuilt[t.index]) if t.index in rebuilt else t for t in finalists]
             finalists = [t for t in finalists if t.build.status == "ok"]
         if not finalists:
             return
-        remeasured = self.runner.measure(self.baseline_vmfb, [(t.index, t.build.vmfb) for t in finalists],
-                                         self.settings.final)
+        remeasured = self._measure(finalists, self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
         if measurement.wins(self.settings.min_speedup):
             result.winner = (trial, measurement)
 
+
+@dataclass
+class _Search:
+    """One dispatch's search in flight: which candidates are compiling or being measured, and when to stop."""
+
+    loop: TuningLoop
+    name: str
+    problem: Problem
+    configurator: Configurator
+    ranker: Ranker
+    candidates: CandidateSet
+    result: DispatchResult
+    progress: tqdm
+    tried: set[int]
+    started: float = field(default_factory=time.monotonic)
+    in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
+    built: dict[int, BuildResult] = field(default_factory=dict)
+
+    def refill(self) -> None:
+        """Ask the ranker for more candidates when there is room; set the stop reason when the search is over."""
+        loop, settings, result = self.loop, self.loop.settings, self.result
+        if result.stop_reason or (self.in_flight and not loop.executor.pipelined):
+            return
+        want = min(loop.executor.window - len(self.in_flight),
+                   settings.budget - result.benchmarked - len(self.in_flight))
+        if result.benchmarked >= settings.budget:
+            if not self.in_flight:
+                result.stop_reason = "budget spent"
+            return
+        if want <= 0:
+            return
+        if settings.time_budget_s is not None and time.monotonic() - self.started > settings.time_budget_s:
+            result.stop_reason = "time budget spent"
+        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * settings.budget:
+            result.stop_reason = "too many candidates failed to compile"
+        elif not (indices := _ask_untried(self.ranker, want, self.tried)):
+            if not self.in_flight:
+                result.stop_reason = "every candidate in the space was tried"
+        else:
+            self.tried.update(indices)
+            for i in indices:
+                info = self.configurator.compilation_info(self.candidates.knobs(i))
+                self.in_flight[i] = info
+                applied = loop.applier.apply(self.problem, info)
+                loop.executor.submit_compile(CompileJob(i, applied, self.name))
+
+    def on_result(self, outcome: Result) -> None:
+        """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be
+        measured."""
+        if isinstance(outcome, BuildResult) and outcome.status == "ok":
+            self.built[outcome.index] = outcome
+            self.loop.executor.submit_benchmark(BenchmarkJob(outcome.index, outcome.vmfb,
+                                                             self.loop.settings.screening))
+            return
+        if isinstance(outcome, BuildResult):
+            self._conclude(outcome.index, outcome, None)
+        else:
+            self._conclude(outcome.index, self.built.pop(outcome.index), outcome)
+        self.refill()
+
+    def _conclude(self, index: int, build: BuildResult, measurement: Measurement | None) -> None:
+        result = self.result
+        trial = Trial(index, len(result.trials), self.candidates.knobs(index), build, measurement,
+                      self.in_flight.pop(index))
+        result.trials.append(trial)
+        self.loop.on_record(self.loop._record(self.problem, self.configurator.pipeline_of(trial.knobs), trial,
+                                              self.ranker.name))
+        self.ranker.tell(index, trial.told_ratio)
+        if measurement is not None:
+            self.progress.update(1)
+            best = min((t.measurement.ratio for t in result.trials if t.measurement), default=float("inf"))
+            self.progress.set_postfix_str(f"best {1 / best:.2f}x" if best < float("inf") else "")
 
 def _ask_untried(ranker: Ranker, want: int, tried: set[int]) -> list[int]:
     """Up to `want` indices the ranker proposes that were not tried yet (a resumed run tried some already)."""

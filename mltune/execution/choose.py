@@ -1,0 +1,25 @@
+"""Which executor runs a tuning run's jobs: this machine's builder and devices, or a Ray cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from mltune.execution.build import Builder
+from mltune.execution.devices import RunnerPool
+from mltune.execution.executor import Executor
+from mltune.execution.local import LocalExecutor
+from mltune.execution.run import Runner
+from mltune.inputs import Invocation
+
+
+def make_executor(cluster: str | None, shared_fs: bool, builder: Builder, runner: Runner | RunnerPool,
+                  baseline: Path, invocation: Invocation, devices: Sequence[str], gpu: bool, window: int) -> Executor:
+    """The local executor, or with `cluster` (already joined with `ray_cluster.connect`) the Ray executor: its
+    actors use the first device's kind, `DRIVER://0` on a GPU (Ray shows each actor its own GPU only)."""
+    if cluster is None:
+        return LocalExecutor(builder, runner, baseline, window)
+    from mltune.execution.ray_cluster import RayExecutor
+
+    device = f"{devices[0].split('://')[0]}://0" if gpu else devices[0]
+    return RayExecutor(builder, baseline, invocation, device, gpu, shared_fs, window)

@@ -1,0 +1,61 @@
+"""The seam between the tuning loop and where its work runs: compile jobs and benchmark jobs go in, results come
+out as they complete.
+
+The loop never calls a builder or a runner itself. It submits jobs, and `run` hands it each result (a
+`BuildResult` or a `Measurement`) as soon as it is known; the loop may submit more jobs from inside that
+callback, and `run` returns once every job, those submitted meanwhile included, has given its result. An
+executor says how many candidates the loop should keep in flight (`window`) and whether it may refill before
+the last of them is done (`pipelined`): the local executor works in phases, a cluster overlaps them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol, Union
+
+from mltune.emit.apply import Applied
+from mltune.execution.build import BuildResult
+from mltune.execution.run import Measurement, TimingPlan
+
+Result = Union[BuildResult, Measurement]
+OnJobResult = Callable[[Result], None]
+
+
+@dataclass(frozen=True)
+class CompileJob:
+    """Compile candidate `index` of `group` (a dispatch's name) with `applied` (None: IREE's default); its
+    `BuildResult` comes back."""
+
+    index: int
+    applied: Applied | None
+    group: str
+
+
+@dataclass(frozen=True)
+class BenchmarkJob:
+    """Time the module `vmfb` (a path on the driver) against the baseline with `plan`; its `Measurement` comes
+    back."""
+
+    index: int
+    vmfb: Path
+    plan: TimingPlan
+
+
+class Executor(Protocol):
+    window: int  # candidates the loop keeps in flight
+    pipelined: bool  # refill as results arrive (True) or only once every candidate in flight is done (False)
+    tool_seconds: float  # driver time spent waiting on tools that the local runner's own count leaves out
+
+    def submit_compile(self, job: CompileJob) -> None: ...
+
+    def submit_benchmark(self, job: BenchmarkJob) -> None: ...
+
+    def run(self, on_result: OnJobResult) -> None:
+        """Until every submitted job has given its result, hand each result to `on_result` as it completes
+        (exactly once per job); `on_result` may submit more jobs."""
+        ...
+
+    def close(self) -> None:
+        """Stop whatever still runs (Ctrl-C) and give back what the executor holds."""
+        ...

@@ -1,0 +1,236 @@
+"""The executor of a Ray cluster: compile tasks on its CPUs, one benchmark actor per device, results streamed back.
+
+Compiles are Ray tasks (`num_cpus=1`; Ray runs one again elsewhere when its worker dies). Each device gets one
+long-lived actor (`num_gpus=1` on GPU nodes; on CPU-only nodes one unit of the custom resource `mltune_bench`,
+which a node declares for each set of cores it keeps for benchmarking) that measures against its own baseline.
+An actor streams each measurement back as soon as it is taken; when it dies mid-call, the jobs it had not
+answered yet go back to the queue, so each job gives exactly one result, and the actor (restarted by Ray) is used
+again once it answers. Compiles and benchmarks overlap: the loop refills as results arrive. Rankers stay here,
+on the driver.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mltune.errors import RunFailure, UserError
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
+from mltune.execution.ray_workers import Artefact, BenchmarkActor, compile_candidate
+from mltune.inputs import Invocation
+
+BENCH_RESOURCE = "mltune_bench"
+ACTOR_RESTARTS = 3  # an actor that died this many times in a row is given up
+COMPILE_RETRIES = 3
+RESTART_PAUSE_S = 0.5
+CONNECT_TIMEOUT_S = 5.0
+
+
+def connect(address: str) -> None:
+    """Join the Ray cluster at `address` (`auto`: the one `ray start` or RAY_ADDRESS names; `ray://HOST:PORT`)."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--cluster needs Ray: pip install 'mltune[ray]'") from None
+    if ray.is_initialized():
+        return
+    resolved = _auto_address() if address == "auto" else address
+    _check_reachable(resolved, address)
+    try:
+        ray.init(address=resolved, log_to_driver=False, logging_level="ERROR")
+    except Exception as err:  # noqa: BLE001 - Ray raises many kinds for an unreachable cluster
+        line = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+        raise UserError(f"--cluster {address}: cannot join the Ray cluster: {line}") from None
+
+
+def _auto_address() -> str:
+    """The cluster RAY_ADDRESS names, or else the one `ray start` started last on this machine."""
+    from ray._private.services import canonicalize_bootstrap_address_or_die
+
+    try:
+        return os.environ.get("RAY_ADDRESS") or canonicalize_bootstrap_address_or_die("auto")
+    except Exception:  # noqa: BLE001 - Ray says "none found" in several ways
+        raise UserError("--cluster auto: no Ray cluster runs here (start one with `ray start --head`, or set "
+                        "RAY_ADDRESS)") from None
+
+
+def _check_reachable(resolved: str, address: str) -> None:
+    """Fail at once when nothing listens at HOST:PORT (Ray itself keeps trying for minutes)."""
+    host, _, port = resolved.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except ValueError:
+        raise UserError(f"--cluster {address}: expected auto, HOST:PORT or ray://HOST:PORT") from None
+    except OSError as err:
+        raise UserError(f"--cluster {address}: nothing answers there ({err.strerror or err})") from None
+
+
+@dataclass
+class _Call:
+    """One actor's measure call in flight: its jobs, and those already answered."""
+
+    actor: int
+    jobs: list[BenchmarkJob]
+    answered: set[int] = field(default_factory=set)
+
+
+@dataclass
+class RayExecutor:
+    """Runs the loop's jobs on the Ray cluster this process joined (`connect`)."""
+
+    builder: Builder
+    baseline: Path
+    invocation: Invocation
+    device: str  # each actor's runtime device: Ray shows an actor only its own GPU, so `cuda://0` on GPU nodes
+    gpu: bool
+    shared_fs: bool = False  # the driver's paths are the same files on every node: send paths, not bytes
+    window: int = 8
+    pipelined: bool = True
+    tool_seconds: float = 0.0  # the driver's time waiting on the cluster
+    _compiling: dict[Any, CompileJob] = field(default_factory=dict)
+    _compiles: deque[CompileJob] = field(default_factory=deque)
+    _benchmarks: deque[BenchmarkJob] = field(default_factory=deque)
+    _measuring: dict[Any, _Call] = field(default_factory=dict)
+    _recovering: dict[Any, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        import ray
+
+        resources = ray.cluster_resources()
+        count = int(resources.get("GPU" if self.gpu else BENCH_RESOURCE, 0))
+        if count == 0:
+            wanted = "no GPU" if self.gpu else f"no '{BENCH_RESOURCE}' resource (ray start --resources " \
+                                                f"'{{\"{BENCH_RESOURCE}\": 1}}' on each benchmarking node)"
+            raise UserError(f"--cluster: the Ray cluster has {wanted}")
+        placement = {"num_gpus": 1} if self.gpu else {"num_cpus": 0, "resources": {BENCH_RESOURCE: 1}}
+        actor = ray.remote(BenchmarkActor).options(max_restarts=ACTOR_RESTARTS, max_task_retries=0, **placement)
+        baseline: Artefact = str(self.baseline) if self.shared_fs else self.baseline.read_bytes()
+        inputs = None if self.shared_fs else [f.path.read_bytes() for f in self.invocation.inputs]
+        self.actors = [actor.remote(self.invocation, self.device, baseline, inputs) for _ in range(count)]
+        self._idle = list(range(count))
+        self._failures = [0] * count
+        self._compile = ray.remote(compile_candidate).options(num_cpus=1, max_retries=COMPILE_RETRIES)
+        self._builder = ray.put(self.builder)
+        self._source = None if self.shared_fs else ray.put(self.builder.tuning_input.source.read_text())
+        self.window = max(self.window, 2 * count + int(resources.get("CPU", 0)))
+
+    def actor_pids(self) -> list[int]:
+        """Each benchmark actor's process id, once all are up (call it while they are idle)."""
+        import ray
+
+        return ray.get([a.pid.remote() for a in self.actors])
+
+    def submit_compile(self, job: CompileJob) -> None:
+        self._compiles.append(job)
+
+    def submit_benchmark(self, job: BenchmarkJob) -> None:
+        self._benchmarks.append(job)
+
+    def run(self, on_result: OnJobResult) -> None:
+        import ray
+
+        started = time.perf_counter()
+        try:
+            while self._compiles or self._compiling or self._benchmarks or self._measuring:
+                self._launch()
+                waiting = [*self._compiling, *self._measuring, *self._recovering]
+                if not waiting:
+                    raise RunFailure("every benchmark actor of the Ray cluster died")
+                (ready,), _ = ray.wait(waiting, num_returns=1)
+                if ready in self._compiling:
+                    self._compiled(ready, on_result)
+                elif ready in self._measuring:
+                    self._measured(ready, on_result)
+                else:
+                    self._recovered(ready)
+        finally:
+            self.tool_seconds += time.perf_counter() - started
+
+    def _launch(self) -> None:
+        """Every queued compile becomes a task (Ray runs as many as there are CPUs); each idle actor gets its share
+        of the queued benchmarks (one timing worker per call, so a share amortises its start)."""
+        while self._compiles:
+            job = self._compiles.popleft()
+            self._compiling[self._compile.remote(self._builder, self._source, job.index, job.applied, job.group)] = job
+        while self._benchmarks and self._idle:
+            share = math.ceil(len(self._benchmarks) / len(self._idle))
+            actor = self._idle.pop(0)
+            plan = self._benchmarks[0].plan
+            jobs = []
+            while self._benchmarks and len(jobs) < share and self._benchmarks[0].plan == plan:
+                jobs.append(self._benchmarks.popleft())
+            items = [(job.index, self._artefact(job.vmfb)) for job in jobs]
+            self._measuring[self.actors[actor].measure.remote(items, plan)] = _Call(actor, jobs)
+
+    def _artefact(self, vmfb: Path) -> Artefact:
+        return str(vmfb) if self.shared_fs else vmfb.read_bytes()
+
+    def _compiled(self, ref, on_result: OnJobResult) -> None:
+        import ray
+
+        job = self._compiling.pop(ref)
+        try:
+            build, module = ray.get(ref)
+        except ray.exceptions.RayError as err:
+            raise RunFailure(f"a compile task failed {COMPILE_RETRIES + 1} times on the Ray cluster: "
+                             f"{str(err).strip().splitlines()[0][:300]}") from None
+        if module is not None:  # no shared filesystem: the module came back as bytes, kept where the builder puts it
+            path = self.builder.candidate_vmfb(job.group, job.index)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(module)
+            build = BuildResult(build.index, build.status, path, build.sha256, build.detail, build.seconds)
+        on_result(build)
+
+    def _measured(self, stream, on_result: OnJobResult) -> None:
+        import ray
+
+        call = self._measuring[stream]
+        try:
+            measurement = ray.get(next(stream))
+        except StopIteration:
+            del self._measuring[stream]
+            self._failures[call.actor] = 0
+            self._idle.append(call.actor)
+            return
+        except ray.exceptions.RayActorError:
+            del self._measuring[stream]
+            self._benchmarks.extendleft(reversed([j for j in call.jobs if j.index not in call.answered]))
+            self._failures[call.actor] += 1
+            if self._failures[call.actor] <= ACTOR_RESTARTS:
+                self._recovering[self.actors[call.actor].pid.remote()] = call.actor
+            return
+        call.answered.add(measurement.index)
+        on_result(measurement)
+
+    def _recovered(self, ref) -> None:
+        """An actor that died answers again (Ray restarted it), is still restarting, or is gone for good."""
+        import ray
+
+        actor = self._recovering.pop(ref)
+        try:
+            ray.get(ref)
+        except ray.exceptions.ActorUnavailableError:
+            time.sleep(RESTART_PAUSE_S)
+            self._recovering[self.actors[actor].pid.remote()] = actor
+        except ray.exceptions.RayActorError:
+            return  # restarts used up: its jobs went to the others
+        else:
+            self._idle.append(actor)
+
+    def close(self) -> None:
+        """Cancel the compiles still running and stop the actors (their timing workers die with them)."""
+        import ray
+
+        for ref in self._compiling:
+            ray.cancel(ref, force=True)
+        for actor in self.actors:
+            ray.kill(actor, no_restart=True)
+        self._compiling.clear()
+        self._measuring.clear()

@@ -1,0 +1,112 @@
+"""What runs on a Ray cluster's nodes: compile tasks on CPU workers and one long-lived benchmark actor per device.
+
+Without a shared filesystem, a node sees nothing of the driver's files: the source goes to compile tasks through
+the object store and is written once per worker process; a compile task sends the module's bytes back; an actor
+gets the baseline's and the inputs' bytes once, when it starts, and each candidate's bytes with its job. With
+a shared filesystem, paths travel instead. An actor runs the same timing worker as one machine does, in a child
+process with its own timeout, so a hung or crashing kernel becomes a measurement, not a dead actor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from mltune.emit.apply import Applied
+from mltune.execution.build import Builder, BuildResult, candidate_name
+from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.inputs import Invocation
+
+Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem
+
+
+def _scratch(kind: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f"mltune-{kind}-"))
+
+
+def _local_source(text: str) -> Path:
+    """The source written once per worker process and content (tasks of one run share it)."""
+    path = Path(tempfile.gettempdir()) / f"mltune-source-{os.getpid()}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.mlir"
+    if not path.exists():
+        partial = path.with_suffix(".partial")
+        partial.write_text(text)
+        partial.replace(path)
+    return path
+
+
+def compile_candidate(builder: Builder, source_text: str | None, index: int, applied: Applied | None,
+                      group: str) -> tuple[BuildResult, bytes | None]:
+    """Compile one candidate on this node; `source_text` None: the builder's paths are shared with the driver."""
+    if source_text is None:
+        return builder.compile(index, applied, candidate_name(group, index)), None
+    work_dir = _scratch("build")
+    try:
+        local = replace(builder, tuning_input=replace(builder.tuning_input, source=_local_source(source_text)),
+                        work_dir=work_dir)
+        build = local.compile(index, applied, candidate_name(group, index))
+        module = build.vmfb.read_bytes() if build.vmfb is not None else None
+        return replace(build, vmfb=None), module
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+class BenchmarkActor:
+    """One device's benchmarker: measures candidates against its own copy of the baseline on its own device, so
+    each ratio is normalised on the device that measured it."""
+
+    def __init__(self, invocation: Invocation, device: str, baseline: Artefact, inputs: Sequence[bytes] | None):
+        self.dir = _scratch("bench")
+        if inputs is not None:  # no shared filesystem: the driver sent the argument files' bytes
+            files = []
+            for position, (spec, data) in enumerate(zip(invocation.inputs, inputs)):
+                path = self.dir / f"input{position}{spec.path.suffix}"
+                path.write_bytes(data)
+                files.append(replace(spec, path=path))
+            invocation = replace(invocation, inputs=tuple(files))
+        self.baseline = self._place("baseline", baseline)
+        self.runner = Runner(invocation, device, self.dir)
+
+    def _place(self, name: str, artefact: Artefact) -> Path:
+        if isinstance(artefact, str):
+            return Path(artefact)
+        path = self.dir / f"{name}.vmfb"
+        path.write_bytes(artefact)
+        return path
+
+    def pid(self) -> int:
+        """The actor's process (answers once the actor is up)."""
+        return os.getpid()
+
+    def measure(self, jobs: Sequence[tuple[int, Artefact]], plan: TimingPlan) -> Iterator[Measurement]:
+        """Yield each candidate's measurement as soon as the timing worker gives it (a Ray streaming generator)."""
+        items = [(index, self._place(f"candidate_{index}", artefact)) for index, artefact in jobs]
+        results: queue.Queue = queue.Queue()
+        failure: list[BaseException] = []
+
+        def work() -> None:  # the thread that starts the timing worker waits for it (it dies with this thread)
+            try:
+                self.runner.measure(self.baseline, items, plan, results.put)
+            except BaseException as err:  # noqa: BLE001 - handed to the generator, raised there
+                failure.append(err)
+            finally:
+                results.put(None)
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        try:
+            for measurement in iter(results.get, None):  # Ray drives the generator with send(): no yield from
+                yield measurement
+        finally:
+            thread.join()
+            for _, path in items:
+                if path.parent == self.dir:
+                    path.unlink(missing_ok=True)
+        if failure:
+            raise failure[0]

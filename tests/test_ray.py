@@ -1,0 +1,141 @@
+"""The Ray executor on a real local Ray cluster: a head and two worker nodes on this machine, each worker node with
+one CPU for compiles and one unit of the `mltune_bench` resource standing for its benchmarking cores."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import ray
+from iree_helpers import MLTUNE_TIMEOUT_S
+from ray.cluster_utils import Cluster
+
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.executor import BenchmarkJob, CompileJob
+from mltune.execution.ray_cluster import BENCH_RESOURCE, RayExecutor
+from mltune.execution.run import Measurement, TimingPlan
+from mltune.inputs import prepare_input
+from mltune.targets import CpuTarget
+
+pytestmark = pytest.mark.e2e
+
+STORE = 80 * 2**20  # object store per node: modules are kilobytes
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
+                                                          "include_dashboard": False})
+    for _ in range(2):
+        nodes.add_node(num_cpus=1, resources={BENCH_RESOURCE: 1}, object_store_memory=STORE)
+    nodes.wait_for_nodes()
+    ray.init(address=nodes.address, log_to_driver=False, logging_level="ERROR")
+    yield nodes
+    ray.shutdown()
+    nodes.shutdown()
+
+
+def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
+    """A real `mltune tune --cluster auto`: every record once, each benchmarked candidate measured on an actor."""
+    run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
+    env = {**os.environ, "RAY_ADDRESS": cluster.address}
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "6",
+                             "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir),
+                             "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=MLTUNE_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (dispatch,) = json.loads((run_dir / "summary.json").read_text())["dispatches"]
+    assert dispatch["benchmarked"] == 6 and dispatch["stop_reason"] == "budget spent"
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert len(records) == dispatch["tried"]
+    assert [r["position"] for r in records] == list(range(len(records)))
+    assert len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records), "no candidate twice"
+    measured = [r for r in records if r["status"] == "ok"]
+    assert len(measured) == 6 and all(len(r["time_us"]) == len(r["baseline_us"]) >= 1 for r in measured)
+
+
+def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tiny, tmp_path):
+    """Ctrl-C on the driver: exit 130 with every record kept, and the actors and compile tasks it held are given
+    back to the cluster (its benchmarking and compile resources are all free again)."""
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "60",
+                             "--ranker", "shuffle", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
+                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path,
+                            env={**os.environ, "RAY_ADDRESS": cluster.address}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + MLTUNE_TIMEOUT_S
+        results = run_dir / "results.jsonl"
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                results.is_file() and results.read_text().count("\n") >= 2):
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    assert stderr.strip().splitlines()[-1].startswith("mltune: interrupted; every record measured so far is kept")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) >= 2 and len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records)
+    def held() -> dict[str, float]:
+        free, total = ray.available_resources(), ray.cluster_resources()
+        return {key: total[key] - free.get(key, 0.0) for key in (BENCH_RESOURCE, "CPU")}
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(held().values()):
+        time.sleep(0.2)
+    assert not any(held().values()), held()
+
+
+def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, context, tmp_path):
+    """Both benchmark actors are killed (SIGKILL) once the first measurement is back: Ray restarts them, the jobs
+    they had not answered go to them again, and each job gives exactly one measurement."""
+    tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
+    builder = Builder(tuning_input, tmp_path / "candidates", jobs=1)
+    baseline = builder.compile(-1, None, "baseline")
+    executor = RayExecutor(builder, baseline.vmfb, tuning_input.invocation, "local-task", gpu=False)
+    try:
+        pids = executor.actor_pids()
+        builds: list[BuildResult] = []
+        for index in range(6):  # IREE's default build six times: what is measured does not matter here
+            executor.submit_compile(CompileJob(index, None, "tiny"))
+        executor.run(builds.append)
+        assert sorted(b.index for b in builds) == list(range(6)) and all(b.status == "ok" for b in builds)
+        assert all(b.vmfb.is_file() and b.vmfb.parent.parent == tmp_path / "candidates" / "tiny" for b in builds)
+        measurements: list[Measurement] = []
+
+        def collect(measurement: Measurement) -> None:
+            if not measurements:
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+            measurements.append(measurement)
+
+        for build in builds:
+            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=2, round_seconds=0.03)))
+        executor.run(collect)
+        assert sorted(m.index for m in measurements) == list(range(6)), "each job once, none lost"
+        assert all(m.status == "ok" for m in measurements), measurements
+        assert set(executor.actor_pids()).isdisjoint(pids), "the killed actors were restarted"
+    finally:
+        executor.close()
+
+
+def test_an_unreachable_cluster_is_a_user_error(tmp_path):
+    """Without a reachable cluster `--cluster` fails in one line, before any work."""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    source = tmp_path / "model.mlir"
+    source.write_text("func.func @main() {\n  return\n}\n")
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--cluster",
+                             "127.0.0.1:1", "--run-dir", str(tmp_path / "run")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.startswith("mltune: error: ") and "Traceback" not in result.stderr
