@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from iree.compiler import ir
-from tqdm import tqdm
 
 from mltune.dataset import Record
 from mltune.emit.apply import Applied, Applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.problem import Problem
+from mltune.progress import Phase, display
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.targets import TargetFacts
@@ -126,8 +126,8 @@ class TuningLoop:
             ranker.tell(trial.index, trial.told_ratio)
         tried = {t.index for t in earlier}
         started = time.monotonic()
-        progress = tqdm(total=self.settings.budget, initial=min(result.benchmarked, self.settings.budget), desc=name,
-                        unit="bench", dynamic_ncols=True, disable=None)
+        progress = display().phase(f"search {name}", total=self.settings.budget,
+                                   initial=min(result.benchmarked, self.settings.budget), unit="benchmarks")
         try:
             while result.benchmarked < self.settings.budget:
                 if self.settings.time_budget_s is not None and time.monotonic() - started > self.settings.time_budget_s:
@@ -153,7 +153,7 @@ class TuningLoop:
         return result
 
     def _run_batch(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
-                   candidates: CandidateSet, indices: Sequence[int], result: DispatchResult, progress: tqdm) -> None:
+                   candidates: CandidateSet, indices: Sequence[int], result: DispatchResult, progress: Phase) -> None:
         """Compile a batch, then measure what compiled; every trial is recorded and told the moment it is known."""
 
         def conclude(i: int, info: str, build: BuildResult, measurement: Measurement | None) -> None:
@@ -186,8 +186,9 @@ class TuningLoop:
             finalists = [t for t in finalists if t.build.status == "ok"]
         if not finalists:
             return
-        remeasured = self.runner.measure(self.baseline_vmfb, [(t.index, t.build.vmfb) for t in finalists],
-                                         self.settings.final)
+        with display().phase(f"re-measure {len(finalists)} finalists of {name} against IREE's default"):
+            remeasured = self.runner.measure(self.baseline_vmfb, [(t.index, t.build.vmfb) for t in finalists],
+                                             self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
         if measurement.wins(self.settings.min_speedup):
