@@ -36,6 +36,7 @@ def plot_run(candidates: Sequence[MeasuredCandidate], title: str, path: Path) ->
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     figure, (best_axis, each_axis, rank_axis) = plt.subplots(1, 3, figsize=(16, 4.8))
     for index, (problem, measured) in enumerate(_by_problem(candidates).items()):
@@ -49,6 +50,9 @@ def plot_run(candidates: Sequence[MeasuredCandidate], title: str, path: Path) ->
         each_axis.plot(spent, speedups, "o", color=colour, markersize=4, label=label)
         order, rank, rho = rank_agreement(measured)
         rank_axis.plot(order, rank, "o", color=colour, markersize=4, label=f"{label}: Spearman {rho:.2f}")
+    for axis in (best_axis, each_axis, rank_axis):
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts of benchmarks and ranks
+    rank_axis.yaxis.set_major_locator(MaxNLocator(integer=True))
     for axis in (best_axis, each_axis):
         axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
         axis.set_xlabel("benchmarks spent")
