@@ -232,7 +232,6 @@ def _run_tune(args: argparse.Namespace) -> int:
     run_dir = check_output_folder(args.run_dir, "--run-dir") if args.run_dir else \
         runs.new_run_dir(check_output_folder(user_runs(), "--run-dir"), args.input.stem)
     use_display(make_display(args.quiet, args.verbose))
-    print_paths(run_dir, args.dataset_dir, args.output, args.ranker, args.model_dir)
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
@@ -242,8 +241,14 @@ def _run_tune(args: argparse.Namespace) -> int:
     if args.compile_only:
         from mltune.compile_only import compile_only
 
-        print_compile_only(*compile_only(request, new_context()), run_dir)
+        try:
+            print_compile_only(*compile_only(request, new_context()), run_dir)
+        except UserError:
+            if new_run:  # refused input: no run to keep
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         return 0
+    print_paths(run_dir, args.dataset_dir, args.output, args.ranker, args.model_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     state = runs.start(run_dir, args.argv, args.input)
     try:
