@@ -7,13 +7,14 @@ exit code 130 and SIGTERM with 143, keeping every record already written.
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
 import threading
 from pathlib import Path
-from statistics import median
 from typing import Sequence
 
+from mltune import __version__
 from mltune.cli_args import (
     arch,
     check_input_file,
@@ -29,22 +30,40 @@ from mltune.cli_args import (
 from mltune.errors import RunFailure, UserError
 from mltune.execution.devices import parse_devices
 from mltune.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
-from mltune.problem import Untunable
+from mltune.progress import make_display, use_display
 from mltune.rankers import RANKERS
-from mltune.report import TuneReport
+from mltune.report_text import print_compile_only, print_paths, print_report
+from mltune.runs_cli import add_run_commands, run_commands
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
 from mltune.tune import TuneRequest
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """`--help` shows each option's default, unless its help already says it or there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line and exit 2, as for every other bad input
         raise UserError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.")
+    parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.",
+                     epilog=f"Your records, models and runs live in {data_home()} ($MLTUNE_HOME overrides it); the "
+                            f"shipped models in {SHIPPED_MODELS}.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     tune = commands.add_parser("tune", help="tune the dispatches of a model or of one dispatch benchmark")
     tune.add_argument("input", type=Path, nargs="?", help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
@@ -52,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue an interrupted run with the arguments it was started with: candidates it "
                            "measured are not measured again (the same --run-dir again does the same)")
     tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
-    tune.add_argument("--budget", type=positive_int, default=50, help="candidates to benchmark per dispatch")
+    tune.add_argument("--budget", type=positive_int, default=50,
+                      help="candidates to benchmark per dispatch; for a model, the total, split over the problems tuned "
+                           "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")
     tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                       help="stop starting new candidates for a dispatch after this many seconds")
     tune.add_argument("--target", default="host",
@@ -65,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="compile the first --budget candidates of each dispatch in ranker order and report the "
                            "fraction that compiled, without benchmarking (for targets with no device here)")
     tune.add_argument("--function", default=None, help="public function to benchmark (default: main or the only one)")
-    tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"), help="where to write the tuning spec")
+    tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"),
+                      help="where to write the tuning spec (the only file written outside the data home)")
     tune.add_argument("--run-dir", type=Path, default=None,
                       help=f"run directory (default: a new {user_runs()}/<time>-<input>)")
     tune.add_argument("--dataset-dir", type=Path, default=None,
@@ -102,7 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--shared-fs", action="store_true",
                       help="with --cluster: the run directory is at the same path on every node (modules travel "
                            "as paths, not bytes)")
+    verbosity = tune.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="no progress, only the final report")
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="a line for every benchmark, not only a bar")
     _add_learning_commands(commands)
+    add_run_commands(commands)
     return parser
 
 
@@ -151,120 +177,6 @@ def _add_learning_commands(commands) -> None:
     compacter.add_argument("--arch", type=arch, required=True, help="the arch whose records to compress")
     compacter.add_argument("--dataset-dir", type=Path, default=None,
                            help=f"root of the per-arch datasets (default: {user_datasets()})")
-
-
-def _print_report(report: TuneReport) -> None:
-    level = "model-level (the whole input, timed call by call against IREE's default)"
-    if report.input_level == "dispatch":
-        level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
-                 "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
-    print(f"\nTimes are {level}.")
-    if report.kernel_timing is not None:
-        print(f"Candidates and the end-to-end check were timed {report.kernel_timing.describe()}.")
-    _print_profile(report)
-    for dispatch in report.dispatches:
-        if isinstance(dispatch.problem, Untunable):
-            print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
-    for result in report.results:
-        compiled = sum(1 for t in result.trials if t.build.status == "ok")
-        print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
-              f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
-        print("  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
-        print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
-        for rank, (trial, measurement) in enumerate(result.finals, 1):
-            print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
-        if result.name in report.numerics:
-            print(f"  {report.numerics[result.name]}")
-        if result.winner:
-            print(f"  kept: {result.winner[1].estimate.describe()}{_load_note(result.winner[1])}")
-        elif result.name in report.numerics:  # the winner was refused
-            print("  no config emitted for this dispatch")
-        elif result.finals:
-            best = result.finals[0][1]
-            print(f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
-                  f"{result.min_speedup:.2f}x or more{_load_note(best)}")
-        else:
-            print("  not kept: no candidate ran faster than IREE's default in screening")
-    _print_model(report)
-    if report.spec_path and report.output_kind == "source":
-        print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
-              f"iree-compile {report.spec_path} ...)")
-    elif report.spec_path:
-        print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
-    if report.spec_path and report.model is not None and report.model.timing is not None:
-        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
-              f"{' (kernel level)' if report.kernel_timing else ''}")
-    if report.per_call is not None:
-        print(f"Per call, as it will run (no dispatch repeats): {_row(report.per_call).strip()}")
-    else:
-        refused = report.model is not None and report.model.refused
-        withdrawn = report.model.withdrawn if report.model is not None else ""
-        why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
-               "the recommended flags alone are the best found" if report.command else
-               "IREE's default configuration is already the best found")
-        print(f"\nNo tuning spec written: {why}.")
-        if report.requested_output.exists():
-            print(f"({report.requested_output} is from an earlier run and was left as it was.)")
-    print(f"Records: {report.records_path}")
-    print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
-          "(time outside compiler and benchmark processes)")
-
-
-def _row(measurement) -> str:
-    """Default and tuned time from the same rounds, the speedup they give, and the interval of the speedup."""
-    if not measurement.time_us:
-        return f"{'-':>11} {'-':>10} {'-':>8}  {measurement.status} {measurement.detail}"[:80]
-    default, tuned = median(measurement.baseline_us), median(measurement.time_us)
-    estimate = measurement.estimate
-    interval = f"{estimate.low:.2f}-{estimate.high:.2f}x ({100 * estimate.confidence:.0f} %, {estimate.rounds} rounds)"
-    return f"{default:11.1f} {tuned:10.1f} {default / tuned:7.2f}x  {interval:<28}"
-
-
-def _load_note(measurement) -> str:
-    load = measurement.load
-    return f"; other processes kept {load:.1f} cores busy meanwhile" if load == load and load >= 0.25 else ""
-
-
-def _print_profile(report: TuneReport) -> None:
-    """The model's time per dispatch (dumped benchmarks x calls), and what gets tuned with what budget."""
-    if report.input_level != "model" or len(report.profiles) <= 1:
-        return
-    print("\nWhere the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):")
-    print(f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem")
-    for p in report.profiles:
-        print(f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
-              f"{p.problem_key or 'not tunable'}")
-    timed = sum(p.total_us for p in report.profiles if p.time_us == p.time_us)
-    print(f"  the dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
-          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
-    for a in report.allocations:
-        print(f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, "
-              f"{len(a.problem.dispatches)} dispatch(es)): {a.budget} candidates")
-
-
-def _print_model(report: TuneReport) -> None:
-    """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
-    if report.flags is not None:
-        for name, detail in report.flags.failed.items():
-            print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
-        for name, m in report.flags.measured.items():
-            print(f"\nFlag variant {name}: {m.estimate.describe()} vs IREE's default flags: "
-                  f"{'kept' if report.flags.name == name else 'not kept'}")
-    model = report.model
-    if model is None:
-        return
-    for key, ratio in model.check.ratios.items():
-        verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
-        print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
-    if model.numerics is not None:
-        print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
-    if model.timing is not None:
-        print("End to end, interleaved with IREE's default build (no spec, default flags):")
-        print(f"  {'build':<14} {'default us':>11} {'tuned us':>10} {'speedup':>8}  interval")
-        for label, m in zip(model.timing.labels, model.timing.measurements):
-            print(f"  {label:<14} {_row(m)}{_load_note(m)}")
-    if report.command:
-        print(f"\nCompile the tuned model with:\n  {report.command}")
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -323,8 +235,10 @@ def _run_tune(args: argparse.Namespace) -> int:
             except UserError as err:
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
+    new_run = args.run_dir is None or not args.run_dir.exists()  # a failed run removes only what it created
     run_dir = check_output_folder(args.run_dir, "--run-dir") if args.run_dir else \
         runs.new_run_dir(check_output_folder(user_runs(), "--run-dir"), args.input.stem)
+    use_display(make_display(args.quiet, args.verbose))
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch)
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
@@ -334,12 +248,18 @@ def _run_tune(args: argparse.Namespace) -> int:
     if args.compile_only:
         from mltune.compile_only import compile_only
 
-        _print_compile_only(*compile_only(request, new_context()), run_dir)
+        try:
+            print_compile_only(*compile_only(request, new_context()), run_dir)
+        except UserError:
+            if new_run:  # refused input: no run to keep
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         return 0
     if args.cluster is not None:
         from mltune.execution.ray_cluster import connect
 
         connect(args.cluster)
+    print_paths(run_dir, args.dataset_dir, args.output, args.ranker, args.model_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     state = runs.start(run_dir, args.argv, args.input)
     try:
@@ -348,27 +268,22 @@ def _run_tune(args: argparse.Namespace) -> int:
         runs.mark(run_dir, state, "interrupted", "stopped by Ctrl-C or SIGTERM")
         stop.resume_hint = f"continue with: mltune tune --resume {run_dir}"
         raise
+    except UserError:
+        if new_run and not runs.has_records(run_dir):  # refused input: no run to keep
+            shutil.rmtree(run_dir, ignore_errors=True)
+        else:
+            runs.mark(run_dir, state, "failed", str(sys.exc_info()[1])[:300])
+        raise
     except BaseException as err:
         runs.mark(run_dir, state, "failed", str(err)[:300])
         raise
     runs.mark(run_dir, state, "finished")
-    _print_report(report)
+    print_report(report)
+    print(f"Run: {run_dir}  (mltune show {run_dir.name}; all runs: mltune runs)")
     if report.model is not None and report.model.refused:
         print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
         return 1
     return 0
-
-
-def _print_compile_only(checks, untunable, run_dir: Path) -> None:
-    for name, problem in untunable:
-        print(f"  not tuned: {name} ({problem.op_name}): {problem.reason}")
-    print(f"\n{'dispatch':<40} {'pipeline':<18} {'space':>8} {'gen s':>6} {'compiled':>10}")
-    for c in checks:
-        print(f"{c.dispatch[:40]:<40} {c.pipeline:<18} {c.candidates:>8} {c.generation_seconds:6.2f} "
-              f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %")
-        if c.first_error:
-            print(f"  first failure: {c.first_error}")
-    print(f"\nCompile-only: nothing was benchmarked and no spec was written. Details: {run_dir / 'compile_only.json'}")
 
 
 def _run_train(args: argparse.Namespace) -> int:
@@ -428,7 +343,8 @@ def _run_dataset(args: argparse.Namespace) -> int:
     return {"import": _run_import, "compact": _run_compact}[args.action](args)
 
 
-COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset}
+COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset,
+            **run_commands(parse_arguments)}
 
 
 class Terminated(KeyboardInterrupt):

@@ -105,6 +105,12 @@ def start(run_dir: Path, argv: Sequence[str], input_path: Path) -> RunState:
     return state
 
 
+def has_records(run_dir: Path) -> bool:
+    """Whether the run recorded any candidate (a run without one holds nothing worth keeping)."""
+    path = run_dir / RESULTS_FILE
+    return path.is_file() and path.stat().st_size > 0
+
+
 def mark(run_dir: Path, state: RunState, status: str, detail: str = "") -> RunState:
     new = replace(state, status=status, updated=time.time(), detail=detail)
     write_state(run_dir, new)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -30,6 +31,8 @@ from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.problem import Problem, Untunable, read_root_ops
+from mltune.profile_table import profile_lines
+from mltune.progress import display
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
 from mltune.report import Dispatch, TuneReport
@@ -215,8 +218,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     _check_writable(request.output)
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                 request.seed, request.compile_flags)
+    with display().phase("dump the input's dispatches (iree-compile)"):
+        tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
+                                     request.seed, request.compile_flags)
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
@@ -227,7 +231,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     # so this one serves them all (the forest's model is loaded once)
     inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
-    default_build = builder.compile(-1, None, "baseline")
+    with display().phase("baseline: compile IREE's default build"):
+        default_build = builder.compile(-1, None, "baseline")
     if default_build.status != "ok":
         raise UserError(f"the input does not compile without a spec: {default_build.detail}")
     starter_build = builder.compile(-1, starter.applied, "starter_baseline") if starter else default_build
@@ -249,14 +254,16 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     elif not tunable:
         raise nothing_tunable(request, dispatches)
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
+    level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not (flags and flags.flags):
         raise nothing_tunable(request, dispatches)
-    profiles = _cached_profile(tuning_input, dispatches, request)
+    with display().phase("profile: time each dumped dispatch"):
+        profiles = _cached_profile(tuning_input, dispatches, request)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
+    display().table(profile_lines(profiles, allocations, level == "model"))
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
                     + (starter_build.seconds if starter else 0.0))
     runner_seconds_before_loop = runner.seconds_in_children
-    level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     run_id = request.run_dir.name
     priors = known_fast_by_problem(request.dataset_dir / facts.arch, exclude_run=run_id)  # earlier runs' fast configs
     record_files = [request.dataset_dir / facts.arch / f"{run_id}.jsonl", request.run_dir / RESULTS_FILE]
@@ -291,7 +298,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             searched = loop.tune(dispatch.name, problem, configurator, ranker, earlier)
             if allocation.budget > searched.candidates:
                 print(f"note: --budget capped at the {searched.candidates} candidates in the space of {problem.key}")
-            refused = winner_check.verify(searched, dispatch.facts, configurator.pipeline_of, ranker.name, record_fields)
+            with display().phase(f"numerics of {dispatch.name}'s winner") if searched.winner else nullcontext():
+                refused = winner_check.verify(searched, dispatch.facts, configurator.pipeline_of, ranker.name,
+                                              record_fields)
             if refused is not None:
                 write(refused)
             results.append(searched)
@@ -314,7 +323,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                              measured.builder, runner, applier, plan, context, request.run_dir, numerics_device)
         result = model.result
         if kernel and result is not None:
-            per_call = call_level(result, builder, runner, default_build, plan)
+            with display().phase("per call: the result as it will run, against IREE's default"):
+                per_call = call_level(result, builder, runner, default_build, plan)
             if per_call is not None and per_call.estimate.slower():  # faster kernels, yet surely slower calls
                 model = replace(model, result=None, withdrawn="per call, as it will run, the result was "
                                 f"{per_call.estimate.describe()} IREE's default speed")

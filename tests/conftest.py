@@ -47,13 +47,11 @@ class Dumped:
     module: ir.Module  # kept alive while the session uses anything parsed from it
 
 
-@pytest.fixture(scope="session", autouse=True)
-def isolated_data_home(tmp_path_factory):
-    """Every test, and every mltune process it starts, writes its records, models and runs into a fresh data home,
-    never the user's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MLTUNE_HOME", str(tmp_path_factory.mktemp("data_home")))
-        yield
+@pytest.fixture(autouse=True)
+def isolated_data_home(tmp_path_factory, monkeypatch):
+    """Every test, and every mltune process it starts, writes its records, models and runs into a data home of
+    its own, never the user's (and never reads another test's records as earlier runs)."""
+    monkeypatch.setenv("MLTUNE_HOME", str(tmp_path_factory.mktemp("data_home")))
 
 
 @pytest.fixture(scope="session")

@@ -72,7 +72,7 @@ CASES = {
     "unknown_cuda_target": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "sm_99"], ["sm_99", "missing GPU target"]),
     "cuda_before_sm80": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "sm_75"], ["sm_75", "sm_80"]),
     "gpu_api_as_target": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "cuda"], ["unknown --target cuda"]),
-    "forest_without_model": ({"mm.mlir": TINY}, ["mm.mlir", "--ranker", "random-forest"],
+    "forest_without_model": ({"mm.mlir": TINY}, ["mm.mlir", "--ranker", "random-forest", "--model-dir", "no_models"],
                              ["no random-forest model", "mltune train --arch"]),
     "invalid_target_name": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "not a cpu"], ["--target"]),
     "output_parent_is_a_file": ({"mm.mlir": TINY, "afile": "x"}, ["mm.mlir", "-o", "afile/spec.mlir"],

@@ -303,6 +303,7 @@ def _workgroup(configurator: GpuContraction | GpuConvolution, knobs: dict[str, i
     # the heuristic's first picks use a 32x32 MMA on the 16-wide output image: padded too
     pytest.param("mi300x", CONV, id="conv_mi300x"),
 ])
+@pytest.mark.slow
 def test_cli_compile_only_end_to_end(tmp_path, target, source):
     (tmp_path / "mm.mlir").write_text(source)
     result = mltune(["tune", "mm.mlir", "--target", target, "--compile-only", "--budget", "4", "--run-dir", "run"],
@@ -337,6 +338,7 @@ def _both_pipelines_compiled(result: subprocess.CompletedProcess, tmp_path: Path
     return configs
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     """Shuffled candidates of both pipelines on gfx942 all compile (for this small matmul the heuristic's
@@ -356,6 +358,7 @@ def _conv_vd_assignment(configurator: GpuConvolution, knobs: dict[str, int]) -> 
             "wg_size_y": 1, "wg_size_z": 1}
 
 
+@pytest.mark.slow
 def test_every_conv_vector_distribute_candidate_satisfies_iree_constraints(gpu_dumps, context):
     """All VectorDistribute points of the convolution satisfy IREE's emitted constraints (less those its own defaults
     break), and the first, a middle and the last build the `compilation_info` IREE's materializer builds."""
@@ -382,6 +385,7 @@ def test_every_conv_vector_distribute_candidate_satisfies_iree_constraints(gpu_d
             assert configurator.compilation_info(knobs).replace("prefetch_num_stages = 0, ", "") == theirs
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_cli_compile_only_conv_both_pipelines_mi300x(tmp_path):
     """Shuffled candidates of a convolution compile for mi300x with both pipelines (seed 6 puts a VectorDistribute

@@ -186,6 +186,7 @@ def _multi_head_source(batch: int, heads: int, m: int, k1: int, k2: int, n: int)
 _LISTS = r"workgroup = \[[\d, ]*\]|reduction = \[[\d, ]*\]|subgroup_basis = \[\[[\d, ]*\]|workgroup_size = \[[\d, ]*\]|mma_layout<\w+"
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
     """sm_90, a 4-D attention: every candidate compiles, and IREE's configuration is the candidate's, written on the
@@ -221,6 +222,7 @@ def test_features_and_heuristic_order(dumps, configurators):
     assert default is not None and order.index(default) < len(candidates) // 2
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_cli_compile_only_end_to_end(tmp_path):
     candidates = compile_only_vector_distribute(tmp_path, "attention.mlir", SMALL, "gfx942", 4)

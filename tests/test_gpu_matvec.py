@@ -150,6 +150,7 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
         assert _knobs(dump.problem, lowering, _translation(configured)) == knobs
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_cli_compile_only_annotates_the_model(tmp_path):
     """sm_90 through the CLI: the model's `linalg.matmul` carries each candidate's reduction config."""

@@ -28,6 +28,7 @@ def test_a_call_that_hides_its_kernels_gets_the_most_repeats():
     assert repeat_for(0.9).repeat == MAX_REPEAT  # noise made R=10 look faster: no kernel time visible
 
 
+@pytest.mark.slow
 def test_kernel_timing_end_to_end_on_the_cpu(tiny, tmp_path):
     """`--timing kernel` calibrates, times every candidate with repeated dispatches, and says so; whatever it
     emits is also timed per call."""

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from kill_drill import alive, descendants, kill_and_count, start_tune  # noqa: E402
 
@@ -22,6 +24,7 @@ def test_kill_9_while_children_run_leaves_none_alive(tmp_path):
     assert not left, f"alive 2 s after kill -9: {left}"
 
 
+@pytest.mark.slow
 def test_sigterm_stops_like_ctrl_c_and_keeps_the_records(tmp_path):
     proc = start_tune(tmp_path, budget=64, stderr=subprocess.PIPE)
     records = tmp_path / "run" / "results.jsonl"

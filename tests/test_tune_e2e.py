@@ -18,7 +18,7 @@ from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
 from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # whole tuning runs: `pytest -m slow`
 
 DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
                  "baseline_us", "ranker", "position", "run_id", "timestamp"}

@@ -29,6 +29,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 @pytest.mark.parametrize("target_name", ["sm_90", "mi300x"])
 def test_default_and_tuned_builds(tmp_path: Path, target_name: str) -> None:

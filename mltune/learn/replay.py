@@ -122,8 +122,9 @@ def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
           + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
 
 
-def plot_solved(scores: dict[str, list[ProblemScore]], path: Path) -> None:
-    """Fraction of problems with a candidate within 5 % of the best vs benchmarks spent, one curve per ranker."""
+def plot_solved(scores: dict[str, list[ProblemScore]], path: Path, title: str = "") -> None:
+    """Fraction of problems with a candidate within 5 % of the best vs benchmarks spent, one curve per ranker;
+    `title` says what was replayed (arch, op kind, problem count)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -140,6 +141,7 @@ def plot_solved(scores: dict[str, list[ProblemScore]], path: Path) -> None:
     axes.set_ylabel(f"fraction of problems within {PLOT_TOLERANCE:.0%} of the best")
     axes.set_ylim(0, 1.02)
     axes.legend(loc="lower right")
+    axes.set_title(title)
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
@@ -170,7 +172,8 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
         report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
                   "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores, summaries)}
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        plot_solved(scores, out_dir / "solved_within_5pct.png")
+        kinds = kind or ", ".join(sorted({p.problem.op_kind for p in problems}))
+        plot_solved(scores, out_dir / "solved_within_5pct.png", f"{arch}: {len(problems)} {kinds} problems, replayed")
     except OSError as err:
         raise UserError(f"cannot write the evaluation to {out_dir}: {err.strerror or err}") from None
     print(f"wrote {out_dir / 'evaluation.json'} and {out_dir / 'solved_within_5pct.png'}")

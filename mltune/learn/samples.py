@@ -113,7 +113,10 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     candidates of several pipelines are one group, as the loop ranks them together."""
     folder = dataset_dir / arch
     if not folder.is_dir():
-        raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory")
+        have = sorted(p.name for p in dataset_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) \
+            if dataset_dir.is_dir() else []
+        raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory (archs with data in {dataset_dir}: "
+                        f"{', '.join(have) or 'none'}; --dataset-dir picks another folder)")
     ok: dict[tuple[str, TargetFacts], list[dict[str, Any]]] = defaultdict(list)
     origins: dict[TargetFacts, str] = {}
     facts_of = _FactsCache()

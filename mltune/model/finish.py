@@ -6,6 +6,7 @@ annotated source). The numerics check runs both builds on the tuning device, CPU
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -19,6 +20,7 @@ from mltune.execution.run import Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
+from mltune.progress import display
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 
@@ -54,7 +56,9 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     def merged(kept: Sequence[Config]) -> Applied | None:
         return merge_configs(kept, starter, applier, context, work_dir)
 
-    check = leave_one_out(configs, merged, builder, runner, plan)
+    with display().phase(f"leave-one-out over {len(configs)} config(s): compile and time the model without each") \
+            if configs else nullcontext():
+        check = leave_one_out(configs, merged, builder, runner, plan)
     result = merged(check.kept)
     if result is None:
         final = flags_baseline
@@ -66,7 +70,10 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         return ModelOutcome(None, check, None, None, f"the merged spec does not compile: {final.detail}")
     if final.vmfb == default_build.vmfb:
         return ModelOutcome(None, check, None, None)
-    numerics = None if numerics_device is None else _numerics(default_build, final, builder, numerics_device, work_dir)
+    numerics = None
+    if numerics_device is not None:
+        with display().phase("numerics: the tuned model's outputs against IREE's default build"):
+            numerics = _numerics(default_build, final, builder, numerics_device, work_dir)
     if numerics is not None and not numerics.ok:
         return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
     builds: list[tuple[str, Path]] = []
@@ -77,7 +84,8 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         if starter_build.status == "ok":
             builds.append(("starter spec", starter_build.vmfb))
     builds.append((RECOMMENDED, final.vmfb))
-    timing = end_to_end(default_build.vmfb, builds, runner, plan)
+    with display().phase(f"end to end: {', '.join(label for label, _ in builds)} interleaved with IREE's default"):
+        timing = end_to_end(default_build.vmfb, builds, runner, plan)
     estimate = timing.estimate(RECOMMENDED)
     # Only mltune's own part is withdrawn: a starter spec with nothing added is the user's choice, kept as given.
     adds_something = bool(check.kept) or flags_baseline.vmfb != default_build.vmfb

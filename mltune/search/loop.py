@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from iree.compiler import ir
-from tqdm import tqdm
 
 from mltune.dataset import Record
 from mltune.emit.apply import Applier
@@ -25,6 +24,7 @@ from mltune.execution.build import BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Result
 from mltune.execution.run import Measurement, TimingPlan
 from mltune.problem import Problem
+from mltune.progress import Phase, display
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.targets import TargetFacts
@@ -138,8 +138,8 @@ class TuningLoop:
         ranker.start(RankingInput(problem, self.facts, candidates))
         for trial in earlier:
             ranker.tell(trial.index, trial.told_ratio)
-        progress = tqdm(total=self.settings.budget, initial=min(result.benchmarked, self.settings.budget), desc=name,
-                        unit="bench", dynamic_ncols=True, disable=None)
+        progress = display().phase(f"search {name}", total=self.settings.budget,
+                                   initial=min(result.benchmarked, self.settings.budget), unit="benchmarks")
         search = _Search(self, name, problem, configurator, ranker, candidates, result, progress,
                          tried={t.index for t in earlier})
         try:
@@ -163,7 +163,8 @@ class TuningLoop:
             finalists = [t for t in finalists if t.build.status == "ok"]
         if not finalists:
             return
-        remeasured = self._measure(finalists, self.settings.final)
+        with display().phase(f"re-measure {len(finalists)} finalists of {name} against IREE's default"):
+            remeasured = self._measure(finalists, self.settings.final)
         result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
         trial, measurement = result.finals[0]
         if measurement.wins(self.settings.min_speedup):
@@ -181,7 +182,7 @@ class _Search:
     ranker: Ranker
     candidates: CandidateSet
     result: DispatchResult
-    progress: tqdm
+    progress: Phase
     tried: set[int]
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info

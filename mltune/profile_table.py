@@ -1,0 +1,23 @@
+"""The whole-model profile as text: where the model spends its time and what each tuned problem gets of the
+budget, shown before tuning starts."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from mltune.model.budget import Allocation
+from mltune.model.profile import DispatchProfile
+
+
+def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[Allocation], whole_model: bool) -> list[str]:
+    """The table of a model's dispatches (dumped benchmarks x calls per model run) and the budget split; nothing
+    for one dispatch."""
+    if not whole_model or len(profiles) <= 1:
+        return []
+    lines = ["", "Where the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):",
+             f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem"]
+    lines += [f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
+              f"{p.problem_key or 'not tunable'}" for p in profiles]
+    lines += [f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, {len(a.problem.dispatches)} "
+              f"dispatch(es)): {a.budget} candidates" for a in allocations]
+    return [*lines, ""]

@@ -1,0 +1,140 @@
+"""`mltune tune` as text: where a run reads and writes (said once, at the start), and the final report: per problem
+the finalists and the verdict, then the model's checks, the spec written and where everything went."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import median
+
+from mltune.paths import describe_search_path, model_search_path
+from mltune.problem import Untunable
+from mltune.rankers import LEARNED
+from mltune.report import TuneReport
+
+
+def print_paths(run_dir: Path, dataset_dir: Path, output: Path, ranker: str, model_dir: Path | None) -> None:
+    """Where this run writes (and, for a learned ranker, where it looks for models), before any work."""
+    print(f"Run folder: {run_dir}")
+    print(f"Records:    {dataset_dir}/<arch>/{run_dir.name}.jsonl")
+    if ranker in LEARNED:
+        print(f"Models:     {describe_search_path(model_search_path(model_dir))} (the first that has one)")
+    replaced = "  (exists: a spec found by this run replaces it)" if output.exists() else ""
+    print(f"Spec:       {output}{replaced}", flush=True)
+
+
+def print_report(report: TuneReport) -> None:
+    level = "model-level (the whole input, timed call by call against IREE's default)"
+    if report.input_level == "dispatch":
+        level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
+                 "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
+    print(f"\nTimes are {level}.")
+    if report.kernel_timing is not None:
+        print(f"Candidates and the end-to-end check were timed {report.kernel_timing.describe()}.")
+    _print_profile(report)
+    for dispatch in report.dispatches:
+        if isinstance(dispatch.problem, Untunable):
+            print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
+    for result in report.results:
+        compiled = sum(1 for t in result.trials if t.build.status == "ok")
+        print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
+              f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
+        print("  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
+        print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
+        for rank, (trial, measurement) in enumerate(result.finals, 1):
+            print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
+        if result.name in report.numerics:
+            print(f"  {report.numerics[result.name]}")
+        if result.winner:
+            print(f"  kept: {result.winner[1].estimate.describe()}{_load_note(result.winner[1])}")
+        elif result.name in report.numerics:  # the winner was refused
+            print("  no config emitted for this dispatch")
+        elif result.finals:
+            best = result.finals[0][1]
+            print(f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
+                  f"{result.min_speedup:.2f}x or more{_load_note(best)}")
+        else:
+            print("  not kept: no candidate ran faster than IREE's default in screening")
+    _print_model(report)
+    if report.spec_path and report.output_kind == "source":
+        print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
+              f"iree-compile {report.spec_path} ...)")
+    elif report.spec_path:
+        print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
+    if report.spec_path and report.model is not None and report.model.timing is not None:
+        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
+              f"{' (kernel level)' if report.kernel_timing else ''}")
+    if report.per_call is not None:
+        print(f"Per call, as it will run (no dispatch repeats): {_row(report.per_call).strip()}")
+    else:
+        refused = report.model is not None and report.model.refused
+        withdrawn = report.model.withdrawn if report.model is not None else ""
+        why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
+               "the recommended flags alone are the best found" if report.command else
+               "IREE's default configuration is already the best found")
+        print(f"\nNo tuning spec written: {why}.")
+        if report.requested_output.exists():
+            print(f"({report.requested_output} is from an earlier run and was left as it was.)")
+    print(f"Records: {report.records_path}")
+    print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
+          "(time outside compiler and benchmark processes)")
+
+
+def _row(measurement) -> str:
+    """Default and tuned time from the same rounds, the speedup they give, and the interval of the speedup."""
+    if not measurement.time_us:
+        return f"{'-':>11} {'-':>10} {'-':>8}  {measurement.status} {measurement.detail}"[:80]
+    default, tuned = median(measurement.baseline_us), median(measurement.time_us)
+    estimate = measurement.estimate
+    interval = f"{estimate.low:.2f}-{estimate.high:.2f}x ({100 * estimate.confidence:.0f} %, {estimate.rounds} rounds)"
+    return f"{default:11.1f} {tuned:10.1f} {default / tuned:7.2f}x  {interval:<28}"
+
+
+def _load_note(measurement) -> str:
+    load = measurement.load
+    return f"; other processes kept {load:.1f} cores busy meanwhile" if load == load and load >= 0.25 else ""
+
+
+def _print_profile(report: TuneReport) -> None:
+    """The dumped dispatches' total against the model's own time (the table itself was shown before tuning)."""
+    if report.input_level != "model" or len(report.profiles) <= 1:
+        return
+    timed = sum(p.total_us for p in report.profiles if p.time_us == p.time_us)
+    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
+          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
+
+
+def _print_model(report: TuneReport) -> None:
+    """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
+    if report.flags is not None:
+        for name, detail in report.flags.failed.items():
+            print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
+        for name, m in report.flags.measured.items():
+            print(f"\nFlag variant {name}: {m.estimate.describe()} vs IREE's default flags: "
+                  f"{'kept' if report.flags.name == name else 'not kept'}")
+    model = report.model
+    if model is None:
+        return
+    for key, ratio in model.check.ratios.items():
+        verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
+        print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
+    if model.numerics is not None:
+        print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
+    if model.timing is not None:
+        print("End to end, interleaved with IREE's default build (no spec, default flags):")
+        print(f"  {'build':<14} {'default us':>11} {'tuned us':>10} {'speedup':>8}  interval")
+        for label, m in zip(model.timing.labels, model.timing.measurements):
+            print(f"  {label:<14} {_row(m)}{_load_note(m)}")
+    if report.command:
+        print(f"\nCompile the tuned model with:\n  {report.command}")
+
+
+def print_compile_only(checks, untunable, run_dir: Path) -> None:
+    for name, problem in untunable:
+        print(f"  not tuned: {name} ({problem.op_name}): {problem.reason}")
+    print(f"\n{'dispatch':<40} {'pipeline':<18} {'space':>8} {'gen s':>6} {'compiled':>10}")
+    for c in checks:
+        print(f"{c.dispatch[:40]:<40} {c.pipeline:<18} {c.candidates:>8} {c.generation_seconds:6.2f} "
+              f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %")
+        if c.first_error:
+            print(f"  first failure: {c.first_error}")
+    print(f"\nCompile-only: nothing was benchmarked and no spec was written. Details: {run_dir / 'compile_only.json'}")
