@@ -100,8 +100,8 @@ def measure_shape(shape: str, args: argparse.Namespace) -> dict:
                                        repeat, args.work / "default" / model.stem / "default.vmfb")}
     for label, run_dir in runs.items():
         tuned = tuned_build_args(run_dir, run_dir / "x.vmfb")
-        row["variants"][label] = {"summary_speedup": summaries.get(label, {}).get("end_to_end", {}).get(
-            "recommended", {}).get("speedup"), "kept": tuned is not None}
+        row["variants"][label] = {"summary_speedup": ((summaries.get(label, {}).get("end_to_end") or {}).get(
+            "recommended") or {}).get("speedup"), "kept": tuned is not None}
         if tuned is not None:
             builds[label] = repeated(tuned, repeat, run_dir / "tuned_repeated.vmfb")
     vmfbs = {}
