@@ -41,7 +41,7 @@ from mltune.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.spaces.space import Knob, Space, evaluate
-from mltune.spaces.subgroup_tiling import Derived, caps_subgroups, max_subgroups
+from mltune.spaces.subgroup_tiling import Derived
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.spaces.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
 from mltune.spaces.vector_distribute import (
@@ -54,6 +54,7 @@ from mltune.targets.gpu import GpuInfo, MmaShape
 
 PIPELINE = "TileAndFuse"
 MAX_TILE = 512  # IREE: "prod(wg_m) <= 512 (max_vgprs)", also for red_k * mma_k
+MAX_SUBGROUPS = 10  # IREE: "sg_num <= 10"
 MAX_SUBGROUP_COUNT = 32
 SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)
 REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
@@ -119,7 +120,7 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         aligned_divides(m, mma_m, v("wg_m")), aligned_divides(n, mma_n, v("wg_n")),
         v("wg_m") % (v("sg_m") * mma_m) == 0, v("wg_n") % (v("sg_n") * mma_n) == 0,
         count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT,
-        count_m * count_n <= max_subgroups(gpu.api),
+        count_m * count_n <= MAX_SUBGROUPS,
         aligned_divides(k, mma_k, k_tile), k_tile <= MAX_TILE,
         derived.workgroup_size <= gpu.max_threads,
         v("sg_size") == gpu.subgroup_sizes[0],  # IREE: "sg_size == preferred_subgroup_size"
@@ -130,7 +131,7 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
                    for pipeline in (PIPELINE, VECTOR_DISTRIBUTE)}
     tile_and_fuse = [v("prefetch") == TILE_AND_FUSE_PREFETCH]
     if by_pipeline[PIPELINE]:
-        tile_and_fuse += rename_emitted(by_pipeline[PIPELINE].without(caps_subgroups(gpu.api)), problem, space, derived)
+        tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived)
     vector_distribute = vector_distribute_constraints(problem, gpu, space, derived, v, mmas, by_pipeline[VECTOR_DISTRIBUTE])
     space.constraints = (*shared, *by_pipeline_knob(space, tile_and_fuse, vector_distribute))
     return space, derived
@@ -151,7 +152,7 @@ def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, 
     rules = vector_distribute_rules(problem, gpu, var, derived)
     if emitted is None:
         return rules
-    return rules + substitute_emitted(emitted.without(caps_subgroups(gpu.api, breaks_iree_default)), problem, space, derived,
+    return rules + substitute_emitted(emitted.without(breaks_iree_default), problem, space, derived,
                                       {**emitted_names(problem, var, derived), "mma_idx": mma_index(var("mma"), mmas, emitted)})
 
 

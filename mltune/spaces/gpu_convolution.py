@@ -27,6 +27,7 @@ from iree.compiler import ir
 from mltune.problem import Problem, element_bytes
 from mltune.spaces.gpu_contraction import (
     MAX_SUBGROUP_COUNT,
+    MAX_SUBGROUPS,
     MAX_TILE,
     PIPELINE,
     REDUCTION_TILES,
@@ -43,7 +44,7 @@ from mltune.spaces.gpu_contraction import (
 )
 from mltune.spaces.iree_constraints import EmittedConstraints, pins_prefetch
 from mltune.spaces.space import Knob, Space
-from mltune.spaces.subgroup_tiling import Derived, caps_subgroups, max_subgroups
+from mltune.spaces.subgroup_tiling import Derived
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets.gpu import GpuInfo
 
@@ -109,7 +110,7 @@ class GpuConvolution(MmaConfigurator):
             aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
             wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE,
             wg_m % (v("sg_oh") * v("sg_ow") * mma_m) == 0,
-            count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= max_subgroups(gpu.api),
+            count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= MAX_SUBGROUPS,
             aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
             derived.workgroup_size <= gpu.max_threads, v("sg_size") == gpu.subgroup_sizes[0],
             element_bytes(p.lhs_type) * (wg_m + v("wg_oc")) * k_tile <= gpu.shared_memory_bytes,
@@ -125,7 +126,7 @@ class GpuConvolution(MmaConfigurator):
         """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the
         channel loop. IREE's prefetch assertion is left out (IGEMM_PREFETCH_STAGES says why)."""
         v = space.var
-        return substitute_emitted(emitted.without(caps_subgroups(self.gpu.api, pins_prefetch)), self.problem, space, derived, {
+        return substitute_emitted(emitted.without(pins_prefetch), self.problem, space, derived, {
             "wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
             "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{self.problem.k[-1]}": v("red_k"),
             "use_igemm_idx": z3.IntVal(1)})
