@@ -30,7 +30,6 @@ PROBLEMS: dict[str, tuple[str, str]] = {
     "attention_20x4096x64_f16": (attention_source(20, 4096, 64, 4096, 64), "SDXL self-attention, 2 x 10 heads of 64, 64x64 latents"),
     "attention_32x2048x128_f16": (attention_source(32, 2048, 128, 2048, 128), "Llama-7B prefill, 32 heads of 128, 2048 tokens"),
     "attention_8x8192x128_f16": (attention_source(8, 8192, 128, 8192, 128), "Llama-style long context, 8 heads of 128, 8192 tokens"),
-    "attention_20x4096x64_kv77_f16": (attention_source(20, 4096, 64, 77, 64), "SDXL cross-attention to 77 text tokens"),
     "conv3x3_2x64x64x320_f16": (conv2d_nhwc_source(2, 66, 66, 320, 320), "SD UNet 3x3 conv, 64x64 latents, 320 channels"),
     "conv3x3_2x32x32x640_f16": (conv2d_nhwc_source(2, 34, 34, 640, 640), "SD UNet 3x3 conv, 32x32, 640 channels"),
     "conv3x3_8x28x28x256_f16": (conv2d_nhwc_source(8, 30, 30, 256, 256), "ResNet-style 3x3 conv, 28x28, 256 channels"),
