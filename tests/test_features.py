@@ -83,10 +83,10 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     assert extractor_for(mm, cpu, ["DoubleTilingExpert"]) is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
         extractor_for(mm, cpu, ["amdsharktuner/x"])
-    # GPU contractions of both pipelines, and IGEMM convolutions, share the GPU extractor
+    # GPU contractions and convolutions of both pipelines share the GPU extractor
     assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
     conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
-    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse"]) is gpu_contraction_features
+    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
         extractor_for(mm, cpu, ["TileAndFuse"])
     # llvm-cpu convolutions (ConvTileAndDecomposeExpert) have an extractor of their own; other pipelines are refused

@@ -30,14 +30,15 @@ from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PI
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
 # (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
-# (IGEMM TileAndFuse) are seen as their implicit GEMM; GPU contractions of both pipelines share one set of knobs;
+# (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM;
+# GPU contractions of both pipelines share one set of knobs;
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
 # (IREE's reduction config: no MMA, lanes and subgroups over the K loop).
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
-    ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
+    ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
 }

@@ -41,8 +41,8 @@ def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         -np.round(f["occupancy"], 1),
         # More MACs per shared-memory load within a subgroup (buckets of 8).
         -np.floor(f["subgroup_intensity"] / 8),
-        # Prefetching the next K tile overlaps its global loads with the current MMAs (VectorDistribute may
-        # leave it off; TileAndFuse always prefetches).
+        # Prefetching the next K tile overlaps its global loads with the current MMAs (on ROCm; IREE 3.13's CUDA
+        # code is the same for every stage count, so there the key only breaks ties).
         f["prefetch"] == 0,
         # IREE's own default for waves per EU comes first within a tie.
         f["waves_per_eu"] > 0,
