@@ -91,8 +91,9 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
                             f"not for --target {target.name} ({target.kind})")
 
 
-def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
-    """Each distinct problem once (one spec matches every op equal to it), with its configurator."""
+def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False):
+    """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
+    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned)."""
     seen: set[str] = set()
     for dispatch in tunable:
         problem = dispatch.problem
@@ -100,7 +101,7 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
         if problem.key in seen:
             continue
         seen.add(problem.key)
-        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir)
+        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
 
 
 def _check_writable(path: Path) -> None:
@@ -181,14 +182,22 @@ def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserErr
     return UserError(f"nothing tunable in {request.input_path} ({reasons})")
 
 
-def _configure(dispatches: list[Dispatch], context: ir.Context,
-               work_dir: Path) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -> bool:
+    """A contraction's lowering (data tiling: compile flags, for the whole model) is tuned as part of its space when
+    the input is a model whose dispatches hold one problem, not already data-tiled."""
+    problems = {d.problem.key for d in dispatches if isinstance(d.problem, Problem)}
+    return (not tuning_input.invocation.dispatch_level and len(problems) == 1
+            and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
+
+
+def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path,
+               data_tiling: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
     for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir):
+                                                work_dir, data_tiling):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
@@ -244,7 +253,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         dispatches = read_checked_dispatches(tuning_input, request, context)
     elif not tunable:
         raise nothing_tunable(request, dispatches)
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces",
+                                        lowering_is_tunable(tuning_input, dispatches))
     if not configured and not (flags and flags.flags):
         raise nothing_tunable(request, dispatches)
     profiles = _cached_profile(tuning_input, dispatches, request)
@@ -316,14 +326,16 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         result = merge_configs(configs, starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started
     spec_path, output_kind = None, "spec"
-    if result is not None:
+    result_flags = result.flags if result is not None else ()  # a data-tiled winner is compile flags
+    if result is not None and result.text:
         for path in (request.output, request.run_dir / ("best_spec.mlir" if result.kind == "spec" else "annotated.mlir")):
             path.write_text(result.text)
         spec_path, output_kind = request.output, result.kind
     command = ""
-    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path):
-        command = (compile_command(spec_path, tuning_input.compile_flags, None) if output_kind == "source" else
-                   compile_command(request.input_path, tuning_input.compile_flags, spec_path))
+    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path or result_flags):
+        compile_flags = (*tuning_input.compile_flags, *result_flags)
+        command = (compile_command(spec_path, compile_flags, None) if output_kind == "source" else
+                   compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
     report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,

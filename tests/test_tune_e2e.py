@@ -17,6 +17,8 @@ from iree_helpers import CPU_FLAGS, compile_with_configs_dump, mltune
 from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
 from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
+from mltune.spaces.cpu_data_tiling import KNOBS as DATA_TILING_KNOBS
+from mltune.spaces.cpu_data_tiling import data_tiled_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -38,10 +40,15 @@ def check_records(records: list[dict], dumped, run_dir: Path, arch_dir: Path, ra
         assert record["device"] and record["compiler"]
         assert record["run_id"] == run_dir.name
         assert record["ranker"] == ranker
-        assert record["pipeline"] == "DoubleTilingExpert"
         assert record["level"] == level
         assert Problem.from_record(record["problem"]) == dumped.problem
-        assert space.contains(record["knobs"]), record["knobs"]
+        knobs = record["knobs"]
+        if knobs.get("lowering", 0):  # a model's one problem holds its data-tiled lowering too: compile flags
+            assert level == "model" and record["pipeline"] == "Mmt4dTilingExpert"
+            assert tuple(knobs.values()) in {tuple(row) for row in data_tiled_rows(dumped.problem, dumped.cpu)}
+        else:
+            assert record["pipeline"] == "DoubleTilingExpert"
+            assert space.contains({n: v for n, v in knobs.items() if n not in DATA_TILING_KNOBS}), knobs
         assert record["status"] in STATUSES
         if record["status"] == "ok":
             assert len(record["time_us"]) >= 1 and len(record["time_us"]) == len(record["baseline_us"])

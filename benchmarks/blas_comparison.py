@@ -1,0 +1,193 @@
+"""IREE's default, mltune's tuned result and numpy's BLAS on the same contraction shapes, threads and run.
+
+For every shape (the CPU examples' contractions and layers of real models, f32, f16 and bf16): a one-op
+model is tuned with `mltune tune --budget N` (the repository's datasets are copied into WORK first, so the
+tuner starts from what they know and writes nothing into the repository); then plain `iree-compile` builds
+IREE's default and the tuned model (the exact command mltune wrote in `compile_command.txt`, so a tuned
+result that chose other compile flags, e.g. data tiling, is built with them), and `iree-benchmark-module`
+(`local-task`, one worker per core) times both, interleaved with numpy's `matmul` on the same shape in
+each round, BLAS pinned to the same number of threads with threadpoolctl. BLAS has no bf16 or f16 GEMM: such
+shapes are compared with f32 BLAS (sgemm) on inputs upcast before timing (marked `f32 BLAS` in the table);
+an N x K weight is passed transposed (no copy). Each tool's time is the fastest of 5 repetitions of
+>= 0.1 s of calls (as `benchmarks/tune_examples.py`); the table gives the median over rounds, GFLOP/s from
+it and the medians of the per-round ratios. Every shape holds `--lock` while it tunes and measures.
+
+    python benchmarks/blas_comparison.py [--budget 16] [--rounds 5] [--lock /tmp/mltune-cpu.lock]
+        [--only NAME ...] [--json OUT.json] [--iree-flag=--some-flag ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from measure_lock import held
+from threadpoolctl import threadpool_limits
+from tune_examples import CPU_FLAGS, benchmark_ms, run
+
+from mltune.one_op_model import ContractionShape, contraction_model
+
+ROOT = Path(__file__).resolve().parent.parent
+S = ContractionShape
+T = dict(transpose_rhs=True)
+
+# (shape, where it comes from): the CPU examples' contractions first, then layers of real models
+SHAPES: list[tuple[ContractionShape, str]] = [
+    (S(100, 1000, 300), "examples/matmul_f32.mlir"),
+    (S(128, 128, 64, batch=12), "examples/batch_matmul_f32.mlir"),
+    (S(128, 3072, 768, in_type="f16", **T), "examples/matmul_nt_f16.mlir"),
+    (S(8, 4096, 1024), "examples/matmul_decode_f32.mlir"),
+    (S(3136, 64, 576), "examples/matmul_conv3x3_f32.mlir"),
+    (S(128, 3072, 768), "BERT-base MLP up, seq 128"),
+    (S(197, 2304, 768), "ViT-B/16 fused QKV projection"),
+    (S(64, 2048, 2048, **T), "Llama-3.2-1B query/output projection, prefill 64"),
+    (S(784, 128, 1152), "ResNet-50 stage 2 3x3 conv, im2col"),
+    (S(1, 3072, 768), "BERT/GPT-2 decode step, MLP up"),
+    (S(256, 3072, 768, in_type="bf16"), "BERT-base MLP up in bf16, seq 256"),
+    (S(32, 2048, 2048, in_type="bf16", **T), "Llama-3.2-1B query projection in bf16, prefill 32"),
+    (S(128, 768, 768, in_type="bf16"), "BERT-base attention output in bf16, seq 128"),
+]
+
+
+@dataclass
+class Row:
+    name: str
+    source: str
+    gflop: float
+    blas: str  # what BLAS computed: "sgemm", or "f32 BLAS" on upcast inputs
+    default_ms: float
+    tuned_ms: float
+    blas_ms: float
+    default_over_tuned: float  # median of per-round ratios: > 1 means tuned is faster
+    blas_over_tuned: float  # > 1 means tuned is faster than BLAS; the target is >= 0.9
+    tuned_command: str
+    mltune_said: str
+    load_before: str
+
+
+def blas_operands(shape: ContractionShape, seed: int = 0):
+    """f32 operands of the shape (upcast inputs for narrower types), and the callable BLAS times."""
+    rng = np.random.default_rng(seed)
+    lead = (shape.batch,) if shape.batch else ()
+    lhs = rng.standard_normal(lead + (shape.m, shape.k), dtype=np.float32)
+    rhs = rng.standard_normal(lead + ((shape.n, shape.k) if shape.transpose_rhs else (shape.k, shape.n)),
+                              dtype=np.float32)
+    out = np.empty(lead + (shape.m, shape.n), dtype=np.float32)
+    right = np.swapaxes(rhs, -1, -2) if shape.transpose_rhs else rhs
+    return lambda: np.matmul(lhs, right, out=out)
+
+
+def blas_ms(call, threads: int) -> float:
+    """Fastest of 5 repetitions of >= 0.1 s of calls, in ms, with BLAS on `threads` threads."""
+    with threadpool_limits(limits=threads, user_api="blas"):
+        call()
+        timer = timeit.Timer(call)
+        number, _ = timer.autorange()  # calls per repetition: >= 0.2 s
+        number = max(1, number // 2)
+        return 1e3 * min(timer.repeat(repeat=5, number=number)) / number
+
+
+def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str]) -> tuple[Path, Path, str, str]:
+    """Tune the one-op model; the tuned build command (IREE's default one when mltune kept nothing)."""
+    run_dir = work / shape.name
+    source = work / f"{shape.name}.mlir"
+    source.write_text(contraction_model(shape))
+    flags = [f"--iree-flag={flag}" for flag in iree_flags]
+    tuned = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget),
+                            "--run-dir", str(run_dir), "-o", str(run_dir / "best_spec.mlir"),
+                            "--dataset-dir", str(work / "datasets"), *flags], capture_output=True, text=True)
+    if tuned.returncode != 0:
+        raise RuntimeError(f"mltune tune {shape.name} failed: {tuned.stderr.strip()[-400:]}")
+    said = tuned.stdout.strip().splitlines()[-1] if tuned.stdout.strip() else ""
+    command_file = run_dir / "compile_command.txt"
+    command = command_file.read_text().strip() if command_file.is_file() else ""
+    return source, run_dir, command, said
+
+
+def tuned_build(command: str, out: Path) -> list[str]:
+    """mltune's printed command, writing `out` (its `-o` replaced)."""
+    args = shlex.split(command)
+    return [*args[:args.index("-o")], "-o", str(out)]
+
+
+def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Namespace) -> Row:
+    load = os.getloadavg()
+    model, run_dir, command, said = tune(shape, work, args.budget, args.iree_flag)
+    inputs = run_dir / "inputs" / "flags.txt"
+    default_vmfb, tuned_vmfb = run_dir / "plain_default.vmfb", run_dir / "plain_tuned.vmfb"
+    run(["iree-compile", str(model), *CPU_FLAGS, *args.iree_flag, "-o", str(default_vmfb)])
+    if command:
+        run(tuned_build(command, tuned_vmfb))
+    call = blas_operands(shape)
+    threads = os.cpu_count() or 1
+    default, tuned, blas = [], [], []
+    for _ in range(args.rounds):
+        default.append(benchmark_ms(default_vmfb, inputs))
+        tuned.append(benchmark_ms(tuned_vmfb, inputs) if command else default[-1])
+        blas.append(blas_ms(call, threads))
+    batch = shape.batch or 1
+    return Row(shape.name, source, 2e-9 * batch * shape.m * shape.n * shape.k,
+               "sgemm" if shape.in_type == "f32" else "f32 BLAS", statistics.median(default),
+               statistics.median(tuned), statistics.median(blas),
+               statistics.median(d / t for d, t in zip(default, tuned)),
+               statistics.median(b / t for b, t in zip(blas, tuned)), command or "(IREE default)", said,
+               " ".join(f"{x:.2f}" for x in load))
+
+
+def print_table(rows: list[Row], args: argparse.Namespace) -> None:
+    print(f"\nbudget {args.budget}, {args.rounds} interleaved rounds, {os.cpu_count()} threads for IREE and BLAS; "
+          "ms = median over rounds of each tool's fastest repetition; ratios = median of per-round ratios")
+    print("| shape | source | IREE default ms (GFLOP/s) | tuned ms (GFLOP/s) | BLAS ms (GFLOP/s) | BLAS | "
+          "default / tuned | BLAS / tuned | tuned build | load before |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        flags = " ".join(f for f in shlex.split(r.tuned_command) if f.startswith("--iree-opt") or
+                         f.startswith("--iree-llvmcpu-enable")) if r.tuned_command != "(IREE default)" else ""
+        build = "IREE default" if r.tuned_command == "(IREE default)" else f"spec {flags}".strip()
+        print(f"| {r.name} | {r.source} | {r.default_ms:.3f} ({r.gflop / r.default_ms * 1e3:.0f}) | "
+              f"{r.tuned_ms:.3f} ({r.gflop / r.tuned_ms * 1e3:.0f}) | {r.blas_ms:.3f} ({r.gflop / r.blas_ms * 1e3:.0f}) "
+              f"| {r.blas} | {r.default_over_tuned:.2f}x | {r.blas_over_tuned:.2f}x | {build} | {r.load_before} |")
+    within = sum(r.blas_over_tuned >= 0.9 for r in rows)
+    slower = sum(r.default_over_tuned < 1.0 for r in rows)
+    print(f"tuned within 0.9x of BLAS on {within}/{len(rows)} shapes; tuned slower than IREE's default "
+          f"(median ratio < 1) on {slower}/{len(rows)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock held while each shape is measured")
+    parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / f"blas-{time.strftime('%Y%m%d-%H%M%S')}")
+    parser.add_argument("--only", nargs="*", default=None, help="shape names (e.g. mm_100x1000x300_f32f32_nn)")
+    parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
+    parser.add_argument("--iree-flag", action="append", default=[], help="an iree-compile flag for every build")
+    args = parser.parse_args()
+    shapes = [(s, src) for s, src in SHAPES if args.only is None or s.name in args.only]
+    args.work.mkdir(parents=True, exist_ok=True)
+    if not (args.work / "datasets").exists():  # the tuner's priors, without writing into the repository
+        shutil.copytree(ROOT / "datasets", args.work / "datasets")
+    rows = []
+    for shape, source in shapes:
+        with held(args.lock):
+            rows.append(measure(shape, source, args.work, args))
+        print(json.dumps(asdict(rows[-1])), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    print_table(rows, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
