@@ -13,17 +13,17 @@ from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
 from mltune.dataset import Record, RecordWriter, device_id
-from mltune.emit.apply import make_applier
+from mltune.emit.apply import Applied, make_applier
 from mltune.errors import RunFailure, UserError
-from mltune.execution.build import Builder
+from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import call_level, measured_builds
-from mltune.execution.run import Runner
+from mltune.execution.run import Runner, TimingPlan
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.model.budget import problem_shares, select, split_budget
-from mltune.model.finish import finish_model
-from mltune.model.flags import FlagChoice, choose_flags, compile_command
+from mltune.model.finish import ModelOutcome, finish_model, numerics_check
+from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
@@ -151,23 +151,23 @@ def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
     return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
 
 
-def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner | RunnerPool,
-                  baseline_vmfb: Path, starter: StarterSpec | None,
-                  context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
-    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped,
-    against `baseline_vmfb` built with it); re-dump the model under the winner, if any."""
-    if not _searches_flags(request, tuning_input):
-        return None, tuning_input, builder
-    settings = request.settings
-    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup,
-                          starter.applied if starter else None)
+def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder, runner: Runner | RunnerPool,
+                    default_build: BuildResult, starter: StarterSpec | None, cores: int,
+                    plan: TimingPlan) -> tuple[ModelOutcome, FlagChoice]:
+    """The tuned model against its data-tiled variant, tuned in its own knobs, both timed against IREE's default
+    build; a data-tiled winner replaces the result (its flags, with the starter spec) once its numerics pass."""
+    tuned = builder.compile(0, model.result, "tuned_default") if model.result is not None else default_build
+    choice = compare_tuned(builder, runner, default_build.vmfb, (tuned if tuned.status == "ok" else default_build).vmfb,
+                           request.settings.screening, plan, request.settings.min_speedup, cores,
+                           starter.applied if starter else None)
     if not choice.flags:
-        return choice, tuning_input, builder
-    variant_dir = request.run_dir / choice.name
-    variant_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = prepare_input(request.input_path, request.target, variant_dir, context, request.function,
-                                 request.seed, (*request.compile_flags, *choice.flags))
-    return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
+        return model, choice
+    result = Applied("spec", starter.text if starter else "", choice.flags)
+    build = builder.compile(0, result, "flag_variant_chosen")
+    numerics = numerics_check(default_build, build, builder, request.devices[0], request.run_dir / "flag_variants")
+    if build.status != "ok" or not numerics.ok:
+        return model, replace(choice, flags=(), name="default", failed={**choice.failed, choice.name: numerics.detail})
+    return replace(model, result=result, numerics=numerics, refused="", withdrawn=""), choice
 
 
 def nothing_measured(results: list[DispatchResult]) -> str:
@@ -243,19 +243,12 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                                request.run_dir, request.jobs, request.seed)
     winner_check.start()  # IREE's default build must run on the model's own arguments (an f64 model does not)
     tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
-    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, starter_build.vmfb, starter,
-                                                 context)
+    flags: FlagChoice | None = None
     baseline = default_build
-    if flags and flags.flags:  # the model was re-dumped under the chosen flags: its dispatches changed
-        baseline = builder.compile(-1, None, "baseline")
-        if baseline.status != "ok":
-            raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
-        dispatches = read_checked_dispatches(tuning_input, request, context)
-    elif not tunable:
-        raise nothing_tunable(request, dispatches)
+    search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces",
-                                        lowering_is_tunable(tuning_input, dispatches))
-    if not configured and not (flags and flags.flags):
+                                        lowering_is_tunable(tuning_input, dispatches) and not search_flags)
+    if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
     profiles = _cached_profile(tuning_input, dispatches, request)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
@@ -322,6 +315,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                 model = replace(model, result=None, withdrawn="per call, as it will run, the result was "
                                 f"{per_call.estimate.describe()} IREE's default speed")
                 result = None
+        if search_flags:
+            model, flags = _tuned_variants(request, model, builder, runner, default_build, starter, facts.cores, plan)
+            result = model.result
     else:
         result = merge_configs(configs, starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started

@@ -66,7 +66,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         return ModelOutcome(None, check, None, None, f"the merged spec does not compile: {final.detail}")
     if final.vmfb == default_build.vmfb:
         return ModelOutcome(None, check, None, None)
-    numerics = None if numerics_device is None else _numerics(default_build, final, builder, numerics_device, work_dir)
+    numerics = None if numerics_device is None else numerics_check(default_build, final, builder, numerics_device, work_dir)
     if numerics is not None and not numerics.ok:
         return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
     builds: list[tuple[str, Path]] = []
@@ -88,9 +88,11 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     return ModelOutcome(result, check, numerics, timing)
 
 
-def _numerics(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
-              work_dir: Path) -> Comparison:
-    """The final build's outputs against IREE's default build's, on the same inputs."""
+def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
+                   work_dir: Path) -> Comparison:
+    """The final build's outputs against IREE's default build's, on the same inputs (a build that failed: refused)."""
+    if final.status != "ok":
+        return Comparison(False, f"does not compile: {final.detail}")
     invocation = builder.tuning_input.invocation
     try:
         reference = run_outputs(default_build.vmfb, invocation, device, work_dir / "outputs_default.npz")
