@@ -80,6 +80,6 @@ def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dum
         positions = np.argsort(order)
         if name == "matmul_nt_f16":  # narrow inputs, data-tiled: last
             assert positions[tiled].min() > positions[~tiled].max()
-        else:  # f32: the two lowerings interleave
-            assert positions[tiled].min() < positions[~tiled].max()
+        else:  # f32, little packing per flop: the first batch measures both lowerings
+            assert positions[tiled].min() <= 1
 
