@@ -14,6 +14,7 @@ it and the medians of the per-round ratios. Every shape holds `--lock` while it 
 
     python benchmarks/blas_comparison.py [--budget 16] [--rounds 5] [--lock /tmp/mltune-cpu.lock]
         [--only NAME ...] [--json OUT.json] [--iree-flag=--some-flag ...]
+    python benchmarks/blas_comparison.py --before-after BEFORE.json AFTER.json
 """
 
 from __future__ import annotations
@@ -145,6 +146,15 @@ def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Nam
                " ".join(f"{x:.2f}" for x in load))
 
 
+def build_label(command: str) -> str:
+    """What the tuned build is: IREE's default, a spec, and the flags mltune added (data tiling and its knobs)."""
+    if command == "(IREE default)":
+        return "IREE default"
+    args = shlex.split(command)
+    added = [a for a in args if a.startswith(("--iree-opt", "--iree-llvmcpu-")) and "target-cpu" not in a]
+    return " ".join(["spec"] * any(a.startswith("--iree-codegen-tuning-spec-path") for a in args) + added)
+
+
 def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     print(f"\nbudget {args.budget}, {args.rounds} interleaved rounds, {os.cpu_count()} threads for IREE and BLAS; "
           "ms = median over rounds of each tool's fastest repetition; ratios = median of per-round ratios")
@@ -152,9 +162,7 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
           "default / tuned | BLAS / tuned | tuned build | load before |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        flags = " ".join(f for f in shlex.split(r.tuned_command) if f.startswith("--iree-opt") or
-                         f.startswith("--iree-llvmcpu-enable")) if r.tuned_command != "(IREE default)" else ""
-        build = "IREE default" if r.tuned_command == "(IREE default)" else f"spec {flags}".strip()
+        build = build_label(r.tuned_command)
         print(f"| {r.name} | {r.source} | {r.default_ms:.3f} ({r.gflop / r.default_ms * 1e3:.0f}) | "
               f"{r.tuned_ms:.3f} ({r.gflop / r.tuned_ms * 1e3:.0f}) | {r.blas_ms:.3f} ({r.gflop / r.blas_ms * 1e3:.0f}) "
               f"| {r.blas} | {r.default_over_tuned:.2f}x | {r.blas_over_tuned:.2f}x | {build} | {r.load_before} |")
@@ -162,6 +170,21 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     slower = sum(r.default_over_tuned < 1.0 for r in rows)
     print(f"tuned within 0.9x of BLAS on {within}/{len(rows)} shapes; tuned slower than IREE's default "
           f"(median ratio < 1) on {slower}/{len(rows)}")
+
+
+def print_before_after(before: Path, after: Path) -> None:
+    """Two runs' rows side by side (e.g. before and after a change to mltune): each run's own ratios, and the
+    times of the later run (its default and BLAS were measured in the same rounds as its tuned build)."""
+    earlier = {row["name"]: row for row in json.loads(before.read_text())}
+    print("| shape | source | IREE default ms | BLAS ms | tuned before: ms, BLAS / tuned | tuned after: ms, "
+          "BLAS / tuned, default / tuned | tuned after: build |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in json.loads(after.read_text()):
+        b = earlier.get(r["name"])
+        first = f"{b['tuned_ms']:.3f}, {b['blas_over_tuned']:.2f}x" if b else "-"
+        print(f"| {r['name']} | {r['source']} | {r['default_ms']:.3f} | {r['blas_ms']:.3f} | {first} | "
+              f"{r['tuned_ms']:.3f}, {r['blas_over_tuned']:.2f}x, {r['default_over_tuned']:.2f}x | "
+              f"{build_label(r['tuned_command'])} |")
 
 
 def main() -> int:
@@ -173,7 +196,12 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, help="shape names (e.g. mm_100x1000x300_f32f32_nn)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
     parser.add_argument("--iree-flag", action="append", default=[], help="an iree-compile flag for every build")
+    parser.add_argument("--before-after", nargs=2, type=Path, metavar=("BEFORE.json", "AFTER.json"),
+                        help="measure nothing: print two earlier runs' --json rows side by side")
     args = parser.parse_args()
+    if args.before_after:
+        print_before_after(*args.before_after)
+        return 0
     shapes = [(s, src) for s, src in SHAPES if args.only is None or s.name in args.only]
     args.work.mkdir(parents=True, exist_ok=True)
     if not (args.work / "datasets").exists():  # the tuner's priors, without writing into the repository
