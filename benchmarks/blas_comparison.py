@@ -14,7 +14,7 @@ it and the medians of the per-round ratios. Every shape holds `--lock` while it 
 
     python benchmarks/blas_comparison.py [--budget 16] [--rounds 5] [--lock /tmp/mltune-cpu.lock]
         [--only NAME ...] [--json OUT.json] [--iree-flag=--some-flag ...]
-    python benchmarks/blas_comparison.py --before-after BEFORE.json AFTER.json
+    python benchmarks/blas_comparison.py --earlier-src OLD_CHECKOUT [...]   # adds that mltune's tuned build
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ class Row:
     tuned_command: str
     mltune_said: str
     load_before: str
+    earlier_ms: float | None = None  # --earlier-src: the earlier mltune's tuned build, in the same rounds
+    blas_over_earlier: float | None = None
+    earlier_command: str | None = None
 
 
 def blas_operands(shape: ContractionShape, seed: int = 0):
@@ -99,18 +102,24 @@ def blas_ms(call, threads: int) -> float:
         return 1e3 * min(timer.repeat(repeat=5, number=number)) / number
 
 
-def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str]) -> tuple[Path, Path, str, str]:
-    """Tune the one-op model; the tuned build command (IREE's default one when mltune kept nothing)."""
+def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str],
+         src: Path | None = None) -> tuple[Path, Path, str, str]:
+    """Tune the one-op model with the mltune in `src` (None: this one) into WORK/NAME, unless a finished run is
+    there already; the tuned build command (empty when mltune kept nothing: IREE's default build)."""
     run_dir = work / shape.name
     source = work / f"{shape.name}.mlir"
-    source.write_text(contraction_model(shape))
-    flags = [f"--iree-flag={flag}" for flag in iree_flags]
-    tuned = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget),
-                            "--run-dir", str(run_dir), "-o", str(run_dir / "best_spec.mlir"),
-                            "--dataset-dir", str(work / "datasets"), *flags], capture_output=True, text=True)
-    if tuned.returncode != 0:
-        raise RuntimeError(f"mltune tune {shape.name} failed: {tuned.stderr.strip()[-400:]}")
-    said = tuned.stdout.strip().splitlines()[-1] if tuned.stdout.strip() else ""
+    said = "(tuned by an earlier run of this script)"
+    if not (run_dir / "summary.json").is_file():
+        source.write_text(contraction_model(shape))
+        flags = [f"--iree-flag={flag}" for flag in iree_flags]
+        env = {**os.environ, "PYTHONPATH": str(src)} if src else None
+        tuned = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget),
+                                "--run-dir", str(run_dir), "-o", str(run_dir / "best_spec.mlir"),
+                                "--dataset-dir", str(work / "datasets"), *flags], capture_output=True, text=True,
+                               env=env, cwd=src)
+        if tuned.returncode != 0:
+            raise RuntimeError(f"mltune tune {shape.name} failed: {tuned.stderr.strip()[-400:]}")
+        said = tuned.stdout.strip().splitlines()[-1] if tuned.stdout.strip() else ""
     command_file = run_dir / "compile_command.txt"
     command = command_file.read_text().strip() if command_file.is_file() else ""
     return source, run_dir, command, said
@@ -125,17 +134,25 @@ def tuned_build(command: str, out: Path) -> list[str]:
 def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Namespace) -> Row:
     load = os.getloadavg()
     model, run_dir, command, said = tune(shape, work, args.budget, args.iree_flag)
+    earlier_command = ""
+    if args.earlier_src:
+        earlier_command = tune(shape, args.earlier_work, args.budget, args.iree_flag, args.earlier_src)[2]
     inputs = run_dir / "inputs" / "flags.txt"
     default_vmfb, tuned_vmfb = run_dir / "plain_default.vmfb", run_dir / "plain_tuned.vmfb"
+    earlier_vmfb = run_dir / "plain_earlier.vmfb"
     run(["iree-compile", str(model), *CPU_FLAGS, *args.iree_flag, "-o", str(default_vmfb)])
-    if command:
-        run(tuned_build(command, tuned_vmfb))
+    for built, vmfb in ((command, tuned_vmfb), (earlier_command, earlier_vmfb)):
+        if built:
+            run(tuned_build(built, vmfb))
     call = blas_operands(shape)
     threads = os.cpu_count() or 1
-    default, tuned, blas = [], [], []
+    default, tuned, earlier, blas = [], [], [], []
     for _ in range(args.rounds):
         default.append(benchmark_ms(default_vmfb, inputs))
+        # no command: the user keeps IREE's default module
         tuned.append(benchmark_ms(tuned_vmfb, inputs) if command else default[-1])
+        if args.earlier_src:
+            earlier.append(benchmark_ms(earlier_vmfb, inputs) if earlier_command else default[-1])
         blas.append(blas_ms(call, threads))
     batch = shape.batch or 1
     return Row(shape.name, source, 2e-9 * batch * shape.m * shape.n * shape.k,
@@ -143,7 +160,10 @@ def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Nam
                statistics.median(tuned), statistics.median(blas),
                statistics.median(d / t for d, t in zip(default, tuned)),
                statistics.median(b / t for b, t in zip(blas, tuned)), command or "(IREE default)", said,
-               " ".join(f"{x:.2f}" for x in load))
+               " ".join(f"{x:.2f}" for x in load),
+               statistics.median(earlier) if earlier else None,
+               statistics.median(b / t for b, t in zip(blas, earlier)) if earlier else None,
+               (earlier_command or "(IREE default)") if args.earlier_src else None)
 
 
 def build_label(command: str) -> str:
@@ -156,35 +176,33 @@ def build_label(command: str) -> str:
 
 
 def print_table(rows: list[Row], args: argparse.Namespace) -> None:
+    earlier = any(r.earlier_ms is not None for r in rows)
     print(f"\nbudget {args.budget}, {args.rounds} interleaved rounds, {os.cpu_count()} threads for IREE and BLAS; "
           "ms = median over rounds of each tool's fastest repetition; ratios = median of per-round ratios")
-    print("| shape | source | IREE default ms (GFLOP/s) | tuned ms (GFLOP/s) | BLAS ms (GFLOP/s) | BLAS | "
-          "default / tuned | BLAS / tuned | tuned build | load before |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    head = ["shape", "source", "IREE default ms (GFLOP/s)"]
+    head += ["earlier mltune ms (GFLOP/s)", "BLAS / earlier"] if earlier else []
+    head += ["tuned ms (GFLOP/s)", "BLAS ms (GFLOP/s)", "BLAS", "default / tuned", "BLAS / tuned", "tuned build",
+             "load before"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
+
+    def timed(ms: float, gflop: float) -> str:
+        return f"{ms:.3f} ({gflop / ms * 1e3:.0f})"
+
     for r in rows:
-        build = build_label(r.tuned_command)
-        print(f"| {r.name} | {r.source} | {r.default_ms:.3f} ({r.gflop / r.default_ms * 1e3:.0f}) | "
-              f"{r.tuned_ms:.3f} ({r.gflop / r.tuned_ms * 1e3:.0f}) | {r.blas_ms:.3f} ({r.gflop / r.blas_ms * 1e3:.0f}) "
-              f"| {r.blas} | {r.default_over_tuned:.2f}x | {r.blas_over_tuned:.2f}x | {build} | {r.load_before} |")
+        cells = [r.name, r.source, timed(r.default_ms, r.gflop)]
+        if earlier:
+            cells += [timed(r.earlier_ms, r.gflop), f"{r.blas_over_earlier:.2f}x"] if r.earlier_ms else ["-", "-"]
+        cells += [timed(r.tuned_ms, r.gflop), timed(r.blas_ms, r.gflop), r.blas, f"{r.default_over_tuned:.2f}x",
+                  f"{r.blas_over_tuned:.2f}x", build_label(r.tuned_command), r.load_before]
+        print("| " + " | ".join(cells) + " |")
     within = sum(r.blas_over_tuned >= 0.9 for r in rows)
     slower = sum(r.default_over_tuned < 1.0 for r in rows)
     print(f"tuned within 0.9x of BLAS on {within}/{len(rows)} shapes; tuned slower than IREE's default "
           f"(median ratio < 1) on {slower}/{len(rows)}")
-
-
-def print_before_after(before: Path, after: Path) -> None:
-    """Two runs' rows side by side (e.g. before and after a change to mltune): each run's own ratios, and the
-    times of the later run (its default and BLAS were measured in the same rounds as its tuned build)."""
-    earlier = {row["name"]: row for row in json.loads(before.read_text())}
-    print("| shape | source | IREE default ms | BLAS ms | tuned before: ms, BLAS / tuned | tuned after: ms, "
-          "BLAS / tuned, default / tuned | tuned after: build |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for r in json.loads(after.read_text()):
-        b = earlier.get(r["name"])
-        first = f"{b['tuned_ms']:.3f}, {b['blas_over_tuned']:.2f}x" if b else "-"
-        print(f"| {r['name']} | {r['source']} | {r['default_ms']:.3f} | {r['blas_ms']:.3f} | {first} | "
-              f"{r['tuned_ms']:.3f}, {r['blas_over_tuned']:.2f}x, {r['default_over_tuned']:.2f}x | "
-              f"{build_label(r['tuned_command'])} |")
+    if earlier:
+        print(f"earlier mltune within 0.9x of BLAS on {sum((r.blas_over_earlier or 0) >= 0.9 for r in rows)}"
+              f"/{len(rows)} shapes")
 
 
 def main() -> int:
@@ -196,16 +214,18 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, help="shape names (e.g. mm_100x1000x300_f32f32_nn)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
     parser.add_argument("--iree-flag", action="append", default=[], help="an iree-compile flag for every build")
-    parser.add_argument("--before-after", nargs=2, type=Path, metavar=("BEFORE.json", "AFTER.json"),
-                        help="measure nothing: print two earlier runs' --json rows side by side")
+    parser.add_argument("--earlier-src", type=Path, default=None,
+                        help="a checkout of an earlier mltune: its tuned build is measured in the same rounds too")
+    parser.add_argument("--earlier-work", type=Path, default=None,
+                        help="where the earlier mltune tunes (a finished run there is reused); default WORK/earlier")
     args = parser.parse_args()
-    if args.before_after:
-        print_before_after(*args.before_after)
-        return 0
+    if args.earlier_src and args.earlier_work is None:
+        args.earlier_work = args.work / "earlier"
     shapes = [(s, src) for s, src in SHAPES if args.only is None or s.name in args.only]
     args.work.mkdir(parents=True, exist_ok=True)
-    if not (args.work / "datasets").exists():  # the tuner's priors, without writing into the repository
-        shutil.copytree(ROOT / "datasets", args.work / "datasets")
+    for work in (args.work, args.earlier_work):
+        if work is not None and not (work / "datasets").exists():  # the tuner's priors, not written back
+            shutil.copytree(ROOT / "datasets", work / "datasets")
     rows = []
     for shape, source in shapes:
         with held(args.lock):
