@@ -11,7 +11,9 @@ from iree_helpers import CPU_FLAGS, checked_heuristic_order, run
 
 from mltune.emit.apply import SpecApplier
 from mltune.emit.op_config import config_flags, op_attributes
+from mltune.execution.build import Builder
 from mltune.features.cpu import cpu_contraction_features
+from mltune.inputs import Invocation, TuningInput
 from mltune.spaces import cpu_data_tiling
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.tools import tool_path
@@ -35,7 +37,7 @@ def test_mmt4d_distribution_is_what_the_compiler_picks(tiny, tmp_path, tile_kib,
 
 def test_data_tiled_candidates_are_flags_and_compile(tiny, context, tmp_path):
     """With data tiling, the space adds distinct data-tiled rows whose config is compile flags only; the applier
-    makes no spec of them and the compiler builds them (a different module than the plain default)."""
+    makes no spec of them and the builder compiles them with their flags (a different module than the default)."""
     plain = CpuContraction(tiny.problem, tiny.cpu, context).candidates()
     both = CpuContraction(tiny.problem, tiny.cpu, context, data_tiling=True)
     candidates = both.candidates()
@@ -50,10 +52,10 @@ def test_data_tiled_candidates_are_flags_and_compile(tiny, context, tmp_path):
     assert applied.text == "" and "--iree-llvmcpu-enable-ukernels=mmt4d" in applied.flags
     plain_info = both.compilation_info(candidates.knobs(0))
     assert SpecApplier(context).apply(tiny.problem, plain_info).flags == ()
-    out = tmp_path / "dt.vmfb"
-    result = run([tool_path("iree-compile"), str(tiny.source), *CPU_FLAGS, *applied.flags, "-o", str(out)])
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert out.read_bytes() != tiny.vmfb.read_bytes()
+    tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), tuple(CPU_FLAGS))
+    build = Builder(tuning_input, tmp_path, jobs=1).compile(0, applied, "data_tiled")
+    assert build.status == "ok", build.detail
+    assert build.vmfb.read_bytes() != tiny.vmfb.read_bytes()
 
 
 def test_inner_tiles_only_where_verified(tiny):

@@ -48,10 +48,11 @@ class Builder:
         vmfb = out_dir / "module.vmfb"
         source = self.tuning_input.source
         extra = []
-        if applied is not None and applied.kind == "spec" and applied.text:
-            spec = out_dir / "spec.mlir"
-            spec.write_text(applied.text)
-            extra.append(f"--iree-codegen-tuning-spec-path={spec}")
+        if applied is not None and applied.kind == "spec":
+            if applied.text:  # empty: the candidate is compile flags only
+                spec = out_dir / "spec.mlir"
+                spec.write_text(applied.text)
+                extra.append(f"--iree-codegen-tuning-spec-path={spec}")
         elif applied is not None:
             source = out_dir / "annotated.mlir"
             source.write_text(applied.text)
