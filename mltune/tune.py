@@ -164,7 +164,9 @@ def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder,
         return model, choice
     result = Applied("spec", starter.text if starter else "", choice.flags)
     build = builder.compile(0, result, "flag_variant_chosen")
-    numerics = numerics_check(default_build, build, builder, request.devices[0], request.run_dir / "flag_variants")
+    numerics_dir = request.run_dir / "flag_variant_numerics"
+    numerics_dir.mkdir(parents=True, exist_ok=True)
+    numerics = numerics_check(default_build, build, builder, request.devices[0], numerics_dir)
     if build.status != "ok" or not numerics.ok:
         return model, replace(choice, flags=(), name="default", failed={**choice.failed, choice.name: numerics.detail})
     return replace(model, result=result, numerics=numerics, refused="", withdrawn=""), choice
