@@ -27,8 +27,9 @@ SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are 
 READABLE_SCHEMAS = (1, 2)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.xz")
 # Knobs added to a space after records were written, with the value older records implicitly had: GPU
-# contraction records from before VectorDistribute was a knob are TileAndFuse.
-LATER_KNOBS = {"vector_distribute": 0}
+# contraction records from before VectorDistribute was a knob are TileAndFuse; CPU contraction records from
+# before the lowering was a knob are the plain (not data-tiled) lowering.
+LATER_KNOBS = {"vector_distribute": 0, "lowering": 0, "dt_tile_kib": 0, "dt_threads": 0}
 
 
 @dataclass(frozen=True)

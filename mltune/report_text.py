@@ -108,8 +108,13 @@ def _print_model(report: TuneReport) -> None:
     if report.flags is not None:
         for name, detail in report.flags.failed.items():
             print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
+        screened = report.flags.screened
+        if screened:
+            best = min(screened, key=lambda n: screened[n].ratio)
+            print(f"\nData-tiled variant: {len(screened)} distinct flag sets screened on the model, fastest {best} "
+                  f"({screened[best].estimate.describe()} vs IREE's default)")
         for name, m in report.flags.measured.items():
-            print(f"\nFlag variant {name}: {m.estimate.describe()} vs IREE's default flags: "
+            print(f"Flag variant {name}: {m.estimate.describe()} vs IREE's default build: "
                   f"{'kept' if report.flags.name == name else 'not kept'}")
     model = report.model
     if model is None:

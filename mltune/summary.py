@@ -36,7 +36,8 @@ def _model_summary(report: TuneReport) -> dict:
         "flags": None if report.flags is None else {
             "kept": list(report.flags.flags),
             "measured": {n: _estimate_summary(m) for n, m in report.flags.measured.items()},
-            "failed": report.flags.failed},
+            "failed": report.flags.failed,
+            "screened": {n: _estimate_summary(m) for n, m in report.flags.screened.items()}},
         "leave_one_out": None if model is None else {
             "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
             "ratio_without": model.check.ratios},

@@ -14,18 +14,18 @@ from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
 from mltune.dataset import Record, RecordWriter, device_id
-from mltune.emit.apply import make_applier
+from mltune.emit.apply import Applied, make_applier
 from mltune.errors import RunFailure, UserError
-from mltune.execution.build import Builder
+from mltune.execution.build import Builder, BuildResult
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import call_level, measured_builds
-from mltune.execution.run import Runner
+from mltune.execution.run import Runner, TimingPlan
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.model.budget import problem_shares, select, split_budget
-from mltune.model.finish import finish_model
-from mltune.model.flags import FlagChoice, choose_flags, compile_command
+from mltune.model.finish import ModelOutcome, finish_model, numerics_check
+from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
@@ -98,8 +98,9 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
                             f"not for --target {target.name} ({target.kind})")
 
 
-def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
-    """Each distinct problem once (one spec matches every op equal to it), with its configurator."""
+def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False):
+    """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
+    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned)."""
     seen: set[str] = set()
     for dispatch in tunable:
         problem = dispatch.problem
@@ -107,7 +108,7 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path):
         if problem.key in seen:
             continue
         seen.add(problem.key)
-        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir)
+        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
 
 
 def _check_writable(path: Path) -> None:
@@ -157,23 +158,25 @@ def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
     return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
 
 
-def _choose_flags(request: TuneRequest, tuning_input: TuningInput, builder: Builder, runner: Runner | RunnerPool,
-                  baseline_vmfb: Path, starter: StarterSpec | None,
-                  context: ir.Context) -> tuple[FlagChoice | None, TuningInput, Builder]:
-    """Measure the flag variants on the untuned model (with the starter spec, as it will be shipped,
-    against `baseline_vmfb` built with it); re-dump the model under the winner, if any."""
-    if not _searches_flags(request, tuning_input):
-        return None, tuning_input, builder
-    settings = request.settings
-    choice = choose_flags(builder, runner, baseline_vmfb, settings.final, settings.min_speedup,
-                          starter.applied if starter else None)
+def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder, runner: Runner | RunnerPool,
+                    default_build: BuildResult, starter: StarterSpec | None, cores: int,
+                    plan: TimingPlan) -> tuple[ModelOutcome, FlagChoice]:
+    """The tuned model against its data-tiled variant, tuned in its own knobs, both timed against IREE's default
+    build; a data-tiled winner replaces the result (its flags, with the starter spec) once its numerics pass."""
+    tuned = builder.compile(0, model.result, "tuned_default") if model.result is not None else default_build
+    choice = compare_tuned(builder, runner, default_build.vmfb, (tuned if tuned.status == "ok" else default_build).vmfb,
+                           request.settings.screening, plan, request.settings.min_speedup, cores,
+                           starter.applied if starter else None)
     if not choice.flags:
-        return choice, tuning_input, builder
-    variant_dir = request.run_dir / choice.name
-    variant_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = prepare_input(request.input_path, request.target, variant_dir, context, request.function,
-                                 request.seed, (*request.compile_flags, *choice.flags))
-    return choice, tuning_input, Builder(tuning_input, variant_dir / "candidates", request.jobs)
+        return model, choice
+    result = Applied("spec", starter.text if starter else "", choice.flags)
+    build = builder.compile(0, result, "flag_variant_chosen")
+    numerics_dir = request.run_dir / "flag_variant_numerics"
+    numerics_dir.mkdir(parents=True, exist_ok=True)
+    numerics = numerics_check(default_build, build, builder, request.devices[0], numerics_dir)
+    if build.status != "ok" or not numerics.ok:
+        return model, replace(choice, flags=(), name="default", failed={**choice.failed, choice.name: numerics.detail})
+    return replace(model, result=result, numerics=numerics, refused="", withdrawn=""), choice
 
 
 def nothing_measured(results: list[DispatchResult]) -> str:
@@ -188,14 +191,22 @@ def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserErr
     return UserError(f"nothing tunable in {request.input_path} ({reasons})")
 
 
-def _configure(dispatches: list[Dispatch], context: ir.Context,
-               work_dir: Path) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -> bool:
+    """A contraction's lowering (data tiling: compile flags, for the whole model) is tuned as part of its space when
+    the input is a model whose dispatches hold one problem, not already data-tiled."""
+    problems = {d.problem.key for d in dispatches if isinstance(d.problem, Problem)}
+    return (not tuning_input.invocation.dispatch_level and len(problems) == 1
+            and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
+
+
+def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path,
+               data_tiling: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
     for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir):
+                                                work_dir, data_tiling):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
@@ -243,19 +254,13 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                                request.run_dir, request.jobs, request.seed)
     winner_check.start()  # IREE's default build must run on the model's own arguments (an f64 model does not)
     tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
-    flags, tuning_input, builder = _choose_flags(request, tuning_input, builder, runner, starter_build.vmfb, starter,
-                                                 context)
+    flags: FlagChoice | None = None
     baseline = default_build
-    if flags and flags.flags:  # the model was re-dumped under the chosen flags: its dispatches changed
-        baseline = builder.compile(-1, None, "baseline")
-        if baseline.status != "ok":
-            raise UserError(f"the input does not compile with {' '.join(flags.flags)}: {baseline.detail}")
-        dispatches = read_checked_dispatches(tuning_input, request, context)
-    elif not tunable:
-        raise nothing_tunable(request, dispatches)
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces")
+    search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces",
+                                        lowering_is_tunable(tuning_input, dispatches) and not search_flags)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
-    if not configured and not (flags and flags.flags):
+    if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
     with display().phase("profile: time each dumped dispatch"):
         profiles = _cached_profile(tuning_input, dispatches, request)
@@ -329,18 +334,23 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                 model = replace(model, result=None, withdrawn="per call, as it will run, the result was "
                                 f"{per_call.estimate.describe()} IREE's default speed")
                 result = None
+        if search_flags:
+            model, flags = _tuned_variants(request, model, builder, runner, default_build, starter, facts.cores, plan)
+            result = model.result
     else:
         result = merge_configs(configs, starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started
     spec_path, output_kind = None, "spec"
-    if result is not None:
+    result_flags = result.flags if result is not None else ()  # a data-tiled winner is compile flags
+    if result is not None and result.text:
         for path in (request.output, request.run_dir / ("best_spec.mlir" if result.kind == "spec" else "annotated.mlir")):
             path.write_text(result.text)
         spec_path, output_kind = request.output, result.kind
     command = ""
-    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path):
-        command = (compile_command(spec_path, tuning_input.compile_flags, None) if output_kind == "source" else
-                   compile_command(request.input_path, tuning_input.compile_flags, spec_path))
+    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path or result_flags):
+        compile_flags = (*tuning_input.compile_flags, *result_flags)
+        command = (compile_command(spec_path, compile_flags, None) if output_kind == "source" else
+                   compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
     report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,

@@ -152,12 +152,13 @@ def test_failed_run_keeps_an_existing_output(tmp_path):
 
 def test_a_run_in_which_every_candidate_fails_is_exit_1(tmp_path):
     """A stand-in iree-compile (through MLTUNE_IREE_TOOLS) that compiles IREE's default build but fails every
-    candidate: nothing could be measured, which is a failed run (one line, exit 1), not "the default is best"."""
+    candidate (a spec, or the data-tiled lowering's flags): nothing could be measured, which is a failed run (one
+    line, exit 1), not "the default is best"."""
     real = tool_path("iree-compile")
     tools = tmp_path / "tools"
     tools.mkdir()
     (tools / "iree-compile").write_text(f"""#!/bin/sh
-case "$*" in *tuning-spec-path*) echo "error: injected failure" >&2; exit 1;; esac
+case "$*" in *tuning-spec-path*|*data-tiling*) echo "error: injected failure" >&2; exit 1;; esac
 exec {real} "$@"
 """)
     (tools / "iree-compile").chmod(0o755)

@@ -17,6 +17,8 @@ from iree_helpers import CPU_FLAGS, compile_with_configs_dump, mltune
 from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
 from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
+from mltune.spaces.cpu_data_tiling import KNOBS as DATA_TILING_KNOBS
+from mltune.spaces.cpu_data_tiling import data_tiled_rows
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # whole tuning runs: `pytest -m slow`
 
@@ -38,10 +40,15 @@ def check_records(records: list[dict], dumped, run_dir: Path, arch_dir: Path, ra
         assert record["device"] and record["compiler"]
         assert record["run_id"] == run_dir.name
         assert record["ranker"] == ranker
-        assert record["pipeline"] == "DoubleTilingExpert"
         assert record["level"] == level
         assert Problem.from_record(record["problem"]) == dumped.problem
-        assert space.contains(record["knobs"]), record["knobs"]
+        knobs = record["knobs"]
+        if knobs.get("lowering", 0):  # a model's one problem holds its data-tiled lowering too: compile flags
+            assert level == "model" and record["pipeline"] == "Mmt4dTilingExpert"
+            assert tuple(knobs.values()) in {tuple(row) for row in data_tiled_rows(dumped.problem, dumped.cpu)}
+        else:
+            assert record["pipeline"] == "DoubleTilingExpert"
+            assert space.contains({n: v for n, v in knobs.items() if n not in DATA_TILING_KNOBS}), knobs
         assert record["status"] in STATUSES
         if record["status"] == "ok":
             assert len(record["time_us"]) >= 1 and len(record["time_us"]) == len(record["baseline_us"])
@@ -218,7 +225,8 @@ def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
 
 
 def test_model_flags_and_starter_spec(dumps, context, tmp_path):
-    """Flag variants are measured on the model; the starter spec is merged and the command line compiles."""
+    """With --flag-search the tuned model and its data-tiled variant (its flag sets screened on the model) are timed
+    against IREE's default build; the starter spec is merged and the command line compiles."""
     import shlex
 
     from iree_helpers import TWO_OP_SOURCE, applied_configs, run
@@ -237,9 +245,13 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     flags = summary["flags"]
-    assert set(flags["measured"]) | set(flags["failed"]) == {"data-tiling"}
-    data_tiling = flags["kept"] == ["--iree-opt-data-tiling"]
-    assert "Flag variant data-tiling" in result.stdout
+    assert "default flags, tuned" in flags["measured"] and len(flags["measured"]) <= 2
+    # the starter's DoubleTilingExpert config does not compile on the data-tiled batch matmul: such flag sets fail
+    variants = set(flags["screened"]) | set(flags["failed"])
+    assert variants and all(name.startswith("data-tiling") for name in variants)
+    assert set(flags["measured"]) - {"default flags, tuned"} <= set(flags["screened"])
+    data_tiling = "--iree-opt-data-tiling" in flags["kept"]
+    assert "Flag variant default flags, tuned" in result.stdout
     assert summary["spec"], "the starter spec is part of the result even when mltune adds nothing"
     assert summary["numerics"]["ok"]
     assert "starter spec" in summary["end_to_end"] and "recommended" in summary["end_to_end"]
@@ -250,10 +262,31 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
     config_dir = tmp_path / "configs"
     compiled = run([*command, f"--iree-hal-dump-executable-configurations-to={config_dir}"], cwd=tmp_path)
     assert compiled.returncode == 0, compiled.stderr[-2000:]
-    if data_tiling:  # the matmuls became mmt4d: listed as not tunable, nothing for the starter's matcher to match
-        assert any(p["op"] == "linalg.mmt4d" and p["problem"] is None for p in summary["profile"])
+    if data_tiling:  # the matmuls became mmt4d: nothing for the starter's matcher to match
+        assert "linalg.batch_matmul" not in applied_configs(config_dir)
     else:  # the batch matmul was not tuned (--top 1): the starter's config is on it
         assert applied_configs(config_dir)["linalg.batch_matmul"] == [tile_lists(dumps["batch_matmul"].problem, THEIRS_BMM)]
+
+
+def test_flag_search_tunes_the_data_tiled_variant_and_compares(tiny, tmp_path):
+    """--flag-search on a model: the data-tiled variant's flag sets are screened (identical modules once), the best
+    is timed with the tuned model against IREE's default build, and the command line carries the kept flags."""
+    import shlex
+
+    source = tmp_path / "tiny.mlir"
+    shutil.copy(tiny.source, source)
+    run_dir = tmp_path / "run"
+    result = mltune(["tune", str(source), "--budget", "2", "--run-dir", str(run_dir), "--dataset-dir",
+                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--flag-search"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    flags = json.loads((run_dir / "summary.json").read_text())["flags"]
+    assert flags["screened"] and not flags["failed"]
+    assert len(flags["measured"]) == 2 and "default flags, tuned" in flags["measured"]
+    assert "Data-tiled variant:" in result.stdout
+    command_file = run_dir / "compile_command.txt"
+    if flags["kept"]:
+        command = shlex.split(command_file.read_text())
+        assert all(flag in command for flag in flags["kept"]) and "--iree-opt-data-tiling" in command
 
 
 def test_a_killed_run_resumes_without_measuring_anything_twice(tiny, tmp_path):

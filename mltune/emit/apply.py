@@ -19,7 +19,7 @@ from typing import Protocol, Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import linalg
 
-from mltune.emit.op_config import op_attributes
+from mltune.emit.op_config import config_flags, op_attributes
 from mltune.emit.spec import build_spec, link_specs
 from mltune.errors import UserError
 from mltune.mlir import find_ops
@@ -28,10 +28,17 @@ from mltune.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_
 
 @dataclass(frozen=True)
 class Applied:
-    """One candidate made compilable: a spec to pass to the compiler, or a whole source to compile instead."""
+    """One candidate made compilable: a spec to pass to the compiler (empty: none), or a whole source to compile
+    instead; and any compile flags the candidate adds."""
 
     kind: str  # spec | source
     text: str
+    flags: tuple[str, ...] = ()
+
+
+def _merged_flags(infos: Sequence[str], context: ir.Context) -> tuple[str, ...]:
+    """Every configuration's compile flags, each once, in order."""
+    return tuple(dict.fromkeys(flag for info in infos for flag in config_flags(info, context)))
 
 
 class Applier(Protocol):
@@ -47,11 +54,15 @@ class SpecApplier:
     context: ir.Context
 
     def apply(self, problem: Problem, compilation_info: str) -> Applied:
-        return Applied("spec", build_spec(problem, compilation_info, self.context))
+        flags = config_flags(compilation_info, self.context)
+        spec = build_spec(problem, compilation_info, self.context) if op_attributes(compilation_info, self.context) else ""
+        return Applied("spec", spec, flags)
 
     def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
-        specs = [build_spec(problem, info, self.context) for problem, info in winners]
-        return Applied("spec", link_specs(specs, self.context, work_dir))
+        specs = [build_spec(problem, info, self.context) for problem, info in winners
+                 if op_attributes(info, self.context)]
+        flags = _merged_flags([info for _, info in winners], self.context)
+        return Applied("spec", link_specs(specs, self.context, work_dir) if specs else "", flags)
 
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:

@@ -104,7 +104,10 @@ def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
 
 
 def link_specs(spec_texts: Sequence[str], context: ir.Context, work_dir: Path) -> str:
-    """Merge several specs into one with `iree-opt --iree-codegen-link-tuning-specs`."""
+    """Merge several specs into one with `iree-opt --iree-codegen-link-tuning-specs` (none: the empty spec)."""
+    spec_texts = [text for text in spec_texts if text]
+    if not spec_texts:
+        return ""
     if len(spec_texts) == 1:
         return spec_texts[0]
     with context, ir.Location.unknown():

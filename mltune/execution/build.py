@@ -49,13 +49,15 @@ class Builder:
         source = self.tuning_input.source
         extra = []
         if applied is not None and applied.kind == "spec":
-            spec = out_dir / "spec.mlir"
-            spec.write_text(applied.text)
-            extra.append(f"--iree-codegen-tuning-spec-path={spec}")
+            if applied.text:  # empty: the candidate is compile flags only
+                spec = out_dir / "spec.mlir"
+                spec.write_text(applied.text)
+                extra.append(f"--iree-codegen-tuning-spec-path={spec}")
         elif applied is not None:
             source = out_dir / "annotated.mlir"
             source.write_text(applied.text)
-        args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *extra, "-o", str(vmfb)]
+        flags = applied.flags if applied is not None else ()
+        args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *flags, *extra, "-o", str(vmfb)]
         result = run_tool(args, timeout_s=self.timeout_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)

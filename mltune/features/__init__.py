@@ -24,6 +24,7 @@ from mltune.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
 from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
+from mltune.spaces.cpu_data_tiling import PIPELINE as CPU_DATA_TILED_PIPELINE
 from mltune.spaces.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
 from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
@@ -33,9 +34,10 @@ Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 # (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM;
 # GPU contractions of both pipelines share one set of knobs;
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
-# (IREE's reduction config: no MMA, lanes and subgroups over the K loop).
+# (IREE's reduction config: no MMA, lanes and subgroups over the K loop). CPU contractions' data-tiled
+# candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
-    ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE,)),
+    ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE, CPU_DATA_TILED_PIPELINE)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),

@@ -81,7 +81,20 @@ def problem_features(problem: Problem, dims: tuple[int, int, int, int], rows: in
     return {name: np.full(rows, value, dtype=np.float64) for name, value in columns.items()}
 
 
+def lowering_features(problem: Problem, candidates: CandidateSet) -> dict[str, np.ndarray]:
+    """Which lowering a candidate takes (`mltune.spaces.cpu_data_tiling`; records and candidate sets from before the
+    lowering was a knob are all plain) and what data tiling adds: packing both operands and unpacking the result,
+    once per call, in bytes moved per flop (0 for the plain lowering)."""
+    lowering = candidates.column("lowering") if "lowering" in candidates.names else np.zeros(len(candidates), np.int64)
+    batch, m, n, k = gemm_sizes(problem)
+    moved = 2 * batch * ((m * k + k * n) * ELEMENT_BYTES[problem.lhs_type] + m * n * ELEMENT_BYTES[problem.out_type])
+    tiled = lowering > 0
+    return {"data_tiled": tiled, "ukernel": lowering == 2,
+            "pack_bytes_per_flop": np.where(tiled, moved / (2.0 * batch * m * n * k), 0.0)}
+
+
 def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+    """Features of both lowerings alike: a data-tiled candidate's tile columns hold the mmt4d's tiles in elements."""
     batch, m, n, k = gemm_sizes(problem)
     wg_m, wg_n = candidates.column("wg_m"), candidates.column("wg_n")
     vec_m, vec_n, vec_k = candidates.column("vec_m"), candidates.column("vec_n"), candidates.column("vec_k")
@@ -130,4 +143,5 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * batch * m * n * k,
                                             len(candidates)))
     columns.update(problem_features(problem, (batch, m, n, k), len(candidates)))
+    columns.update(lowering_features(problem, candidates))
     return FeatureMatrix.from_columns(columns)

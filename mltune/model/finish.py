@@ -73,7 +73,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     numerics = None
     if numerics_device is not None:
         with display().phase("numerics: the tuned model's outputs against IREE's default build"):
-            numerics = _numerics(default_build, final, builder, numerics_device, work_dir)
+            numerics = numerics_check(default_build, final, builder, numerics_device, work_dir)
     if numerics is not None and not numerics.ok:
         return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
     builds: list[tuple[str, Path]] = []
@@ -96,9 +96,11 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     return ModelOutcome(result, check, numerics, timing)
 
 
-def _numerics(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
-              work_dir: Path) -> Comparison:
-    """The final build's outputs against IREE's default build's, on the same inputs."""
+def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
+                   work_dir: Path) -> Comparison:
+    """The final build's outputs against IREE's default build's, on the same inputs (a build that failed: refused)."""
+    if final.status != "ok":
+        return Comparison(False, f"does not compile: {final.detail}")
     invocation = builder.tuning_input.invocation
     try:
         reference = run_outputs(default_build.vmfb, invocation, device, work_dir / "outputs_default.npz")

@@ -76,4 +76,5 @@ def merge_configs(configs: Sequence[Config], starter: StarterSpec | None, applie
     specs = [applier.apply(problem, info) for problem, info in winners]
     if any(s.kind != "spec" for s in specs):
         raise UserError("--starter-spec: this target is not tuned through a tuning spec")
-    return Applied("spec", merge([s.text for s in specs], starter, context, work_dir))
+    flags = tuple(dict.fromkeys(flag for s in specs for flag in s.flags))
+    return Applied("spec", merge([s.text for s in specs if s.text], starter, context, work_dir) or "", flags)

@@ -25,16 +25,17 @@ _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution"
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
-                      work_dir: Path) -> Configurator | Untunable:
+                      work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
     """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
-    for the dispatch (`bench`, a dumped benchmark file) where it emits them."""
+    for the dispatch (`bench`, a dumped benchmark file) where it emits them. `data_tiling`: a CPU contraction's
+    space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind == "convolution":
             reason = cpu_convolution_untunable(problem)
             return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, facts, context)
         if problem.op_kind != "contraction":
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
-        return CpuContraction(problem, facts, context)
+        return CpuContraction(problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"

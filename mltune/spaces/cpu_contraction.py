@@ -12,10 +12,13 @@ need not divide it (IREE's own defaults do not always: [50, 50] with vector [5, 
 
 from __future__ import annotations
 
+import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
+from mltune.emit.op_config import flags_config
 from mltune.problem import ELEMENT_BYTES, Problem
+from mltune.spaces import cpu_data_tiling
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.space import Knob, Space
 from mltune.targets.cpu import CpuInfo
@@ -86,26 +89,40 @@ def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
 
 class CpuContraction:
     """The `Configurator` for a contraction on llvm-cpu with `DoubleTilingExpert`; other CPU pipelines whose
-    config is one `#iree_cpu.lowering_config` of tiling levels subclass it with their own space and levels."""
+    config is one `#iree_cpu.lowering_config` of tiling levels subclass it with their own space and levels.
+
+    With `data_tiling`, the problem's candidates also hold its data-tiled lowering (`cpu_data_tiling`): each
+    row then names its `lowering`, and a data-tiled row's config is compile flags instead of a spec."""
 
     pipeline = PIPELINE
 
-    def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context):
+    def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context, data_tiling: bool = False):
         self.problem = problem
+        self.cpu = cpu
         self.space = self.build_space(problem, cpu)
         self.context = context
+        self.data_tiling = data_tiling
 
     build_space = staticmethod(cpu_contraction_space)  # (problem, cpu) -> Space
     levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
 
     def pipeline_of(self, knobs: dict[str, int]) -> str:
-        return self.pipeline
+        return cpu_data_tiling.PIPELINE if knobs.get("lowering", 0) else self.pipeline
 
     def candidates(self) -> CandidateSet:
-        return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
+        names = tuple(knob.name for knob in self.space.knobs)
+        plain = self.space.enumerate()
+        if not self.data_tiling:
+            return CandidateSet(names, plain)
+        tiled = cpu_data_tiling.data_tiled_rows(self.problem, self.cpu)
+        plain = np.concatenate([plain, np.zeros((len(plain), len(cpu_data_tiling.KNOBS)), dtype=plain.dtype)], axis=1)
+        return CandidateSet(names + cpu_data_tiling.KNOBS, np.concatenate([plain, tiled.astype(plain.dtype)]))
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` for one point, built and checked by the compiler's parser."""
+        """The `#iree_codegen.compilation_info` for one point, built and checked by the compiler's parser; for a
+        data-tiled point, its compile flags."""
+        if knobs.get("lowering", 0):
+            return flags_config(cpu_data_tiling.compile_flags(knobs), self.context)
         levels = ", ".join(f"{name} = {values}" for name, values in self.levels(self.problem, knobs).items())
         with self.context:
             lowering = ir.Attribute.parse(f"#iree_cpu.lowering_config<{levels}>")
