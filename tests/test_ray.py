@@ -22,7 +22,7 @@ from mltune.execution.run import Measurement, TimingPlan
 from mltune.inputs import prepare_input
 from mltune.targets import CpuTarget
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # a Ray cluster starts in each: CI runs them with -m slow
 
 STORE = 80 * 2**20  # object store per node: modules are kilobytes
 
