@@ -65,7 +65,7 @@ def print_report(report: TuneReport) -> None:
               f"{' (kernel level)' if report.kernel_timing else ''}")
     if report.per_call is not None:
         print(f"Per call, as it will run (no dispatch repeats): {_row(report.per_call).strip()}")
-    else:
+    if not report.spec_path:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
         why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
