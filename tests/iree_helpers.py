@@ -6,8 +6,10 @@ Everything here runs the real tools (iree-compile, iree-opt, the mltune CLI); no
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -209,3 +211,20 @@ def compile_only_vector_distribute(tmp_path: Path, file_name: str, text: str, ta
     assert result.returncode == 0, result.stderr[-2000:]
     assert re.search(rf"VectorDistribute\s+\d+\s+[\d.]+\s+{budget}/{budget}\s+100.0 %", result.stdout), result.stdout
     return tmp_path / "run" / "candidates"
+
+
+def interrupt_when(proc: subprocess.Popen, ready: Callable[[], bool], timeout_s: float) -> tuple:
+    """Wait up to `timeout_s` until `ready()` while `proc` (an `mltune tune`) runs, then press Ctrl-C and return its
+    (stdout, stderr); a process left running by a failed check is killed, never leaked."""
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and proc.poll() is None and not ready():
+            time.sleep(0.05)
+        assert ready(), f"not ready within the deadline (exit code {proc.poll()})"
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

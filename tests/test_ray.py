@@ -12,7 +12,7 @@ import time
 
 import pytest
 import ray
-from iree_helpers import MLTUNE_TIMEOUT_S
+from iree_helpers import MLTUNE_TIMEOUT_S, interrupt_when
 from ray.cluster_utils import Cluster
 
 from mltune.execution.build import Builder, BuildResult
@@ -69,19 +69,9 @@ def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tin
                             env={**os.environ, "RAY_ADDRESS": cluster.address}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + MLTUNE_TIMEOUT_S
-        results = run_dir / "results.jsonl"
-        while time.monotonic() < deadline and proc.poll() is None and not (
-                results.is_file() and results.read_text().count("\n") >= 2):
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.communicate()[1][-2000:]
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    results = run_dir / "results.jsonl"
+    _, stderr = interrupt_when(proc, lambda: results.is_file() and results.read_text().count("\n") >= 2,
+                               MLTUNE_TIMEOUT_S)
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
     assert stderr.strip().splitlines()[-1].startswith("mltune: interrupted; every record measured so far is kept")
     records = [json.loads(line) for line in results.read_text().splitlines()]

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from iree_helpers import CPU_FLAGS, compile_with_configs_dump, mltune
+from iree_helpers import CPU_FLAGS, compile_with_configs_dump, interrupt_when, mltune
 
 from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
@@ -140,22 +140,13 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         # a shell starts background jobs with SIGINT ignored, and Python keeps it so: give the tuner Ctrl-C back
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 180
-        dataset_file = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            files = list(dataset_dir.glob("*/*.jsonl"))
-            if files and files[0].read_bytes().count(b"\n") >= 1:
-                dataset_file = files[0]
-                break
-            time.sleep(0.05)
-        assert dataset_file is not None, f"no record within the deadline (exit code {proc.poll()})"
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr_bytes = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+
+    def first_record() -> Path | None:
+        files = list(dataset_dir.glob("*/*.jsonl"))
+        return files[0] if files and files[0].read_bytes().count(b"\n") >= 1 else None
+
+    stdout, stderr_bytes = interrupt_when(proc, lambda: first_record() is not None, 180)
+    dataset_file = first_record()
     stderr = stderr_bytes.decode()
     assert proc.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr and b"Traceback" not in stdout
