@@ -14,7 +14,7 @@ per candidate (the local runner timing them all against the baseline with the de
 worker start included, divided by their number).
 
     flock /tmp/mltune-cpu.lock python benchmarks/scaling.py [--input examples/matmul_f32.mlir] [--budget 12]
-        [--workers 1,2] [--repeats 2] [--target host] [--devices local-task]
+        [--workers 1,2] [--repeats 2] [--target host] [--devices local-task] [--iree-flag=FLAG ...]
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def tune(args: argparse.Namespace, work: Path, name: str, cluster: str | None) -
     run_dir = work / name
     command = [sys.executable, "-m", "mltune.cli", "tune", str(args.input), "--budget", str(args.budget),
                "--target", args.target, "--devices", args.devices, "--run-dir", str(run_dir), "--dataset-dir",
-               str(work / "datasets"), "-o", str(run_dir / "spec.mlir"), "--seed", "0"]
+               str(work / "datasets"), "-o", str(run_dir / "spec.mlir"), "--seed", "0",
+               *(f"--iree-flag={flag}" for flag in args.iree_flag)]
     env = dict(os.environ)
     if cluster is not None:
         command += ["--cluster", "auto"]
@@ -83,7 +84,8 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
     from mltune.targets.base import parse_target
 
     context = new_context()
-    tuning_input = prepare_input(args.input, parse_target(args.target), work / "costs", context)
+    tuning_input = prepare_input(args.input, parse_target(args.target), work / "costs", context,
+                                 extra_flags=tuple(args.iree_flag))
     builder = Builder(tuning_input, work / "costs" / "candidates", jobs=1)
     folders = sorted(d for d in run_dir.glob("**/candidate_*") if (d / "module.vmfb").is_file())[: args.budget]
     compiles = []
@@ -110,6 +112,8 @@ def main() -> None:
     parser.add_argument("--target", default="host")
     parser.add_argument("--devices", default="local-task")
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here")
+    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
+                        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
     args = parser.parse_args()
     args.input = args.input.resolve()
     os.environ["PYTHONPATH"] = str(ROOT)  # this checkout's mltune in every child: runs, Ray workers, timing workers
