@@ -34,10 +34,11 @@ from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.profile_table import profile_lines
 from mltune.progress import display
 from mltune.rankers import make_ranker
+from mltune.rankers.base import for_one_problem
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
 from mltune.report import Dispatch, TuneReport
 from mltune.run_dir import RESULTS_FILE
-from mltune.search.loop import DispatchResult, LoopSettings, TuningLoop
+from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
 from mltune.search.resume import earlier_trials, reconcile
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.configure import make_configurator
@@ -238,8 +239,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
         raise nothing_tunable(request, dispatches)
     facts = (tunable or dispatches)[0].facts
-    # a ranker missing its model for this target stops here; every ranker starts afresh for each problem,
-    # so this one serves them all (the forest's model is loaded once)
+    # a ranker missing its model for this target stops here; each problem gets its own copy (the forest's
+    # models are loaded once, shared by the copies)
     inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     with display().phase("baseline: compile IREE's default build"):
@@ -289,23 +290,25 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                              tuning_input.invocation, request.devices, request.target.kind != "cpu",
                              request.settings.batch_size)
     loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
+    tasks = []
+    for allocation in allocations:  # identical problems are one allocation: one spec matches them all
+        dispatch, configurator = configured[allocation.problem.key]
+        problem = dispatch.problem
+        assert isinstance(problem, Problem)
+        earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
+                          compiler=compiler_version.VERSION, device=device,
+                          vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
+        ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
+        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
     results: list[DispatchResult] = []
     try:
-        for allocation in allocations:  # identical problems are one allocation: one spec matches them all
-            dispatch, configurator = configured[allocation.problem.key]
-            problem = dispatch.problem
-            assert isinstance(problem, Problem)
-            loop.settings = replace(request.settings, budget=allocation.budget)
-            ranker = SeededRanker(inner_ranker, priors.get(problem.key, []))
-            earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
-                              compiler=compiler_version.VERSION, device=device,
-                              vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
-            searched = loop.tune(dispatch.name, problem, configurator, ranker, earlier)
-            if allocation.budget > searched.candidates:
-                print(f"note: --budget capped at the {searched.candidates} candidates in the space of {problem.key}")
-            with display().phase(f"numerics of {dispatch.name}'s winner") if searched.winner else nullcontext():
-                refused = winner_check.verify(searched, dispatch.facts, configurator.pipeline_of, ranker.name,
-                                              record_fields)
+        for task, searched in zip(tasks, loop.tune_all(tasks)):
+            if task.budget > searched.candidates:
+                print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
+                      f"{task.problem.key}")
+            with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
+                refused = winner_check.verify(searched, configured[task.problem.key][0].facts,
+                                              task.configurator.pipeline_of, task.ranker.name, record_fields)
             if refused is not None:
                 write(refused)
             results.append(searched)

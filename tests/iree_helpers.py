@@ -93,6 +93,15 @@ TWO_OP_SOURCE = """func.func @main(%lhs: tensor<100x300xf32>, %rhs: tensor<300x1
 """
 
 
+def assert_searched_together(run_dir: Path, summary: dict, records: list[dict]) -> None:
+    """The budget's shares fit in one window: every dispatch's candidates were compiled before any candidate was
+    measured (the dispatches are searched concurrently, not one after the other)."""
+    built = [p.stat().st_mtime for d in summary["dispatches"]
+             for p in (run_dir / "candidates" / d["dispatch"]).glob("candidate_*/module.vmfb")]
+    assert len(built) >= len(summary["dispatches"])
+    assert max(built) <= min(r["timestamp"] for r in records if r["status"] == "ok")
+
+
 def dump_command(source: Path, dump_dir: Path, vmfb: Path) -> list[str]:
     """The DESIGN section 3 command that dumps one configured benchmark file per dispatch."""
     return [tool_path("iree-compile"), str(source), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",

@@ -59,6 +59,30 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
     assert len(measured) == 6 and all(len(r["time_us"]) == len(r["baseline_us"]) >= 1 for r in measured)
 
 
+def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_path):
+    """Two dispatches whose budgets together fit in the cluster's window: the second one's candidates were all
+    compiled before any candidate was measured, each dispatch spent its own budget, and no record is doubled."""
+    from iree_helpers import TWO_OP_SOURCE, assert_searched_together
+
+    source = tmp_path / "two_ops.mlir"
+    source.write_text(TWO_OP_SOURCE)
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "RAY_ADDRESS": cluster.address}
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "4", "--top", "2",
+                             "--ranker", "heuristic", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
+                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    budgets = {a["problem"]: a["budget"] for a in summary["allocations"]}
+    assert len(summary["dispatches"]) == 2
+    assert all(d["benchmarked"] == budgets[d["problem"]] for d in summary["dispatches"])
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert len({(json.dumps(r["problem"], sort_keys=True), json.dumps(r["knobs"], sort_keys=True))
+                for r in records}) == len(records)
+    assert_searched_together(run_dir, summary, records)
+
+
 def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tiny, tmp_path):
     """Ctrl-C on the driver: exit 130 with every record kept, and the actors and compile tasks it held are given
     back to the cluster (its benchmarking and compile resources are all free again)."""
@@ -88,7 +112,8 @@ def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tin
 
 def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, context, tmp_path):
     """Both benchmark actors are killed (SIGKILL) once the first measurement is back: Ray restarts them, the jobs
-    they had not answered go to them again, and each job gives exactly one measurement."""
+    they had not answered go to them again, and each job gives exactly one measurement, even where two groups'
+    jobs share an index (the searches of two dispatches)."""
     tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
     builder = Builder(tuning_input, tmp_path / "candidates", jobs=1)
     baseline = builder.compile(-1, None, "baseline")
@@ -98,22 +123,26 @@ def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, con
         builds: list[BuildResult] = []
         for index in range(6):  # IREE's default build six times: what is measured does not matter here
             executor.submit_compile(CompileJob(index, None, "tiny"))
-        executor.run(builds.append)
+        executor.run(lambda job, build: builds.append(build))
         assert sorted(b.index for b in builds) == list(range(6)) and all(b.status == "ok" for b in builds)
         assert all(b.vmfb.is_file() and b.vmfb.parent.parent == tmp_path / "candidates" / "tiny" for b in builds)
-        measurements: list[Measurement] = []
+        measurements: list[tuple[str, Measurement]] = []
 
-        def collect(measurement: Measurement) -> None:
+        def collect(job: BenchmarkJob, measurement: Measurement) -> None:
             if not measurements:
                 for pid in pids:
                     os.kill(pid, signal.SIGKILL)
-            measurements.append(measurement)
+            assert job.index == measurement.index
+            measurements.append((job.group, measurement))
 
-        for build in builds:
-            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=2, round_seconds=0.03)))
+        plan = TimingPlan(rounds=2, round_seconds=0.03)
+        for group in ("tiny", "twin"):
+            for build in builds:
+                executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, plan, group))
         executor.run(collect)
-        assert sorted(m.index for m in measurements) == list(range(6)), "each job once, none lost"
-        assert all(m.status == "ok" for m in measurements), measurements
+        assert sorted((g, m.index) for g, m in measurements) == [(g, i) for g in ("tiny", "twin") for i in range(6)], \
+            "each job once, none lost"
+        assert all(m.status == "ok" for _, m in measurements), measurements
         assert set(executor.actor_pids()).isdisjoint(pids), "the killed actors were restarted"
     finally:
         executor.close()

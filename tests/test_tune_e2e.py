@@ -173,7 +173,7 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
 
 def test_two_dispatches_share_the_budget(tmp_path):
     """A model's budget is split over its top problems by time share; the result is checked end to end."""
-    from iree_helpers import TWO_OP_SOURCE
+    from iree_helpers import TWO_OP_SOURCE, assert_searched_together
 
     source = tmp_path / "two_ops.mlir"
     source.write_text(TWO_OP_SOURCE)
@@ -193,6 +193,7 @@ def test_two_dispatches_share_the_budget(tmp_path):
     assert all(d["benchmarked"] == budgets[d["problem"]] for d in summary["dispatches"])
     records = read_jsonl(run_dir / "results.jsonl")
     assert sorted({Problem.from_record(r["problem"]).key for r in records}) == problems
+    assert_searched_together(run_dir, summary, records)
     assert summary["flags"] is None
     if summary["spec"]:  # one linked spec, whatever number of dispatches won, checked for numerics and timed
         assert (tmp_path / "spec.mlir").read_text().count("iree_codegen.tuning_spec_entrypoint") == 1

@@ -1,9 +1,10 @@
 """The seam between the tuning loop and where its work runs: compile jobs and benchmark jobs go in, results come
 out as they complete.
 
-The loop never calls a builder or a runner itself. It submits jobs, and `run` hands it each result (a
-`BuildResult` or a `Measurement`) as soon as it is known; the loop may submit more jobs from inside that
-callback, and `run` returns once every job, those submitted meanwhile included, has given its result. An
+The loop never calls a builder or a runner itself. It submits jobs, and `run` hands it each job with its result
+(a `BuildResult` or a `Measurement`) as soon as it is known; the loop may submit more jobs from inside that
+callback, and `run` returns once every job, those submitted meanwhile included, has given its result. Every job
+names its group (the dispatch it tunes), so the searches of several dispatches can share one executor. An
 executor says how many candidates the loop should keep in flight (`window`) and whether it may refill before
 the last of them is done (`pipelined`): the local executor works in phases, a cluster overlaps them.
 """
@@ -19,7 +20,6 @@ from mltune.execution.build import BuildResult
 from mltune.execution.run import Measurement, TimingPlan
 
 Result = Union[BuildResult, Measurement]
-OnJobResult = Callable[[Result], None]
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,17 @@ class CompileJob:
 
 @dataclass(frozen=True)
 class BenchmarkJob:
-    """Time the module `vmfb` (a path on the driver) against the baseline with `plan`; its `Measurement` comes
-    back."""
+    """Time candidate `index` of `group`, the module `vmfb` (a path on the driver), against the baseline with
+    `plan`; its `Measurement` comes back."""
 
     index: int
     vmfb: Path
     plan: TimingPlan
+    group: str
+
+
+Job = Union[CompileJob, BenchmarkJob]
+OnJobResult = Callable[[Job, Result], None]
 
 
 class Executor(Protocol):
@@ -52,8 +57,8 @@ class Executor(Protocol):
     def submit_benchmark(self, job: BenchmarkJob) -> None: ...
 
     def run(self, on_result: OnJobResult) -> None:
-        """Until every submitted job has given its result, hand each result to `on_result` as it completes
-        (exactly once per job); `on_result` may submit more jobs."""
+        """Until every submitted job has given its result, hand each job and its result to `on_result` as it
+        completes (exactly once per job); `on_result` may submit more jobs."""
         ...
 
     def close(self) -> None:

@@ -50,13 +50,16 @@ class LocalExecutor:
             start = time.perf_counter()
             builds = self.builder.compile_many([(job.index, job.applied) for job in members], group=group)
             self.tool_seconds += time.perf_counter() - start
-            for build in builds:
-                on_result(build)
+            for job, build in zip(members, builds):
+                on_result(job, build)
 
     def _benchmark_phase(self, on_result: OnJobResult) -> None:
+        """One timing run per plan and group (indices are a group's own)."""
         jobs, self._benchmarks = self._benchmarks, []
-        for plan, members in _grouped(jobs, lambda job: job.plan).items():
-            self.runner.measure(self.baseline, [(job.index, job.vmfb) for job in members], plan, on_result)
+        for _, members in _grouped(jobs, lambda job: (job.plan, job.group)).items():
+            by_index = {job.index: job for job in members}
+            self.runner.measure(self.baseline, [(job.index, job.vmfb) for job in members], members[0].plan,
+                                lambda measurement: on_result(by_index[measurement.index], measurement))
 
     def close(self) -> None:
         """Nothing outlives a phase: the builder's and runner's children die with it."""

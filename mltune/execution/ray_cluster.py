@@ -16,7 +16,7 @@ import os
 import socket
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ def _check_reachable(resolved: str, address: str) -> None:
 
 @dataclass
 class _Call:
-    """One actor's measure call in flight: its jobs, and those already answered."""
+    """One actor's measure call in flight: its jobs, and the positions of those already answered."""
 
     actor: int
     jobs: list[BenchmarkJob]
@@ -91,7 +91,7 @@ class RayExecutor:
     device: str  # each actor's runtime device: Ray shows an actor only its own GPU, so `cuda://0` on GPU nodes
     gpu: bool
     shared_fs: bool = False  # the driver's paths are the same files on every node: send paths, not bytes
-    window: int = 8
+    window: int = 8  # the loop's batch: grown below to keep every CPU and actor busy
     pipelined: bool = True
     tool_seconds: float = 0.0  # the driver's time waiting on the cluster
     _compiling: dict[Any, CompileJob] = field(default_factory=dict)
@@ -99,6 +99,7 @@ class RayExecutor:
     _benchmarks: deque[BenchmarkJob] = field(default_factory=deque)
     _measuring: dict[Any, _Call] = field(default_factory=dict)
     _recovering: dict[Any, int] = field(default_factory=dict)
+    call_batch: int = field(init=False, default=1)  # jobs an idle actor waits for while compiles run
 
     def __post_init__(self) -> None:
         import ray
@@ -119,6 +120,9 @@ class RayExecutor:
         self._compile = ray.remote(compile_candidate).options(num_cpus=1, max_retries=COMPILE_RETRIES)
         self._builder = ray.put(self.builder)
         self._source = None if self.shared_fs else ray.put(self.builder.tuning_input.source.read_text())
+        # an actor's call starts a timing worker (on a GPU a new device context, about a second): an idle actor
+        # waits for its share of the loop's batch while compiles that could fill it are still running
+        self.call_batch = math.ceil(self.window / count)
         self.window = max(self.window, 2 * count + int(resources.get("CPU", 0)))
 
     def actor_pids(self) -> list[int]:
@@ -155,18 +159,20 @@ class RayExecutor:
 
     def _launch(self) -> None:
         """Every queued compile becomes a task (Ray runs as many as there are CPUs); each idle actor gets its share
-        of the queued benchmarks (one timing worker per call, so a share amortises its start)."""
+        of the queued benchmarks (one timing worker per call, so a share amortises its start), once the queue
+        holds a call's batch or no compile is left to add to it."""
         while self._compiles:
             job = self._compiles.popleft()
             self._compiling[self._compile.remote(self._builder, self._source, job.index, job.applied, job.group)] = job
-        while self._benchmarks and self._idle:
+        while self._benchmarks and self._idle and (len(self._benchmarks) >= self.call_batch or not self._compiling):
             share = math.ceil(len(self._benchmarks) / len(self._idle))
             actor = self._idle.pop(0)
             plan = self._benchmarks[0].plan
             jobs = []
             while self._benchmarks and len(jobs) < share and self._benchmarks[0].plan == plan:
                 jobs.append(self._benchmarks.popleft())
-            items = [(job.index, self._artefact(job.vmfb)) for job in jobs]
+            items = [(position, self._artefact(job.vmfb)) for position, job in enumerate(jobs)]  # jobs of
+            # several groups may share an index: the actor answers by position in its call
             self._measuring[self.actors[actor].measure.remote(items, plan)] = _Call(actor, jobs)
 
     def _artefact(self, vmfb: Path) -> Artefact:
@@ -186,7 +192,7 @@ class RayExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(module)
             build = BuildResult(build.index, build.status, path, build.sha256, build.detail, build.seconds)
-        on_result(build)
+        on_result(job, build)
 
     def _measured(self, stream, on_result: OnJobResult) -> None:
         import ray
@@ -201,13 +207,15 @@ class RayExecutor:
             return
         except ray.exceptions.RayActorError:
             del self._measuring[stream]
-            self._benchmarks.extendleft(reversed([j for j in call.jobs if j.index not in call.answered]))
+            self._benchmarks.extendleft(reversed([job for position, job in enumerate(call.jobs)
+                                                  if position not in call.answered]))
             self._failures[call.actor] += 1
             if self._failures[call.actor] <= ACTOR_RESTARTS:
                 self._recovering[self.actors[call.actor].pid.remote()] = call.actor
             return
         call.answered.add(measurement.index)
-        on_result(measurement)
+        job = call.jobs[measurement.index]
+        on_result(job, replace(measurement, index=job.index))
 
     def _recovered(self, ref) -> None:
         """An actor that died answers again (Ray restarted it), is still restarting, or is gone for good."""

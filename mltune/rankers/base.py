@@ -7,6 +7,7 @@ and ignore `tell`; adaptive rankers use it to reorder what is left.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -61,3 +62,9 @@ class StaticRanker:
 
     def tell(self, index: int, ratio: float) -> None:
         """Static rankers learn nothing during a run."""
+
+
+def for_one_problem(ranker: Ranker) -> Ranker:
+    """A ranker of its own for one problem, when several problems are searched at once: `start` replaces all of
+    a ranker's per-problem state, so a shallow copy suffices, and what it loaded once (models) stays shared."""
+    return copy.copy(ranker)

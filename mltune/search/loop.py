@@ -1,18 +1,22 @@
-"""The budgeted tuning loop for one dispatch: ask, compile, benchmark, tell, repeat.
+"""The budgeted tuning loop: for each dispatch, ask, compile, benchmark, tell, repeat.
 
 The loop talks to an executor only (`mltune.execution.executor`): it submits compile and benchmark jobs and
 is handed each result as it completes. It keeps the executor's `window` of candidates in flight, refilling as
 results arrive when the executor is pipelined (a cluster), or once the window is done (one machine, where
-compiles and benchmarks alternate in phases). The budget counts benchmarked candidates, those of an earlier,
+compiles and benchmarks alternate in phases). Dispatches are searched in the order given; when the searches
+under way leave part of the window empty (one is near the end of its budget, or a cluster has more devices
+than one dispatch's batch fills), the next dispatch starts in that room, so a whole model's dispatches are
+searched concurrently on a cluster. The budget of each counts benchmarked candidates, those of an earlier,
 interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
-is recorded and told to the ranker as soon as it is known, in completion order. At the end the best few are
-measured again against the baseline, and a winner is kept only if its median speedup reaches `min_speedup`
-and the confidence interval of its speedup lies above 1.
+is recorded and told to its dispatch's ranker as soon as it is known, in completion order. At the end the best
+few of each dispatch are measured again against the baseline, and a winner is kept only if its median speedup
+reaches `min_speedup` and the confidence interval of its speedup lies above 1.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -21,7 +25,7 @@ from iree.compiler import ir
 from mltune.dataset import Record
 from mltune.emit.apply import Applier
 from mltune.execution.build import BuildResult
-from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Result
+from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
 from mltune.execution.run import Measurement, TimingPlan
 from mltune.problem import Problem
 from mltune.progress import Phase, display
@@ -78,9 +82,22 @@ class DispatchResult:
         return sum(1 for t in self.trials if t.measurement is not None)
 
 
+@dataclass(frozen=True)
+class SearchTask:
+    """One dispatch to tune: its ranker (its own: it keeps this dispatch's state), its budget of benchmarks, and
+    `earlier_of(candidates)`, the trials an interrupted run of it already recorded."""
+
+    name: str
+    problem: Problem
+    configurator: Configurator
+    ranker: Ranker
+    budget: int
+    earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None
+
+
 @dataclass
 class TuningLoop:
-    """Drives one ranker over one dispatch's candidates through an executor."""
+    """Drives each dispatch's ranker over its candidates through one executor."""
 
     executor: Executor
     facts: TargetFacts
@@ -104,71 +121,117 @@ class TuningLoop:
             busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **self.record_fields,
         )
 
-    def _results(self, submit: Callable[[], None]) -> dict[int, Result]:
-        """Submit jobs, run the executor until they are done, and return their results by candidate index."""
-        results: dict[int, Result] = {}
+    def _results(self, submit: Callable[[], None]) -> dict[tuple[str, int], Result]:
+        """Submit jobs, run the executor until they are done, and return their results by (group, index)."""
+        results: dict[tuple[str, int], Result] = {}
         submit()
-        self.executor.run(lambda r: results.__setitem__(r.index, r))
+        self.executor.run(lambda job, result: results.__setitem__((job.group, job.index), result))
         return results
-
-    def _compile(self, name: str, problem: Problem, configurator: Configurator,
-                 knobs_of: dict[int, dict[str, int]]) -> dict[int, BuildResult]:
-        def submit() -> None:
-            for i, knobs in knobs_of.items():
-                applied = self.applier.apply(problem, configurator.compilation_info(knobs))
-                self.executor.submit_compile(CompileJob(i, applied, name))
-
-        return self._results(submit)  # type: ignore[return-value]
-
-    def _measure(self, items: Sequence[Trial], plan: TimingPlan) -> list[Measurement]:
-        def submit() -> None:
-            for trial in items:
-                self.executor.submit_benchmark(BenchmarkJob(trial.index, trial.build.vmfb, plan))
-
-        results = self._results(submit)
-        return [results[t.index] for t in items]  # type: ignore[misc]
 
     def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
              earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None) -> DispatchResult:
-        """Tune one problem; `earlier_of(candidates)` gives the trials an interrupted run of it already recorded."""
-        candidates = configurator.candidates()
-        earlier = list(earlier_of(candidates)) if earlier_of is not None else []
-        result = DispatchResult(name, problem, len(candidates), trials=list(earlier),
-                                min_speedup=self.settings.min_speedup)
-        ranker.start(RankingInput(problem, self.facts, candidates))
-        for trial in earlier:
-            ranker.tell(trial.index, trial.told_ratio)
-        progress = display().phase(f"search {name}", total=self.settings.budget,
-                                   initial=min(result.benchmarked, self.settings.budget), unit="benchmarks")
-        search = _Search(self, name, problem, configurator, ranker, candidates, result, progress,
-                         tried={t.index for t in earlier})
-        try:
-            search.refill()
-            self.executor.run(search.on_result)
-        finally:
-            progress.close()
-        self._finish(name, problem, configurator, result)
-        return result
+        """Tune one problem with the settings' budget."""
+        return self.tune_all([SearchTask(name, problem, configurator, ranker, self.settings.budget, earlier_of)])[0]
 
-    def _finish(self, name: str, problem: Problem, configurator: Configurator, result: DispatchResult) -> None:
-        """Re-measure the best few together with the baseline; keep a winner only beyond the noise.
+    def tune_all(self, tasks: Sequence[SearchTask]) -> list[DispatchResult]:
+        """Search every task's dispatch (concurrently where the window has room), then re-measure each one's
+        finalists; the results in the tasks' order."""
+        searches = _Searches(self, deque(tasks))
+        try:
+            searches.fill()
+            self.executor.run(searches.on_result)
+        finally:
+            searches.close()
+        self._finish([search for search in searches.started])
+        return [search.result for search in searches.started]
+
+    def _finish(self, searches: Sequence[_Search]) -> None:
+        """Re-measure each dispatch's best few together with the baseline; keep a winner only beyond the noise.
         A finalist measured by an interrupted run is compiled again (its module may be gone)."""
-        measured = sorted((t for t in result.trials if t.measurement and t.measurement.status == "ok"),
-                          key=lambda t: t.measurement.ratio)
-        finalists = [t for t in measured[: self.settings.finalists] if t.measurement.ratio < 1.0]
-        stale = [t for t in finalists if t.build.vmfb is None or not t.build.vmfb.exists()]
-        if stale:
-            rebuilt = self._compile(name, problem, configurator, {t.index: t.knobs for t in stale})
-            finalists = [replace(t, build=rebuilt[t.index]) if t.index in rebuilt else t for t in finalists]
-            finalists = [t for t in finalists if t.build.status == "ok"]
-        if not finalists:
+        finalists: dict[str, list[Trial]] = {}
+        for search in searches:
+            measured = sorted((t for t in search.result.trials if t.measurement and t.measurement.status == "ok"),
+                              key=lambda t: t.measurement.ratio)
+            finalists[search.name] = [t for t in measured[: self.settings.finalists] if t.measurement.ratio < 1.0]
+        by_name = {search.name: search for search in searches}
+
+        def submit_rebuilds() -> None:
+            for name, trials in finalists.items():
+                search = by_name[name]
+                for t in trials:
+                    if t.build.vmfb is None or not t.build.vmfb.exists():
+                        info = search.configurator.compilation_info(t.knobs)
+                        self.executor.submit_compile(CompileJob(t.index, self.applier.apply(search.problem, info),
+                                                                name))
+
+        rebuilt = self._results(submit_rebuilds)
+        for name, trials in finalists.items():
+            trials = [replace(t, build=rebuilt[(name, t.index)]) if (name, t.index) in rebuilt else t for t in trials]
+            finalists[name] = [t for t in trials if t.build.status == "ok"]
+        count = sum(1 for trials in finalists.values() if trials)
+        if not count:
             return
-        with display().phase(f"re-measure {len(finalists)} finalists of {name} against IREE's default"):
-            remeasured = self._measure(finalists, self.settings.final)
-        result.finals = sorted(zip(finalists, remeasured), key=lambda pair: pair[1].ratio)
-        trial, measurement = result.finals[0]
-        if measurement.wins(self.settings.min_speedup):
-            result.winner = (trial, measurement)
+
+        def submit_finals() -> None:
+            for name, trials in finalists.items():
+                for t in trials:
+                    self.executor.submit_benchmark(BenchmarkJob(t.index, t.build.vmfb, self.settings.final, name))
+
+        what = next(name for name, trials in finalists.items() if trials) if count == 1 else f"{count} dispatches"
+        with display().phase(f"re-measure the finalists of {what} against IREE's default"):
+            remeasured = self._results(submit_finals)
+        for name, trials in finalists.items():
+            if not trials:
+                continue
+            result = by_name[name].result
+            result.finals = sorted(((t, remeasured[(name, t.index)]) for t in trials), key=lambda pair: pair[1].ratio)
+            trial, measurement = result.finals[0]
+            if measurement.wins(self.settings.min_speedup):
+                result.winner = (trial, measurement)
+
+
+@dataclass
+class _Searches:
+    """The dispatch searches under way on one executor: each result goes to the search of its job's group, and
+    room left in the window starts the next dispatch."""
+
+    loop: TuningLoop
+    pending: deque[SearchTask]
+    started: list[_Search] = field(default_factory=list)
+    active: dict[str, _Search] = field(default_factory=dict)  # by name: started and not over
+
+    @property
+    def room(self) -> int:
+        return self.loop.executor.window - sum(len(search.in_flight) for search in self.active.values())
+
+    def fill(self) -> None:
+        """Refill the searches under way, in the order they started, then start dispatches while room is left.
+        One machine refills only once nothing is in flight (its compiles and benchmarks alternate in phases)."""
+        if not self.loop.executor.pipelined and any(search.in_flight for search in self.active.values()):
+            return
+        for search in list(self.active.values()):
+            search.refill(self.room)
+            self._close_if_over(search)
+        while self.pending and self.room > 0:
+            search = _Search.begin(self.loop, self.pending.popleft())
+            self.started.append(search)
+            self.active[search.name] = search
+            search.refill(self.room)
+            self._close_if_over(search)
+
+    def _close_if_over(self, search: _Search) -> None:
+        if search.result.stop_reason and not search.in_flight:
+            search.progress.close()
+            del self.active[search.name]
+
+    def on_result(self, job: Job, outcome: Result) -> None:
+        self.active[job.group].on_result(job, outcome)
+        self.fill()
+
+    def close(self) -> None:
+        """Close the progress of searches cut short (Ctrl-C, a failure)."""
+        for search in self.active.values():
+            search.progress.close()
 
 
 @dataclass
@@ -180,6 +243,7 @@ class _Search:
     problem: Problem
     configurator: Configurator
     ranker: Ranker
+    budget: int
     candidates: CandidateSet
     result: DispatchResult
     progress: Phase
@@ -188,14 +252,28 @@ class _Search:
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
 
-    def refill(self) -> None:
-        """Ask the ranker for more candidates when there is room; set the stop reason when the search is over."""
+    @classmethod
+    def begin(cls, loop: TuningLoop, task: SearchTask) -> _Search:
+        """Start the ranker on the task's candidates and tell it what an interrupted run already measured."""
+        candidates = task.configurator.candidates()
+        earlier = list(task.earlier_of(candidates)) if task.earlier_of is not None else []
+        result = DispatchResult(task.name, task.problem, len(candidates), trials=list(earlier),
+                                min_speedup=loop.settings.min_speedup)
+        task.ranker.start(RankingInput(task.problem, loop.facts, candidates))
+        for trial in earlier:
+            task.ranker.tell(trial.index, trial.told_ratio)
+        progress = display().phase(f"search {task.name}", total=task.budget,
+                                   initial=min(result.benchmarked, task.budget), unit="benchmarks")
+        return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
+                   progress, tried={t.index for t in earlier})
+
+    def refill(self, room: int) -> None:
+        """Ask the ranker for up to `room` more candidates; set the stop reason when the search is over."""
         loop, settings, result = self.loop, self.loop.settings, self.result
-        if result.stop_reason or (self.in_flight and not loop.executor.pipelined):
+        if result.stop_reason:
             return
-        want = min(loop.executor.window - len(self.in_flight),
-                   settings.budget - result.benchmarked - len(self.in_flight))
-        if result.benchmarked >= settings.budget:
+        want = min(room, self.budget - result.benchmarked - len(self.in_flight))
+        if result.benchmarked >= self.budget:
             if not self.in_flight:
                 result.stop_reason = "budget spent"
             return
@@ -203,7 +281,7 @@ class _Search:
             return
         if settings.time_budget_s is not None and time.monotonic() - self.started > settings.time_budget_s:
             result.stop_reason = "time budget spent"
-        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * settings.budget:
+        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
             result.stop_reason = "too many candidates failed to compile"
         elif not (indices := _ask_untried(self.ranker, want, self.tried)):
             if not self.in_flight:
@@ -216,19 +294,18 @@ class _Search:
                 applied = loop.applier.apply(self.problem, info)
                 loop.executor.submit_compile(CompileJob(i, applied, self.name))
 
-    def on_result(self, outcome: Result) -> None:
+    def on_result(self, job: Job, outcome: Result) -> None:
         """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be
         measured."""
         if isinstance(outcome, BuildResult) and outcome.status == "ok":
-            self.built[outcome.index] = outcome
-            self.loop.executor.submit_benchmark(BenchmarkJob(outcome.index, outcome.vmfb,
-                                                             self.loop.settings.screening))
+            self.built[job.index] = outcome
+            self.loop.executor.submit_benchmark(BenchmarkJob(job.index, outcome.vmfb, self.loop.settings.screening,
+                                                             self.name))
             return
         if isinstance(outcome, BuildResult):
-            self._conclude(outcome.index, outcome, None)
+            self._conclude(job.index, outcome, None)
         else:
-            self._conclude(outcome.index, self.built.pop(outcome.index), outcome)
-        self.refill()
+            self._conclude(job.index, self.built.pop(job.index), outcome)
 
     def _conclude(self, index: int, build: BuildResult, measurement: Measurement | None) -> None:
         result = self.result
@@ -242,6 +319,7 @@ class _Search:
             self.progress.update(1)
             best = min((t.measurement.ratio for t in result.trials if t.measurement), default=float("inf"))
             self.progress.set_postfix_str(f"best {1 / best:.2f}x" if best < float("inf") else "")
+
 
 def _ask_untried(ranker: Ranker, want: int, tried: set[int]) -> list[int]:
     """Up to `want` indices the ranker proposes that were not tried yet (a resumed run tried some already)."""
