@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -27,10 +28,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # a Ray cluster starts in each
 STORE = 80 * 2**20  # object store per node: modules are kilobytes
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @pytest.fixture(scope="module")
 def cluster():
+    client_port = _free_port()  # the head's Ray Client server, for `ray://`
     nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
-                                                          "include_dashboard": False})
+                                                          "include_dashboard": False,
+                                                          "ray_client_server_port": client_port})
+    nodes.client_port = client_port
     for _ in range(2):
         nodes.add_node(num_cpus=1, resources={BENCH_RESOURCE: 1}, object_store_memory=STORE)
     nodes.wait_for_nodes()
@@ -57,6 +67,20 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
     assert len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records), "no candidate twice"
     measured = [r for r in records if r["status"] == "ok"]
     assert len(measured) == 6 and all(len(r["time_us"]) == len(r["baseline_us"]) >= 1 for r in measured)
+
+
+def test_tune_through_ray_client(cluster, tiny, tmp_path):
+    """`--cluster ray://HOST:PORT` (Ray Client, which streams nothing back: each actor call answers at once)."""
+    port = cluster.client_port
+    run_dir = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "2",
+                             "--cluster", f"ray://127.0.0.1:{port}", "--run-dir", str(run_dir), "--dataset-dir",
+                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert sum(1 for r in records if r["status"] == "ok") == 2
 
 
 def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_path):

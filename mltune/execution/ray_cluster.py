@@ -100,6 +100,7 @@ class RayExecutor:
     _measuring: dict[Any, _Call] = field(default_factory=dict)
     _recovering: dict[Any, int] = field(default_factory=dict)
     call_batch: int = field(init=False, default=1)  # jobs an idle actor waits for while compiles run
+    _streams: bool = field(init=False, default=True)  # measurements streamed back one by one
 
     def __post_init__(self) -> None:
         import ray
@@ -117,6 +118,10 @@ class RayExecutor:
         self.actors = [actor.remote(self.invocation, self.device, baseline, inputs) for _ in range(count)]
         self._idle = list(range(count))
         self._failures = [0] * count
+        # Ray Client has no streaming generators: through it each call's measurements come back together
+        from ray.util.client import ray as ray_client
+
+        self._streams = not ray_client.is_connected()
         self._compile = ray.remote(compile_candidate).options(num_cpus=1, max_retries=COMPILE_RETRIES)
         self._builder = ray.put(self.builder)
         self._source = None if self.shared_fs else ray.put(self.builder.tuning_input.source.read_text())
@@ -173,7 +178,8 @@ class RayExecutor:
                 jobs.append(self._benchmarks.popleft())
             items = [(position, self._artefact(job.vmfb)) for position, job in enumerate(jobs)]  # jobs of
             # several groups may share an index: the actor answers by position in its call
-            self._measuring[self.actors[actor].measure.remote(items, plan)] = _Call(actor, jobs)
+            measure = self.actors[actor].measure if self._streams else self.actors[actor].measure_all
+            self._measuring[measure.remote(items, plan)] = _Call(actor, jobs)
 
     def _artefact(self, vmfb: Path) -> Artefact:
         return str(vmfb) if self.shared_fs else vmfb.read_bytes()
@@ -194,28 +200,35 @@ class RayExecutor:
             build = BuildResult(build.index, build.status, path, build.sha256, build.detail, build.seconds)
         on_result(job, build)
 
-    def _measured(self, stream, on_result: OnJobResult) -> None:
+    def _measured(self, ref, on_result: OnJobResult) -> None:
+        """The next measurement of a stream, or (through Ray Client) the call's whole list."""
         import ray
 
-        call = self._measuring[stream]
+        call = self._measuring[ref]
         try:
-            measurement = ray.get(next(stream))
+            answers = [ray.get(next(ref))] if self._streams else ray.get(ref)
         except StopIteration:
-            del self._measuring[stream]
-            self._failures[call.actor] = 0
-            self._idle.append(call.actor)
+            self._call_done(ref, call)
             return
         except ray.exceptions.RayActorError:
-            del self._measuring[stream]
+            del self._measuring[ref]
             self._benchmarks.extendleft(reversed([job for position, job in enumerate(call.jobs)
                                                   if position not in call.answered]))
             self._failures[call.actor] += 1
             if self._failures[call.actor] <= ACTOR_RESTARTS:
                 self._recovering[self.actors[call.actor].pid.remote()] = call.actor
             return
-        call.answered.add(measurement.index)
-        job = call.jobs[measurement.index]
-        on_result(job, replace(measurement, index=job.index))
+        for measurement in answers:
+            call.answered.add(measurement.index)
+            job = call.jobs[measurement.index]
+            on_result(job, replace(measurement, index=job.index))
+        if not self._streams:
+            self._call_done(ref, call)
+
+    def _call_done(self, ref, call: _Call) -> None:
+        del self._measuring[ref]
+        self._failures[call.actor] = 0
+        self._idle.append(call.actor)
 
     def _recovered(self, ref) -> None:
         """An actor that died answers again (Ray restarted it), is still restarting, or is gone for good."""
