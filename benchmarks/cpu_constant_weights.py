@@ -15,18 +15,16 @@ spread. Holds `--lock` per shape.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
-from blas_comparison import SHAPES, blas_ms, blas_operands
-from measure_lock import held
-from tune_examples import CPU_FLAGS, benchmark_ms
+from blas_comparison import blas_ms, blas_operands
+from cpu_ukernel_variants import interleaved_ms, per_shape_main
+from tune_examples import CPU_FLAGS
 
 from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.spaces import cpu_data_tiling
@@ -64,11 +62,7 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
                            capture_output=True, text=True)
             builds[f"{lowering}, weight {weight}"] = (vmfb, flags)
     call, threads = blas_operands(shape), os.cpu_count() or 1
-    times: dict[str, list[float]] = {name: [] for name in (*builds, "BLAS")}
-    for _ in range(rounds):
-        for name, (vmfb, flags) in builds.items():
-            times[name].append(benchmark_ms(vmfb, flags))
-        times["BLAS"].append(blas_ms(call, threads))
+    times = interleaved_ms(builds, rounds, {"BLAS": lambda: blas_ms(call, threads)})
     gflop = 2e-9 * shape.m * shape.n * shape.k
     for name, ms in times.items():
         middle = statistics.median(ms)
@@ -76,21 +70,11 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
               flush=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock held while each shape is measured")
-    parser.add_argument("--only", nargs="*", default=list(DEFAULT_SHAPES), help="f32 N-major shapes of blas_comparison")
-    args = parser.parse_args()
-    shapes = [s for s, _ in SHAPES if s.name in args.only and not s.batch and not s.transpose_rhs
-              and s.in_type == "f32"]
-    print("| shape | build | median ms (GFLOP/s) | min-max ms |\n| --- | --- | --- | --- |")
-    with tempfile.TemporaryDirectory(prefix="mltune-constant-weights-") as work:
-        for shape in shapes:
-            with held(args.lock):
-                compare(shape, args.rounds, Path(work))
-    return 0
+def f32_weight_major(shape: ContractionShape) -> bool:
+    """The shapes `constant_weight_model` writes: f32, one K x N weight, no batch."""
+    return not shape.batch and not shape.transpose_rhs and shape.in_type == "f32"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(per_shape_main(__doc__, DEFAULT_SHAPES, "| shape | build | median ms (GFLOP/s) | min-max ms |\n"
+                            "| --- | --- | --- | --- |", compare, f32_weight_major))

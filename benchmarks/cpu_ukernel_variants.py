@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable, Sequence
 
 from blas_comparison import SHAPES
 from measure_lock import held
@@ -45,6 +46,19 @@ def input_flags(shape: ContractionShape) -> str:
     return "".join(f"--input={'x'.join(map(str, lead + dims))}x{shape.in_type}=1\n" for dims in operands)
 
 
+def interleaved_ms(builds: dict[str, tuple[Path, Path]], rounds: int,
+                   others: dict[str, Callable[[], float]] | None = None) -> dict[str, list[float]]:
+    """Each build's (vmfb, input flags) time and each other timer's, all of them once in every round."""
+    others = others or {}
+    times: dict[str, list[float]] = {name: [] for name in (*builds, *others)}
+    for _ in range(rounds):
+        for name, (vmfb, flags) in builds.items():
+            times[name].append(benchmark_ms(vmfb, flags))
+        for name, timer in others.items():
+            times[name].append(timer())
+    return times
+
+
 def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
     source, flags = work / f"{shape.name}.mlir", work / f"{shape.name}.flags"
     source.write_text(contraction_model(shape))
@@ -57,11 +71,8 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
         if done.returncode:
             print(f"{shape.name} | {name} | does not compile: {done.stderr.strip().splitlines()[-1][:200]}")
             continue
-        built[name] = vmfb
-    times: dict[str, list[float]] = {name: [] for name in built}
-    for _ in range(rounds):
-        for name, vmfb in built.items():
-            times[name].append(benchmark_ms(vmfb, flags))
+        built[name] = (vmfb, flags)
+    times = interleaved_ms(built, rounds)
     default = times.get("IREE default")
     for name, ms in times.items():
         ratio = statistics.median(d / t for d, t in zip(default, ms)) if default else float("nan")
@@ -69,15 +80,18 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
               flush=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def per_shape_main(doc: str, default_shapes: Sequence[str], header: str,
+                   compare: Callable[[ContractionShape, int, Path], None],
+                   keep: Callable[[ContractionShape], bool] = lambda shape: True) -> int:
+    """The command line both CPU studies share: shapes of `blas_comparison` by name, rounds, the lock per shape."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock held while each shape is measured")
-    parser.add_argument("--only", nargs="*", default=list(DEFAULT_SHAPES), help="shape names of blas_comparison")
+    parser.add_argument("--only", nargs="*", default=list(default_shapes), help="shape names of blas_comparison")
     args = parser.parse_args()
-    shapes = [shape for shape, _ in SHAPES if shape.name in args.only]
-    print("| shape | build | median ms | min-max ms | default / build |\n| --- | --- | --- | --- | --- |")
-    with tempfile.TemporaryDirectory(prefix="mltune-ukernels-") as work:
+    shapes = [shape for shape, _ in SHAPES if shape.name in args.only and keep(shape)]
+    print(header)
+    with tempfile.TemporaryDirectory(prefix="mltune-cpu-study-") as work:
         for shape in shapes:
             with held(args.lock):
                 compare(shape, args.rounds, Path(work))
@@ -85,4 +99,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(per_shape_main(__doc__, DEFAULT_SHAPES, "| shape | build | median ms | min-max ms | default / build |\n"
+                            "| --- | --- | --- | --- | --- |", compare))
