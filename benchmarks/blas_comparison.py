@@ -14,6 +14,7 @@ it and the medians of the per-round ratios. Every shape holds `--lock` while it 
 
     python benchmarks/blas_comparison.py [--budget 16] [--rounds 5] [--lock /tmp/mltune-cpu.lock]
         [--only NAME ...] [--json OUT.json] [--iree-flag=--some-flag ...]
+    python benchmarks/blas_comparison.py --show OUT.json [MORE.json ...]  # the table of saved rows
     python benchmarks/blas_comparison.py --earlier-src OLD_CHECKOUT [...]   # adds that mltune's tuned build
 """
 
@@ -218,7 +219,12 @@ def main() -> int:
                         help="a checkout of an earlier mltune: its tuned build is measured in the same rounds too")
     parser.add_argument("--earlier-work", type=Path, default=None,
                         help="where the earlier mltune tunes (a finished run there is reused); default WORK/earlier")
+    parser.add_argument("--show", nargs="+", type=Path, default=None,
+                        help="print the table of rows saved by --json (files in order), measuring nothing")
     args = parser.parse_args()
+    if args.show:
+        print_table([Row(**row) for path in args.show for row in json.loads(path.read_text())], args)
+        return 0
     if args.earlier_src and args.earlier_work is None:
         args.earlier_work = args.work / "earlier"
     shapes = [(s, src) for s, src in SHAPES if args.only is None or s.name in args.only]

@@ -41,8 +41,11 @@ class PastRun:
         """The speedup the run reached, or why there is none."""
         if self.state.status != "finished" or self.summary is None:
             return self.state.status
+        if self.summary.get("withdrawn") or self.summary.get("refused"):
+            return "nothing kept (withdrawn or refused after the search)"
         end_to_end = (self.summary.get("end_to_end") or {}).get("recommended")
-        if self.summary.get("spec") and end_to_end and end_to_end.get("speedup"):
+        recommended = self.summary.get("spec") or self.summary.get("compile_command")  # a flags-only result has no spec
+        if recommended and end_to_end and end_to_end.get("speedup"):
             return f"{end_to_end['speedup']:.2f}x model"
         winners = [d["winner"]["speedup"] for d in self.summary.get("dispatches", []) if d.get("winner")]
         if winners:

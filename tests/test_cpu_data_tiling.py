@@ -59,8 +59,9 @@ def test_data_tiled_candidates_are_flags_and_compile(tiny, context, tmp_path):
 
 
 def test_inner_tiles_only_where_verified(tiny):
-    """Float inputs with an f32 accumulator on AVX2 get IREE's 8x8x1 tile (a narrow M its narrow tile); integers
-    get no data-tiled candidates."""
+    """f32 and f16 inputs with an f32 accumulator on AVX2 get IREE's 8x8x1 tile (a narrow M its narrow tile);
+    integers and bf16 (whose data-tiled build converts every element in the inner loop) get no data-tiled
+    candidates."""
     from dataclasses import replace
 
     assert cpu_data_tiling.inner_tiles(tiny.problem, tiny.cpu) == cpu_data_tiling.InnerTiles(8, 8, 1)
@@ -68,10 +69,14 @@ def test_inner_tiles_only_where_verified(tiny):
     assert cpu_data_tiling.inner_tiles(narrow, tiny.cpu).m0 == 1
     integer = replace(tiny.problem, lhs_type="i8", rhs_type="i8", out_type="i32")
     assert cpu_data_tiling.inner_tiles(integer, tiny.cpu) is None
+    half = replace(tiny.problem, lhs_type="f16", rhs_type="f16")
+    assert cpu_data_tiling.inner_tiles(half, tiny.cpu) == cpu_data_tiling.InnerTiles(8, 8, 1)
+    brain = replace(tiny.problem, lhs_type="bf16", rhs_type="bf16")
+    assert cpu_data_tiling.inner_tiles(brain, tiny.cpu) is None
 
 
 def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dumps, context):
-    """Both lowerings get the same columns; a data-tiled bf16-like slow path is ranked after every other candidate."""
+    """Both lowerings get the same columns; IREE's own data-tiled build is in the first batch for f32 and f16."""
     for name in ("matmul", "matmul_nt_f16"):
         problem, cpu = dumps[name].problem, dumps[name].cpu
         candidates = CpuContraction(problem, cpu, context, data_tiling=True).candidates()
@@ -80,8 +85,18 @@ def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dum
         assert tiled.any() and (features["pack_bytes_per_flop"][tiled] > 0).all()
         assert (features["pack_bytes_per_flop"][~tiled] == 0).all()
         positions = np.argsort(order)
-        if name == "matmul_nt_f16":  # narrow inputs, data-tiled: last
-            assert positions[tiled].min() > positions[~tiled].max()
-        else:  # f32, little packing per flop: the first batch measures both lowerings
-            assert positions[tiled].min() <= 1
+        assert positions[tiled].min() <= 1  # little packing per flop: the first batch measures both lowerings
 
+
+
+def test_f16_data_tiled_microkernel_build_compiles(tmp_path):
+    """A tiny f16 matmul (f32 accumulator) compiles with the flags of its data-tiled microkernel candidate."""
+    from mltune.one_op_model import ContractionShape, contraction_model
+
+    source = tmp_path / "mm_f16.mlir"
+    source.write_text(contraction_model(ContractionShape(16, 48, 32, in_type="f16")))
+    knobs = {"lowering": cpu_data_tiling.DATA_TILED_UKERNEL, "dt_tile_kib": 256, "dt_threads": 8}
+    result = run([tool_path("iree-compile"), str(source), *CPU_FLAGS, *cpu_data_tiling.compile_flags(knobs),
+                  "-o", str(tmp_path / "m.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "m.vmfb").stat().st_size > 0

@@ -18,9 +18,8 @@ def promote_data_tiled(order: np.ndarray, f: FeatureMatrix) -> np.ndarray:
     second place, so that the first batch measures both lowerings. The keys above cannot weigh a hand-scheduled
     microkernel against tiles: on znver3 it made a 12x128x128x64 batch matmul 1.8x faster than IREE's default and
     a 1x3072x768 matvec 2.9x slower, whose operands cost 4 bytes of packing per flop; so not where packing costs
-    more than `PACK_BYTES_PER_FLOP_LIMIT`, nor for narrow inputs (see the first key)."""
+    more than `PACK_BYTES_PER_FLOP_LIMIT`."""
     tiled = f["data_tiled"].astype(bool) & (f["pack_bytes_per_flop"] <= PACK_BYTES_PER_FLOP_LIMIT)
-    tiled &= f["input_bytes"] >= 4
     if not tiled.any():
         return order
     first = int(np.flatnonzero(tiled)[0])
@@ -43,9 +42,6 @@ class Heuristic(StaticRanker):
             return self._convolution_order(cpu_convolution_features(problem, target, candidates))
         f = cpu_contraction_features(problem, target, candidates)
         keys = [
-            # Data-tiled f16/bf16 without native dot products converts every element in the inner loop
-            # (measured 40x slower than IREE's default on znver3 for a bf16 256x3072x768).
-            f["data_tiled"].astype(bool) & (f["input_bytes"] < 4),
             # Accumulators spilling out of the vector register file cost a load/store per FMA.
             f["register_overflow"] > 0,
             # Whole SIMD vectors along N: a partial vector wastes lanes on every FMA

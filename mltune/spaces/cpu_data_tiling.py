@@ -33,7 +33,10 @@ KNOBS = ("lowering", "dt_tile_kib", "dt_threads")  # a plain candidate has 0 for
 TILE_KIB = (32, 64, 128, 256, 512, 1024)  # IREE's default is 256
 IREE_DEFAULT_TILE_KIB, IREE_DEFAULT_THREADS = 256, 8
 UNDERCOUNT_WHOLE_MATRIX = 0.5  # `--iree-llvmcpu-matmul-tile-undercount-whole-matrix`, IREE's default
-FLOAT_INPUTS = ("f32", "f16", "bf16")
+# bf16 is left out: without native bf16 dot products (AVX2) the data-tiled mmt4d converts every element in its
+# inner loop, with or without the microkernel (measured 27-33x slower than IREE's default on znver3 for a bf16
+# 256x3072x768, `benchmarks/cpu_ukernel_variants.py`); f16 converts with F16C and measured 1.1x faster.
+FLOAT_INPUTS = ("f32", "f16")
 
 
 @dataclass(frozen=True)
@@ -44,13 +47,12 @@ class InnerTiles:
 
 
 def inner_tiles(problem: Problem, cpu: CpuInfo) -> InnerTiles | None:
-    """The packed tile IREE's x86 encoding resolver picks for float inputs with an f32 accumulator (AVX2:
+    """The packed tile IREE's x86 encoding resolver picks for f32 or f16 inputs with an f32 accumulator (AVX2:
     8 x 8 x 1, AVX-512: 16 x 16 x 1; a small M takes the narrow power of two covering it); None where data
-    tiling is not offered (other element types, other vector widths, bf16 on AVX-512, where CPUs with native
-    bf16 dot products get K0 = 2)."""
+    tiling is not offered (other element types, other vector widths)."""
     if problem.lhs_type not in FLOAT_INPUTS or problem.rhs_type != problem.lhs_type or problem.out_type != "f32":
         return None
-    if cpu.native_vector_bytes not in (32, 64) or (problem.lhs_type == "bf16" and cpu.native_vector_bytes == 64):
+    if cpu.native_vector_bytes not in (32, 64):
         return None
     width = cpu.native_vector_bytes // 4  # f32 lanes
     (m,) = problem.sizes(problem.m)
