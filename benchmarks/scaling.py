@@ -53,8 +53,10 @@ def tune(args: argparse.Namespace, work: Path, name: str, cluster: str | None) -
     benchmarked = sum(1 for r in records if r["status"] != "compile_error")
     stamps = sorted(r["timestamp"] for r in records)
     span = stamps[-1] - stamps[0] if len(stamps) > 1 else float("nan")
-    return {"wall_s": wall, "benchmarked": benchmarked, "tried": len(records),
-            "per_min": 60 * benchmarked / wall, "loop_per_min": 60 * (len(stamps) - 1) / span if span > 0 else 0.0}
+    row = {"wall_s": wall, "benchmarked": benchmarked, "tried": len(records),
+           "per_min": 60 * benchmarked / wall, "loop_per_min": 60 * (len(stamps) - 1) / span if span > 0 else 0.0}
+    print(f"{name}: {benchmarked} benchmarked of {len(records)} tried in {wall:.0f} s", flush=True)
+    return row
 
 
 def start_cluster(workers: int, gpu: bool):
@@ -116,7 +118,8 @@ def main() -> None:
                         help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
     args = parser.parse_args()
     args.input = args.input.resolve()
-    os.environ["PYTHONPATH"] = str(ROOT)  # this checkout's mltune in every child: runs, Ray workers, timing workers
+    # this checkout's mltune in every child (runs, Ray workers, timing workers), before what the path held
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     sys.path.insert(0, str(ROOT))
     gpu = not args.devices.startswith("local")
     workers = [int(w) for w in args.workers.split(",")]
