@@ -26,7 +26,7 @@ def _is_pow2(x: np.ndarray) -> np.ndarray:
     return (x & (x - 1)) == 0
 
 
-def _gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, int, int, int], tuple[np.ndarray, ...]]:
+def gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, int, int, int], tuple[np.ndarray, ...]]:
     """(batch, M, N, K) and the M/N workgroup and subgroup tiles; a convolution is seen as its implicit GEMM
     (M = batch x output image, N = output channels, K = filter window x input channels)."""
     c = candidates.column
@@ -38,7 +38,7 @@ def _gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, i
 
 
 def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
-    (batch, m, n, k), (wg_m, wg_n, sg_m, sg_n) = _gemm_view(problem, candidates)
+    (batch, m, n, k), (wg_m, wg_n, sg_m, sg_n) = gemm_view(problem, candidates)
     c = candidates.column
     red_k = c("red_k")
     mma_m, mma_n, mma_k, sg_size = c("mma_m"), c("mma_n"), c("mma_k"), c("sg_size")

@@ -22,6 +22,17 @@ def _intensity(m: np.ndarray, n: np.ndarray, k: np.ndarray) -> np.ndarray:
     return m * n * k / (m * k + n * k)
 
 
+def attention_registers(problem: Problem, candidates: CandidateSet) -> np.ndarray:
+    """32-bit registers per thread a candidate holds through its K2 loop: the f32 S tile and its f16 copy P, the f32
+    output accumulator, and the query tile (read once, kept for every K2 step)."""
+    c = candidates.column
+    (k1,) = problem.sizes(problem.k)
+    q_bytes = element_bytes(problem.operand_types[0])
+    m_tile, n_tile, red_k2 = c("m_tile"), c("n_tile"), c("red_k2")
+    threads = c("sg_m") * c("sg_n") * c("sg_size")
+    return (m_tile * red_k2 * (4 + 2) + m_tile * n_tile * 4 + m_tile * k1 * q_bytes) / (4 * threads)
+
+
 def gpu_attention_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
     c = candidates.column
     batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))

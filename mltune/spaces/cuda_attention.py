@@ -4,7 +4,7 @@ IREE's constraint generator keeps only intrinsics whose M equals their N for att
 `intrinsic_mn` for both matmuls), and every NVIDIA `NV_MMA_SYNC` intrinsic is 16x8, so it emits
 nothing on CUDA. This space restates IREE's emitted attention rules (the ROCm ones) with each
 intrinsic's own M, N and K: the two matmuls share M and the accumulator layout, tiles divide the
-problem and are multiples of subgroups x intrinsic, the K1 and K2 tiles are distributable across the
+problem (K2 tiles: `k2_tiles`) and are multiples of subgroups x intrinsic, the K1 and K2 tiles are distributable across the
 workgroup's threads with 128-bit loads, and Q, K, V and (unless it stays in registers) P fit in
 shared memory. Anything IREE does emit is conjoined. The knobs, attributes and features are the
 ROCm space's (`GpuAttention`), so the loop, rankers and records see one kind of attention space.

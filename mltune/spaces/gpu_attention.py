@@ -33,7 +33,7 @@ from mltune.emit.op_config import COMPILATION_INFO, attribute_dictionary
 from mltune.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_contraction import lookup
-from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.iree_constraints import EmittedConstraints, divides_size
 from mltune.spaces.space import Knob, Space
 from mltune.spaces.vector_distribute import PIPELINE
 from mltune.targets.gpu import GpuInfo
@@ -97,6 +97,15 @@ def _tiles(size: int, unit: int) -> tuple[int, ...]:
     return tuple(t for t in range(unit, min(size, MAX_TILE) + 1, unit) if size % t == 0)
 
 
+def k2_tiles(k2: int, unit: int) -> tuple[int, ...]:
+    """K2 tiles: multiples of `unit` that divide K2; where none can (K2 no multiple of `unit`, e.g. 77 text tokens in
+    a cross-attention), every multiple of `unit` up to K2 rounded up to one: IREE masks the last, partial K2 tile
+    (key and value loads zero-filled, its scores -inf before the softmax), so any of them is correct."""
+    if k2 % unit == 0:
+        return _tiles(k2, unit)
+    return tuple(range(unit, min(-(-k2 // unit) * unit, MAX_TILE) + 1, unit))
+
+
 class GpuAttention:
     """The `Configurator` for an online attention on ROCm with `VectorDistribute`."""
 
@@ -118,13 +127,16 @@ class GpuAttention:
             Knob("qk_mma", tuple(range(len(self.qk_mmas)))), Knob("pv_mma", tuple(range(len(self.pv_mmas)))),
             Knob("m_tile", _tiles(m, min(x.m for x in self.pv_mmas))),
             Knob("n_tile", _tiles(n, min(x.n for x in self.pv_mmas))),
-            Knob("red_k2", _tiles(k2, min(x.k for x in self.pv_mmas))),
+            Knob("red_k2", k2_tiles(k2, min(x.k for x in self.pv_mmas))),
             Knob("sg_m", SUBGROUP_COUNTS_M), Knob("sg_n", SUBGROUP_COUNTS_N),
             Knob("sg_size", gpu.subgroup_sizes), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
         ]
 
     def _space(self, emitted: EmittedConstraints) -> Space:
         p, gpu = self.problem, self.gpu
+        (k2,) = p.sizes(p.k2)
+        if k2 % min(x.k for x in self.pv_mmas):  # IREE's "K2 divisible by the K2 tile" is stricter than its compiler
+            emitted = emitted.without(divides_size(k2, p.k2[0], "red_k2"))
         space = Space(self._knobs(), [])
         v = space.var
         pv_m = lookup(v("pv_mma"), [x.m for x in self.pv_mmas])

@@ -34,10 +34,7 @@ class EmittedConstraints:
     knobs_text: str  # the printed `knobs` dictionary: which lowering-config entries are knobs
 
     def variables(self) -> set[str]:
-        found: set[str] = set()
-        for assertion in self.assertions:
-            _collect(assertion, found)
-        return found
+        return set().union(*(variables_of(assertion) for assertion in self.assertions))
 
     def over(self, names: dict[str, z3.ArithRef], bounds: Sequence[int]) -> list[z3.BoolRef]:
         """The assertions rewritten over mltune's knobs: `names` gives an expression for each of IREE's knobs,
@@ -52,18 +49,33 @@ class EmittedConstraints:
 
     def without(self, unwanted: Callable[[z3.BoolRef, set[str]], bool]) -> "EmittedConstraints":
         """These constraints less the assertions for which `unwanted(assertion, its variables)` holds."""
-        kept = []
-        for assertion in self.assertions:
-            found: set[str] = set()
-            _collect(assertion, found)
-            if not unwanted(assertion, found):
-                kept.append(assertion)
+        kept = [assertion for assertion in self.assertions if not unwanted(assertion, variables_of(assertion))]
         return EmittedConstraints(self.pipeline, tuple(kept), self.mma_choices, self.knobs_text)
 
 
 def pins_prefetch(assertion: z3.BoolRef, variables: set[str]) -> bool:
     """IREE's "prefetch_num_stages == 2", which its own IGEMM and VectorDistribute defaults do not follow."""
     return variables == {"prefetch_num_stages"}
+
+
+def divides_size(size: int, loop: int, knob: str) -> Callable[[z3.BoolRef, set[str]], bool]:
+    """IREE's "<a loop's size> must be divisible by <a tile made of `knob`>", as `size % tile == 0` with the size as
+    `problem_dim_<loop>` or as the number itself."""
+    def unwanted(assertion: z3.BoolRef, variables: set[str]) -> bool:
+        if not (z3.is_eq(assertion) and z3.is_int_value(assertion.arg(1)) and assertion.arg(1).as_long() == 0
+                and z3.is_mod(assertion.arg(0))):
+            return False
+        dividend, tile = assertion.arg(0).arg(0), assertion.arg(0).arg(1)
+        is_size = str(dividend) == f"problem_dim_{loop}" or (z3.is_int_value(dividend) and dividend.as_long() == size)
+        return is_size and knob in variables_of(tile)
+    return unwanted
+
+
+def variables_of(expr: z3.ExprRef) -> set[str]:
+    """The names of the uninterpreted constants (IREE's knobs and problem dims) in `expr`."""
+    found: set[str] = set()
+    _collect(expr, found)
+    return found
 
 
 def _collect(expr: z3.ExprRef, found: set[str]) -> None:

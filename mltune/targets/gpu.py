@@ -31,6 +31,9 @@ SM90_TARGET = (
     'chip = <wgp_count = 132, sku = "h100">>}>'
 )
 HAND_WRITTEN_CUDA_TARGETS = {"sm_90": SM90_TARGET}
+NVIDIA_REGISTERS_PER_THREAD = 255
+NVIDIA_REGISTERS_PER_SM = 65536
+AMD_VGPR_SPACE_BITS = 16384  # CDNA3's, when the target does not say
 NVIDIA_SUBPARTITIONS_PER_SM = 4  # TargetInfo reports 0 SIMDs for CUDA; every SM since Volta has 4 warp schedulers
 _BLOCK_INTRINSIC = re.compile(r"x\d+B_")  # multi-block MFMAs (4x4x4x16B ...): not used for GEMM tiles
 _UNUSABLE_INTRINSICS = ("NV_WMMA_",)  # WMMA with TileAndFuse fails in IREE 3.13 (research notes 5.2)
@@ -103,6 +106,21 @@ class GpuInfo:
     @property
     def kind(self) -> str:
         return self.api
+
+    @property
+    def registers_per_thread(self) -> int:
+        """32-bit registers one thread may hold: 255 on every NVIDIA GPU since Kepler; on AMD the VGPR space
+        (CDNA3: 512, architected and accumulation VGPRs together)."""
+        if self.api == "cuda":
+            return NVIDIA_REGISTERS_PER_THREAD
+        return (self.vgpr_space_bits or AMD_VGPR_SPACE_BITS) // 32
+
+    @property
+    def registers_per_cu(self) -> int:
+        """32-bit registers of one SM (64 Ki on NVIDIA since Kepler) or CU (every SIMD's VGPR space, per lane)."""
+        if self.api == "cuda":
+            return NVIDIA_REGISTERS_PER_SM
+        return self.simds_per_cu * self.registers_per_thread * max(self.subgroup_sizes)
 
     @property
     def cores(self) -> int:
