@@ -158,6 +158,13 @@ class Space:
             raise RuntimeError(f"Z3 returned unknown: {solver.reason_unknown()}")
         return verdict == z3.sat
 
+    def admits(self, point: Mapping[str, int]) -> bool:
+        """Whether an assignment of every knob is a point of the space, evaluated as `enumerate` does."""
+        if any(point[knob.name] not in knob.domain for knob in self.knobs):
+            return False
+        columns = {knob.name: np.array([point[knob.name]], dtype=np.int64) for knob in self.knobs}
+        return bool(len(_satisfying(columns, self.constraints)[self.knobs[0].name]))
+
     def enumerate(self) -> np.ndarray:
         """Every solution, one row per point and one column per knob, in domain (lexicographic) order.
 
