@@ -93,7 +93,7 @@ def why_missing(key: tuple, configurator, domains: dict) -> str:
     point = {"mma": configurator.mmas.index(shape), "wg_m": key[2], "wg_n": key[3], "sg_m": sg_m, "sg_n": sg_n,
              "red_k": red_k, "sg_size": min(domains["sg_size"]), "prefetch": 2 if pipeline == "TileAndFuse" else 0,
              "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": int(pipeline == "VectorDistribute")}
-    outside = [name for name, value in point.items() if name in domains and value not in domains[name]]
+    outside = [name for name, value in point.items() if name != "mma" and value not in domains[name]]
     if outside:
         return f"{outside[0]} {point[outside[0]]} not in its domain"
     from mltune.spaces.space import evaluate  # the measured checkout's (`--mltune`)
