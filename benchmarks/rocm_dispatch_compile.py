@@ -7,7 +7,7 @@ tuning loop builds it, and the dumped executable benchmark stripped of IREE's co
 both builds agree (both compiled or both failed), and the ratio model / dispatch: min, median and max per
 dispatch and over all. Run it alone on the machine (e.g. under the shared lock): it measures wall time.
 
-    python benchmarks/rocm_dispatch_compile.py [--target mi300x] [--samples 6] [--only NAMES]
+    python benchmarks/rocm_dispatch_compile.py [--target mi300x] [--samples 6] [--only NAMES or MODEL.mlir files]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The GPU spaces of named dispatches, for the ROCm benchmarks (compile only: no AMD GPU is needed or used).
 
-Each dispatch of `gpu_compile_fraction.DISPATCHES` is written out, dumped for the target by mltune, and its
+Each dispatch of `gpu_compile_fraction.DISPATCHES` (or a model file, `*.mlir`) is written out, dumped for the target by mltune, and its
 configurator built and enumerated (timed); both builders come with it: the whole model's and the dumped
 executable's (`mltune.compile_only.dispatch_builder`).
 """
@@ -48,10 +48,12 @@ def dispatch_spaces(names: list[str], target_name: str, work: Path, jobs: int = 
     context = new_context()
     target = parse_target(target_name, probe=False)
     for name in names:
+        text = Path(name).read_text() if name.endswith(".mlir") else DISPATCHES[name]  # a model file, or a dispatch's name
+        name = Path(name).stem
         folder = work / target_name / name
         folder.mkdir(parents=True, exist_ok=True)
         source = folder / f"{name}.mlir"
-        source.write_text(DISPATCHES[name])
+        source.write_text(text)
         tuning_input = prepare_input(source, target, folder, context)
         tunable = [d for d in read_dispatches(tuning_input, context) if isinstance(d.problem, Problem)]
         model_builder = Builder(tuning_input, folder / "candidates", jobs)
