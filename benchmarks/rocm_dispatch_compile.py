@@ -37,24 +37,25 @@ def main() -> int:
     args = parser.parse_args()
     ratios, model_s, dispatch_s, disagreements = [], [], [], 0
     for space in dispatch_spaces(args.only.split(","), args.target, args.work):
+        label = f"{space.name}/{space.dispatch.name}"  # a model has several dispatches
         if space.dispatch_builder is space.model_builder:
-            print(f"{space.name}: compiled from the model only (the dumped executable does not apply)")
+            print(f"{label}: compiled from the model only (the dumped executable does not apply)")
             continue
         c = space.candidates
         sample = np.random.default_rng(0).choice(len(c), size=min(args.samples, len(c)), replace=False)
         mine = []
         for index in sample:
             applied = space.applier.apply(space.dispatch.problem, space.configurator.compilation_info(c.knobs(int(index))))
-            model = space.model_builder.compile(int(index), applied, f"{space.name}/model_{index}")
-            dispatch = space.dispatch_builder.compile(int(index), applied, f"{space.name}/dispatch_{index}")
+            model = space.model_builder.compile(int(index), applied, f"{label}/model_{index}")
+            dispatch = space.dispatch_builder.compile(int(index), applied, f"{label}/dispatch_{index}")
             agree = (model.status == "ok") == (dispatch.status == "ok")
             disagreements += not agree
             mine.append(model.seconds / dispatch.seconds)
             model_s.append(model.seconds)
             dispatch_s.append(dispatch.seconds)
-            print(f"{space.name:<32} candidate {index:>6}: model {model.seconds:5.2f} s ({model.status}), dispatch "
+            print(f"{label:<48} candidate {index:>6}: model {model.seconds:5.2f} s ({model.status}), dispatch "
                   f"{dispatch.seconds:5.2f} s ({dispatch.status}){'' if agree else '  DISAGREE'}", flush=True)
-        print(f"{space.name}: model / dispatch {spread(mine)}")
+        print(f"{label}: model / dispatch {spread(mine)}")
         ratios += mine
     print(f"\nall ({len(ratios)} candidates): model / dispatch {spread(ratios)}; model s {spread(model_s)}; "
           f"dispatch s {spread(dispatch_s)}; builds that disagree: {disagreements}")
