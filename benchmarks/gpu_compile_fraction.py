@@ -4,7 +4,8 @@ For each target and each realistic dispatch (f16 matmuls with a transposed or pl
 matmuls, bf16, i8 and (ROCm) f8 matmuls, 3x3 NHWC convolutions, attention and matvecs), it dumps the
 dispatches with mltune, enumerates the space (timed), draws a seeded random sample of each
 pipeline's candidates (TileAndFuse, VectorDistribute), applies each one as mltune would (a spec on
-ROCm, a root-op annotation on CUDA) and compiles it with the real iree-compile. Prints one row per
+ROCm, a root-op annotation on CUDA) and compiles it with the real iree-compile (as `mltune tune --compile-only`
+does: the dumped executable where that applies, `mltune.compile_only.dispatch_builder`). Prints one row per
 (target, dispatch, pipeline): candidates of that pipeline, generation time of the whole space,
 compiled/sampled. Ops mltune cannot tune yet are listed with the reason.
 
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 
 from iree_helpers import attention_source, batch_matmul_source, conv2d_nhwc_source, matmul_source  # noqa: E402
 
-from mltune.compile_only import compile_indices  # noqa: E402
+from mltune.compile_only import compile_indices, dispatch_builder  # noqa: E402
 from mltune.emit.apply import make_applier  # noqa: E402
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.inputs import prepare_input  # noqa: E402
@@ -152,7 +153,8 @@ def main() -> int:
                     label = pipeline + kind
                     sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
                     started = time.perf_counter()
-                    builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
+                    fast = dispatch_builder(builder, dispatch, target.kind, (), work / "stripped")  # as compile-only does
+                    builds = compile_indices(dispatch.problem, configurator, candidates, applier, fast,
                                              [int(i) for i in sample])
                     ok = sum(b.status == "ok" for b in builds)
                     failures.update(b.detail[:160] for b in builds if b.status != "ok")

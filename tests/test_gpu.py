@@ -23,6 +23,7 @@ from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.spaces.iree_constraints import EmittedConstraints, emit_constraints
 from mltune.spaces.vector_distribute import breaks_iree_default
+from mltune.spaces.virtual_mma import as_hardware, k_per_proxy_k
 from mltune.targets import GpuInfo, GpuTarget, parse_target
 from mltune.tools import tool_path
 
@@ -151,14 +152,17 @@ def _mma_shape(configurator: GpuContraction | GpuConvolution, point: dict[str, i
 
 
 def _iree_assignment(configurator: GpuContraction, knobs: dict[str, int]) -> dict[str, int]:
-    """A matmul candidate in the names of IREE's emitted knobs for its pipeline (VectorDistribute: K tile in elements)."""
+    """A matmul candidate in the names of IREE's emitted knobs for its pipeline (VectorDistribute: K tile in elements);
+    a virtual intrinsic's as its hardware proxy's (same K tile in elements)."""
     derived = configurator.derived_values(knobs)
-    common = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"],
+    proxy = configurator.mmas.index(as_hardware(configurator.mmas)[knobs["mma"]])  # hardware ones first, in IREE's order
+    common = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "mma_idx": proxy, "sg_size": knobs["sg_size"],
               "prefetch_num_stages": knobs["prefetch"], "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"],
               "wg_size_x": derived["workgroup_size"], "wg_size_y": 1, "wg_size_z": 1}
     if knobs["vector_distribute"]:
         return {**common, "red_2": knobs["red_k"] * knobs["mma_k"]}
-    return {**common, "sg_0": knobs["sg_m"], "sg_1": knobs["sg_n"], "red_2": knobs["red_k"]}
+    red_k = knobs["red_k"] * k_per_proxy_k(configurator.mmas)[knobs["mma"]]
+    return {**common, "sg_0": knobs["sg_m"], "sg_1": knobs["sg_n"], "red_2": red_k}
 
 
 @pytest.mark.parametrize("name", ["mm_mi300x", "mm_sm80", "mm_sm90"])
@@ -187,7 +191,8 @@ def test_compilation_info_matches_iree_materialization(gpu_dumps, context, pipel
     dump = gpu_dumps["mm_mi300x"]
     configurator = GpuContraction(dump.problem, dump.gpu, context, dump.emitted)
     candidates = configurator.candidates()
-    mine = np.flatnonzero(candidates.column("vector_distribute") == (pipeline == "VectorDistribute"))
+    hardware = np.isin(candidates.column("mma"), [i for i, x in enumerate(configurator.mmas) if x in dump.gpu.mma])
+    mine = np.flatnonzero((candidates.column("vector_distribute") == (pipeline == "VectorDistribute")) & hardware)
     module = parse_module_file(dump.source.parent / f"{dump.stripped.stem}.constraints.mlir", context)
     with context:
         op = next(o for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")

@@ -9,13 +9,15 @@ existed read as TileAndFuse). The pipeline-specific rules hold under an implicat
 (`vector_distribute.py` has VectorDistribute's).
 
 Knobs (IREE's own names in brackets):
-- `mma`: which MMA intrinsic [`mma_idx`], among those of the target whose operand types fit;
+- `mma`: which MMA intrinsic [`mma_idx`], among those of the target whose operand types fit, then the
+  virtual ones IREE compiles (`virtual_mma.py`);
 - `wg_m`, `wg_n`: workgroup tile in elements [`workgroup`];
-- `sg_m`, `sg_n`: MMA tiles per subgroup along M and N [`subgroup`];
-- `red_k`: K tile in MMA-K units [`reduction`];
+- `sg_m`, `sg_n`: MMA tiles per subgroup along M and N [`subgroup`], up to 32 (as the SHARK tuner's), their
+  accumulators within the register file where the target says how large it is;
+- `red_k`: K tile in MMA-K units [`reduction`]: every tile of up to 512 elements dividing the aligned K;
 - `sg_size`: subgroup size; `prefetch`: `prefetch_num_stages`; `no_bank_fix`:
   `no_reduce_shared_memory_bank_conflicts`; `waves_per_eu`: the `amdgpu-waves-per-eu` LLVM
-  attribute (ROCm only; 0 leaves it unset);
+  attribute (ROCm only; 0 leaves it unset; offered where the tiling can reach it, `occupancy.py`);
 - `vector_distribute`: 0 for `TileAndFuse`, 1 for `VectorDistribute`.
 Derived, not knobs: the subgroup counts along M and N (`wg_m = sg_m * count_m * mma_m`) and the
 workgroup size (subgroups x subgroup size).
@@ -40,24 +42,29 @@ from iree.compiler.dialects import iree_codegen, iree_gpu
 from mltune.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.occupancy import waves_per_eu_rules
 from mltune.spaces.space import Knob, Space, evaluate
 from mltune.spaces.subgroup_tiling import Derived
-from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
-from mltune.spaces.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
 from mltune.spaces.vector_distribute import (
+    MAX_SUBGROUP_K,
     breaks_iree_default,
     emitted_names,
     vector_distribute_levels,
     vector_distribute_rules,
 )
-from mltune.targets.gpu import GpuInfo, MmaShape
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.spaces.vector_distribute import PREFETCH_STAGES as VD_PREFETCH_STAGES
+from mltune.spaces.virtual_mma import as_hardware, k_per_proxy_k, pipeline_rules, with_virtual
+from mltune.targets.gpu import GpuInfo, MmaShape, mma_attribute
 
 PIPELINE = "TileAndFuse"
 MAX_TILE = 512  # IREE: "prod(wg_m) <= 512 (max_vgprs)", also for red_k * mma_k
 MAX_SUBGROUPS = 10  # IREE: "sg_num <= 10"
 MAX_SUBGROUP_COUNT = 32
-SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)
-REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
+SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8)  # convolutions'
+REDUCTION_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)  # convolutions'
+CONTRACTION_SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
+ACCUMULATOR_BITS = 32  # f32 and i32 accumulators
 TILE_AND_FUSE_PREFETCH = 2  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
 WAVES_PER_EU = (0, 2, 4)
 def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | None = None) -> tuple[MmaShape, ...]:
@@ -85,6 +92,11 @@ def tile_values(size: int, units: set[int]) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
+def reduction_values(size: int, units: set[int]) -> tuple[int, ...]:
+    """K tiles in units of an MMA's K: every tile of at most MAX_TILE elements that divides the MMA-aligned K."""
+    return tuple(sorted({t for unit in units for t in range(1, MAX_TILE // unit + 1) if _aligned(size, unit) % (t * unit) == 0}))
+
+
 def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
     expr: z3.ArithRef = z3.IntVal(values[-1])
     for i in range(len(values) - 2, -1, -1):
@@ -100,9 +112,9 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         Knob("mma", tuple(range(len(mmas)))),
         Knob("wg_m", tile_values(m, {x.m for x in mmas})),
         Knob("wg_n", tile_values(n, {x.n for x in mmas})),
-        Knob("sg_m", SUBGROUP_TILES),
-        Knob("sg_n", SUBGROUP_TILES),
-        Knob("red_k", REDUCTION_TILES),
+        Knob("sg_m", CONTRACTION_SUBGROUP_TILES),
+        Knob("sg_n", CONTRACTION_SUBGROUP_TILES),
+        Knob("red_k", reduction_values(k, {x.k for x in mmas})),
         Knob("sg_size", gpu.subgroup_sizes),
         Knob("prefetch", tuple(sorted({TILE_AND_FUSE_PREFETCH, *VD_PREFETCH_STAGES[gpu.api]}))),
         Knob("no_bank_fix", (0, 1)),
@@ -126,15 +138,26 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         v("sg_size") == gpu.subgroup_sizes[0],  # IREE: "sg_size == preferred_subgroup_size"
         # operands promoted to shared memory: one K tile of LHS and RHS
         in_bytes * (v("wg_m") + v("wg_n")) * k_tile <= gpu.shared_memory_bytes,
+        *accumulators_fit(gpu, v, derived),
+        *(waves_per_eu_rules(gpu, v, derived, in_bytes, k_tile) if gpu.api == "rocm" else []),
+        *pipeline_rules(v("mma"), v("vector_distribute"), mmas),
     ]
     by_pipeline = {pipeline: next((c for c in emitted if c.pipeline == pipeline), None)
                    for pipeline in (PIPELINE, VECTOR_DISTRIBUTE)}
     tile_and_fuse = [v("prefetch") == TILE_AND_FUSE_PREFETCH]
     if by_pipeline[PIPELINE]:
-        tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived)
+        tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived, mmas)
     vector_distribute = vector_distribute_constraints(problem, gpu, space, derived, v, mmas, by_pipeline[VECTOR_DISTRIBUTE])
     space.constraints = (*shared, *by_pipeline_knob(space, tile_and_fuse, vector_distribute))
     return space, derived
+
+
+def accumulators_fit(gpu: GpuInfo, var: Callable[[str], z3.ArithRef], derived: Derived) -> list[z3.BoolRef]:
+    """A subgroup's accumulators fit one lane's registers (`vgpr_space_bits`; CUDA targets do not say)."""
+    if not gpu.vgpr_space_bits:
+        return []
+    per_lane = var("sg_m") * derived.mma_m * var("sg_n") * derived.mma_n * ACCUMULATOR_BITS
+    return [per_lane <= gpu.vgpr_space_bits * var("sg_size")]
 
 
 def by_pipeline_knob(space: Space, tile_and_fuse: Sequence[z3.BoolRef],
@@ -149,7 +172,9 @@ def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, 
                                   emitted: EmittedConstraints | None) -> list[z3.BoolRef]:
     """VectorDistribute's rules (`vector_distribute.py`) and, where the compiler emits them, its constraints less those
     IREE's own defaults break; `var` gives the knobs by the contraction space's names."""
-    rules = vector_distribute_rules(problem, gpu, var, derived)
+    # IREE's "sg_k <= 32" counts a virtual intrinsic's K tile in its hardware proxy's K steps
+    rules = [*vector_distribute_rules(problem, gpu, var, derived),
+             var("red_k") * lookup(var("mma"), k_per_proxy_k(mmas)) <= MAX_SUBGROUP_K]
     if emitted is None:
         return rules
     return rules + substitute_emitted(emitted.without(breaks_iree_default), problem, space, derived,
@@ -157,8 +182,10 @@ def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, 
 
 
 def mma_index(mma: z3.ArithRef, mmas: tuple[MmaShape, ...], emitted: EmittedConstraints) -> z3.ArithRef:
-    """Our intrinsic index as the position in the emitted op's own `mma_idx` list (-1, rejected, if absent)."""
-    return lookup(mma, [emitted.mma_choices.index(x.name) if x.name in emitted.mma_choices else -1 for x in mmas])
+    """Our intrinsic index as the position in the emitted op's own `mma_idx` list (-1, rejected, if absent); a
+    virtual intrinsic as its hardware proxy's."""
+    return lookup(mma, [emitted.mma_choices.index(x.name) if x.name in emitted.mma_choices else -1
+                        for x in as_hardware(mmas)])
 
 
 def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
@@ -178,13 +205,15 @@ def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Spa
     return emitted.over(names, problem.bounds)
 
 
-def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived) -> list[z3.BoolRef]:
-    """IREE's contraction assertions over mltune's knobs."""
+def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived,
+                   mmas: tuple[MmaShape, ...]) -> list[z3.BoolRef]:
+    """IREE's TileAndFuse assertions over mltune's knobs; a virtual intrinsic's point as its proxy's, with the same
+    K tile in elements (its `reduction` counted in the proxy's K steps)."""
     v = space.var
     (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
     return substitute_emitted(emitted, problem, space, derived, {
         f"wg_{mi}": v("wg_m"), f"wg_{ni}": v("wg_n"), f"sg_{mi}": v("sg_m"), f"sg_{ni}": v("sg_n"),
-        f"red_{ki}": v("red_k")})
+        f"red_{ki}": v("red_k") * lookup(v("mma"), k_per_proxy_k(mmas)), "mma_idx": mma_index(v("mma"), mmas, emitted)})
 
 
 def i64_array(values: Sequence[int | Sequence[int]]) -> ir.ArrayAttr:
@@ -252,7 +281,7 @@ class GpuContraction(MmaConfigurator):
         self.problem = problem
         self.gpu = gpu
         self.context = context
-        self.mmas = usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None))
+        self.mmas = with_virtual(usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None)), gpu)
         if not self.mmas:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
                              f"{problem.out_type}")
@@ -290,7 +319,7 @@ def build_compilation_info(context: ir.Context, mma_name: str, levels: dict[str,
     a contraction's operands with `derived_thread_config`, as IREE's own VectorDistribute configuration does;
     its convolution configuration promotes them without (`thread_promotion` False)."""
     with context:
-        entries = {"mma_kind": iree_gpu.MMAAttr.get(getattr(iree_gpu.MMAIntrinsic, mma_name)),
+        entries = {"mma_kind": mma_attribute(mma_name),
                    "promote_operands": i64_array([0, 1]),
                    **{name: i64_array(values) for name, values in levels.items()}}
         if pipeline == VECTOR_DISTRIBUTE and thread_promotion:

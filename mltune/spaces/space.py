@@ -3,8 +3,8 @@
 The constraints are Z3 expressions, so they can be checked, combined and solved by Z3
 (`Space.solver`). Enumerating every solution one Z3 model at a time with blocking clauses
 is slow (tens of seconds for a few thousand solutions), so `Space.enumerate` evaluates the
-same Z3 expression trees over the Cartesian product of the domains with numpy instead:
-every solution Z3 would accept, in a fixed order, in milliseconds.
+same Z3 expression trees over the Cartesian product of the domains with numpy instead, knob by
+knob: every solution Z3 would accept, in a fixed order, in milliseconds.
 """
 
 from __future__ import annotations
@@ -103,6 +103,32 @@ def _evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray], cache: dict[i
     raise NotImplementedError(f"Z3 operator {expr.decl().name()} in {expr}")
 
 
+def _variables(expr: z3.ExprRef, seen: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
+    """The names of the variables an expression uses (shared subexpressions visited once)."""
+    seen = {} if seen is None else seen
+    key = expr.get_id()
+    if key not in seen:
+        if z3.is_const(expr) and expr.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            seen[key] = frozenset({expr.decl().name()})
+        else:
+            seen[key] = frozenset().union(*[_variables(child, seen) for child in expr.children()])
+    return seen[key]
+
+
+def _satisfying(columns: dict[str, np.ndarray], constraints: Sequence[z3.BoolRef]) -> dict[str, np.ndarray]:
+    """The rows of `columns` that satisfy every constraint; once most rows fail, the remaining constraints are
+    evaluated on the survivors only (cheap, selective constraints first make this fast)."""
+    size = len(next(iter(columns.values())))
+    valid = np.ones(size, dtype=bool)
+    cache: dict[int, np.ndarray] = {}
+    for constraint in constraints:
+        valid &= np.broadcast_to(evaluate(constraint, columns, cache), valid.shape)
+        if 2 * np.count_nonzero(valid) < valid.size:  # most rows are out: go on with the rest only
+            columns = {name: column[valid] for name, column in columns.items()}
+            valid, cache = np.ones(np.count_nonzero(valid), dtype=bool), {}
+    return {name: column[valid] for name, column in columns.items()}
+
+
 class Space:
     """Knobs with finite domains and Z3 constraints over them; the valid points are the solutions."""
 
@@ -132,31 +158,45 @@ class Space:
             raise RuntimeError(f"Z3 returned unknown: {solver.reason_unknown()}")
         return verdict == z3.sat
 
+    def admits(self, point: Mapping[str, int]) -> bool:
+        """Whether an assignment of every knob is a point of the space, evaluated as `enumerate` does."""
+        if any(point[knob.name] not in knob.domain for knob in self.knobs):
+            return False
+        columns = {knob.name: np.array([point[knob.name]], dtype=np.int64) for knob in self.knobs}
+        return bool(len(_satisfying(columns, self.constraints)[self.knobs[0].name]))
+
     def enumerate(self) -> np.ndarray:
         """Every solution, one row per point and one column per knob, in domain (lexicographic) order.
 
-        The Cartesian product is walked in chunks, so memory stays bounded for large domains; within a
-        chunk, once most points fail, the remaining constraints are evaluated on the survivors only (cheap,
-        selective constraints first make this fast).
+        The points are built one knob at a time (each new knob varying fastest, which keeps the order), and each
+        constraint is evaluated as soon as every knob it names has its values: the partial points it rejects are
+        never crossed with the later knobs' domains. Each step is taken in chunks, so memory stays bounded.
         """
         shape = tuple(len(k.domain) for k in self.knobs)
-        size = int(np.prod(shape, dtype=np.int64))
-        if size > MAX_PRODUCT:
-            raise ValueError(f"space too large to enumerate ({size} points before constraints)")
-        domains = [np.asarray(k.domain, dtype=np.int64) for k in self.knobs]
-        found = []
-        for start in range(0, size, CHUNK):
-            positions = np.unravel_index(np.arange(start, min(start + CHUNK, size), dtype=np.int64), shape)
-            columns = {k.name: d[p] for k, d, p in zip(self.knobs, domains, positions)}
-            valid = np.ones(len(positions[0]), dtype=bool)
-            cache: dict[int, np.ndarray] = {}
-            for constraint in self.constraints:
-                valid &= np.broadcast_to(evaluate(constraint, columns, cache), valid.shape)
-                if 2 * np.count_nonzero(valid) < valid.size:  # most points are out: go on with the rest only
-                    columns = {name: column[valid] for name, column in columns.items()}
-                    valid, cache = np.ones(len(columns[self.knobs[0].name]), dtype=bool), {}
-            found.append(np.stack([columns[k.name][valid] for k in self.knobs], axis=1))
-        return np.concatenate(found) if found else np.empty((0, len(self.knobs)), dtype=np.int64)
+        if int(np.prod(shape, dtype=np.int64)) > MAX_PRODUCT:
+            raise ValueError(f"space too large to enumerate ({int(np.prod(shape, dtype=np.int64))} points before constraints)")
+        if not self.knobs:
+            return np.empty((0, 0), dtype=np.int64)
+        pending = [(constraint, _variables(constraint)) for constraint in self.constraints]
+        columns: dict[str, np.ndarray] = {}
+        count, bound = 1, set()
+        for knob in self.knobs:
+            bound.add(knob.name)
+            ready = [constraint for constraint, names in pending if names <= bound]
+            pending = [(constraint, names) for constraint, names in pending if not names <= bound]
+            domain = np.asarray(knob.domain, dtype=np.int64)
+            step = max(1, CHUNK // len(domain))
+            pieces = []
+            for start in range(0, count, step):
+                rows = min(step, count - start)
+                part = {name: np.repeat(column[start:start + rows], len(domain)) for name, column in columns.items()}
+                part[knob.name] = np.tile(domain, rows)
+                pieces.append(_satisfying(part, ready))
+            if not pieces:  # no partial point left
+                return np.empty((0, len(self.knobs)), dtype=np.int64)
+            columns = {name: np.concatenate([piece[name] for piece in pieces]) for name in pieces[0]}
+            count = len(columns[knob.name])
+        return np.stack([columns[k.name] for k in self.knobs], axis=1)
 
     def points(self) -> list[dict[str, int]]:
         names = [k.name for k in self.knobs]

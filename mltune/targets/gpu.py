@@ -36,7 +36,9 @@ NVIDIA_REGISTERS_PER_SM = 65536
 AMD_VGPR_SPACE_BITS = 16384  # CDNA3's, when the target does not say
 NVIDIA_SUBPARTITIONS_PER_SM = 4  # TargetInfo reports 0 SIMDs for CUDA; every SM since Volta has 4 warp schedulers
 _BLOCK_INTRINSIC = re.compile(r"x\d+B_")  # multi-block MFMAs (4x4x4x16B ...): not used for GEMM tiles
-_UNUSABLE_INTRINSICS = ("NV_WMMA_",)  # WMMA with TileAndFuse fails in IREE 3.13 (research notes 5.2)
+_UNUSABLE_INTRINSICS = ("NV_WMMA_",)
+# an intrinsic's enum -> the attribute that spells it (`mma_layout` or `virtual_mma_layout`)
+MMA_ATTRIBUTES = {iree_gpu.MMAIntrinsic: iree_gpu.MMAAttr, iree_gpu.VirtualMMAIntrinsic: iree_gpu.VirtualMMAAttr}  # WMMA with TileAndFuse fails in IREE 3.13 (research notes 5.2)
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,12 @@ class MmaShape:
     c_type: str
 
 
+def mma_attribute(name: str) -> ir.Attribute:
+    """The `mma_kind` attribute of an intrinsic named by `MMAIntrinsic` or `VirtualMMAIntrinsic` (in a context)."""
+    enum, attribute = next((e, a) for e, a in MMA_ATTRIBUTES.items() if hasattr(e, name))
+    return attribute.get(getattr(enum, name))
+
+
 @dataclass(frozen=True)
 class GpuInfo:
     """What IREE resolved for one GPU executable target (its `iree_gpu.TargetInfo`)."""
@@ -102,6 +110,8 @@ class GpuInfo:
     shared_memory_bytes: int
     mma: tuple[MmaShape, ...]
     vgpr_space_bits: int  # 0 when the target does not say (CUDA)
+    # IREE's virtual intrinsics (several hardware MMAs as one, e.g. ROCm's VMFMA): named by `VirtualMMAIntrinsic`
+    virtual_mma: tuple[MmaShape, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -137,29 +147,29 @@ class GpuInfo:
         """The facts from their stored form (`dataclasses.asdict`: lists for tuples, dicts for `MmaShape`s)."""
         return GpuInfo(**{**data, "subgroup_sizes": tuple(data["subgroup_sizes"]),
                           "max_workgroup_sizes": tuple(data["max_workgroup_sizes"]),
-                          "mma": tuple(MmaShape(**shape) for shape in data["mma"])})
+                          "mma": tuple(MmaShape(**shape) for shape in data["mma"]),
+                          "virtual_mma": tuple(MmaShape(**shape) for shape in data.get("virtual_mma", ()))})
 
     @staticmethod
     def from_executable_target(target_attr: ir.Attribute) -> "GpuInfo":
         info = iree_gpu.TargetInfo.get_gpu_target_info(target_attr)
         text = str(target_attr)
         api = "rocm" if text.startswith('#hal.executable.target<"rocm"') else "cuda"
-        mma = []
+        shapes: dict[type, list[MmaShape]] = {kind: [] for kind in MMA_ATTRIBUTES}
         for intrinsic in info.mma_intrinsics:
             name = str(intrinsic)
-            if not isinstance(intrinsic, iree_gpu.MMAIntrinsic) or _BLOCK_INTRINSIC.search(name):
+            if type(intrinsic) not in MMA_ATTRIBUTES or _BLOCK_INTRINSIC.search(name) or name.startswith(_UNUSABLE_INTRINSICS):
                 continue
-            if name.startswith(_UNUSABLE_INTRINSICS):
-                continue
-            attr = iree_gpu.MMAAttr.get(intrinsic)
+            attr = MMA_ATTRIBUTES[type(intrinsic)].get(intrinsic)
             a, b, c = (str(t) for t in attr.abc_element_types)
-            mma.append(MmaShape(name, *attr.mnk_shape, a, b, c))
+            shapes[type(intrinsic)].append(MmaShape(name, *attr.mnk_shape, a, b, c))
+        mma, virtual = shapes[iree_gpu.MMAIntrinsic], shapes[iree_gpu.VirtualMMAIntrinsic]
         sku = re.search(r'sku = "([^"]+)"', text)
         vgpr = re.search(r"vgpr_space_bits = (\d+)", text)
         simds = info.simds_per_workgroup or (NVIDIA_SUBPARTITIONS_PER_SM if api == "cuda" else 4)
         return GpuInfo(api, info.arch, sku.group(1) if sku else "", tuple(info.subgroup_size_choices), simds,
                        info.workgroup_count, info.max_thread_count_per_workgroup, tuple(info.max_workgroup_sizes),
-                       info.max_workgroup_memory_bytes, tuple(mma), int(vgpr.group(1)) if vgpr else 0)
+                       info.max_workgroup_memory_bytes, tuple(mma), int(vgpr.group(1)) if vgpr else 0, tuple(virtual))
 
 
 _ROCM_NAME = re.compile(r"(gfx[0-9a-f]{3,4}[a-z0-9]*|mi[0-9]{3}[a-z]*|rx[0-9]{4}[a-z]*|w[0-9]{4}[a-z]*|v[0-9]{3})")
