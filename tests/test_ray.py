@@ -37,9 +37,13 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def cluster():
     client_port = _free_port()  # the head's Ray Client server, for `ray://`
-    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
-                                                          "include_dashboard": False,
-                                                          "ray_client_server_port": client_port})
+    with pytest.MonkeyPatch.context() as env:
+        # the head's client proxy gives a client's own server this long to start (30 s by default, which a loaded
+        # 2-core machine running three Ray nodes has exceeded); the head inherits this process's environment
+        env.setenv("RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S", "180")
+        nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
+                                                              "include_dashboard": False,
+                                                              "ray_client_server_port": client_port})
     nodes.client_port = client_port
     for _ in range(2):
         nodes.add_node(num_cpus=1, resources={BENCH_RESOURCE: 1}, object_store_memory=STORE)
