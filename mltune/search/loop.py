@@ -142,27 +142,20 @@ class TuningLoop:
             self.executor.run(searches.on_result)
         finally:
             searches.close()
-        self._finish([search for search in searches.started])
+        self._finish(searches.started)
         return [search.result for search in searches.started]
 
     def _finish(self, searches: Sequence[_Search]) -> None:
         """Re-measure each dispatch's best few together with the baseline; keep a winner only beyond the noise.
         A finalist measured by an interrupted run is compiled again (its module may be gone)."""
-        finalists: dict[str, list[Trial]] = {}
-        for search in searches:
-            measured = sorted((t for t in search.result.trials if t.measurement and t.measurement.status == "ok"),
-                              key=lambda t: t.measurement.ratio)
-            finalists[search.name] = [t for t in measured[: self.settings.finalists] if t.measurement.ratio < 1.0]
         by_name = {search.name: search for search in searches}
+        finalists = {search.name: search.finalists() for search in searches}
 
         def submit_rebuilds() -> None:
             for name, trials in finalists.items():
-                search = by_name[name]
                 for t in trials:
                     if t.build.vmfb is None or not t.build.vmfb.exists():
-                        info = search.configurator.compilation_info(t.knobs)
-                        self.executor.submit_compile(CompileJob(t.index, self.applier.apply(search.problem, info),
-                                                                name))
+                        by_name[name].submit_compile(t.index, t.knobs)
 
         rebuilt = self._results(submit_rebuilds)
         for name, trials in finalists.items():
@@ -269,7 +262,7 @@ class _Search:
 
     def refill(self, room: int) -> None:
         """Ask the ranker for up to `room` more candidates; set the stop reason when the search is over."""
-        loop, settings, result = self.loop, self.loop.settings, self.result
+        settings, result = self.loop.settings, self.result
         if result.stop_reason:
             return
         want = min(room, self.budget - result.benchmarked - len(self.in_flight))
@@ -289,10 +282,19 @@ class _Search:
         else:
             self.tried.update(indices)
             for i in indices:
-                info = self.configurator.compilation_info(self.candidates.knobs(i))
-                self.in_flight[i] = info
-                applied = loop.applier.apply(self.problem, info)
-                loop.executor.submit_compile(CompileJob(i, applied, self.name))
+                self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
+
+    def submit_compile(self, index: int, knobs: dict[str, int]) -> str:
+        """Send candidate `index` to be compiled; its compilation info."""
+        info = self.configurator.compilation_info(knobs)
+        self.loop.executor.submit_compile(CompileJob(index, self.loop.applier.apply(self.problem, info), self.name))
+        return info
+
+    def finalists(self) -> list[Trial]:
+        """The best few measured candidates that screened faster than the baseline, fastest first."""
+        measured = sorted((t for t in self.result.trials if t.measurement and t.measurement.status == "ok"),
+                          key=lambda t: t.measurement.ratio)
+        return [t for t in measured[: self.loop.settings.finalists] if t.measurement.ratio < 1.0]
 
     def on_result(self, job: Job, outcome: Result) -> None:
         """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be
