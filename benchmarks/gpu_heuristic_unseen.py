@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from source_tree import python_path_first
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -37,7 +39,7 @@ SLOW = 4.0
 
 def tune(source_tree: Path, model: Path, run_dir: Path, args: argparse.Namespace) -> list[float]:
     """Each benchmarked candidate's time / default time, in the order the heuristic proposed them."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(source_tree), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": python_path_first(source_tree)}
     command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--ranker", "heuristic", "--budget",
                str(args.budget), "--target", args.target, "--devices", args.devices, "--run-dir", str(run_dir),
                "--dataset-dir", str(run_dir.parent / "datasets"), "-o", str(run_dir / "out.mlir"), "--seed", "0",

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from source_tree import python_path_first
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -59,7 +61,7 @@ def descendants(root: int) -> set[int]:
 def start_tune(folder: Path, budget: int, stderr=subprocess.DEVNULL) -> subprocess.Popen:
     """`mltune tune` (this checkout's) on the drill's model in `folder`."""
     (folder / "mm.mlir").write_text(MODEL)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": python_path_first(REPO)}
     return subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--budget", str(budget),
                              "--run-dir", "run", "--dataset-dir", "datasets", "-o", "spec.mlir"], cwd=folder,
                             stdout=subprocess.DEVNULL, stderr=stderr, env=env, text=True)

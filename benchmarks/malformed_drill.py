@@ -21,6 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from source_tree import python_path_first
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -246,7 +248,7 @@ def run_case(case: Case) -> Outcome:
         if args and args[0] == "tune":
             args += [flag for pair in (("--run-dir", "run"), ("--dataset-dir", "datasets")) if pair[0] not in args
                      for flag in pair]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        env = {**os.environ, "PYTHONPATH": python_path_first(REPO),
                "MLTUNE_HOME": str(root)}  # the case's models/ are the data home's; nothing is written elsewhere
         proc = subprocess.run([sys.executable, "-m", "mltune.cli", *args], cwd=root, capture_output=True, text=True,
                               errors="replace", env=env, timeout=600)

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from source_tree import python_path_first
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -44,7 +46,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
     args = parser.parse_args()
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    os.environ["PYTHONPATH"] = python_path_first(ROOT)
     import ray
     from ray.cluster_utils import Cluster
 

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from source_tree import python_path_first
+
 ROOT = Path(__file__).resolve().parent.parent
 STORE = 80 * 2**20  # object store per node: modules are kilobytes to megabytes
 
@@ -119,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
     args.input = args.input.resolve()
     # this checkout's mltune in every child (runs, Ray workers, timing workers), before what the path held
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    os.environ["PYTHONPATH"] = python_path_first(ROOT)
     sys.path.insert(0, str(ROOT))
     gpu = not args.devices.startswith("local")
     workers = [int(w) for w in args.workers.split(",")]
