@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mltune.errors import RunFailure, UserError
-from mltune.execution.build import Builder, BuildResult
+from mltune.execution.build import Builder
 from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
 from mltune.execution.ray_workers import Artefact, BenchmarkActor, compile_candidate
 from mltune.inputs import Invocation
@@ -197,7 +197,7 @@ class RayExecutor:
             path = self.builder.candidate_vmfb(job.group, job.index)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(module)
-            build = BuildResult(build.index, build.status, path, build.sha256, build.detail, build.seconds)
+            build = replace(build, vmfb=path)
         on_result(job, build)
 
     def _measured(self, ref, on_result: OnJobResult) -> None:
