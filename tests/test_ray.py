@@ -73,20 +73,6 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
     assert len(measured) == 6 and all(len(r["time_us"]) == len(r["baseline_us"]) >= 1 for r in measured)
 
 
-def test_tune_through_ray_client(cluster, tiny, tmp_path):
-    """`--cluster ray://HOST:PORT` (Ray Client, which streams nothing back: each actor call answers at once)."""
-    port = cluster.client_port
-    run_dir = tmp_path / "run"
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "2",
-                             "--cluster", f"ray://127.0.0.1:{port}", "--run-dir", str(run_dir), "--dataset-dir",
-                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
-    assert result.returncode == 0, result.stderr[-3000:]
-    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-    assert sum(1 for r in records if r["status"] == "ok") == 2
-
-
 def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_path):
     """Two dispatches whose budgets together fit in the cluster's window: the second one's candidates were all
     compiled before any candidate was measured, each dispatch spent its own budget, and no record is doubled."""
