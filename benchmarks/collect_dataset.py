@@ -4,7 +4,9 @@ Every problem becomes a one-op model (`mltune.one_op_model`) and is run through
 `mltune tune --ranker shuffle --budget N`, so every candidate is timed at the model level,
 call by call against IREE's default in the same process, and appended to
 `DATASET_DIR/<arch>/<problem>.jsonl` as it is measured. A random order makes the records
-an unbiased sample of each problem's space, which is what training and evaluation need.
+an unbiased sample of each problem's space, which is what training and evaluation need. A CPU problem's
+data-tiled candidates (`mltune.spaces.cpu_data_tiling`, at most 24 among thousands) are collected on their own
+with `--ranker shuffle-lowerings`: every one of them first, then random plain ones up to the budget.
 
 On a machine with many cores, `--lanes L --cores-per-lane C` runs L problems at once, each
 pinned to its own C cores with `taskset` (mltune then sizes IREE's worker pool to those
@@ -15,6 +17,8 @@ whose whole space is smaller than `--budget` is known to be finished only by its
 
     python benchmarks/collect_dataset.py [--budget 150] [--lanes 1] [--cores-per-lane 2]
         [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
+    python benchmarks/collect_dataset.py --problem-set cpu2 --arch znver3 --ranker shuffle-lowerings \
+        --run-suffix .lowerings --budget 24
     python benchmarks/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
 GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) and `GPU_MATVEC_PROBLEMS`
@@ -209,7 +213,7 @@ def finished(name: str, args: argparse.Namespace) -> bool:
 
 
 def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", "shuffle",
+    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", args.ranker,
                "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
                "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir"),
                "--target", args.target]
@@ -248,6 +252,12 @@ def main() -> int:
                              "whether a problem is measured already (default: any arch's)")
     parser.add_argument("--problem-set", choices=["cpu", "cpu2"], default="cpu",
                         help="CPU targets: the first set of shapes, or the second (8 of the first and 22 new ones)")
+    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
+                        help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
+                             "random plain ones (with --run-suffix, beside an earlier shuffle's records)")
+    parser.add_argument("--run-suffix", default="",
+                        help="appended to each run's name, and so to its record file's: a second collection of the "
+                             "same problems (e.g. .lowerings) keeps the first one's records and resumes on its own")
     parser.add_argument("--lock", type=Path, default=None, metavar="FILE",
                         help="hold this flock(1) lock while measuring each problem, so that other measurements "
                              "on the machine wait for it (and it for them)")
@@ -269,6 +279,7 @@ def main() -> int:
                 name, shape = todo.get_nowait()
             except queue.Empty:
                 return
+            name += args.run_suffix
             run_dir = args.work / name
             if finished(name, args):
                 continue
@@ -290,7 +301,7 @@ def main() -> int:
         thread.start()
     for thread in threads:
         thread.join()
-    complete = sum(1 for name, _ in problems if finished(name, args))
+    complete = sum(1 for name, _ in problems if finished(name + args.run_suffix, args))
     print(f"{complete}/{len(problems)} problems measured; {time.monotonic() - started:.0f} s")
     return 0
 

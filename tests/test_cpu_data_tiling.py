@@ -14,6 +14,8 @@ from mltune.emit.op_config import config_flags, op_attributes
 from mltune.execution.build import Builder
 from mltune.features.cpu import cpu_contraction_features
 from mltune.inputs import Invocation, TuningInput
+from mltune.rankers import make_ranker
+from mltune.rankers.base import RankingInput
 from mltune.spaces import cpu_data_tiling
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.tools import tool_path
@@ -100,3 +102,19 @@ def test_f16_data_tiled_microkernel_build_compiles(tmp_path):
                   "-o", str(tmp_path / "m.vmfb")])
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "m.vmfb").stat().st_size > 0
+
+
+def test_shuffle_lowerings_measures_every_data_tiled_candidate_first(tiny, context):
+    """The collection order: all data-tiled rows first, then the plain ones, each part a seeded random order."""
+    candidates = CpuContraction(tiny.problem, tiny.cpu, context, data_tiling=True).candidates()
+    ranking_input = RankingInput(tiny.problem, tiny.cpu, candidates)
+    tiled = int((candidates.column("lowering") > 0).sum())
+    orders = []
+    for seed in (0, 0, 1):
+        ranker = make_ranker("shuffle-lowerings", seed)
+        ranker.start(ranking_input)
+        orders.append(ranker.ask(len(candidates)))
+    first = candidates.column("lowering")[orders[0]]
+    assert 0 < tiled < len(candidates) and np.all(first[:tiled] > 0) and np.all(first[tiled:] == 0)
+    assert sorted(orders[0]) == list(range(len(candidates)))
+    assert orders[0] == orders[1] and orders[0] != orders[2]

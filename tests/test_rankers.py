@@ -107,7 +107,7 @@ def test_unknown_ranker_lists_the_valid_names():
     assert "bogus" in message
     for name in RANKERS:
         assert name in message
-    assert set(RANKERS) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"}
+    assert set(RANKERS) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "random-forest", "random-forest-refit", "tpe"}
 
 
 # --- features ---------------------------------------------------------------------------------------------

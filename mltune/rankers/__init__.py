@@ -10,7 +10,7 @@ from mltune.rankers.base import Ranker, RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.refit import RefittedForest
-from mltune.rankers.simple import Shuffle, SolverOrder
+from mltune.rankers.simple import Shuffle, ShuffleLoweringsFirst, SolverOrder
 from mltune.targets import TargetFacts
 
 
@@ -23,6 +23,7 @@ def _tpe(seed: int = 0) -> Ranker:
 RANKERS: dict[str, Callable[[int], Ranker]] = {
     "none": SolverOrder,
     "shuffle": Shuffle,
+    "shuffle-lowerings": ShuffleLoweringsFirst,
     "heuristic": Heuristic,
     "random-forest": RandomForest,
     "random-forest-refit": RefittedForest,

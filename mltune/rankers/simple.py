@@ -23,3 +23,20 @@ class Shuffle(StaticRanker):
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         return np.random.default_rng(self.seed).permutation(len(ranking_input.candidates))
+
+
+class ShuffleLoweringsFirst(StaticRanker):
+    """A seeded random order that measures every candidate of a non-default lowering first (the data-tiled ones of
+    `mltune.spaces.cpu_data_tiling`), then the rest at random: for collecting datasets. They are at most a few dozen
+    among thousands of candidates, so a plain shuffle would almost never draw one and a model could not learn
+    them."""
+
+    name = "shuffle-lowerings"
+
+    def order(self, ranking_input: RankingInput) -> np.ndarray:
+        candidates = ranking_input.candidates
+        permutation = np.random.default_rng(self.seed).permutation(len(candidates))
+        if "lowering" not in candidates.names:
+            return permutation
+        other_lowering = candidates.column("lowering")[permutation] != 0
+        return np.concatenate([permutation[other_lowering], permutation[~other_lowering]])
