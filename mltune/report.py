@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mltune.execution.kernel_timing import KernelTiming
-from mltune.execution.run import Measurement
 from mltune.model.budget import Allocation
+from mltune.model.fallback import Attempt
 from mltune.model.finish import ModelOutcome
 from mltune.model.flags import FlagChoice
 from mltune.model.profile import DispatchProfile
@@ -47,8 +47,8 @@ class TuneReport:
     model: ModelOutcome | None = None
     command: str = ""
     kernel_timing: KernelTiming | None = None  # set when candidates were timed at kernel level
-    per_call: Measurement | None = None  # then the emitted result, timed call by call against IREE's default
     numerics: dict[str, str] = field(default_factory=dict)  # per dispatch: its winner's numerics verdict
+    attempts: list[Attempt] = field(default_factory=list)  # model level: each result tried, the last one `model`'s
 
     @property
     def overhead_fraction(self) -> float:

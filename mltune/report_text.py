@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
+from mltune.model.fallback import MAX_FALLBACKS, Attempt
 from mltune.paths import describe_search_path, model_search_path
 from mltune.problem import Untunable
 from mltune.rankers import LEARNED
@@ -41,7 +42,7 @@ def print_report(report: TuneReport) -> None:
         print("  finalists, each re-measured against IREE's default in the same process (times: median of rounds):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
-            print(f"  {rank:>4} {_row(measurement)}  {' '.join(f'{k}={v}' for k, v in trial.knobs.items())}")
+            print(f"  {rank:>4} {_row(measurement)}  {_knobs(trial.knobs)}")
         if result.name in report.numerics:
             print(f"  {report.numerics[result.name]}")
         if result.winner:
@@ -63,8 +64,8 @@ def print_report(report: TuneReport) -> None:
     if report.spec_path and report.model is not None and report.model.timing is not None:
         print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
               f"{' (kernel level)' if report.kernel_timing else ''}")
-    if report.per_call is not None:
-        print(f"Per call, as it will run (no dispatch repeats): {_row(report.per_call).strip()}")
+    if report.model is not None and report.model.per_call is not None:
+        print(f"Per call, as it will run (no dispatch repeats): {_row(report.model.per_call).strip()}")
     if not report.spec_path:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
@@ -87,6 +88,10 @@ def _row(measurement) -> str:
     estimate = measurement.estimate
     interval = f"{estimate.low:.2f}-{estimate.high:.2f}x ({100 * estimate.confidence:.0f} %, {estimate.rounds} rounds)"
     return f"{default:11.1f} {tuned:10.1f} {default / tuned:7.2f}x  {interval:<28}"
+
+
+def _knobs(knobs: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in knobs.items())
 
 
 def _load_note(measurement) -> str:
@@ -119,6 +124,7 @@ def _print_model(report: TuneReport) -> None:
     model = report.model
     if model is None:
         return
+    _print_attempts(report.attempts)
     for key, ratio in model.check.ratios.items():
         verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
         print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
@@ -131,6 +137,26 @@ def _print_model(report: TuneReport) -> None:
             print(f"  {label:<14} {_row(m)}{_load_note(m)}")
     if report.command:
         print(f"\nCompile the tuned model with:\n  {report.command}")
+
+
+def _print_attempts(attempts: list[Attempt]) -> None:
+    """A result the final checks withdrew, the finalists that replaced it and what became of them; the checks
+    printed after this are the last attempt's."""
+    if not attempts or not attempts[0].outcome.withdrawn:
+        return
+    for number, attempt in enumerate(attempts):
+        picks = "; ".join(f"{p.result.name} finalist {p.rank + 1} ({_knobs(p.knobs)})" for p in attempt.picks)
+        outcome = attempt.outcome
+        verdict = (f"withdrawn: {outcome.withdrawn}" if outcome.withdrawn else f"refused: {outcome.refused}"
+                   if outcome.refused else "kept: the checks below are this result's" if attempt.kept else
+                   "leave-one-out kept none of its configs")
+        print(f"\n{'The first result' if number == 0 else f'Fallback {number}'}: {picks}\n  {verdict}")
+    if attempts[-1].outcome.withdrawn:
+        print("Every fallback was withdrawn too." if len(attempts) > MAX_FALLBACKS else
+              f"{'Every fallback was withdrawn too; no' if len(attempts) > 1 else 'No'} dispatch in the withdrawn "
+              "result has another finalist that passed the keep rule.")
+    if len(attempts) > 1 and not attempts[-1].kept:
+        print(f"The checks below are fallback {len(attempts) - 1}'s.")
 
 
 def print_compile_only(checks, untunable, run_dir: Path) -> None:

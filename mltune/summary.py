@@ -5,6 +5,8 @@ from __future__ import annotations
 from statistics import median
 
 from mltune.execution.run import Measurement
+from mltune.model.fallback import Attempt
+from mltune.model.finish import RECOMMENDED
 from mltune.problem import Untunable
 from mltune.report import TuneReport
 from mltune.search.loop import DispatchResult
@@ -23,6 +25,18 @@ def _estimate_summary(measurement: Measurement) -> dict:
             "high": estimate.high if known else None, "confidence": estimate.confidence, "rounds": estimate.rounds,
             "interval": estimate.describe(), "busy_cores": measurement.load if measurement.load == measurement.load
             else None}
+
+
+def _attempt_summary(attempt: Attempt) -> dict:
+    """One result the final checks tried: each dispatch's finalist in it (rank 1: the search's winner), the verdict
+    and the end-to-end (and per-call) estimates it rests on."""
+    outcome = attempt.outcome
+    end_to_end = outcome.timing.measurement(RECOMMENDED) if outcome.timing is not None else None
+    return {"finalists": [{"dispatch": p.result.name, "problem": p.result.problem.key, "rank": p.rank + 1,
+                           "knobs": p.knobs} for p in attempt.picks],
+            "kept": attempt.kept, "withdrawn": outcome.withdrawn, "refused": outcome.refused,
+            "end_to_end": None if end_to_end is None else _estimate_summary(end_to_end),
+            "per_call": None if outcome.per_call is None else _estimate_summary(outcome.per_call)}
 
 
 def _model_summary(report: TuneReport) -> dict:
@@ -48,10 +62,11 @@ def _model_summary(report: TuneReport) -> dict:
             for label, m in zip(model.timing.labels, model.timing.measurements)},
         "refused": model.refused if model else "",
         "withdrawn": model.withdrawn if model else "",
+        "attempts": [_attempt_summary(a) for a in report.attempts],  # more than one: the first was withdrawn
         "compile_command": report.command,
         "kernel_timing": None if report.kernel_timing is None else {
             "repeat": report.kernel_timing.repeat, "overhead_per_kernel": report.kernel_timing.overhead_per_kernel},
-        "per_call": None if report.per_call is None else _estimate_summary(report.per_call),
+        "per_call": None if model is None or model.per_call is None else _estimate_summary(model.per_call),
     }
 
 

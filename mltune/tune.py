@@ -19,16 +19,17 @@ from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import RunnerPool, make_runner
-from mltune.execution.kernel_timing import call_level, measured_builds
+from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
 from mltune.inputs import TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.model.budget import problem_shares, select, split_budget
-from mltune.model.finish import ModelOutcome, finish_model, numerics_check
+from mltune.model.fallback import finish_with_fallbacks, winners
+from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
-from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, Config
+from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.profile_table import profile_lines
@@ -318,30 +319,22 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             writer.close()
     if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
         raise RunFailure(nothing_measured(results))
-    configs = [Config(r.problem, r.winner[0].compilation_info) for r in results if r.winner]
+    picks = winners(results)
     tool_seconds += executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
-    model, per_call = None, None
+    model, attempts = None, []
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
-        numerics_device = request.devices[0]  # the tuning device: CPU or GPU alike
-        kernel = measured.kernel_level
-        model = finish_model(configs, starter, measured.baseline, measured.baseline if kernel else default_build,
-                             measured.builder, runner, applier, plan, context, request.run_dir, numerics_device)
-        result = model.result
-        if kernel and result is not None:
-            with display().phase("per call: the result as it will run, against IREE's default"):
-                per_call = call_level(result, builder, runner, default_build, plan)
-            if per_call is not None and per_call.estimate.slower():  # faster kernels, yet surely slower calls
-                model = replace(model, result=None, withdrawn="per call, as it will run, the result was "
-                                f"{per_call.estimate.describe()} IREE's default speed")
-                result = None
+        checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
+                             request.run_dir, request.devices[0])  # numerics on the tuning device: CPU or GPU alike
+        attempts = finish_with_fallbacks(picks, checks.run)
+        model = attempts[-1].outcome
         if search_flags:
             model, flags = _tuned_variants(request, model, builder, runner, default_build, starter, facts.cores, plan)
-            result = model.result
+        result = model.result
     else:
-        result = merge_configs(configs, starter, applier, context, request.run_dir)
+        result = merge_configs([p.config for p in picks], starter, applier, context, request.run_dir)
     tool_seconds += time.perf_counter() - finish_started
     spec_path, output_kind = None, "spec"
     result_flags = result.flags if result is not None else ()  # a data-tiled winner is compile flags
@@ -360,7 +353,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
-                        kernel_timing=measured.timing if measured.kernel_level else None, per_call=per_call,
-                        numerics=winner_check.verdicts)
+                        kernel_timing=measured.timing if measured.kernel_level else None,
+                        numerics=winner_check.verdicts, attempts=attempts)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

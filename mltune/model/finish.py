@@ -7,7 +7,7 @@ annotated source). The numerics check runs both builds on the tuning device, CPU
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -16,7 +16,8 @@ from iree.compiler import ir
 from mltune.emit.apply import Applied, Applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.kernel_timing import MeasuredBuilds, call_level
+from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
@@ -35,6 +36,7 @@ class ModelOutcome:
     timing: EndToEnd | None
     refused: str = ""  # why nothing is emitted although configs were found (an error: exit code 1)
     withdrawn: str = ""  # why nothing is recommended: the final measurement found no gain
+    per_call: Measurement | None = None  # kernel-level runs: the result timed call by call, as it will run
 
     @property
     def recommends(self) -> bool:
@@ -94,6 +96,46 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
                             withdrawn=f"in the final end-to-end measurement the recommended build's speedup over "
                                       f"IREE's default was {estimate.describe()}: not surely above 1")
     return ModelOutcome(result, check, numerics, timing)
+
+
+@dataclass(frozen=True)
+class FinalChecks:
+    """The model's final checks and what they measure with: `finish_model`, then, where candidates were timed at
+    kernel level, the result built as the user will build it and timed call by call against IREE's default, which
+    withdraws a result that is surely slower per call (faster kernels, yet slower calls)."""
+
+    starter: StarterSpec | None
+    measured: MeasuredBuilds  # the builder and IREE's default build the candidates were timed with
+    default_build: BuildResult  # IREE's own build: no spec, no extra flags, no kernel repeats
+    builder: Builder  # builds as the user will (no kernel repeats)
+    runner: Runner | RunnerPool
+    applier: Applier
+    plan: TimingPlan
+    context: ir.Context
+    work_dir: Path
+    numerics_device: str | None
+
+    def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
+        """Check the model tuned with `configs`; a later `attempt` builds and writes into folders of its own, so
+        that an earlier attempt's builds stay as they were checked."""
+        measured, builder, work_dir = self.measured, self.builder, self.work_dir
+        if attempt:
+            name = f"fallback_{attempt}"
+            measured = replace(measured, builder=replace(measured.builder, work_dir=measured.builder.work_dir / name))
+            builder, work_dir = replace(builder, work_dir=builder.work_dir / name), work_dir / name
+            work_dir.mkdir(parents=True, exist_ok=True)
+        kernel = measured.kernel_level
+        outcome = finish_model(configs, self.starter, measured.baseline,
+                               measured.baseline if kernel else self.default_build, measured.builder, self.runner,
+                               self.applier, self.plan, self.context, work_dir, self.numerics_device)
+        if not kernel or outcome.result is None:
+            return outcome
+        with display().phase("per call: the result as it will run, against IREE's default"):
+            per_call = call_level(outcome.result, builder, self.runner, self.default_build, self.plan)
+        if per_call is not None and per_call.estimate.slower():
+            return replace(outcome, result=None, per_call=per_call, withdrawn="per call, as it will run, the result "
+                           f"was {per_call.estimate.describe()} IREE's default speed")
+        return replace(outcome, per_call=per_call)
 
 
 def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,

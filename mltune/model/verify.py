@@ -80,11 +80,13 @@ class EndToEnd:
         ratio = self.measurements[self.labels.index(label)].ratio
         return 1.0 / ratio if ratio not in (0.0, float("inf")) else None
 
+    def measurement(self, label: str) -> Measurement | None:
+        return self.measurements[self.labels.index(label)] if label in self.labels else None
+
     def estimate(self, label: str) -> SpeedupEstimate:
         """The speedup of `label` over IREE's default with its confidence interval (none when not measured)."""
-        if label not in self.labels:
-            return SpeedupEstimate.from_ratios([])
-        return self.measurements[self.labels.index(label)].estimate
+        measurement = self.measurement(label)
+        return measurement.estimate if measurement is not None else SpeedupEstimate.from_ratios([])
 
 
 def end_to_end(default_vmfb: Path, builds: Sequence[tuple[str, Path]], runner: Runner | RunnerPool,

@@ -1,0 +1,146 @@
+"""A result the final checks withdraw is followed by the next finalists: which ones (synthetic finals, no tools), and
+a slow first choice withdrawn by the real end-to-end timing, then its dispatch's next finalist kept (real compiles,
+real timing, real numerics), as the report and `summary.json` say."""
+
+from __future__ import annotations
+
+from math import nan
+
+import pytest
+
+from mltune.emit.apply import SpecApplier
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.devices import make_runner
+from mltune.execution.kernel_timing import MeasuredBuilds
+from mltune.execution.run import Measurement, TimingPlan
+from mltune.inputs import prepare_input
+from mltune.model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
+from mltune.model.finish import FinalChecks, ModelOutcome
+from mltune.model.merge import read_starter_spec
+from mltune.model.verify import Config, LeaveOneOut
+from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.report import TuneReport
+from mltune.report_text import print_report
+from mltune.search.loop import DispatchResult, Trial
+from mltune.spaces.cpu_contraction import CpuContraction
+from mltune.summary import summary
+from mltune.targets import CpuTarget
+from mltune.tune import read_dispatches
+
+MIN_SPEEDUP = 1.03
+PLAIN = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}
+DATA_TILED = {"lowering": 1, "dt_tile_kib": 256, "dt_threads": 8}
+
+
+def _claimed(speedup: float, index: int = 0) -> Measurement:
+    """Synthetic: a finalist's re-measure that claims `speedup` over IREE's default, 9 rounds a little apart."""
+    return Measurement(index, "ok", tuple(1.0 + 0.01 * (r % 3) for r in range(9)), (speedup,) * 9)
+
+
+def _result(name: str, problem, finals: list[tuple[dict[str, int], str, float]]) -> DispatchResult:
+    """Synthetic finals (knobs, compilation info, claimed speedup), best first, the first kept as the winner."""
+    trials = [Trial(i, i, knobs, BuildResult(i, "ok", None), _claimed(s, i), info)
+              for i, (knobs, info, s) in enumerate(finals)]
+    result = DispatchResult(name, problem, len(finals), trials, [(t, t.measurement) for t in trials],
+                            min_speedup=MIN_SPEEDUP)
+    result.winner = result.finals[0]
+    return result
+
+
+def _withdrawn(picks: tuple[Pick, ...], kept: list[Pick]) -> Attempt:
+    """Synthetic: the final checks withdrew the result of `picks`, leave-one-out having kept `kept`'s configs."""
+    return Attempt(picks, ModelOutcome(None, LeaveOneOut([p.config for p in kept]), None, None, withdrawn="slower"))
+
+
+def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_passed(dumps, context, tmp_path,
+                                                                                        capsys):
+    """Synthetic finals on three real problems: a finalist below the keep rule is skipped, a dispatch
+    with no finalist left drops out while the other falls back, one that leave-one-out dropped is not retried; a
+    data-tiled winner (compile flags) falls back to a plain finalist (a spec); the report says when every fallback
+    was withdrawn too."""
+    tiny = dumps["tiny"]
+    space = CpuContraction(tiny.problem, tiny.cpu, context, data_tiling=True)
+    plain, tiled = space.compilation_info(PLAIN), space.compilation_info(DATA_TILED)
+    a = _result("a", tiny.problem, [(DATA_TILED, tiled, 1.37), (PLAIN, plain, 1.01), (PLAIN, plain, 1.25)])
+    b = _result("b", dumps["matmul"].problem, [(PLAIN, plain, 1.3)])
+    c = _result("c", dumps["batch_matmul"].problem, [(PLAIN, plain, 1.3), (PLAIN, plain, 1.2)])
+    first = winners([a, b, c])
+    assert [p.rank for p in first] == [0, 0, 0]
+    following = fallbacks(_withdrawn(first, kept=first[:2]))  # c was dropped by leave-one-out
+    assert [(p.result.name, p.rank) for p in following] == [("a", 2)]  # 1.01x is below the keep rule; b has none
+    applier = SpecApplier(context)
+    withdrawn, fallback = (applier.apply(tiny.problem, p.config.compilation_info) for p in (first[0], following[0]))
+    assert "--iree-opt-data-tiling" in withdrawn.flags and not withdrawn.text
+    assert fallback.text and not fallback.flags
+    last = _withdrawn(following, kept=list(following))
+    assert fallbacks(last) == ()
+    attempts = [_withdrawn(first, kept=first[:2]), last]
+    report = TuneReport("model", nan, [], [a, b, c], None, tmp_path / "spec.mlir", 1.0, 1.0, tmp_path / "r.jsonl",
+                        model=last.outcome, attempts=attempts)
+    assert [s["kept"] for s in summary(report)["attempts"]] == [False, False]
+    print_report(report)
+    out = capsys.readouterr().out
+    assert "The first result: a finalist 1 (lowering=1 dt_tile_kib=256 dt_threads=8); b finalist 1" in out
+    assert "Fallback 1: a finalist 3 (wg_m=16" in out and "Every fallback was withdrawn too; no dispatch" in out
+    assert "No tuning spec written: nothing is recommended: slower." in out
+
+
+# Three configs of the 1x768 @ 768x3072 f32 matmul, slowest first: scalar code (the user's starter spec here), one
+# 8-wide workgroup for the whole row (slower than IREE's default on a machine with more than one core: no parallelism),
+# and the fastest of datasets/znver3's records of this problem; the test's assertions check each order again.
+SCALAR = {"wg_m": 1, "wg_n": 512, "vec_m": 1, "vec_n": 1, "vec_k": 1}
+ONE_WORKGROUP = {"wg_m": 1, "wg_n": 3072, "vec_m": 1, "vec_n": 8, "vec_k": 1}
+GOOD = {"wg_m": 1, "wg_n": 512, "vec_m": 1, "vec_n": 64, "vec_k": 16}
+
+
+@pytest.fixture
+def one_op(tmp_path, context):
+    """A 1x768 @ 768x3072 f32 matmul as mltune prepares a model (dispatch dumped, arguments written)."""
+    source = tmp_path / "matvec.mlir"
+    source.write_text(contraction_model(ContractionShape(1, 3072, 768)))
+    tuning_input = prepare_input(source, CpuTarget(), tmp_path / "run", context)
+    (dispatch,) = read_dispatches(tuning_input, context)
+    return tuning_input, dispatch
+
+
+def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kept(one_op, context, tmp_path, capsys):
+    """The winner's config, slower than IREE's default, was claimed 1.37x by (synthetic) finals: leave-one-out keeps
+    it, since the user's starter spec it replaces is slower still, and the real end-to-end timing against IREE's
+    default withdraws it; the second finalist, measured again as a fallback, is kept."""
+    tuning_input, dispatch = one_op
+    space = CpuContraction(dispatch.problem, dispatch.facts, context)
+    applier = SpecApplier(context)
+    starter_path = tmp_path / "starter.mlir"
+    starter_path.write_text(applier.apply(dispatch.problem, space.compilation_info(SCALAR)).text)
+    starter = read_starter_spec(starter_path, context)
+    finals = [(ONE_WORKGROUP, space.compilation_info(ONE_WORKGROUP), 1.37), (GOOD, space.compilation_info(GOOD), 1.25)]
+    result = _result("main_dispatch_0", dispatch.problem, finals)
+    builder = Builder(tuning_input, tmp_path / "run" / "candidates", jobs=2)
+    default_build = builder.compile(-1, None, "baseline")
+    runner = make_runner(tuning_input.invocation, ("local-task",), tmp_path / "run")
+    plan = TimingPlan(rounds=5, round_seconds=0.05, max_rounds=15)
+    checks = FinalChecks(starter, MeasuredBuilds(builder, default_build, None), default_build, builder, runner,
+                         applier, plan, context, tmp_path / "run", "local-task")
+    attempts = finish_with_fallbacks(winners([result]), checks.run)
+
+    first, second = attempts
+    assert first.outcome.check.kept == [Config(dispatch.problem, space.compilation_info(ONE_WORKGROUP))]
+    assert "end-to-end" in first.outcome.withdrawn and not first.outcome.timing.estimate("recommended").faster(1.0)
+    assert [p.rank for p in second.picks] == [1] and second.kept and second.outcome.numerics.ok
+    assert second.outcome.timing.estimate("recommended").faster(1.0)
+    assert (tmp_path / "run" / "candidates" / "fallback_1" / "verify_all" / "module.vmfb").is_file()
+
+    report = TuneReport("model", nan, [], [result], tmp_path / "spec.mlir", tmp_path / "spec.mlir", 1.0, 1.0,
+                        tmp_path / "records.jsonl", model=second.outcome, attempts=attempts)
+    stored = summary(report)
+    assert [a["kept"] for a in stored["attempts"]] == [False, True] and stored["withdrawn"] == ""
+    assert stored["attempts"][0]["withdrawn"] == first.outcome.withdrawn
+    assert stored["attempts"][0]["end_to_end"]["speedup"] < 1.0 < stored["attempts"][1]["end_to_end"]["speedup"]
+    assert [a["finalists"][0]["rank"] for a in stored["attempts"]] == [1, 2]
+    assert stored["attempts"][1]["finalists"][0]["knobs"] == GOOD
+    print_report(report)
+    out = capsys.readouterr().out
+    assert f"The first result: main_dispatch_0 finalist 1 (wg_m=1 wg_n=3072 vec_m=1 vec_n=8 vec_k=1)\n  withdrawn: " \
+           f"{first.outcome.withdrawn}" in out
+    assert "Fallback 1: main_dispatch_0 finalist 2 (wg_m=1 wg_n=512 vec_m=1 vec_n=64 vec_k=16)\n  kept: the checks " \
+           "below are this result's" in out
