@@ -10,7 +10,7 @@ speedup of A over B read three ways, then their medians and spreads.
     python benchmarks/timing_roles.py --shape 32x2304x768 --flags "--iree-opt-data-tiling \
         --iree-llvmcpu-enable-ukernels=mmt4d" [--rounds 5] [--lock /tmp/mltune-cpu.lock]
 
-A is the build with `--flags`; B is IREE's default build.
+A is the build with `--flags`; B is IREE's default build. `--flags ''` times a build against itself.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def inputs(shape: ContractionShape, folder: Path) -> tuple[InputFile, ...]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
-    parser.add_argument("--flags", required=True, help="iree-compile flags of build A (B is IREE's default)")
+    parser.add_argument("--flags", required=True,
+                        help="iree-compile flags of build A; B is IREE's default build, and with --flags '' A is "
+                             "that build compiled again: both seats should then read 1.00x")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
     args = parser.parse_args()
