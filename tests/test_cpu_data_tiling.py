@@ -90,6 +90,21 @@ def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dum
         assert positions[tiled].min() <= 1  # little packing per flop: the first batch measures both lowerings
 
 
+def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, context):
+    """The shipped cpu family model, ranking as on a CPU it was trained on (no blend), puts IREE's own data-tiled
+    build second, as the heuristic does."""
+    from mltune.learn.forest import family_name, load_model
+    from mltune.paths import SHIPPED_MODELS
+    from mltune.rankers.forest import RandomForest
+
+    model = load_model(SHIPPED_MODELS, family_name("cpu"), "contraction").model
+    problem, cpu = dumps["matmul"].problem, dumps["matmul"].cpu
+    candidates = CpuContraction(problem, cpu, context, data_tiling=True).candidates()
+    order = RandomForest(0, model=model).order(RankingInput(problem, cpu, candidates))
+    assert sorted(order) == list(range(len(candidates)))
+    assert candidates.column("lowering")[order[1]] == cpu_data_tiling.DATA_TILED_UKERNEL
+
+
 
 def test_f16_data_tiled_microkernel_build_compiles(tmp_path):
     """A tiny f16 matmul (f32 accumulator) compiles with the flags of its data-tiled microkernel candidate."""

@@ -12,7 +12,7 @@ from mltune.features import extractor_for
 from mltune.paths import model_search_path
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.rankers.blend import blended_order
-from mltune.rankers.heuristic import Heuristic
+from mltune.rankers.heuristic import Heuristic, promote_lowering
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
@@ -73,7 +73,7 @@ class RandomForest(StaticRanker):
         order = np.lexsort((ties, predicted))
         if self._blends(ranking_input):
             return blended_order(order, Heuristic(self.seed).order(ranking_input))
-        return order
+        return promote_lowering(order, ranking_input)
 
     def _blends(self, ranking_input: RankingInput) -> bool:
         if self.model is not None:
