@@ -140,21 +140,21 @@ def _print_model(report: TuneReport) -> None:
 
 
 def _print_attempts(attempts: list[Attempt]) -> None:
-    """A result the final checks withdrew, the finalists that replaced it and what became of them; the checks
-    printed after this are the last attempt's."""
-    if not attempts or not attempts[0].outcome.withdrawn:
+    """A result the final checks withdrew (or leave-one-out emptied), the finalists that replaced it and what became
+    of them; the checks printed after this are the last attempt's."""
+    if not attempts or not attempts[0].lost:
         return
     for number, attempt in enumerate(attempts):
         picks = "; ".join(f"{p.result.name} finalist {p.rank + 1} ({_knobs(p.knobs)})" for p in attempt.picks)
         outcome = attempt.outcome
         verdict = (f"withdrawn: {outcome.withdrawn}" if outcome.withdrawn else f"refused: {outcome.refused}"
                    if outcome.refused else "kept: the checks below are this result's" if attempt.kept else
-                   "leave-one-out kept none of its configs")
+                   "leave-one-out dropped every config: the model ran faster without each")
         print(f"\n{'The first result' if number == 0 else f'Fallback {number}'}: {picks}\n  {verdict}")
-    if attempts[-1].outcome.withdrawn:
-        print("Every fallback was withdrawn too." if len(attempts) > MAX_FALLBACKS else
-              f"{'Every fallback was withdrawn too; no' if len(attempts) > 1 else 'No'} dispatch in the withdrawn "
-              "result has another finalist that passed the keep rule.")
+    if attempts[-1].lost:
+        print("Every fallback lost too." if len(attempts) > MAX_FALLBACKS else
+              f"{'Every fallback lost too; no' if len(attempts) > 1 else 'No'} dispatch in the last result has "
+              "another finalist that passed the keep rule.")
     if len(attempts) > 1 and not attempts[-1].kept:
         print(f"The checks below are fallback {len(attempts) - 1}'s.")
 

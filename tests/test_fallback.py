@@ -56,8 +56,9 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
                                                                                         capsys):
     """Synthetic finals on three real problems: a finalist below the keep rule is skipped, a dispatch
     with no finalist left drops out while the other falls back, one that leave-one-out dropped is not retried; a
-    data-tiled winner (compile flags) falls back to a plain finalist (a spec); the report says when every fallback
-    was withdrawn too."""
+    data-tiled winner (compile flags) falls back to a plain finalist (a spec); a result whose every config
+    leave-one-out dropped falls back as a withdrawn one does, every dispatch in it; the report says when every
+    fallback lost too."""
     tiny = dumps["tiny"]
     space = CpuContraction(tiny.problem, tiny.cpu, context, data_tiling=True)
     plain, tiled = space.compilation_info(PLAIN), space.compilation_info(DATA_TILED)
@@ -72,6 +73,10 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
     withdrawn, fallback = (applier.apply(tiny.problem, p.config.compilation_info) for p in (first[0], following[0]))
     assert "--iree-opt-data-tiling" in withdrawn.flags and not withdrawn.text
     assert fallback.text and not fallback.flags
+    emptied = Attempt(first, ModelOutcome(None, LeaveOneOut([], dropped=[p.result.problem.key for p in first]),
+                                          None, None))
+    assert emptied.lost and not emptied.kept
+    assert [(p.result.name, p.rank) for p in fallbacks(emptied)] == [("a", 2), ("c", 1)]
     last = _withdrawn(following, kept=list(following))
     assert fallbacks(last) == ()
     attempts = [_withdrawn(first, kept=first[:2]), last]
@@ -81,7 +86,7 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
     print_report(report)
     out = capsys.readouterr().out
     assert "The first result: a finalist 1 (lowering=1 dt_tile_kib=256 dt_threads=8); b finalist 1" in out
-    assert "Fallback 1: a finalist 3 (wg_m=16" in out and "Every fallback was withdrawn too; no dispatch" in out
+    assert "Fallback 1: a finalist 3 (wg_m=16" in out and "Every fallback lost too; no dispatch" in out
     assert "No tuning spec written: nothing is recommended: slower." in out
 
 

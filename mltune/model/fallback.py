@@ -1,11 +1,15 @@
-"""When the final checks withdraw a model's result, try again with the next finalists instead of keeping nothing.
+"""When the final checks find a model's result no faster than IREE's default, try the next finalists instead of
+keeping nothing.
 
 Each dispatch's winner is the best of its finalists, each re-measured against IREE's default. The whole model
 timed end to end (or per call, as it will run) can still find the merged result no faster than IREE's default,
 e.g. a data-tiled winner measured 1.37x among the finalists and 0.90x end to end, while the second finalist,
-1.25x in the same re-measure, was never tried. So a withdrawn result is followed by another: each dispatch that
-was in it takes its next finalist that also passed the keep rule, in finals order (a dispatch with none left
-drops out, the others still fall back), until the final checks keep one.
+1.25x in the same re-measure, was never tried. Leave-one-out can say the same earlier: for a one-op model it
+times the model with the winner against IREE's default, and a data-tiled winner measured 1.13x among the finalists
+ran 1.22x slower there, which dropped it and left no result. So a withdrawn result, or one whose every config
+leave-one-out dropped, is followed by another: each dispatch that was in it takes its next finalist that also
+passed the keep rule, in finals order (a dispatch with none left drops out, the others still fall back), until the
+final checks keep one.
 
 Each try costs a leave-one-out, a numerics check and an end-to-end timing of the whole model, which is why at
 most `MAX_FALLBACKS` follow the first result: the finalists further down measured slower still, and a run that
@@ -63,6 +67,17 @@ class Attempt:
         """The final checks kept a result (neither withdrawn nor refused, nor emptied by leave-one-out)."""
         return self.outcome.recommends and self.outcome.result is not None
 
+    @property
+    def all_dropped(self) -> bool:
+        """Leave-one-out dropped every config: the model ran faster without each, so there was no result to time."""
+        check = self.outcome.check
+        return bool(self.picks) and not check.kept and bool(check.dropped) and not self.outcome.refused
+
+    @property
+    def lost(self) -> bool:
+        """The result was measured no faster than IREE's default: withdrawn, or every config dropped."""
+        return bool(self.outcome.withdrawn) or self.all_dropped
+
 
 def winners(results: Sequence[DispatchResult]) -> tuple[Pick, ...]:
     """The first result's finalists: each dispatch's winner (a dispatch without one has no config)."""
@@ -70,17 +85,18 @@ def winners(results: Sequence[DispatchResult]) -> tuple[Pick, ...]:
 
 
 def fallbacks(attempt: Attempt) -> tuple[Pick, ...]:
-    """The next result's finalists after `attempt` was withdrawn: each dispatch in its result, one finalist on."""
+    """The next result's finalists after `attempt` lost: each dispatch in its result (all of them where
+    leave-one-out dropped every config), one finalist on."""
     kept = {c.problem.key for c in attempt.outcome.check.kept}
-    following = (p.next() for p in attempt.picks if p.result.problem.key in kept)
+    following = (p.next() for p in attempt.picks if attempt.all_dropped or p.result.problem.key in kept)
     return tuple(p for p in following if p is not None)
 
 
 def finish_with_fallbacks(picks: Sequence[Pick], check: Check, most: int = MAX_FALLBACKS) -> list[Attempt]:
-    """Every result tried, in order: the first, then up to `most` fallbacks while the last was withdrawn and a
-    dispatch in it has a finalist left. The last attempt is the run's outcome."""
+    """Every result tried, in order: the first, then up to `most` fallbacks while the last lost and a dispatch in
+    it has a finalist left. The last attempt is the run's outcome."""
     attempts = [Attempt(tuple(picks), check([p.config for p in picks], 0))]
-    while attempts[-1].outcome.withdrawn and len(attempts) <= most:
+    while attempts[-1].lost and len(attempts) <= most:
         following = fallbacks(attempts[-1])
         if not following:
             break
