@@ -36,6 +36,17 @@ def test_model_against_itself_is_a_tie(tiny, runner):
     assert not list(runner.work_dir.glob("timing_*.json")), "request files are cleaned up"
 
 
+def test_rounds_shared_out_over_processes_are_pooled(tiny, runner, tmp_path):
+    """Two rounds over three processes: each process measures one round (its share, rounded up), and the pooled
+    measurement holds all three, in the order given; a candidate that fails in any process fails."""
+    plan = TimingPlan(rounds=2, round_seconds=0.05, processes=3)
+    results = runner.measure(tiny.vmfb, [(4, tiny.vmfb), (5, tmp_path / "missing.vmfb")], plan)
+    assert [m.index for m in results] == [4, 5]
+    assert results[0].status == "ok" and len(results[0].time_us) == len(results[0].baseline_us) == 3
+    assert len(results[0].busy_cores) == 3
+    assert results[1].status == "run_error"
+
+
 def test_missing_vmfb_is_a_run_error_and_the_rest_still_run(tiny, runner, tmp_path):
     missing = tmp_path / "does_not_exist.vmfb"
     results = runner.measure(tiny.vmfb, [(0, tiny.vmfb), (1, missing), (2, tiny.vmfb)], PLAN)

@@ -43,7 +43,7 @@ class LoopSettings:
     finalists: int = 4
     min_speedup: float = 1.03  # a winner's median speedup must reach this, its whole interval must be above 1
     screening: TimingPlan = TimingPlan()
-    final: TimingPlan = TimingPlan(rounds=9, round_seconds=0.25, max_rounds=30)
+    final: TimingPlan = TimingPlan(rounds=9, round_seconds=0.25, max_rounds=30, processes=3)
 
 
 @dataclass(frozen=True)
