@@ -34,7 +34,7 @@ from mltune.progress import make_display, use_display
 from mltune.rankers import RANKERS
 from mltune.report_text import print_compile_only, print_paths, print_report
 from mltune.runs_cli import add_run_commands, run_commands
-from mltune.search.loop import LoopSettings
+from mltune.search.loop import LoopSettings, final_plan
 from mltune.targets import parse_target
 from mltune.tools import kill_running_tools
 from mltune.tune import TuneRequest
@@ -240,7 +240,7 @@ def _run_tune(args: argparse.Namespace) -> int:
         runs.new_run_dir(check_output_folder(user_runs(), "--run-dir"), args.input.stem)
     use_display(make_display(args.quiet, args.verbose))
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
-                            batch_size=args.batch)
+                            batch_size=args.batch, final=final_plan(target.kind))
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
                           args.function, args.seed, jobs, devices,
                           args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing,
