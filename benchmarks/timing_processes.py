@@ -16,20 +16,15 @@ should contain 1.
 from __future__ import annotations
 
 import argparse
-import shlex
-import subprocess
 import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from measure_lock import held
-from timing_roles import inputs
-from tune_examples import CPU_FLAGS
+from timing_roles import build_pair
 
-from mltune.execution.run import Runner, TimingPlan
-from mltune.inputs import Invocation
-from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.execution.run import TimingPlan
 from mltune.search.loop import LoopSettings
 
 FINALS: TimingPlan = LoopSettings().final  # the plan the loop re-measures its finalists with
@@ -43,16 +38,8 @@ def main() -> int:
     parser.add_argument("--processes-per-verdict", type=int, default=1)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
     args = parser.parse_args()
-    m, n, k = (int(x) for x in args.shape.split("x"))
-    shape = ContractionShape(m, n, k)
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        source = work / "model.mlir"
-        source.write_text(contraction_model(shape))
-        builds = {name: work / f"{name}.vmfb" for name in ("A", "B")}
-        for name, extra in (("A", shlex.split(args.flags)), ("B", [])):
-            subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *extra, "-o", str(builds[name])], check=True)
-        runner = Runner(Invocation("main", inputs(shape, work), False), "local-task", work)
+        builds, runner = build_pair(args.shape, args.flags, Path(tmp))
         estimates = []
         with held(args.lock):
             plan = replace(FINALS, processes=args.processes_per_verdict)

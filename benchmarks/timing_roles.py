@@ -47,6 +47,19 @@ def inputs(shape: ContractionShape, folder: Path) -> tuple[InputFile, ...]:
     return tuple(files)
 
 
+def build_pair(shape_text: str, flags: str, work: Path) -> tuple[dict[str, Path], Runner]:
+    """The one-op f32 model of `MxNxK` compiled as A (with `flags`) and as B (IREE's default), and a runner of it
+    on its seeded inputs."""
+    m, n, k = (int(x) for x in shape_text.split("x"))
+    shape = ContractionShape(m, n, k)
+    source = work / "model.mlir"
+    source.write_text(contraction_model(shape))
+    builds = {name: work / f"{name}.vmfb" for name in ("A", "B")}
+    for name, extra in (("A", shlex.split(flags)), ("B", [])):
+        subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *extra, "-o", str(builds[name])], check=True)
+    return builds, Runner(Invocation("main", inputs(shape, work), False), "local-task", work)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
@@ -56,20 +69,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
     args = parser.parse_args()
-    m, n, k = (int(x) for x in args.shape.split("x"))
-    shape = ContractionShape(m, n, k)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        source = work / "model.mlir"
-        source.write_text(contraction_model(shape))
-        files = inputs(shape, work)
+        builds, runner = build_pair(args.shape, args.flags, work)
         flagfile = work / "inputs.txt"
-        flagfile.write_text("".join(f.flag + "\n" for f in files))
-        builds = {}
-        for name, extra in (("A", shlex.split(args.flags)), ("B", [])):
-            builds[name] = work / f"{name}.vmfb"
-            subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *extra, "-o", str(builds[name])], check=True)
-        runner = Runner(Invocation("main", files, False), "local-task", work)
+        flagfile.write_text("".join(f.flag + "\n" for f in runner.invocation.inputs))
         seat_a, seat_b, plain = [], [], []
         print("| round | A in the candidate's seat | A in the baseline's seat | plain tools | product of seats |")
         print("| --- | --- | --- | --- | --- |")
