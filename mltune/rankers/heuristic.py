@@ -18,24 +18,16 @@ def promote_data_tiled(order: np.ndarray, f: FeatureMatrix) -> np.ndarray:
     second place, so that the first batch measures both lowerings. The keys above cannot weigh a hand-scheduled
     microkernel against tiles: on znver3 it made a 12x128x128x64 batch matmul 1.8x faster than IREE's default and
     a 1x3072x768 matvec 2.9x slower, whose operands cost 4 bytes of packing per flop; so not where packing costs
-    more than `PACK_BYTES_PER_FLOP_LIMIT`."""
+    more than `PACK_BYTES_PER_FLOP_LIMIT`. Features without the lowering's (other op kinds, GPUs) leave the order
+    as it is."""
+    if "data_tiled" not in f.names:
+        return order
     tiled = f["data_tiled"].astype(bool) & (f["pack_bytes_per_flop"] <= PACK_BYTES_PER_FLOP_LIMIT)
     if not tiled.any():
         return order
     first = int(np.flatnonzero(tiled)[0])
     rest = order[order != first]
     return np.insert(rest, min(1, len(rest)), first)
-
-
-def promote_lowering(order: np.ndarray, ranking_input: RankingInput) -> np.ndarray:
-    """`promote_data_tiled` for a learned model's order of a CPU contraction (a no-op elsewhere): the model learns
-    data-tiled builds from one CPU's records, a few among thousands of plain tilings. In the cpu family model's
-    5-fold cross-validation (74 problems) this took the median position of the first candidate within 5 % of the
-    best from 5.5 to 3.5."""
-    problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
-    if target.kind != "cpu" or problem.op_kind != "contraction" or "lowering" not in candidates.names:
-        return order
-    return promote_data_tiled(order, cpu_contraction_features(problem, target, candidates))
 
 
 class Heuristic(StaticRanker):

@@ -42,9 +42,10 @@ class RefittedForest:
 
     def start(self, ranking_input: RankingInput) -> None:
         problem, target = ranking_input.problem, ranking_input.target
-        self._features = extractor_for(problem, target)(problem, target, ranking_input.candidates).values
-        order = self.prior_ranker.order(ranking_input)
-        predicted = self.prior_ranker.predictions(ranking_input)
+        order, predicted, features = self.prior_ranker.ranked(ranking_input)
+        if features is None:
+            features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
+        self._features = features.values
         # with no model (the heuristic ranks), the prior is the heuristic's order, as a small ramp
         self._prior = np.empty(len(order))
         if predicted is None:
