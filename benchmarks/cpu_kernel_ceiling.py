@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from blas_comparison import SHAPES, blas_ms, blas_operands
-from cpu_ukernel_variants import DATA_TILING, input_flags, interleaved_ms
+from cpu_ukernel_variants import DATA_TILING, build, input_flags, interleaved_ms
 from measure_lock import held
-from tune_examples import CPU_FLAGS
 
 from mltune.one_op_model import ContractionShape, contraction_model
 
@@ -67,13 +65,6 @@ def packed_model(shape: ContractionShape, lanes: int) -> tuple[str, str]:
 }}
 """
     return source, f"--input={lhs}=1\n--input={rhs}=1\n"
-
-
-def build(source: Path, flags: tuple[str, ...], out: Path) -> str:
-    """Compile `source` to `out`; the compiler's last error line, or "" when it compiled."""
-    done = subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *flags, "-o", str(out)],
-                          capture_output=True, text=True)
-    return done.stderr.strip().splitlines()[-1][:200] if done.returncode else ""
 
 
 def compare(shape: ContractionShape, rounds: int, work: Path) -> None:

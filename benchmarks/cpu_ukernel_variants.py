@@ -46,6 +46,13 @@ def input_flags(shape: ContractionShape) -> str:
     return "".join(f"--input={'x'.join(map(str, lead + dims))}x{shape.in_type}=1\n" for dims in operands)
 
 
+def build(source: Path, flags: Sequence[str], out: Path) -> str:
+    """Compile `source` for this CPU with `flags` to `out`; the compiler's last error line, or "" when it compiled."""
+    done = subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *flags, "-o", str(out)],
+                          capture_output=True, text=True)
+    return done.stderr.strip().splitlines()[-1][:200] if done.returncode else ""
+
+
 def interleaved_ms(builds: dict[str, tuple[Path, Path]], rounds: int,
                    others: dict[str, Callable[[], float]] | None = None) -> dict[str, list[float]]:
     """Each build's (vmfb, input flags) time and each other timer's, all of them once in every round."""
@@ -66,10 +73,9 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
     built = {}
     for name, extra in VARIANTS.items():
         vmfb = work / f"{shape.name}.{len(built)}.vmfb"
-        done = subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *extra, "-o", str(vmfb)],
-                              capture_output=True, text=True)
-        if done.returncode:
-            print(f"{shape.name} | {name} | does not compile: {done.stderr.strip().splitlines()[-1][:200]}")
+        error = build(source, extra, vmfb)
+        if error:
+            print(f"{shape.name} | {name} | does not compile: {error}")
             continue
         built[name] = (vmfb, flags)
     times = interleaved_ms(built, rounds)

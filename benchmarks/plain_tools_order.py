@@ -19,13 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from blas_comparison import tuned_build
 from measure_lock import held
 from tune_examples import benchmark_ms
-
-
-def build(command: str, out: Path) -> None:
-    args = shlex.split(command)
-    subprocess.run([*args[:args.index("-o")], "-o", str(out)], check=True)
 
 
 def main() -> int:
@@ -42,9 +38,9 @@ def main() -> int:
         ("--iree-codegen-tuning-spec-path", "--iree-opt-data-tiling", "--iree-llvmcpu-matmul-tile-bytes",
          "--iree-llvmcpu-number-of-threads", "--iree-llvmcpu-enable-ukernels")))
     vmfbs = {name: args.run_dir / f"order_{name}.vmfb" for name in ("default", "default copy", "tuned")}
-    build(default_command, vmfbs["default"])
+    subprocess.run(tuned_build(default_command, vmfbs["default"]), check=True)
     vmfbs["default copy"].write_bytes(vmfbs["default"].read_bytes())
-    build(command, vmfbs["tuned"])
+    subprocess.run(tuned_build(command, vmfbs["tuned"]), check=True)
     names = list(vmfbs)
     times: dict[str, list[float]] = {name: [] for name in names}
     by_position: list[list[float]] = [[] for _ in names]
@@ -67,6 +63,8 @@ def main() -> int:
     print(f"tuned: speedup over default {statistics.median(speedup):.3f}x (spread {min(speedup):.3f}-{max(speedup):.3f})")
     for name in ("default", "tuned"):
         picked = [s for s, f in zip(speedup, first) if f == name]
+        if not picked:
+            continue
         print(f"  rounds where {name} ran before the other: {statistics.median(picked):.3f}x over {len(picked)}")
     return 0
 

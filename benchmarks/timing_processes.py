@@ -33,7 +33,8 @@ FINALS: TimingPlan = LoopSettings().final  # the plan the loop re-measures its f
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
-    parser.add_argument("--flags", required=True, help="iree-compile flags of build A ('': B compiled again)")
+    parser.add_argument("--flags", required=True,
+                        help="iree-compile flags of build A (one flag: --flags=FLAG; '': B compiled again)")
     parser.add_argument("--verdicts", type=int, default=8)
     parser.add_argument("--processes-per-verdict", type=int, default=1)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")

@@ -18,15 +18,13 @@ from __future__ import annotations
 import argparse
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from cpu_ukernel_variants import interleaved_ms
+from cpu_ukernel_variants import build, interleaved_ms
 from measure_lock import held
-from tune_examples import CPU_FLAGS
 
 from mltune.execution.run import Runner, TimingPlan
 from mltune.input_files import InputFile
@@ -56,7 +54,9 @@ def build_pair(shape_text: str, flags: str, work: Path) -> tuple[dict[str, Path]
     source.write_text(contraction_model(shape))
     builds = {name: work / f"{name}.vmfb" for name in ("A", "B")}
     for name, extra in (("A", shlex.split(flags)), ("B", [])):
-        subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *extra, "-o", str(builds[name])], check=True)
+        error = build(source, extra, builds[name])
+        if error:
+            raise SystemExit(f"build {name} does not compile: {error}")
     return builds, Runner(Invocation("main", inputs(shape, work), False), "local-task", work)
 
 
@@ -64,7 +64,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
     parser.add_argument("--flags", required=True,
-                        help="iree-compile flags of build A; B is IREE's default build, and with --flags '' A is "
+                        help="iree-compile flags of build A (one flag: --flags=FLAG); B is IREE's default build, and with "
+                             "--flags '' A is "
                              "that build compiled again: both seats should then read 1.00x")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
