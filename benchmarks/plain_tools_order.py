@@ -60,7 +60,8 @@ def main() -> int:
     copy = [d / c for d, c in zip(times["default"], times["default copy"])]
     print(f"default copy: speedup over default {statistics.median(copy):.3f}x (spread {min(copy):.3f}-{max(copy):.3f})")
     speedup = [d / t for d, t in zip(times["default"], times["tuned"])]
-    print(f"tuned: speedup over default {statistics.median(speedup):.3f}x (spread {min(speedup):.3f}-{max(speedup):.3f})")
+    print(f"tuned: speedup over default {statistics.median(speedup):.3f}x "
+          f"(spread {min(speedup):.3f}-{max(speedup):.3f})")
     for name in ("default", "tuned"):
         picked = [s for s, f in zip(speedup, first) if f == name]
         if not picked:

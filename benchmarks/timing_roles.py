@@ -64,8 +64,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
     parser.add_argument("--flags", required=True,
-                        help="iree-compile flags of build A (one flag: --flags=FLAG); B is IREE's default build, and with "
-                             "--flags '' A is "
+                        help="iree-compile flags of build A (one flag: --flags=FLAG); B is IREE's default build, "
+                             "and with --flags '' A is "
                              "that build compiled again: both seats should then read 1.00x")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
