@@ -24,6 +24,20 @@ def numpy_type(name: str):
 
 
 @dataclass(frozen=True)
+class ParameterArchive:
+    """Weights kept outside the module: IREE's `--parameters=SCOPE=PATH` (an `.irpa`, `.gguf` or `.safetensors`
+    file whose entries the module's globals name as `SCOPE::KEY`)."""
+
+    scope: str
+    path: Path
+
+    @property
+    def flag(self) -> str:
+        """The `--parameters=` flag of IREE's tools for this archive."""
+        return f"--parameters={self.scope}={self.path}" if self.scope else f"--parameters={self.path}"
+
+
+@dataclass(frozen=True)
 class InputFile:
     """One function argument on disk: `.npy`, or raw `.bin` for bf16 (which `.npy` cannot name)."""
 

@@ -17,7 +17,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.errors import UserError
-from mltune.input_files import InputFile, numpy_type
+from mltune.input_files import InputFile, ParameterArchive, numpy_type
 from mltune.mlir import parse_module_file
 from mltune.targets import Target
 from mltune.tools import run_tool, tool_path
@@ -32,6 +32,7 @@ class Invocation:
     function: str
     inputs: tuple[InputFile, ...]
     dispatch_level: bool  # a dumped dispatch benchmark: the function takes a dispatch count
+    parameters: tuple[ParameterArchive, ...] = ()  # weights every build of the model is run with
 
 
 @dataclass(frozen=True)
