@@ -27,6 +27,7 @@ from mltune.cli_args import (
     seed,
     speedup,
 )
+from mltune.cli_inputs import add_input_arguments, model_call
 from mltune.errors import RunFailure, UserError
 from mltune.execution.devices import parse_devices
 from mltune.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
                            "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
+    add_input_arguments(tune)
     tune.add_argument("--cluster", default=None, metavar="auto|ray://HOST:PORT",
                       help="compile and benchmark candidates on a Ray cluster (pip install 'mltune[ray]'): compiles "
                            "on its CPUs, one benchmark actor per GPU (or per unit of the 'mltune_bench' resource on "
@@ -219,6 +221,7 @@ def _run_tune(args: argparse.Namespace) -> int:
     check_input_file(args.input, "input file")
     if args.starter_spec is not None:
         check_input_file(args.starter_spec, "--starter-spec")
+    call = model_call(args)
     check_output_file(args.output, "-o")
     check_output_folder(args.dataset_dir, "--dataset-dir")
     jobs = check_jobs(args.jobs)
@@ -242,9 +245,9 @@ def _run_tune(args: argparse.Namespace) -> int:
     settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
                             batch_size=args.batch, final=final_plan(target.kind))
     request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          args.function, args.seed, jobs, devices,
-                          args.top, args.starter_spec, args.flag_search, tuple(args.iree_flags), args.timing,
-                          args.model_dir, args.cluster, args.shared_fs)
+                          call.function, args.seed, jobs, devices,
+                          args.top, args.starter_spec, args.flag_search, (*args.iree_flags, *call.compile_flags),
+                          args.timing, args.model_dir, args.cluster, args.shared_fs, call.inputs)
     if args.compile_only:
         from mltune.compile_only import compile_only
 

@@ -77,7 +77,7 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                 request.seed, request.compile_flags)
+                                 request.seed, request.compile_flags, request.call_inputs)
     dispatches = read_checked_dispatches(tuning_input, request, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]

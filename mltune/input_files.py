@@ -52,6 +52,17 @@ class InputFile:
             return f"--input=@{self.path}"
         return f"--input={'x'.join(map(str, self.shape))}x{self.element_type}=@{self.path}"
 
+    @staticmethod
+    def write(directory: Path, index: int, values: np.ndarray, element_type: str) -> InputFile:
+        """Argument `index`'s values as `directory/input<index>.npy` (`.bin` for bf16, which `.npy` cannot name)."""
+        if element_type == "bf16":
+            path = directory / f"input{index}.bin"
+            values.tofile(path)
+        else:
+            path = directory / f"input{index}.npy"
+            np.save(path, values)
+        return InputFile(path, tuple(values.shape), element_type)
+
     def load(self) -> np.ndarray:
         if self.path.suffix == ".npy":
             return np.load(self.path)

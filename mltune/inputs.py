@@ -1,9 +1,9 @@
-"""What the user handed us: a whole model (source MLIR) or one dumped dispatch benchmark.
+"""What the user handed us: a whole model (source MLIR of any frontend IREE reads) or one dumped dispatch benchmark.
 
-A model is compiled once with the tuner attributes to dump its dispatches; its public
-function and the argument types come from the IR, and seeded random arguments are
-written as `.npy` files so that every measurement (and the user's own
-`iree-benchmark-module --input=@file.npy`) runs on the same data.
+A model is compiled once with the tuner attributes to dump its dispatches; the function to tune and its
+argument types are read from that build (`mltune.abi`), and its arguments are the user's `--input` values
+(`mltune.input_specs`) or seeded random ones (`mltune.generated_inputs`), written as files so that every
+measurement (and the user's own `iree-benchmark-module --flagfile=inputs/flags.txt`) runs on the same data.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
+from mltune.abi import AbiValue, FunctionAbi, choose_function, read_function_abi
 from mltune.errors import UserError
-from mltune.input_files import InputFile, ParameterArchive, numpy_type
+from mltune.generated_inputs import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange, describe_generated, generate_inputs
+from mltune.input_files import InputFile, ParameterArchive
+from mltune.input_specs import InputSpec, materialize_inputs
 from mltune.mlir import parse_module_file
 from mltune.targets import Target
 from mltune.tools import run_tool, tool_path
@@ -43,57 +45,88 @@ class TuningInput:
     invocation: Invocation
     dispatch_files: tuple[Path, ...]
     compile_flags: tuple[str, ...]
+    arguments: tuple[str, ...] = ()  # per argument of a model: its type and where its values came from
 
 
-def _public_functions(module: ir.Module) -> dict[str, ir.Operation]:
-    functions = {}
+@dataclass(frozen=True)
+class CallInputs:
+    """What the user said about calling the model: `--input` values (none: generated), `--parameters` archives,
+    and the range of generated integers."""
+
+    specs: tuple[InputSpec, ...] = ()
+    parameters: tuple[ParameterArchive, ...] = ()
+    int_range: IntRange = DEFAULT_INT_RANGE
+
+
+DISPATCH_MARK = b"executable.variant"  # in the text (`hal.executable.variant`) and in MLIR bytecode alike
+READ_CHUNK = 1 << 24
+
+
+def is_dispatch_benchmark(path: Path) -> bool:
+    """Whether `path` is a dumped dispatch benchmark (it holds a `hal.executable.variant`), found by reading its
+    bytes rather than parsing it: a model's hundreds of megabytes of weights stay out of Python."""
+    carry = b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(READ_CHUNK):
+            if DISPATCH_MARK in carry + chunk:
+                return True
+            carry = chunk[-len(DISPATCH_MARK):]
+    return False
+
+
+def _public_functions(module: ir.Module) -> list[str]:
+    names = []
     for op in module.body.operations:
         if op.operation.name not in ("func.func", "util.func"):
             continue
         visibility = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
         if visibility == "public" and len(op.regions[0].blocks) > 0:
-            functions[op.attributes["sym_name"].value] = op
-    return functions
+            names.append(op.attributes["sym_name"].value)
+    return names
 
 
-def _choose_function(functions: dict[str, ir.Operation], requested: str | None, path: Path) -> str:
-    if requested is not None:
-        if requested not in functions:
-            raise UserError(f"{path}: no public function @{requested} (found: {', '.join(sorted(functions)) or 'none'})")
-        return requested
-    if "main" in functions:
-        return "main"
-    if len(functions) == 1:
-        return next(iter(functions))
-    if not functions:
-        raise UserError(f"{path}: no public function to benchmark")
-    raise UserError(f"{path}: several public functions ({', '.join(sorted(functions))}); choose one with --function")
+def write_tool_flags(directory: Path, inputs: Sequence[InputFile], parameters: Sequence[ParameterArchive] = (),
+                     function: str | None = None) -> None:
+    """`flags.txt`: the call as flags of `iree-run-module` / `iree-benchmark-module --flagfile`."""
+    lines = ([f"--function={function}"] if function else []) + [p.flag for p in parameters] + [f.flag for f in inputs]
+    (directory / "flags.txt").write_text("".join(f"{line}\n" for line in lines))
 
 
-def write_random_inputs(function: ir.Operation, directory: Path, seed: int) -> tuple[InputFile, ...]:
-    """One file of seeded random values per tensor argument (static shapes only), and `flags.txt`
-    holding the matching `--input=` flags for `iree-run-module` / `iree-benchmark-module --flagfile`."""
-    directory.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    files = []
-    for index, arg_type in enumerate(function.attributes["function_type"].value.inputs):
-        if not isinstance(arg_type, ir.RankedTensorType) or not arg_type.has_static_shape:
-            raise UserError(f"argument {index} has type {arg_type}: only statically shaped tensor arguments are supported")
-        element = str(arg_type.element_type)
-        dtype = np.dtype(numpy_type(element))
-        if np.issubdtype(dtype, np.integer) or dtype == np.bool_:
-            values = rng.integers(-4, 5, size=arg_type.shape).astype(dtype)
-        else:
-            values = rng.uniform(-1.0, 1.0, size=arg_type.shape).astype(dtype)
-        if element == "bf16":
-            path = directory / f"input{index}.bin"
-            values.tofile(path)
-        else:
-            path = directory / f"input{index}.npy"
-            np.save(path, values)
-        files.append(InputFile(path, tuple(arg_type.shape), element))
-    (directory / "flags.txt").write_text("".join(f"{f.flag}\n" for f in files))
-    return tuple(files)
+def write_random_inputs(function: ir.Operation, directory: Path, seed: int,
+                        int_range: IntRange = KERNEL_INT_RANGE) -> tuple[InputFile, ...]:
+    """Seeded random arguments for a function of mltune's own (a one-op model), from its IR, with `flags.txt`."""
+    arguments = [AbiValue.of_type(t) for t in function.attributes["function_type"].value.inputs]
+    for index, argument in enumerate(arguments):
+        if not argument.is_static:
+            raise UserError(f"argument {index} has type {argument.text}: only statically shaped tensors are supported")
+    files = generate_inputs(arguments, directory, seed, int_range)
+    write_tool_flags(directory, files)
+    return files
+
+
+def check_generatable(abi: FunctionAbi) -> None:
+    """Every argument must be a statically shaped tensor for mltune to make up its values."""
+    for index, argument in enumerate(abi.arguments):
+        where = f"argument {index} of @{abi.name}"
+        if argument.text == "!hal.buffer_view":
+            raise UserError(f"{where} is never read by the model, so IREE records no type for it: give every "
+                            "argument with --input")
+        if not argument.is_tensor:
+            raise UserError(f"{where} is {argument.text}, not a tensor: mltune times functions of tensor arguments "
+                            "only (export the model with tensor arguments)")
+        if not argument.is_static:
+            raise UserError(f"{where} has a dynamic dimension ({argument.text}): export with static shapes, or give "
+                            "--input with a concrete shape")
+
+
+def model_arguments(abi: FunctionAbi, given: CallInputs, directory: Path,
+                    seed: int) -> tuple[tuple[InputFile, ...], tuple[str, ...]]:
+    """The model's arguments as files, the user's or generated, and where each came from."""
+    if given.specs:
+        return materialize_inputs(given.specs, abi, directory)
+    check_generatable(abi)
+    files = generate_inputs(abi.arguments, directory, seed, given.int_range)
+    return files, tuple(describe_generated(a, given.int_range) for a in abi.arguments)
 
 
 def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
@@ -122,24 +155,27 @@ def default_build(path: Path, target: Target, work_dir: Path, context: ir.Contex
 
 
 def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
-                  function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = ()) -> TuningInput:
-    """Classify the input, dump its dispatches if it is a model (compiled with the target's flags and
-    `extra_flags`), and write its arguments."""
+                  function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = (),
+                  given: CallInputs = CallInputs()) -> TuningInput:
+    """Classify the input; a model's dispatches are dumped (compiled with the target's flags and `extra_flags`),
+    its function read from that build and its arguments written."""
     if not path.is_file():
         raise UserError(f"input file not found: {path}")
-    module = parse_module_file(path, context)
-    with context:
-        if iree_codegen.get_executable_variant_ops(module):
-            stripped = work_dir / "dispatch_stripped.mlir"
-            strip_configuration(path, stripped)
-            functions = _public_functions(module)
-            name = _choose_function(functions, function, path)
-            return TuningInput(stripped, Invocation(name, (), True), (path,), ())
-        functions = _public_functions(module)
-        name = _choose_function(functions, function, path)
-        inputs = write_random_inputs(functions[name], work_dir / "inputs", seed)
+    if is_dispatch_benchmark(path):
+        module = parse_module_file(path, context)
+        with context:
+            if iree_codegen.get_executable_variant_ops(module):
+                stripped = work_dir / "dispatch_stripped.mlir"
+                strip_configuration(path, stripped)
+                name = choose_function(_public_functions(module), function, path)
+                return TuningInput(stripped, Invocation(name, (), True), (path,), ())
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
     dispatches = _dump_dispatches(source, compile_flags, dump_dir)
-    return TuningInput(source, Invocation(name, inputs, False), dispatches, compile_flags)
+    abi = read_function_abi(dump_dir / "model.vmfb", source, compile_flags, work_dir, context, function)
+    inputs_dir = work_dir / "inputs"
+    inputs, arguments = model_arguments(abi, given, inputs_dir, seed)
+    write_tool_flags(inputs_dir, inputs, given.parameters, abi.name)
+    invocation = Invocation(abi.name, inputs, False, given.parameters)
+    return TuningInput(source, invocation, dispatches, compile_flags, arguments)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mltune.execution.kernel_timing import KernelTiming
+from mltune.input_files import ParameterArchive
 from mltune.model.budget import Allocation
 from mltune.model.fallback import Attempt
 from mltune.model.finish import ModelOutcome
@@ -49,6 +50,8 @@ class TuneReport:
     kernel_timing: KernelTiming | None = None  # set when candidates were timed at kernel level
     numerics: dict[str, str] = field(default_factory=dict)  # per dispatch: its winner's numerics verdict
     attempts: list[Attempt] = field(default_factory=list)  # model level: each result tried, the last one `model`'s
+    arguments: tuple[str, ...] = ()  # model level: each argument's type and where its values came from
+    parameters: tuple[ParameterArchive, ...] = ()  # the parameter archives every build ran with
 
     @property
     def overhead_fraction(self) -> float:

@@ -23,6 +23,16 @@ def print_paths(run_dir: Path, dataset_dir: Path, output: Path, ranker: str, mod
     print(f"Spec:       {output}{replaced}", flush=True)
 
 
+def _print_arguments(report: TuneReport) -> None:
+    """What the model ran on: every timing and the numerics check used these same arguments."""
+    if report.arguments:
+        print("The model ran on these arguments (every timing and the numerics check alike):")
+        for argument in report.arguments:
+            print(f"  {argument}")
+    for archive in report.parameters:
+        print(f"  weights: {archive.flag}")
+
+
 def print_report(report: TuneReport) -> None:
     level = "model-level (the whole input, timed call by call against IREE's default)"
     if report.input_level == "dispatch":
@@ -31,6 +41,7 @@ def print_report(report: TuneReport) -> None:
     print(f"\nTimes are {level}.")
     if report.kernel_timing is not None:
         print(f"Candidates and the end-to-end check were timed {report.kernel_timing.describe()}.")
+    _print_arguments(report)
     _print_profile(report)
     for dispatch in report.dispatches:
         if isinstance(dispatch.problem, Untunable):

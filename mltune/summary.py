@@ -67,6 +67,9 @@ def _model_summary(report: TuneReport) -> dict:
         "kernel_timing": None if report.kernel_timing is None else {
             "repeat": report.kernel_timing.repeat, "overhead_per_kernel": report.kernel_timing.overhead_per_kernel},
         "per_call": None if model is None or model.per_call is None else _estimate_summary(model.per_call),
+        "inputs": {"arguments": list(report.arguments),
+                   "generated": any(": generated" in a for a in report.arguments),
+                   "parameters": [p.flag for p in report.parameters]},
     }
 
 

@@ -21,7 +21,7 @@ from mltune.execution.choose import make_executor
 from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
-from mltune.inputs import TuningInput, prepare_input
+from mltune.inputs import CallInputs, TuningInput, prepare_input
 from mltune.mlir import parse_module_file
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
@@ -69,6 +69,7 @@ class TuneRequest:
     model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.paths`' search path
     cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
     shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
+    call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range
 
 
 def _dispatch_name(bench: Path) -> str:
@@ -233,7 +234,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     with display().phase("dump the input's dispatches (iree-compile)"):
         tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                     request.seed, request.compile_flags)
+                                     request.seed, request.compile_flags, request.call_inputs)
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
@@ -354,6 +355,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
-                        numerics=winner_check.verdicts, attempts=attempts)
+                        numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
+                        parameters=tuning_input.invocation.parameters)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

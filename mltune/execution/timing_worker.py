@@ -40,8 +40,9 @@ RETRY_PAUSE_S = 0.2
 
 def _load(config: rt.Config, vmfb: str, function: str):
     context = rt.SystemContext(config=config)
-    context.add_vm_module(rt.VmModule.mmap(config.vm_instance, vmfb))
-    return context, context.modules.module[function]
+    module = rt.VmModule.mmap(config.vm_instance, vmfb)
+    context.add_vm_module(module)
+    return context, context.modules[module.name][function]  # `module`, or the source's name (`jit_f` from JAX)
 
 
 def _call_seconds(function, args) -> float:

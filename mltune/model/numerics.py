@@ -115,12 +115,13 @@ def _main(vmfb: str, device: str, function: str, out: str, inputs: Sequence[str]
 
     config = rt.Config(device)
     context = rt.SystemContext(config=config)
-    context.add_vm_module(rt.VmModule.mmap(config.vm_instance, vmfb))
+    module = rt.VmModule.mmap(config.vm_instance, vmfb)
+    context.add_vm_module(module)
     files = []
     for spec in inputs:
         path, shape, element = spec.split("|")
         files.append(InputFile(Path(path), tuple(int(d) for d in shape.split("x") if d), element))
-    results = context.modules.module[function](*[rt.asdevicearray(config.device, f.load()) for f in files])
+    results = context.modules[module.name][function](*[rt.asdevicearray(config.device, f.load()) for f in files])
     if not isinstance(results, (list, tuple)):
         results = [results]
     arrays = [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
