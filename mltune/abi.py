@@ -62,9 +62,6 @@ class FunctionAbi:
     arguments: tuple[AbiValue, ...]
     results: tuple[AbiValue, ...]
 
-    def describe(self) -> str:
-        return f"@{self.name}({', '.join(a.text for a in self.arguments)}) -> ({', '.join(r.text for r in self.results)})"
-
 
 def exported_functions(vmfb: Path) -> tuple[str, dict[str, dict[str, str]]]:
     """The module's name and its public functions with their reflection: IREE's own (`__init`, ...) left out, and

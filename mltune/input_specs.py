@@ -206,7 +206,7 @@ def materialize_inputs(specs: Sequence[InputSpec], abi: FunctionAbi,
     files (`.npy`; raw `.bin` for bf16); with each, where it came from."""
     arrays = _read_all(specs)
     if len(arrays) != len(abi.arguments):
-        raise UserError(f"--input: {len(arrays)} values given, @{abi.name} takes {len(abi.arguments)} arguments "
+        raise UserError(f"--input: {len(arrays)} given for the {len(abi.arguments)} arguments of @{abi.name} "
                         f"({', '.join(a.text for a in abi.arguments)})")
     directory.mkdir(parents=True, exist_ok=True)
     files, origins = [], []

@@ -116,7 +116,8 @@ def kill_group(proc: subprocess.Popen) -> None:
 def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None) -> ToolResult:
     """Run one tool to completion; a run past `timeout_s` is killed with its whole process group."""
     start = time.perf_counter()
-    with spawn(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd) as proc:
+    # errors=replace: a tool echoing the undecodable bytes of a binary input must not crash mltune
+    with spawn(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd) as proc:
         with _running_lock:
             _running.add(proc)
             if _stopping:

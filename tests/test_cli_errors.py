@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
+import numpy as np
 import pytest
 from iree_helpers import conv2d_nhwc_source, matmul_source, mltune, run
 
@@ -36,16 +38,68 @@ COMPLEX = """func.func @main(%lhs: tensor<8x8xcomplex<f32>>, %rhs: tensor<8x8xco
 }
 """
 
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    """A `.npy` file's contents."""
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+# the model's arguments and how to call it (TINY takes tensor<32x64xf32>, tensor<64x48xf32>): `--input` in the syntax
+# of IREE's tools, parameter archives and flags files; synthetic values
+INPUT_CASES = {
+    "input_file_missing": ({"mm.mlir": TINY}, ["mm.mlir", "--input=@nope.npy"], ["--input '@nope.npy'", "not found"]),
+    "input_not_npy": ({"mm.mlir": TINY, "a.bin": b"1234"}, ["mm.mlir", "--input=@a.bin"], ["SHAPExTYPE=@a.bin"]),
+    "input_unknown_type": ({"mm.mlir": TINY}, ["mm.mlir", "--input=32x64xq7=1"], ["'32x64xq7'", "SHAPExTYPE"]),
+    "input_scalar": ({"mm.mlir": TINY}, ["mm.mlir", "--input=3"], ["a scalar"]),
+    "input_null": ({"mm.mlir": TINY}, ["mm.mlir", "--input=(null)"], ["null reference"]),
+    "input_values_count": ({"mm.mlir": TINY}, ["mm.mlir", "--input=32x64xf32=1,2,3", "--input=64x48xf32=1"],
+                           ["3 values for 2048 elements"]),
+    "input_count": ({"mm.mlir": TINY}, ["mm.mlir", "--input=32x64xf32=1"], ["1 given for the 2 arguments of @main"]),
+    "input_shape": ({"mm.mlir": TINY}, ["mm.mlir", "--input=32x64xf32=1", "--input=48x64xf32=1"],
+                    ["argument 1 of @main, tensor<64x48xf32>", "48x64xfloat32", "shape does not match"]),
+    "input_element_type": ({"mm.mlir": TINY, "a.npy": npy_bytes(np.zeros((32, 64), np.int64))},
+                           ["mm.mlir", "--input=@a.npy", "--input=64x48xf32=0"],
+                           ["argument 0 of @main, tensor<32x64xf32>", "32x64xint64", "element type does not match"]),
+    "input_raw_too_short": ({"mm.mlir": TINY, "a.bin": bytes(100)}, ["mm.mlir", "--input=32x64xf32=@a.bin"],
+                            ["a.bin holds 100 bytes", "needs 8192"]),
+    "input_npy_exhausted": ({"mm.mlir": TINY, "a.npy": npy_bytes(np.zeros((32, 64), np.float32))},
+                            ["mm.mlir", "--input=@a.npy", "--input=+a.npy"], ["a.npy holds no more arrays"]),
+    "parameters_missing": ({"mm.mlir": TINY}, ["mm.mlir", "--parameters=model=nope.irpa"],
+                           ["--parameters 'model=nope.irpa'", "nope.irpa: not found"]),
+    "parameters_format": ({"mm.mlir": TINY, "w.bin": b"x"}, ["mm.mlir", "--parameters=w.bin"], [".irpa"]),
+    "int_range_reversed": ({"mm.mlir": TINY}, ["mm.mlir", "--int-range", "5:1"], ["--int-range", "LOW < HIGH"]),
+    "int_range_past_i8": ({"mm.mlir": matmul_source(32, 64, 48, "i8", "i32")}, ["mm.mlir", "--int-range", "0:300"],
+                          ["--int-range 0:300", "tensor<32x64xi8>", "[-128, 128)"]),
+    "benchmark_flag_unknown": ({"mm.mlir": TINY, "run.flags": "# how to call it\n--device=hip://0\n"},
+                               ["mm.mlir", "--benchmark-flags-file", "run.flags"],
+                               ["run.flags:2", "--device", "--input, --parameters, --function"]),
+    "benchmark_flags_not_a_flag": ({"mm.mlir": TINY, "run.flags": "input=@a.npy\n"},
+                                   ["mm.mlir", "--benchmark-flags-file", "run.flags"], ["run.flags:1", "not a flag"]),
+    "benchmark_flags_missing_parameters": ({"mm.mlir": TINY, "run.flags": "--parameters=model=gone.irpa\n"},
+                                           ["mm.mlir", "--benchmark-flags-file", "run.flags"], ["gone.irpa: not found"]),
+    "inputs_in_both_places": ({"mm.mlir": TINY, "run.flags": "--input=32x64xf32=1\n--input=64x48xf32=1\n"},
+                              ["mm.mlir", "--benchmark-flags-file", "run.flags", "--input=32x64xf32=1"],
+                              ["not in both"]),
+    "compile_flags_file_missing": ({"mm.mlir": TINY}, ["mm.mlir", "--compile-flags-file", "nope.txt"],
+                                   ["--compile-flags-file nope.txt", "not found"]),
+    "compile_flag_rejected_by_iree": ({"mm.mlir": TINY, "c.txt": "--iree-no-such-flag=1\n"},
+                                      ["mm.mlir", "--compile-flags-file", "c.txt"], ["cannot compile", "no-such-flag"]),
+}
+
 # name: (files to write, arguments after `tune`, words the message must contain)
 CASES = {
     "missing_file": ({}, ["nope.mlir"], ["not found", "nope.mlir"]),
-    "malformed_mlir": ({"bad.mlir": "func.func @main( { this is not mlir\n"}, ["bad.mlir"], ["not valid MLIR"]),
+    "malformed_mlir": ({"bad.mlir": "func.func @main( { this is not mlir\n"}, ["bad.mlir"], ["cannot compile bad.mlir"]),
     "nothing_tunable": ({"add.mlir": ADD}, ["add.mlir"], ["nothing tunable", "non-contraction"]),
     # f64 is demoted to f32 by IREE (and tuned as such); i16 reaches the dispatch unchanged
     "unsupported_element_type": ({"mm.mlir": matmul_source(32, 64, 48, "i16", "i16")}, ["mm.mlir"],
                                  ["unsupported element type i16"]),
     "complex_arguments": ({"mm.mlir": COMPLEX}, ["mm.mlir"], ["complex<f32>"]),
-    "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"], ["statically shaped"]),
+    "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"],
+                       ["argument 0 of @main has a dynamic dimension (tensor<?x64xf32>)", "--input"]),
     "top_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--top", "0"], ["--top", "positive integer"]),
     "starter_spec_missing": ({"mm.mlir": TINY}, ["mm.mlir", "--starter-spec", "nope.mlir"],
                              ["--starter-spec", "nope.mlir", "cannot read"]),
@@ -97,11 +151,9 @@ CASES = {
     "seed_huge": ({"mm.mlir": TINY}, ["mm.mlir", "--seed", "99999999999999999999"], ["--seed"]),
     "jobs_huge": ({"mm.mlir": TINY}, ["mm.mlir", "--jobs", "100000"], ["--jobs 100000", "at most"]),
     "unknown_cpu": ({"mm.mlir": TINY}, ["mm.mlir", "--target", "skylak"], ["unknown --target skylak", "skylake"]),
-    # IREE demotes f64 to f32: its default build cannot run the model's own f64 arguments
-    "f64_model": ({"mm.mlir": matmul_source(32, 64, 48, "f64", "f64")}, ["mm.mlir"],
-                  ["cannot run on its own arguments", "have f64"]),
     "only_root_op_untunable_on_cpu": ({"conv.mlir": conv2d_nhwc_source(1, 10, 10, 8, 16, 3, "f32", "f32")},
                                       ["conv.mlir"], ["nothing tunable", "batch-1 convolutions"]),
+    **INPUT_CASES,
 }
 
 

@@ -2,12 +2,11 @@
 
 Model input: the winner's own build (the model compiled with its config) against IREE's default
 build, on the run's inputs; the default build's outputs are computed once, first, and a default
-build that cannot run on its own model's arguments is bad input (an f64 model: IREE demotes f64
-to f32 unless told otherwise). Dispatch input: a dumped dispatch benchmark reads never-written
-buffers and returns nothing, so the problem's one-op model (`mltune.one_op_model`) is compiled
-with and without the config and both run on seeded inputs; a problem with no one-op model
-(convolutions, attention, a transposed LHS) is reported as not checked, and so is a config the
-one-op model's compile does not pick up (the builds come out identical). A refused winner is
+build that cannot run on its own model's arguments is bad input. Dispatch input: a dumped dispatch
+benchmark reads never-written buffers and returns nothing, so the problem's one-op model
+(`mltune.one_op_model`) is compiled with and without the config and both run on seeded inputs; a
+problem with no one-op model (convolutions, attention, a transposed LHS) is reported as not checked,
+and so is a config the one-op model's compile does not pick up (the builds come out identical). A refused winner is
 dropped and recorded as `wrong_result`, so that no later run seeds or learns it as fast.
 """
 
@@ -49,13 +48,7 @@ def default_outputs(tuning_input: TuningInput, default_vmfb: Path, device: str, 
         return run_outputs(default_vmfb, tuning_input.invocation, device, work_dir / "outputs_default.npz")
     except RuntimeError as err:
         raise UserError(f"IREE's default build of {tuning_input.source.name} cannot run on its own arguments "
-                        f"({err}){_hint(str(err))}") from None
-
-
-def _hint(reason: str) -> str:
-    if "have f64" in reason:
-        return "; IREE demotes f64 to f32 by default: give the model f32 arguments"
-    return ""
+                        f"({err})") from None
 
 
 @dataclass
