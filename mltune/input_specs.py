@@ -109,6 +109,8 @@ def _values(spec: InputSpec) -> np.ndarray:
     if len(spec.values) not in (1, count):
         raise UserError(f"--input {spec.text!r}: {len(spec.values)} values for {count} elements (give one value to "
                         f"fill the tensor, or all {count})")
+    if spec.element_type == "i1" and not all(v in ("00", "01") for v in spec.values):
+        raise UserError(f"--input {spec.text!r}: IREE's tools read i1 values as bytes in hex: 00 or 01")
     try:
         parsed = [float(v) if dtype.kind in "fV" else int(v) for v in spec.values]
     except ValueError as err:
