@@ -3,7 +3,8 @@
 Integer arguments of exported models are token ids, positions, attention masks and segment ids: indices that
 must lie in a table (an id past the vocabulary reads out of bounds, a negative position is no position) or
 flags that must be 0 or 1. So integers are drawn from a small non-negative range, `[0, 2)` unless
-`--int-range` says otherwise, valid for every such argument of every model; floats from [-1, 1).
+`--int-range` says otherwise, valid for every such argument of every model; booleans (i1) are true or
+false whatever the range; floats are drawn from [-1, 1).
 """
 
 from __future__ import annotations
@@ -53,11 +54,8 @@ def int_range(text: str) -> IntRange:
 
 
 def _check_fits(argument: AbiValue, index: int, ints: IntRange) -> None:
-    if argument.element_type == "i1":
-        bounds = IntRange(0, 2)
-    else:
-        info = np.iinfo(numpy_type(argument.element_type))
-        bounds = IntRange(int(info.min), int(info.max) + 1)
+    info = np.iinfo(numpy_type(argument.element_type))
+    bounds = IntRange(int(info.min), int(info.max) + 1)
     if ints.low < bounds.low or ints.high > bounds.high:
         raise UserError(f"--int-range {ints}: argument {index} ({argument.text}) holds only {bounds.describe()}")
 
@@ -65,7 +63,9 @@ def _check_fits(argument: AbiValue, index: int, ints: IntRange) -> None:
 def describe_generated(argument: AbiValue, ints: IntRange) -> str:
     """What a generated argument holds, for the report."""
     dtype = np.dtype(numpy_type(argument.element_type))
-    if dtype.kind in "iub":
+    if dtype.kind == "b":
+        return f"{argument.text}: generated, booleans (true or false, equally likely)"
+    if dtype.kind in "iu":
         return f"{argument.text}: generated, integers uniform in {ints.describe()} (--int-range)"
     return f"{argument.text}: generated, uniform in [{FLOAT_LOW:g}, {FLOAT_HIGH:g})"
 
@@ -79,7 +79,9 @@ def generate_inputs(arguments: Sequence[AbiValue], directory: Path, seed: int,
     for index, argument in enumerate(arguments):
         dtype = np.dtype(numpy_type(argument.element_type))
         assert argument.shape is not None and None not in argument.shape
-        if dtype.kind in "iub":
+        if dtype.kind == "b":  # a mask: --int-range is for ids and positions
+            values = rng.integers(0, 2, size=argument.shape).astype(dtype)
+        elif dtype.kind in "iu":
             _check_fits(argument, index, ints)
             values = rng.integers(ints.low, ints.high, size=argument.shape).astype(dtype)
         else:

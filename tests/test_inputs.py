@@ -1,16 +1,22 @@
-"""Function arguments: seeded random files that IREE's own tools and the timing worker both read."""
+"""Function arguments: seeded random files that IREE's own tools and the timing worker both read (synthetic data)."""
 
 from __future__ import annotations
 
+import argparse
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 from iree_helpers import CPU_FLAGS, matmul_source, run
 
+from mltune.abi import AbiValue
+from mltune.errors import UserError
+from mltune.generated_inputs import DEFAULT_INT_RANGE, generate_inputs, int_range
 from mltune.input_files import InputFile
-from mltune.inputs import write_random_inputs
+from mltune.inputs import CallInputs, prepare_input, write_random_inputs
 from mltune.mlir import new_context, parse_module_file
+from mltune.targets import CpuTarget
 from mltune.tools import tool_path
 
 
@@ -55,3 +61,30 @@ def test_bf16_file_round_trip(tmp_path):
     loaded = InputFile(path, (2, 2), "bf16").load()
     assert loaded.dtype == ml_dtypes.bfloat16 and np.array_equal(loaded, values)
     assert InputFile(path, (2, 2), "bf16").flag == f"--input=2x2xbf16=@{path}"
+
+
+def test_generated_integers_are_small_and_non_negative(tmp_path):
+    """Token ids, positions and masks must index their tables: integers come from --int-range, [0, 2) by default."""
+    arguments = [AbiValue(f"tensor<64x32x{t}>", (64, 32), t) for t in ("i64", "i32", "i8", "i1")]
+    for ints, allowed in ((DEFAULT_INT_RANGE, {0, 1}), (int_range("3:9"), set(range(3, 9)))):
+        files = generate_inputs(arguments, tmp_path / str(ints).replace(":", "_"), seed=0, ints=ints)
+        for argument, file in zip(arguments[:3], files):
+            assert set(np.unique(file.load()).tolist()) == allowed, argument.text  # all of them, nothing else
+        assert set(np.unique(files[3].load()).tolist()) == {False, True}  # a mask, whatever the range
+    with pytest.raises(UserError, match=r"--int-range 0:300: argument 2 \(tensor<64x32xi8>\) holds only \[-128, 128\)"):
+        generate_inputs(arguments, tmp_path / "wide", seed=0, ints=int_range("0:300"))
+    with pytest.raises(argparse.ArgumentTypeError, match="LOW < HIGH"):
+        int_range("2:2")
+
+
+def test_an_exported_model_gets_generated_ids_in_range(tmp_path):
+    """A torch-dialect BERT's token ids, generated from --int-range, seeded, and said to be generated."""
+    model = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported" / "bert.mlir"
+    tuning_input = prepare_input(model, CpuTarget(), tmp_path, new_context(), seed=5,
+                                 given=CallInputs(int_range=int_range("0:512")))
+    (ids,) = tuning_input.invocation.inputs
+    values = ids.load()
+    assert values.dtype == np.int64 and values.shape == (1, 32) and 0 <= values.min() and values.max() < 512
+    assert len(np.unique(values)) > 16  # drawn over the whole range
+    assert tuning_input.arguments == ("tensor<1x32xi64>: generated, integers uniform in [0, 512) (--int-range)",)
+    assert (tmp_path / "inputs" / "flags.txt").read_text().splitlines() == ["--function=main", ids.flag]
