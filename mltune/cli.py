@@ -7,6 +7,7 @@ exit code 130 and SIGTERM with 143, keeping every record already written.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import signal
 import sys
@@ -200,6 +201,12 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
         raise UserError(f"--resume: {run_dir} holds no mltune run (no state.json)")
     if state.status == "finished":
         raise UserError(f"--resume: the run in {run_dir} finished; its result is in {run_dir / 'summary.json'}")
+    run_dir = run_dir.resolve()
+    if state.cwd:  # the run's relative paths (input, -o, flags files, --input files) resolve where it started
+        try:
+            os.chdir(state.cwd)
+        except OSError as err:
+            raise UserError(f"--resume: the run was started in {state.cwd}: {err.strerror}") from None
     args = parse_arguments(list(state.argv))
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
@@ -266,6 +273,7 @@ def _run_tune(args: argparse.Namespace) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     state = runs.start(run_dir, args.argv, args.input)
     try:
+        runs.check_same_call(run_dir, call.record())
         report = tune(request, new_context())
     except KeyboardInterrupt as stop:
         runs.mark(run_dir, state, "interrupted", "stopped by Ctrl-C or SIGTERM")

@@ -46,6 +46,12 @@ class ModelCall:
     compile_flags: tuple[str, ...]
     function: str | None
 
+    def record(self) -> dict:
+        """As plain data, for `call.json`: what a continued run must call and build the same way."""
+        return {"inputs": [s.text for s in self.inputs.specs], "parameters": [p.flag for p in self.inputs.parameters],
+                "int_range": str(self.inputs.int_range), "compile_flags": list(self.compile_flags),
+                "function": self.function}
+
 
 def model_call(args: argparse.Namespace) -> ModelCall:
     """Read the flags files and check every input value and parameter archive (files exist, syntax holds)."""

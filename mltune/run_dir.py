@@ -20,6 +20,7 @@ from mltune.errors import UserError
 
 STATE_FILE = "state.json"
 RESULTS_FILE = "results.jsonl"
+CALL_FILE = "call.json"
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class RunState:
     started: float
     updated: float
     detail: str = ""
+    cwd: str = ""  # where it was started: the relative paths of its command line and flags files resolve there
 
     @property
     def alive(self) -> bool:
@@ -73,7 +75,8 @@ def read_state(run_dir: Path) -> RunState | None:
     try:
         data: dict[str, Any] = json.loads(path.read_text())
         state = RunState(str(data["status"]), tuple(map(str, data["argv"])), str(data["input_sha256"]),
-                         int(data["pid"]), float(data["started"]), float(data["updated"]), str(data.get("detail", "")))
+                         int(data["pid"]), float(data["started"]), float(data["updated"]), str(data.get("detail", "")),
+                         str(data.get("cwd", "")))
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UserError(f"{path} is not a run state file: {err}") from None
     if state.status == "running" and not state.alive:
@@ -100,9 +103,26 @@ def start(run_dir: Path, argv: Sequence[str], input_path: Path) -> RunState:
             raise UserError(f"{run_dir} holds a run of another input (its input file changed since); "
                             "use a new --run-dir")
     now = time.time()
-    state = RunState("running", tuple(argv), digest, os.getpid(), earlier.started if earlier else now, now)
+    state = RunState("running", tuple(argv), digest, os.getpid(), earlier.started if earlier else now, now,
+                     cwd=os.getcwd())
     write_state(run_dir, state)
     return state
+
+
+def check_same_call(run_dir: Path, call: dict[str, Any]) -> None:
+    """A continued run calls and builds the model as the run it continues did (`call.json`): a flags file or an
+    `--input` that changed since would mix measurements of two different calls."""
+    path = run_dir / CALL_FILE
+    if path.is_file():
+        try:
+            earlier = json.loads(path.read_text())
+        except ValueError:
+            earlier = None
+        if earlier is not None and earlier != call:
+            changed = ", ".join(sorted(k for k in call if call.get(k) != earlier.get(k)))
+            raise UserError(f"{run_dir} holds a run that called or built the model otherwise ({changed} changed since, "
+                            "e.g. in a flags file); use a new --run-dir")
+    path.write_text(json.dumps(call, indent=2))
 
 
 def has_records(run_dir: Path) -> bool:
