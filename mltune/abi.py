@@ -20,12 +20,11 @@ import iree.runtime as rt
 from iree.compiler import ir
 
 from mltune.errors import UserError
-from mltune.mlir import parse_module_file
+from mltune.mlir import ELIDE_WEIGHTS, parse_module_file
 from mltune.tools import run_tool, tool_path
 
 DECLARATION = "iree.abi.declaration"
 ABI_TIMEOUT_S = 600
-ELIDE_WEIGHTS = ("--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")
 
 
 @dataclass(frozen=True)

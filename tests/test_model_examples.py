@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "models"
 def _read(name: str, context, tmp_path):
     tuning_input = prepare_input(EXAMPLES / name, CpuTarget(), tmp_path, context)
     flags = (tmp_path / "inputs" / "flags.txt").read_text().splitlines()
-    assert len(flags) == len(tuning_input.invocation.inputs), "one seeded input file per argument"
+    assert flags == ["--function=main", *(f.flag for f in tuning_input.invocation.inputs)], \
+        "the function, then one seeded input file per argument"
     return tuning_input, read_dispatches(tuning_input, context)
 
 

@@ -21,6 +21,7 @@ from joblib import Parallel, delayed
 
 from mltune.errors import UserError
 from mltune.inputs import strip_configuration
+from mltune.mlir import ELIDE_WEIGHTS
 from mltune.problem import Problem
 from mltune.tools import run_tool, tool_path
 
@@ -47,8 +48,8 @@ class DispatchProfile:
 def call_counts(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Counter[str]:
     """How often the model calls each executable, read from `iree-compile --compile-to=flow`."""
     flow = work_dir / "model.flow.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", "-o", str(flow)],
-                      timeout_s=PROFILE_TIMEOUT_S)
+    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS,
+                       "-o", str(flow)], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to flow: {result.describe_failure()}")
     return Counter(_FLOW_DISPATCH.findall(flow.read_text()))
