@@ -1,4 +1,6 @@
-"""The committed frontend exports (examples/models/exported/) compile and run with the plain IREE tools.
+"""The committed frontend exports compile and run with the plain IREE tools.
+
+examples/models/exported/ holds torch models exported through iree-turbine and through ONNX, and a JAX block.
 
 No torch here: the files are checked as a user without the exporters gets them, through `iree-compile`
 for llvm-cpu and `iree-run-module` fed by each export's own flags file (run from the flags file's folder,
@@ -20,7 +22,7 @@ from mltune.tools import tool_path
 pytestmark = pytest.mark.e2e
 
 EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
-STEMS = ("bert", "gpt2", "vit", "resnet50", "bert_params", "bert_onnx")
+STEMS = ("bert", "gpt2", "vit", "resnet50", "bert_params", "bert_onnx", "jax_block")
 BERT_ROUTES = ("bert", "bert_params", "bert_onnx")  # one seeded BERT: inlined, .irpa, through ONNX
 MAX_TOTAL_BYTES = 8_000_000  # the repository travels to test machines: the examples stay small
 

@@ -2,12 +2,12 @@
 
 The files under examples/models/exported/ came from the `tiny` preset:
 
-    pip install 'mltune[export]'   # torch (use a CPU wheel), iree-turbine, transformers, onnx
+    pip install 'mltune[export]'   # torch (use a CPU wheel), iree-turbine, transformers, onnx, jax
     HF_HUB_OFFLINE=1 python examples/export/export_models.py --preset tiny --out examples/models/exported
 
 and the real-size models (hundreds of MB each, never committed) from the `full` preset:
 
-    HF_HUB_OFFLINE=1 python examples/export/export_models.py --preset full --out /work/exports \\
+    HF_HUB_OFFLINE=1 python examples/export/export_models.py --preset full --out ~/mltune-exports \\
         --external bert resnet50
 
 Three ways of exporting, each an entry of EXPORTERS, named by the file stem's suffix:
@@ -22,6 +22,7 @@ for the others) and `STEM.flags`: one IREE tool flag per line (`--function=`, `-
 the format of the SHARK tuner's benchmark flags files. Paths in a flags file are relative to the flags file's
 folder, so from inside that folder the plain tools take it as is:
 `iree-run-module --module=X.vmfb --device=local-task --flagfile=bert.flags`.
+export_jax.py adds the JAX frontend (StableHLO) with the same file conventions.
 """
 
 from __future__ import annotations
