@@ -9,7 +9,10 @@ the convention examples/export/export_models.py documents).
 
 from __future__ import annotations
 
+import filecmp
+import importlib.util
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,7 +24,8 @@ from mltune.tools import tool_path
 
 pytestmark = pytest.mark.e2e
 
-EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
+ROOT = Path(__file__).resolve().parent.parent
+EXPORTED = ROOT / "examples" / "models" / "exported"
 STEMS = ("bert", "gpt2", "vit", "resnet50", "bert_params", "bert_onnx", "jax_block")
 BERT_ROUTES = ("bert", "bert_params", "bert_onnx")  # one seeded BERT: inlined, .irpa, through ONNX
 MAX_TOTAL_BYTES = 8_000_000  # the repository travels to test machines: the examples stay small
@@ -80,3 +84,22 @@ def test_bert_routes_agree(results):
     reference = results[BERT_ROUTES[0]]
     for stem in BERT_ROUTES[1:]:
         np.testing.assert_allclose(results[stem], reference, rtol=1e-4, atol=1e-4)
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script, exporters", [("export_models.py", ("iree.turbine", "transformers", "onnx")),
+                                               ("export_jax.py", ("jax",))])
+def test_committed_exports_are_what_the_scripts_write(tmp_path, script, exporters):
+    """The examples are reproducible: the export scripts, seeded, write the committed files byte for byte."""
+    if not all(_installed(m) for m in exporters):
+        pytest.skip(f"{script} needs {', '.join(exporters)} (pip install 'mltune[export]')")
+    subprocess.run([sys.executable, str(ROOT / "examples" / "export" / script), "--out", str(tmp_path)],
+                   check=True, capture_output=True, text=True)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written, f"{script} wrote nothing"
+    _, mismatch, errors = filecmp.cmpfiles(tmp_path, EXPORTED, written, shallow=False)
+    assert (mismatch, errors) == ([], [])

@@ -14,7 +14,10 @@ the flags file's folder, as examples/export/export_models.py writes them).
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # lower for the host whatever accelerator jaxlib supports
 
 import jax
 import jax.numpy as jnp
