@@ -1,13 +1,14 @@
 """What a real exported model costs with the plain IREE tools: file size, `iree-compile` time, one run.
 
 For every `STEM.mlir` with a `STEM.flags` beside it (the layout examples/export/export_models.py writes):
-the size of the MLIR (and of its `.irpa` archive), one `iree-compile` for llvm-cpu on the host CPU (wall
-time, CPU time of the compiler process, its peak memory) and one `iree-run-module` on the flags file, run
+the size of the MLIR (and of its `.irpa` archive), `iree-compile` for llvm-cpu on the host CPU (wall
+time, CPU time of the compiler process, its peak memory) and `iree-run-module` on the flags file, run
 from its folder. Compiles are not timing measurements of kernels, so they hold `--lock` shared (one model at
 a time); the CPU time is the number to compare when the machine is shared, the wall time moves with the load.
-Prints a Markdown table.
+Prints a Markdown table: median (min-max) over the rounds, the models interleaved in each round.
 
-    python benchmarks/exported_compile_times.py FOLDER [--lock /tmp/mltune-cpu.lock] [--timeout 900] [STEM ...]
+    python benchmarks/exported_compile_times.py [--rounds 3] [--lock /tmp/mltune-cpu.lock] [--timeout 900] FOLDER
+        [STEM ...]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import statistics
 import subprocess
 import tempfile
 import threading
@@ -73,24 +75,35 @@ def measure(folder: Path, stem: str, lock: Path, timeout: float, work: Path) -> 
     return cost
 
 
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("stems", nargs="*", help="default: every STEM.mlir with a STEM.flags")
+    parser.add_argument("--rounds", type=int, default=3, help="compiles per model, the models interleaved")
     parser.add_argument("--lock", type=Path, default=Path("/tmp/mltune-cpu.lock"))
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per compile or run")
     args = parser.parse_args()
     stems = args.stems or sorted(p.stem for p in args.folder.glob("*.mlir") if p.with_suffix(".flags").exists())
     print(f"load before: {os.getloadavg()}")
-    print("| export | MLIR MB | .irpa MB | compile wall s | compile CPU s | compile peak GiB | vmfb MB | run s "
-          "| runs |\n|---|---|---|---|---|---|---|---|---|")
+    costs: dict[str, list[Cost]] = {stem: [] for stem in stems}
     with tempfile.TemporaryDirectory() as work:
-        for stem in stems:
-            c = measure(args.folder, stem, args.lock, args.timeout, Path(work))
-            print(f"| {c.stem} | {c.mlir_mb:.1f} | {c.irpa_mb:.1f} | {c.compile_wall_s:.1f} "
-                  f"| {c.compile_cpu_s:.1f} | {c.compile_peak_gib:.2f} | {c.vmfb_mb:.1f} | {c.run_wall_s:.1f} "
-                  f"| {'yes' if c.run_ok else 'NO'} |", flush=True)
+        for _ in range(args.rounds):
+            for stem in stems:
+                costs[stem].append(measure(args.folder, stem, args.lock, args.timeout, Path(work)))
     print(f"load after: {os.getloadavg()}")
+    print(f"median (min-max) over {args.rounds} rounds\n"
+          "| export | MLIR MB | .irpa MB | compile wall s | compile CPU s | compile peak GiB | vmfb MB | run s "
+          "| runs |\n|---|---|---|---|---|---|---|---|---|")
+    for stem, runs in costs.items():
+        c = runs[0]
+        print(f"| {stem} | {c.mlir_mb:.1f} | {c.irpa_mb:.1f} | {_spread([r.compile_wall_s for r in runs])} "
+              f"| {_spread([r.compile_cpu_s for r in runs])} | {max(r.compile_peak_gib for r in runs):.2f} "
+              f"| {c.vmfb_mb:.1f} | {_spread([r.run_wall_s for r in runs])} "
+              f"| {'yes' if all(r.run_ok for r in runs) else 'NO'} |")
 
 
 if __name__ == "__main__":
