@@ -12,6 +12,7 @@ from iree_helpers import CPU_FLAGS, compile_cpu
 from mltune.abi import DECLARATION, AbiValue, exported_functions, parse_declaration, read_function_abi
 from mltune.errors import UserError
 from mltune.generated_inputs import generate_inputs
+from mltune.input_files import InputFile
 from mltune.inputs import Invocation, check_generatable
 from mltune.mlir import new_context
 from mltune.model.numerics import run_outputs
@@ -112,3 +113,15 @@ def test_declaration_text_with_attributes_and_no_results():
                                    context)
     assert results == (AbiValue("tensor<f32>", (), "f32"), AbiValue("i1"))
 
+
+
+def test_jax_export_reflects_its_signature_and_runs_under_its_module_name(tmp_path):
+    """JAX's StableHLO names its module `jit_block`: the numerics child calls @main there, on the export's input."""
+    source = exported("jax_block.mlir")
+    vmfb, abi = signature(source, tmp_path)
+    assert DECLARATION in exported_functions(vmfb)[1]["main"] and not (tmp_path / "abi.mlir").exists()
+    assert abi.module_name == "jit_block"
+    assert abi.arguments == abi.results == (AbiValue("tensor<1x32x64xf32>", (1, 32, 64), "f32"),)
+    given = InputFile(EXPORTED / "jax_block.input0.npy", (1, 32, 64), "f32")
+    (output,) = run_outputs(vmfb, Invocation("main", (given,), False), "local-task", tmp_path / "out")
+    assert output.shape == (1, 32, 64) and np.isfinite(output).all() and output.std() > 0
