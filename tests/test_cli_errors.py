@@ -31,6 +31,13 @@ DYNAMIC = """func.func @main(%lhs: tensor<?x64xf32>, %rhs: tensor<64x48xf32>) ->
 }
 """
 
+# the torch dialect as iree-turbine writes it, with a dynamic batch
+TORCH_DYNAMIC = """func.func @main(%x: !torch.vtensor<[?,16],f32>) -> !torch.vtensor<[?,16],f32> {
+  %0 = torch.aten.tanh %x : !torch.vtensor<[?,16],f32> -> !torch.vtensor<[?,16],f32>
+  return %0 : !torch.vtensor<[?,16],f32>
+}
+"""
+
 COMPLEX = """func.func @main(%lhs: tensor<8x8xcomplex<f32>>, %rhs: tensor<8x8xcomplex<f32>>) -> tensor<8x8xcomplex<f32>> {
   %empty = tensor.empty() : tensor<8x8xcomplex<f32>>
   %r = linalg.matmul ins(%lhs, %rhs : tensor<8x8xcomplex<f32>>, tensor<8x8xcomplex<f32>>) outs(%empty : tensor<8x8xcomplex<f32>>) -> tensor<8x8xcomplex<f32>>
@@ -98,6 +105,9 @@ CASES = {
     "unsupported_element_type": ({"mm.mlir": matmul_source(32, 64, 48, "i16", "i16")}, ["mm.mlir"],
                                  ["unsupported element type i16"]),
     "complex_arguments": ({"mm.mlir": COMPLEX}, ["mm.mlir"], ["complex<f32>"]),
+    "torch_dynamic_batch": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir"],
+                            ["argument 0 of @main has a dynamic dimension (tensor<?x16xf32>): export with static "
+                             "shapes, or give --input with a concrete shape"]),
     "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"],
                        ["argument 0 of @main has a dynamic dimension (tensor<?x64xf32>)", "--input"]),
     "top_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--top", "0"], ["--top", "positive integer"]),

@@ -111,3 +111,20 @@ def test_syntax_errors_name_the_value():
                           ("2xq8=1", "SHAPExTYPE"), ("7", "a scalar"), ("", "no value")]:
         with pytest.raises(UserError, match=message):
             parse_input(text)
+
+
+def test_a_concrete_value_for_a_dynamic_dimension(tmp_path):
+    """A torch-dialect function with a dynamic batch takes a value of any batch (synthetic values)."""
+    source = tmp_path / "dynamic.mlir"
+    source.write_text("""func.func @main(%x: !torch.vtensor<[?,16],f32>) -> !torch.vtensor<[?,16],f32> {
+  %0 = torch.aten.tanh %x : !torch.vtensor<[?,16],f32> -> !torch.vtensor<[?,16],f32>
+  return %0 : !torch.vtensor<[?,16],f32>
+}
+""")
+    vmfb = compile_cpu(source, tmp_path / "dynamic.vmfb")
+    abi = read_function_abi(vmfb, source, CPU_FLAGS, tmp_path, new_context(), None)
+    assert abi.arguments[0].shape == (None, 16)
+    (given,), _ = materialize_inputs([parse_input("3x16xf32=0.5")], abi, tmp_path / "inputs")
+    assert given.shape == (3, 16)
+    with pytest.raises(UserError, match="its shape does not match"):
+        materialize_inputs([parse_input("3x8xf32=0.5")], abi, tmp_path / "inputs")
