@@ -24,6 +24,7 @@ from mltune.mlir import ELIDE_WEIGHTS, parse_module_file
 from mltune.tools import run_tool, tool_path
 
 DECLARATION = "iree.abi.declaration"
+BUFFER_VIEW = "!hal.buffer_view"  # the type left to an argument the model never reads: IREE imports no tensor from it
 ABI_TIMEOUT_S = 600
 
 
@@ -152,12 +153,12 @@ def _abi_phase_values(function: ir.Operation) -> tuple[tuple[AbiValue, ...], tup
         arguments = arguments[:-2]
     values = []
     for index, argument in enumerate(arguments):
-        if str(argument.type) != "!hal.buffer_view":
+        if str(argument.type) != BUFFER_VIEW:
             values.append(AbiValue.of_type(argument.type))
             continue
         imports = [use.owner for use in argument.uses if use.owner.operation.name == "hal.tensor.import"]
         if not imports:  # never read by the model: IREE checks nothing about it
-            values.append(AbiValue("!hal.buffer_view"))
+            values.append(AbiValue(BUFFER_VIEW))
             continue
         values.append(AbiValue.of_type(imports[0].results[0].type))
     results = []

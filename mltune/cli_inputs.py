@@ -27,7 +27,8 @@ def add_input_arguments(tune: argparse.ArgumentParser) -> None:
     tune.add_argument("--int-range", type=int_range, default=DEFAULT_INT_RANGE, metavar="LOW:HIGH",
                       help="generated integer arguments are drawn uniformly from LOW to HIGH-1 (default 0:2, i.e. 0 "
                            "or 1: valid token ids, positions, attention masks and segment ids for any model; give "
-                           "e.g. 0:30522 for BERT's whole vocabulary). Booleans are true or false, floats drawn from [-1, 1)")
+                           "e.g. 0:30522 for BERT's whole vocabulary). Booleans are true or false, floats drawn "
+                           "from [-1, 1)")
     tune.add_argument("--compile-flags-file", type=Path, default=None, metavar="FILE",
                       help="iree-compile flags, one per line, for IREE's default and every candidate alike (as the "
                            "SHARK tuner's --compile-flags-file; blank lines and # comments skipped)")

@@ -15,7 +15,7 @@ from typing import Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from mltune.abi import AbiValue, FunctionAbi, choose_function, read_function_abi
+from mltune.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function, read_function_abi
 from mltune.errors import UserError
 from mltune.generated_inputs import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange, describe_generated, generate_inputs
 from mltune.input_files import InputFile, ParameterArchive
@@ -108,7 +108,7 @@ def check_generatable(abi: FunctionAbi) -> None:
     """Every argument must be a statically shaped tensor for mltune to make up its values."""
     for index, argument in enumerate(abi.arguments):
         where = f"argument {index} of @{abi.name}"
-        if argument.text == "!hal.buffer_view":
+        if argument.text == BUFFER_VIEW:
             raise UserError(f"{where} is never read by the model, so IREE records no type for it: give every "
                             "argument with --input")
         if not argument.is_tensor:

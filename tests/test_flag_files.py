@@ -63,7 +63,8 @@ def test_default_build_runs_with_the_parameter_archive(tmp_path, monkeypatch):
         shutil.copy(EXPORTED / name, folder / name)
     monkeypatch.chdir(folder)  # the flags file's relative paths resolve against the current directory
     flags = read_runtime_flags(Path("bert_params.flags"))
-    given = CallInputs(tuple(parse_input(t) for t in flags.inputs), tuple(parse_parameters(p) for p in flags.parameters))
+    given = CallInputs(tuple(parse_input(t) for t in flags.inputs),
+                       tuple(parse_parameters(p) for p in flags.parameters))
     work = tmp_path / "run"
     work.mkdir()
     tuning_input = prepare_input(Path("bert_params.mlir"), CpuTarget(), work, new_context(), flags.function,
