@@ -125,3 +125,18 @@ def test_jax_export_reflects_its_signature_and_runs_under_its_module_name(tmp_pa
     given = InputFile(EXPORTED / "jax_block.input0.npy", (1, 32, 64), "f32")
     (output,) = run_outputs(vmfb, Invocation("main", (given,), False), "local-task", tmp_path / "out")
     assert output.shape == (1, 32, 64) and np.isfinite(output).all() and output.std() > 0
+
+
+def test_an_argument_the_model_never_reads_has_no_type_to_generate(tmp_path):
+    """IREE's torch conversion imports no tensor from an unused argument, so nothing says what it holds."""
+    source = tmp_path / "model.mlir"
+    source.write_text("""func.func @main(%x: !torch.vtensor<[4],f32>, %unused: !torch.vtensor<[4],si64>)
+    -> !torch.vtensor<[4],f32> {
+  %0 = torch.aten.tanh %x : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}
+""")
+    _, abi = signature(source, tmp_path)
+    assert [a.text for a in abi.arguments] == ["tensor<4xf32>", "!hal.buffer_view"]
+    with pytest.raises(UserError, match="argument 1 of @main is never read by the model"):
+        check_generatable(abi)
