@@ -66,12 +66,13 @@ def read_runtime_flags(path: Path) -> RuntimeFlags:
 
 
 def parse_parameters(text: str) -> ParameterArchive:
-    """IREE's `--parameters=[SCOPE=]FILE`, with the file checked to exist and to be a format IREE reads."""
+    """IREE's `--parameters=[SCOPE=]FILE`, with the file checked to exist and to be a format IREE reads; its path
+    made absolute, for the processes that load it from other folders (Ray workers)."""
     scope, sep, path = text.partition("=")
-    archive = ParameterArchive(scope if sep else "", Path(path if sep else scope))
-    if archive.path.suffix not in PARAMETER_FORMATS:
+    given = Path(path if sep else scope)
+    if given.suffix not in PARAMETER_FORMATS:
         raise UserError(f"--parameters {text!r}: IREE reads parameters from {', '.join(PARAMETER_FORMATS)} files")
-    if not archive.path.is_file():
-        why = "a folder" if archive.path.is_dir() else "not found"
-        raise UserError(f"--parameters {text!r}: cannot read {archive.path}: {why}")
-    return archive
+    if not given.is_file():
+        why = "a folder" if given.is_dir() else "not found"
+        raise UserError(f"--parameters {text!r}: cannot read {given}: {why}")
+    return ParameterArchive(scope if sep else "", given.absolute())

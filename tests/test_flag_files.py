@@ -48,8 +48,8 @@ def test_benchmark_flags_file_refuses_what_mltune_would_not_apply(tmp_path):
 def test_parameters_scope_and_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "w.irpa").write_bytes(b"")
-    assert parse_parameters("model=w.irpa") == ParameterArchive("model", Path("w.irpa"))
-    assert parse_parameters("w.irpa").flag == "--parameters=w.irpa"
+    assert parse_parameters("model=w.irpa") == ParameterArchive("model", tmp_path / "w.irpa")
+    assert parse_parameters("w.irpa").flag == f"--parameters={tmp_path / 'w.irpa'}"
     with pytest.raises(UserError, match=r"cannot read gone.irpa: not found"):
         parse_parameters("model=gone.irpa")
 
@@ -69,10 +69,10 @@ def test_default_build_runs_with_the_parameter_archive(tmp_path, monkeypatch):
     work.mkdir()
     tuning_input = prepare_input(Path("bert_params.mlir"), CpuTarget(), work, new_context(), flags.function,
                                  given=given)
-    assert tuning_input.invocation.parameters == (ParameterArchive("model", Path("bert_params.irpa")),)
+    assert tuning_input.invocation.parameters == (ParameterArchive("model", folder / "bert_params.irpa"),)
     assert tuning_input.arguments == ("tensor<1x32xi64>: --input=@bert_params.input0.npy",)
     call = (work / "inputs" / "flags.txt").read_text().splitlines()
-    assert call[:2] == ["--function=main", "--parameters=model=bert_params.irpa"]
+    assert call[:2] == ["--function=main", f"--parameters=model={folder / 'bert_params.irpa'}"]
     module = [shutil.which("iree-run-module"), f"--module={work / 'dispatches' / 'model.vmfb'}", "--device=local-task"]
     ran = run([*module, f"--flagfile={work / 'inputs' / 'flags.txt'}"])
     assert ran.returncode == 0 and "1x32x64xf32" in ran.stdout, ran.stderr[-2000:]
