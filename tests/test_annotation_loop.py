@@ -5,7 +5,7 @@ its configuration."""
 from __future__ import annotations
 
 import pytest
-from iree_helpers import CPU_FLAGS, compile_with_configs_dump
+from iree_helpers import HOST_FLAGS, compile_with_configs_dump
 
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
@@ -45,5 +45,5 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     combined = applier.combine([(dispatch.problem, trial.compilation_info)], tmp_path)
     assert combined.kind == "source" and "{compilation_info = #" in combined.text
     (tmp_path / "winner.mlir").write_text(combined.text)
-    configs = compile_with_configs_dump(tmp_path / "winner.mlir", tmp_path / "winner", flags=CPU_FLAGS)
+    configs = compile_with_configs_dump(tmp_path / "winner.mlir", tmp_path / "winner", flags=HOST_FLAGS)
     assert configs["linalg.matmul"] == [tile_lists(dispatch.problem, trial.knobs)]
