@@ -1,11 +1,11 @@
 """Where mltune reads and writes, so that it runs the same from any directory.
 
-Shipped models live in the repository's top-level `models/`, which an install carries as the data
-package `mltune.models` (setup.py maps it); they are found through importlib.resources, or, in a source
-checkout that is on the path but not installed, beside the `mltune` folder. A user's own files live in one data home: `$MLTUNE_HOME` if set, otherwise the platform's
-user data folder (platformdirs: `~/.local/share/mltune` on Linux). Under it, `datasets/ARCH/` holds
-the records of every run, `models/ARCH/KIND/` the models the user trained and `runs/` the run
-directories. `--dataset-dir`, `--model-dir` and `--run-dir` override each.
+Shipped models live in the repository's top-level `models/`, which an install carries as the data package
+`mltune.models` (setup.py maps it); they are found through importlib.resources, or, in a source checkout that
+is on the path but not installed, beside the `mltune` folder. A user's own files live in one data home:
+`$MLTUNE_HOME` if set, otherwise the platform's user data folder (platformdirs: `~/.local/share/mltune` on
+Linux). Under it, `datasets/ARCH/` holds the records of every run, `models/ARCH/KIND/` the models the user
+trained and `runs/` the run directories. `--dataset-dir`, `--model-dir` and `--run-dir` override each.
 
 Models are looked up in order: `--model-dir` alone when given; otherwise the data home's
 `models/`, then the shipped ones. Within that order an arch's own model comes before its family's.

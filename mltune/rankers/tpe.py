@@ -7,15 +7,15 @@ a `CategoricalDistribution` of its values. Every result told becomes a completed
 (`optuna.trial.create_trial`, `Study.add_trial`) at the candidate's own knobs, with value log(ratio);
 compile or run failures are told as a very bad value, so that TPE learns where they are.
 
-Only Optuna's public interface is used. TPE proposes points (`Study.ask` with a `TPESampler`), but most
-points of the knobs' product are not valid candidates, so each proposal is matched to the nearest
-candidate not handed out yet (in the encoded space: log2 sizes scaled by their range, a category
-counting 1 when it differs), and the remaining candidates follow by their distance to the nearest
-proposal. A proposal is not a measurement: it is told as failed (`TrialState.FAIL`), which TPE does not
-learn from. TPE scores 128 draws of l(x) per proposal (`n_ei_candidates`, 24 by default): over a finite
-set measured within a few batches, exploiting what was learnt pays more than exploring. The first picks,
-before TPE has anything to split, follow the heuristic, which also breaks ties. Everything TPE draws is seeded: same seed and same results told, same order.
-A scoring asks TPE for `PROPOSALS` points; past 64 results the candidates are rescored only when the
+Only Optuna's public interface is used. TPE proposes points (`Study.ask` with a `TPESampler`), but most points
+of the knobs' product are not valid candidates, so each proposal is matched to the nearest candidate not
+handed out yet (in the encoded space: log2 sizes scaled by their range, a category counting 1 when it
+differs), and the remaining candidates follow by their distance to the nearest proposal. A proposal is not a
+measurement: it is told as failed (`TrialState.FAIL`), which TPE does not learn from. TPE scores 128 draws of
+l(x) per proposal (`n_ei_candidates`, 24 by default): over a finite set measured within a few batches,
+exploiting what was learnt pays more than exploring. The first picks, before TPE has anything to split, follow
+the heuristic, which also breaks ties. Everything TPE draws is seeded: same seed and same results told, same
+order. A scoring asks TPE for `PROPOSALS` points; past 64 results the candidates are rescored only when the
 results grew by a quarter, so that asking for every one of 14,000 candidates stays cheap.
 """
 
