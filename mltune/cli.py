@@ -199,6 +199,9 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
     if state.status == "finished":
         raise UserError(f"--resume: the run in {run_dir} finished; its result is in {run_dir / 'summary.json'}")
     args = parse_arguments(list(state.argv))
+    if getattr(args, "command", None) != "tune" or args.resume is not None or args.input is None:
+        raise UserError(f"--resume: the run in {run_dir} recorded no tuning command with an input file "
+                        f"({' '.join(state.argv) or 'nothing'}); start it again with `mltune tune INPUT`")
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
 
