@@ -336,9 +336,11 @@ def _run_compact(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise UserError(f"{folder} is not a directory")
     try:
-        written = compact(folder)
+        written, left = compact(folder)
     except OSError as err:
         raise UserError(f"cannot compact {folder}: {err}") from None
+    for line in left:
+        print(f"warning: left as it is, not a record file: {line}", file=sys.stderr)
     print(f"compressed {len(written)} record files under {folder}")
     return 0
 
