@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="candidates to benchmark per dispatch; for a model, the total, split over the problems tuned "
                            "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")
     tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                      help="stop starting new candidates for a dispatch after this many seconds")
+                      help="end each dispatch's search within about one candidate's time of this many seconds (batches "
+                           "are sized to the time left)")
     tune.add_argument("--target", default="host",
                       help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
                            "gfx1100, ...) or a CUDA arch (sm_80, sm_86, sm_89, sm_90); default host")
@@ -199,6 +200,9 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
     if state.status == "finished":
         raise UserError(f"--resume: the run in {run_dir} finished; its result is in {run_dir / 'summary.json'}")
     args = parse_arguments(list(state.argv))
+    if getattr(args, "command", None) != "tune" or args.resume is not None or args.input is None:
+        raise UserError(f"--resume: the run in {run_dir} recorded no tuning command with an input file "
+                        f"({' '.join(state.argv) or 'nothing'}); start it again with `mltune tune INPUT`")
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
 
@@ -332,9 +336,11 @@ def _run_compact(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise UserError(f"{folder} is not a directory")
     try:
-        written = compact(folder)
+        written, left = compact(folder)
     except OSError as err:
         raise UserError(f"cannot compact {folder}: {err}") from None
+    for line in left:
+        print(f"warning: left as it is, not a record file: {line}", file=sys.stderr)
     print(f"compressed {len(written)} record files under {folder}")
     return 0
 

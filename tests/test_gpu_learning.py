@@ -116,7 +116,8 @@ def test_tpe_encodes_flags_and_indices_as_categories():
 
 
 def test_tpe_learns_over_gpu_knobs():
-    """Synthetic GPU ratios: with `no_bank_fix` in {0, 1}, TPE's density ratio stays finite and it finds fast candidates."""
+    """Synthetic GPU ratios: with `no_bank_fix` in {0, 1}, TPE's proposals and their distances to the candidates stay
+    finite and it finds fast candidates."""
     problem = GPU_PROBLEMS[0]
     candidates = GpuContraction(problem, SYNTHETIC_GPU, None).candidates()
     ratios = synthetic_gpu_ratios(problem, SYNTHETIC_GPU, candidates)
@@ -129,7 +130,7 @@ def test_tpe_learns_over_gpu_knobs():
             for index in ranker.ask(8):
                 order.append(index)
                 ranker.tell(index, float(ratios[index]))
-        assert np.isfinite(ranker.density_ratio(np.arange(len(candidates)))).all()
+        assert np.isfinite(ranker.distances(np.arange(len(candidates)), ranker.proposals(4))).all()
     assert ratios[order[48:]].mean() < ratios.mean()
 
 

@@ -6,7 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
-from iree_helpers import CPU_FLAGS, matmul_source, run
+from iree_helpers import HOST_FLAGS, matmul_source, run
 
 from mltune.input_files import InputFile
 from mltune.inputs import write_random_inputs
@@ -36,7 +36,7 @@ def test_random_inputs_run_in_iree_run_module(tmp_path, element):
     flags = (tmp_path / "inputs" / "flags.txt").read_text().splitlines()
     assert flags == [f.flag for f in files]
     vmfb = tmp_path / "mm.vmfb"
-    assert run([tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(vmfb)]).returncode == 0
+    assert run([tool_path("iree-compile"), str(source), *HOST_FLAGS, "-o", str(vmfb)]).returncode == 0
     runner = shutil.which("iree-run-module")
     assert runner is not None
     result = run([runner, f"--module={vmfb}", "--device=local-task", "--function=main",
