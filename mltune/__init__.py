@@ -36,7 +36,9 @@ _PUBLIC_MODULES = ("api", "features", "rankers", "records")
 # sets the package's attribute to it, so these names are looked up before the attributes
 _SHADOWED = ("tune", "evaluate")
 
-__all__ = ["__version__", *_PUBLIC, *_PUBLIC_MODULES]
+__all__ = ["CandidateSet", "DispatchVerdict", "FeatureMatrix", "Ranker", "RankingInput", "RunFailure", "TuneResult",
+           "UserError", "__version__", "api", "candidate_frame", "evaluate", "feature_columns", "features",
+           "knob_columns", "make_ranker", "problems", "rank", "ranker_names", "rankers", "records", "train", "tune"]
 
 if TYPE_CHECKING:
     from mltune.api import DispatchVerdict, TuneResult, evaluate, problems, rank, train, tune

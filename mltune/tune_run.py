@@ -232,7 +232,8 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, bool]:
         new_run_dir(check_output_folder(user_runs(), "--run-dir"), arguments.model.stem)
     use_display(make_display(arguments.progress == "quiet", arguments.progress == "verbose"))
     settings = LoopSettings(budget=arguments.budget, time_budget_s=arguments.time_budget,
-                            min_speedup=arguments.min_speedup, batch_size=arguments.batch, final=final_plan(target.kind))
+                            min_speedup=arguments.min_speedup, batch_size=arguments.batch,
+                            final=final_plan(target.kind))
     request = TuneRequest(arguments.model, target, arguments.ranker, settings, arguments.output, run_dir, dataset_dir,
                           arguments.function, arguments.seed, jobs, devices, arguments.top, arguments.starter_spec,
                           arguments.flag_search, arguments.iree_flags, arguments.timing, arguments.model_dir,

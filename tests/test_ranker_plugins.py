@@ -140,8 +140,8 @@ def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_recor
     """`held-out` fails on any problem its records hold: the evaluation passes only if every problem is scored by a
     plugin made from the other problems' records (synthetic dataset)."""
     datasets = write_synthetic_dataset(tmp_path / "datasets")
-    register(tmp_path / "site", "orders-plugin", {"reverse": "plugin_orders:Reverse", "held-out": "plugin_orders:HeldOut"},
-             {"plugin_orders": ORDERS})
+    register(tmp_path / "site", "orders-plugin",
+             {"reverse": "plugin_orders:Reverse", "held-out": "plugin_orders:HeldOut"}, {"plugin_orders": ORDERS})
     result = mltune_with(tmp_path / "site", ["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets),
                                              "--out", "out"], tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]

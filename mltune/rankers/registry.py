@@ -108,10 +108,24 @@ def _arch_records(dataset_dir: Path, arch: str) -> pandas.DataFrame:
 
 def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, model_dir: Path | None = None,
                 dataset_dir: Path | None = None, records: pandas.DataFrame | None = None) -> Ranker:
-    """The ranker called `name`, made by its entry point with `seed=` and the optional keywords it names: `model_dir`
-    when given; `records` when given, else, with a target and `dataset_dir`, the target arch's records there. Given
-    the target, a ranker with `check_for` checks it now, so that an arch with no model is reported before anything
-    is compiled or recorded. Plugins come wrapped in `PluginRanker`, whose failures are one line."""
+    """The ranker called `name`, made by its entry point.
+
+    Args:
+        name: One of `ranker_names()`.
+        seed: Passed as `seed=`.
+        target: The target's facts: a ranker with `check_for` checks them now, so that an arch with no model is
+            reported before anything is compiled or recorded.
+        model_dir: Passed as `model_dir=` to a factory that names it.
+        dataset_dir: With a target, and no `records`: the target arch's records there are passed as `records=` to
+            a factory that names it (an empty frame when there are none).
+        records: Passed as `records=` to a factory that names it.
+
+    Returns:
+        The ranker; a plugin's comes wrapped in `PluginRanker`, whose failures are one line.
+
+    Raises:
+        UserError: An unknown name, or a plugin that cannot be loaded or made, or that returns no ranker.
+    """
     factory = ranker_factory(name)
     if records is None and target is not None and dataset_dir is not None and takes(factory, "records"):
         records = _arch_records(dataset_dir, target.arch)
