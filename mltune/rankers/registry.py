@@ -55,11 +55,11 @@ def plugin_names() -> list[str]:
 
 def _entry_point(name: str) -> EntryPoint:
     registered = _registered()
+    if name not in registered and not all(own in registered for own in BUILT_IN):
+        raise UserError(f"no ranker {name!r}: mltune's own rankers are not registered as {GROUP!r} entry points (the "
+                        "installed metadata predates them); reinstall mltune, e.g. pip install -e PATH_TO_MLTUNE")
     if name not in registered:
-        stale = "" if all(own in registered for own in BUILT_IN) else (
-            f" (mltune's own rankers are not registered as {GROUP!r} entry points: its installed metadata predates "
-            "them; reinstall mltune, e.g. pip install -e PATH_TO_MLTUNE)")
-        raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(ranker_names())}{stale}")
+        raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(ranker_names())}")
     points = registered[name]
     if len(points) > 1:
         raise UserError(f"ranker {name!r} is registered by several packages ({', '.join(p.value for p in points)}); "
