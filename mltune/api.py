@@ -149,7 +149,9 @@ def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int
     order: list[int] = []
     seen: set[int] = set()
     while picked := ranker.ask(LoopSettings.batch_size):
-        fresh = [i for i in picked if i not in seen]
+        fresh = [i for i in dict.fromkeys(picked) if i not in seen]
+        if not fresh:  # a ranker that only repeats itself has nothing left to give
+            break
         order += fresh
         seen.update(fresh)
     return order
