@@ -136,6 +136,19 @@ def test_a_name_two_packages_register_is_refused(tmp_path):
     assert "registered by several packages" in line and "plugin_orders:Reverse" in line
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_plugin_ranks_a_real_tune_by_name(tmp_path):
+    """`--ranker reverse` (a plugin) picks the candidates of a real tune: every record names it."""
+    register(tmp_path / "site", "orders-plugin", {"reverse": "plugin_orders:Reverse"}, {"plugin_orders": ORDERS})
+    (tmp_path / "mm.mlir").write_text(matmul_source(32, 64, 48))
+    result = mltune_with(tmp_path / "site", ["tune", "mm.mlir", "--ranker", "reverse", "--budget", "2", "-q",
+                                             "--run-dir", "run", "--dataset-dir", "datasets"], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert len(records) >= 2 and {r["ranker"] for r in records} == {"reverse"}
+
+
 def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_records(tmp_path):
     """`held-out` fails on any problem its records hold: the evaluation passes only if every problem is scored by a
     plugin made from the other problems' records (synthetic dataset)."""
