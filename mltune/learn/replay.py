@@ -33,9 +33,9 @@ from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.train import by_kind, feature_table, fit_model, kind_fold_models, kind_folds
 from mltune.rankers import make_ranker, plugin_names
 from mltune.rankers.base import Ranker, for_one_problem
-from mltune.rankers.registry import learns_from_records
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.refit import RefittedForest
+from mltune.rankers.registry import learns_from_records
 from mltune.search.loop import LoopSettings
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
