@@ -198,8 +198,50 @@ def _model_folder_cases(arch: str) -> list[Case]:
                           f"{folder}/forest.joblib": "not a model"},
         "model.json a folder": {f"{folder}/model.json": None},
     }
+    variants.update(_damaged_shipped_model(folder))
     return [Case("model folders", name, ["tune", "mm.mlir", "--ranker", "random-forest"], {"mm.mlir": TINY, **files})
             for name, files in variants.items()]
+
+
+def _damaged_shipped_model(folder: str) -> dict[str, dict[str, str | bytes | None]]:
+    """The shipped cpu family model damaged in ways a file hash alone let through, its manifest recomputed where
+    someone who can write the folder would (a truncated forest, a cycle) and not where the hash must catch it."""
+    import io
+
+    import numpy as np
+
+    from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256
+
+    shipped = REPO / "models" / "family-cpu" / "contraction"
+    sidecar, forest = json.loads((shipped / SIDECAR_FILE).read_text()), (shipped / MODEL_FILE).read_bytes()
+    with np.load(shipped / MODEL_FILE) as data:
+        arrays = {name: data[name] for name in data.files}
+    looped = arrays["left"].copy()
+    looped[0] = 0  # the first tree's root is its own left child
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **{**arrays, "left": looped})
+    damaged = {"truncated forest, manifest updated": forest[: len(forest) // 2],
+               "a node its own child": buffer.getvalue()}
+    variants: dict[str, dict[str, str | bytes | None]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in damaged.items():
+            (Path(tmp) / MODEL_FILE).write_bytes(content)
+            rehashed = {**sidecar, MANIFEST_KEY: manifest_sha256(Path(tmp) / MODEL_FILE, sidecar)}
+            variants[name] = {f"{folder}/{MODEL_FILE}": content, f"{folder}/{SIDECAR_FILE}": json.dumps(rehashed)}
+    reordered = {**sidecar, "feature_names": sidecar["feature_names"][::-1]}
+    variants["feature names reordered"] = {f"{folder}/{MODEL_FILE}": forest,
+                                           f"{folder}/{SIDECAR_FILE}": json.dumps(reordered)}
+    return variants
+
+
+def _run_folder_cases() -> list[Case]:
+    """Run folders that are not runs to resume or show: a recorded command that was itself a --resume, a path that
+    is no run, a damaged state file."""
+    resumed = json.dumps({"status": "interrupted", "argv": ["tune", "--resume", "run"], "input_sha256": "0" * 64,
+                          "pid": 1, "started": 0.0, "updated": 0.0})
+    return [Case("run folders", "resume of a resume", ["tune", "--resume", "run"], {"run/state.json": resumed}),
+            Case("run folders", "show an absolute folder", ["show", "/an/absolute/folder/that/is/not/a/run"]),
+            Case("run folders", "show a damaged state", ["show", "run", "--run-root", "."], {"run/state.json": "{bad"})]
 
 
 def host_arch() -> str:
@@ -263,7 +305,7 @@ def main() -> None:
                         help="hold this lock file (flock) for each case, not for the whole drill")
     args = parser.parse_args()
     cases = (_flag_cases() + _path_cases() + _input_cases() + _target_cases() + _dataset_cases() + _csv_cases()
-             + _model_folder_cases(host_arch()))
+             + _model_folder_cases(host_arch()) + _run_folder_cases())
     cases = [c for c in cases if args.only in (None, c.category)]
     outcomes: dict[str, list[Outcome]] = defaultdict(list)
     for case in cases:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -19,8 +18,6 @@ from mltune import __version__
 from mltune.cli_args import (
     arch,
     check_input_file,
-    check_jobs,
-    check_output_file,
     check_output_folder,
     iree_flag,
     positive_float,
@@ -28,18 +25,14 @@ from mltune.cli_args import (
     seed,
     speedup,
 )
-from mltune.cli_inputs import add_input_arguments, model_call
+from mltune.cli_inputs import add_input_arguments
 from mltune.errors import RunFailure, UserError
-from mltune.execution.devices import parse_devices
 from mltune.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
-from mltune.progress import make_display, use_display
-from mltune.rankers import RANKERS
-from mltune.report_text import print_compile_only, print_paths, print_report
+from mltune.rankers import ranker_names
+from mltune.report_text import print_compile_only, print_report
 from mltune.runs_cli import add_run_commands, run_commands
-from mltune.search.loop import LoopSettings, final_plan
-from mltune.targets import parse_target
+from mltune.search.loop import LoopSettings
 from mltune.tools import kill_running_tools
-from mltune.tune import TuneRequest
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -72,12 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
                       help="continue an interrupted run with the arguments it was started with: candidates it "
                            "measured are not measured again (the same --run-dir again does the same)")
-    tune.add_argument("--ranker", default="heuristic", help=f"candidate order: {', '.join(RANKERS)} (default heuristic)")
+    tune.add_argument("--ranker", default="heuristic",
+                      help=f"candidate order: {', '.join(ranker_names())} (installed plugins add theirs; "
+                           "default heuristic)")
     tune.add_argument("--budget", type=positive_int, default=50,
                       help="candidates to benchmark per dispatch; for a model, the total, split over the problems tuned "
                            "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")
     tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                      help="stop starting new candidates for a dispatch after this many seconds")
+                      help="end each dispatch's search within about one candidate's time of this many seconds (batches "
+                           "are sized to the time left)")
     tune.add_argument("--target", default="host",
                       help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
                            "gfx1100, ...) or a CUDA arch (sm_80, sm_86, sm_89, sm_90); default host")
@@ -208,15 +204,15 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
         except OSError as err:
             raise UserError(f"--resume: the run was started in {state.cwd}: {err.strerror}") from None
     args = parse_arguments(list(state.argv))
+    if getattr(args, "command", None) != "tune" or args.resume is not None or args.input is None:
+        raise UserError(f"--resume: the run in {run_dir} recorded no tuning command with an input file "
+                        f"({' '.join(state.argv) or 'nothing'}); start it again with `mltune tune INPUT`")
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
 
 
 def _run_tune(args: argparse.Namespace) -> int:
-    from mltune import run_dir as runs
-    from mltune.mlir import new_context
-    from mltune.rankers import make_ranker
-    from mltune.tune import tune
+    from mltune.api import tune
 
     if args.resume is not None:
         if args.input is not None:
@@ -224,99 +220,42 @@ def _run_tune(args: argparse.Namespace) -> int:
         args = _resumed_arguments(args.resume)
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
-    make_ranker(args.ranker)  # an unknown name fails before any work
-    check_input_file(args.input, "input file")
-    if args.starter_spec is not None:
-        check_input_file(args.starter_spec, "--starter-spec")
-    call = model_call(args)
-    check_output_file(args.output, "-o")
-    check_output_folder(args.dataset_dir, "--dataset-dir")
-    jobs = check_jobs(args.jobs)
-    target = parse_target(args.target)
-    devices = parse_devices(args.devices, target)
-    if args.starter_spec is not None and target.kind == "cuda":
-        raise UserError("--starter-spec: IREE ignores tuning specs on CUDA (docs/cuda-tuning-specs.md)")
-    if not args.compile_only:
-        from mltune.execution.devices import check_device
-
-        for device in devices:
-            try:
-                check_device(device)
-            except UserError as err:
-                hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
-                raise UserError(f"{err}{hint}") from None
-    new_run = args.run_dir is None or not args.run_dir.exists()  # a failed run removes only what it created
-    run_dir = check_output_folder(args.run_dir, "--run-dir") if args.run_dir else \
-        runs.new_run_dir(check_output_folder(user_runs(), "--run-dir"), args.input.stem)
-    use_display(make_display(args.quiet, args.verbose))
-    settings = LoopSettings(budget=args.budget, time_budget_s=args.time_budget, min_speedup=args.min_speedup,
-                            batch_size=args.batch, final=final_plan(target.kind))
-    request = TuneRequest(args.input, target, args.ranker, settings, args.output, run_dir, args.dataset_dir,
-                          call.function, args.seed, jobs, devices,
-                          args.top, args.starter_spec, args.flag_search, (*args.iree_flags, *call.compile_flags),
-                          args.timing, args.model_dir, args.cluster, args.shared_fs, call.inputs)
+    result = tune(args.input, target=args.target, ranker=args.ranker, budget=args.budget, time_budget=args.time_budget,
+                  output=args.output, run_dir=args.run_dir, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
+                  function=args.function, seed=args.seed, jobs=args.jobs, devices=args.devices, batch=args.batch,
+                  min_speedup=args.min_speedup, top=args.top, starter_spec=args.starter_spec,
+                  flag_search=args.flag_search, timing=args.timing, iree_flags=args.iree_flags, cluster=args.cluster,
+                  shared_fs=args.shared_fs, compile_only=args.compile_only, inputs=args.inputs,
+                  parameters=args.parameters, int_range=args.int_range, compile_flags_file=args.compile_flags_file,
+                  benchmark_flags_file=args.benchmark_flags_file,
+                  progress="quiet" if args.quiet else "verbose" if args.verbose else "bar", show_paths=True,
+                  command_line=args.argv)
     if args.compile_only:
-        from mltune.compile_only import compile_only
-
-        try:
-            print_compile_only(*compile_only(request, new_context()), run_dir)
-        except UserError:
-            if new_run:  # refused input: no run to keep
-                shutil.rmtree(run_dir, ignore_errors=True)
-            raise
+        print_compile_only(list(result.compile_checks), list(result.untunable), result.run_dir)
         return 0
-    if args.cluster is not None:
-        from mltune.execution.ray_cluster import connect
-
-        connect(args.cluster)
-    print_paths(run_dir, args.dataset_dir, args.output, args.ranker, args.model_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    state = runs.start(run_dir, args.argv, args.input)
-    try:
-        runs.check_same_call(run_dir, call.record())
-        report = tune(request, new_context())
-    except KeyboardInterrupt as stop:
-        runs.mark(run_dir, state, "interrupted", "stopped by Ctrl-C or SIGTERM")
-        stop.resume_hint = f"continue with: mltune tune --resume {run_dir}"
-        raise
-    except UserError:
-        if new_run and not runs.has_records(run_dir):  # refused input: no run to keep
-            shutil.rmtree(run_dir, ignore_errors=True)
-        else:
-            runs.mark(run_dir, state, "failed", str(sys.exc_info()[1])[:300])
-        raise
-    except BaseException as err:
-        runs.mark(run_dir, state, "failed", str(err)[:300])
-        raise
-    runs.mark(run_dir, state, "finished")
-    print_report(report)
-    print(f"Run: {run_dir}  (mltune show {run_dir.name}; all runs: mltune runs)")
-    if report.model is not None and report.model.refused:
-        print(f"mltune: refused: {report.model.refused}; no spec written", file=sys.stderr)
+    print_report(result.report)
+    print(f"Run: {result.run_dir}  (mltune show {result.run_dir.name}; all runs: mltune runs)")
+    if result.refused:
+        print(f"mltune: refused: {result.refused}; no spec written", file=sys.stderr)
         return 1
     return 0
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from mltune.learn.train import train, train_family
+    from mltune.api import train
     from mltune.learn.train_report import all_refused, print_training
 
-    check_output_folder(args.model_dir, "--model-dir")
-    if (args.arch is None) == (args.family is None):
-        raise UserError("train needs one of --arch ARCH or --family cpu|gpu")
-    if args.family is not None:
-        report = train_family(args.dataset_dir, args.family, args.model_dir, args.seed, args.force)
-    else:
-        report = train(args.dataset_dir, args.arch, args.model_dir, args.seed, args.force)
+    report = train(args.arch, family=args.family, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
+                   seed=args.seed, force=args.force)
     print_training(report)
     return 1 if all_refused(report) else 0
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    from mltune.learn.replay import evaluate
+    from mltune.api import evaluate
 
-    out = check_output_folder(args.out or data_home() / "evaluation" / args.arch, "--out")
-    evaluate(args.dataset_dir, args.arch, out, args.seed, args.batch, args.kind, args.leave_arch_out)
+    evaluate(args.arch, dataset_dir=args.dataset_dir, out=args.out, seed=args.seed, batch=args.batch, kind=args.kind,
+             leave_arch_out=args.leave_arch_out)
     return 0
 
 
@@ -343,9 +282,11 @@ def _run_compact(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise UserError(f"{folder} is not a directory")
     try:
-        written = compact(folder)
+        written, left = compact(folder)
     except OSError as err:
         raise UserError(f"cannot compact {folder}: {err}") from None
+    for line in left:
+        print(f"warning: left as it is, not a record file: {line}", file=sys.stderr)
     print(f"compressed {len(written)} record files under {folder}")
     return 0
 

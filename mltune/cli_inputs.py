@@ -1,11 +1,13 @@
 """`mltune tune`'s options for calling and building the model as IREE's tools and the SHARK tuner take them:
-`--input`, `--parameters`, `--int-range`, `--compile-flags-file`, `--benchmark-flags-file`."""
+`--input`, `--parameters`, `--int-range`, `--compile-flags-file`, `--benchmark-flags-file`; and their values
+checked and read together (for the command line and `mltune.api.tune` alike)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from mltune.cli_args import check_input_file
 from mltune.errors import UserError
@@ -54,23 +56,28 @@ class ModelCall:
                 "function": self.function}
 
 
-def model_call(args: argparse.Namespace) -> ModelCall:
+def model_call(inputs: Sequence[str], parameters: Sequence[str], int_range_text: str | None, function: str | None,
+               compile_flags_file: Path | None, benchmark_flags_file: Path | None) -> ModelCall:
     """Read the flags files and check every input value and parameter archive (files exist, syntax holds)."""
+    try:
+        ints = DEFAULT_INT_RANGE if int_range_text is None else int_range(str(int_range_text))
+    except argparse.ArgumentTypeError as err:
+        raise UserError(f"--int-range: {err}") from None
     compile_flags: tuple[str, ...] = ()
-    if args.compile_flags_file is not None:
-        compile_flags = read_compile_flags(check_input_file(args.compile_flags_file, "--compile-flags-file"))
-    inputs, parameters, function = list(args.inputs), list(args.parameters), args.function
-    if args.benchmark_flags_file is not None:
-        runtime = read_runtime_flags(check_input_file(args.benchmark_flags_file, "--benchmark-flags-file"))
+    if compile_flags_file is not None:
+        compile_flags = read_compile_flags(check_input_file(compile_flags_file, "--compile-flags-file"))
+    inputs, parameters = list(inputs), list(parameters)
+    if benchmark_flags_file is not None:
+        runtime = read_runtime_flags(check_input_file(benchmark_flags_file, "--benchmark-flags-file"))
         if runtime.inputs and inputs:
             raise UserError("give the model's --input values on the command line or in --benchmark-flags-file, "
                             "not in both")
         if runtime.function is not None and function is not None and runtime.function != function:
             raise UserError(f"--function {function} differs from --function={runtime.function} in "
-                            f"--benchmark-flags-file {args.benchmark_flags_file}")
+                            f"--benchmark-flags-file {benchmark_flags_file}")
         inputs = inputs or list(runtime.inputs)
         parameters = [*runtime.parameters, *parameters]
         function = function or runtime.function
     call = CallInputs(tuple(parse_input(text) for text in inputs), tuple(parse_parameters(p) for p in parameters),
-                      args.int_range)
+                      ints)
     return ModelCall(call, compile_flags, function)

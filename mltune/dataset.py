@@ -134,11 +134,17 @@ def _open_records(file: Path):
     return lzma.open(file, "rb") if file.name.endswith(".xz") else open(file, "rb")
 
 
-def compact(folder: Path) -> list[Path]:
-    """Compress each `*.jsonl` under `folder` to `*.jsonl.xz` (about 20x smaller), checked by reading it back
-    before the original is removed; returns the files written."""
-    written = []
+def compact(folder: Path) -> tuple[list[Path], list[str]]:
+    """Compress each record file `*.jsonl` under `folder` to `*.jsonl.xz` (about 20x smaller), checked by reading it
+    back before the original is removed; returns the files written and, one line each, the `*.jsonl` files left
+    as they were (hidden, not a plain file, or not every line a record)."""
+    written, left = [], []
+    check = RecordChecker()
     for file in sorted(folder.rglob("*.jsonl")):
+        refusal = _not_a_record_file(file, folder, check)
+        if refusal is not None:
+            left.append(f"{file}: {refusal}")
+            continue
         packed = file.with_name(file.name + ".xz")
         text = file.read_text(encoding="utf-8")
         with lzma.open(packed, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as handle:
@@ -148,7 +154,34 @@ def compact(folder: Path) -> list[Path]:
                 raise OSError(f"{packed} does not read back as {file}")
         file.unlink()
         written.append(packed)
-    return written
+    return written, left
+
+
+def _not_a_record_file(file: Path, folder: Path, check: RecordChecker) -> str | None:
+    """Why `file` is no record file to compact (None: every line a record of a known schema, each usable)."""
+    if any(part.startswith(".") for part in file.relative_to(folder).parts):
+        return "a hidden file"
+    if file.is_symlink() or not file.is_file():
+        return "not a plain file"
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        return f"cannot be read as text ({getattr(err, 'strerror', None) or err})"
+    if not any(line.strip() for line in lines):
+        return "holds no record"
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            return f"line {number} is not a complete JSON record"
+        if not isinstance(record, dict) or record.get("schema") not in READABLE_SCHEMAS:
+            return f"line {number} is not a record of schema {' or '.join(map(str, READABLE_SCHEMAS))}"
+        reason = check(record)
+        if reason is not None:
+            return f"line {number}: {reason}"
+    return None
 
 
 def _config_key(record: dict[str, Any]) -> str:

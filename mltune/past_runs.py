@@ -54,11 +54,8 @@ class PastRun:
 
 
 def read_run(folder: Path, parse: ParseArguments) -> PastRun | None:
-    """The run in `folder`, None when the folder holds no run."""
-    try:
-        state = read_state(folder)
-    except UserError:
-        return None
+    """The run in `folder`, None when the folder holds no run; a damaged state file is a UserError."""
+    state = read_state(folder)
     if state is None:
         return None
     try:
@@ -73,11 +70,19 @@ def read_run(folder: Path, parse: ParseArguments) -> PastRun | None:
     return PastRun(folder, state, arguments, summary if isinstance(summary, dict) else None)
 
 
-def list_runs(root: Path, parse: ParseArguments) -> list[PastRun]:
-    """Every run under `root`, oldest first."""
+def list_runs(root: Path, parse: ParseArguments) -> tuple[list[PastRun], list[Path]]:
+    """Every run under `root`, oldest first, and the folders whose state file is damaged."""
     folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    runs = [run for run in (read_run(folder, parse) for folder in folders) if run is not None]
-    return sorted(runs, key=lambda run: run.state.started)
+    runs, damaged = [], []
+    for folder in folders:
+        try:
+            run = read_run(folder, parse)
+        except UserError:
+            damaged.append(folder)
+            continue
+        if run is not None:
+            runs.append(run)
+    return sorted(runs, key=lambda run: run.state.started), damaged
 
 
 def find_run(name: str, root: Path) -> Path:
@@ -87,7 +92,8 @@ def find_run(name: str, root: Path) -> Path:
         return given
     if (root / name / "state.json").is_file():
         return root / name
-    matches = sorted(p for p in root.glob(f"{name}*") if (p / "state.json").is_file()) if root.is_dir() else []
+    matches = sorted(p for p in root.iterdir() if p.name.startswith(name) and (p / "state.json").is_file()) \
+        if root.is_dir() and name and "/" not in name else []
     if len(matches) == 1:
         return matches[0]
     if matches:

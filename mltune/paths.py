@@ -1,10 +1,11 @@
 """Where mltune reads and writes, so that it runs the same from any directory.
 
-Shipped models live inside the package (`mltune/models/`, package data: a `pip install` carries
-them). A user's own files live in one data home: `$MLTUNE_HOME` if set, otherwise the platform's
-user data folder (platformdirs: `~/.local/share/mltune` on Linux). Under it, `datasets/ARCH/` holds
-the records of every run, `models/ARCH/KIND/` the models the user trained and `runs/` the run
-directories. `--dataset-dir`, `--model-dir` and `--run-dir` override each.
+Shipped models live in the repository's top-level `models/`, which an install carries as the data package
+`mltune.models` (setup.py maps it); they are found through importlib.resources, or, in a source checkout that
+is on the path but not installed, beside the `mltune` folder. A user's own files live in one data home:
+`$MLTUNE_HOME` if set, otherwise the platform's user data folder (platformdirs: `~/.local/share/mltune` on
+Linux). Under it, `datasets/ARCH/` holds the records of every run, `models/ARCH/KIND/` the models the user
+trained and `runs/` the run directories. `--dataset-dir`, `--model-dir` and `--run-dir` override each.
 
 Models are looked up in order: `--model-dir` alone when given; otherwise the data home's
 `models/`, then the shipped ones. Within that order an arch's own model comes before its family's.
@@ -12,13 +13,28 @@ Models are looked up in order: `--model-dir` alone when given; otherwise the dat
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
 import platformdirs
 
 HOME_VARIABLE = "MLTUNE_HOME"
-SHIPPED_MODELS = Path(__file__).resolve().parent / "models"
+
+
+def _shipped_models() -> Path:
+    """The installed data package `mltune.models`, else (a source checkout on sys.path, not installed) the
+    `models/` beside the `mltune` folder."""
+    try:
+        found = importlib.resources.files("mltune.models")
+    except ModuleNotFoundError:
+        found = None
+    if isinstance(found, Path):  # a regular package on disk (a stray namespace folder is no Path)
+        return found
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+SHIPPED_MODELS = _shipped_models()
 
 
 def data_home() -> Path:

@@ -11,6 +11,7 @@ from mltune.paths import describe_search_path, model_search_path
 from mltune.problem import Untunable
 from mltune.rankers import LEARNED
 from mltune.report import TuneReport
+from mltune.spaces.cpu_data_tiling import applicable_knobs
 
 
 def print_paths(run_dir: Path, dataset_dir: Path, output: Path, ranker: str, model_dir: Path | None) -> None:
@@ -50,8 +51,8 @@ def print_report(report: TuneReport) -> None:
         compiled = sum(1 for t in result.trials if t.build.status == "ok")
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
               f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
-        print("  finalists, each re-measured against IREE's default, call by call, in rounds (times: median of "
-              "rounds):")
+        print("  finalists, each re-measured against IREE's default, call by call, in rounds (default: median of "
+              "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
             print(f"  {rank:>4} {_row(measurement)}  {_knobs(trial.knobs)}")
@@ -93,17 +94,17 @@ def print_report(report: TuneReport) -> None:
 
 
 def _row(measurement) -> str:
-    """Default and tuned time from the same rounds, the speedup they give, and the interval of the speedup."""
+    """The default's time, the speedup and its interval (one estimator: the median of the rounds' ratios), and
+    the tuned time that speedup gives."""
     if not measurement.time_us:
         return f"{'-':>11} {'-':>10} {'-':>8}  {measurement.status} {measurement.detail}"[:80]
-    default, tuned = median(measurement.baseline_us), median(measurement.time_us)
-    estimate = measurement.estimate
+    default, estimate = median(measurement.baseline_us), measurement.estimate
     interval = f"{estimate.low:.2f}-{estimate.high:.2f}x ({100 * estimate.confidence:.0f} %, {estimate.rounds} rounds)"
-    return f"{default:11.1f} {tuned:10.1f} {default / tuned:7.2f}x  {interval:<28}"
+    return f"{default:11.1f} {default / estimate.speedup:10.1f} {estimate.speedup:7.2f}x  {interval:<28}"
 
 
 def _knobs(knobs: dict[str, int]) -> str:
-    return " ".join(f"{k}={v}" for k, v in knobs.items())
+    return " ".join(f"{k}={v}" for k, v in applicable_knobs(knobs).items())
 
 
 def _load_note(measurement) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Callable
 
 from mltune.cli_args import check_output_file
+from mltune.errors import UserError
 from mltune.past_runs import ParseArguments, PastRun, find_run, list_runs, measured_candidates, read_run
 from mltune.paths import user_runs
 
@@ -34,7 +36,11 @@ def _print_runs(runs: list[PastRun], root: Path) -> None:
 
 def _run_runs(args: argparse.Namespace, parse: ParseArguments) -> int:
     root = args.run_root or user_runs()
-    _print_runs(list_runs(root, parse), root)
+    runs, damaged = list_runs(root, parse)
+    if damaged:
+        print(f"warning: skipped {len(damaged)} run folder{'s' if len(damaged) > 1 else ''} under {root} whose "
+              f"state.json is damaged: {', '.join(folder.name for folder in damaged[:5])}", file=sys.stderr)
+    _print_runs(runs, root)
     return 0
 
 
@@ -44,7 +50,8 @@ def _run_show(args: argparse.Namespace, parse: ParseArguments) -> int:
     root = args.run_root or user_runs()
     folder = find_run(args.run, root)
     run = read_run(folder, parse)
-    assert run is not None  # find_run found its state file
+    if run is None:
+        raise UserError(f"no run in {folder}")
     candidates = measured_candidates(folder)
     print(f"run {folder}\n  {run.when}, {run.state.status}; input {run.asked('input')}, target {run.asked('target')}, "
           f"ranker {run.asked('ranker')}, budget {run.asked('budget')}; result {run.result}")

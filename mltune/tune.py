@@ -243,7 +243,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     facts = (tunable or dispatches)[0].facts
     # a ranker missing its model for this target stops here; each problem gets its own copy (the forest's
     # models are loaded once, shared by the copies)
-    inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir)
+    inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir, request.dataset_dir)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     with display().phase("baseline: compile IREE's default build"):
         default_build = builder.compile(-1, None, "baseline")

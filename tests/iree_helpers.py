@@ -5,6 +5,7 @@ Everything here runs the real tools (iree-compile, iree-opt, the mltune CLI); no
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -26,11 +27,15 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.targets import facts_from_executable_target
 from mltune.tools import tool_path
 
-CPU_FLAGS = [
+# The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
+# CPU-facing tests again for a CPU of the other vector width, so no test can lean on this host's ISA).
+TEST_CPU = os.environ.get("MLTUNE_TEST_CPU", "host")
+HOST_FLAGS = [
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
 ]
+CPU_FLAGS = [*HOST_FLAGS[:-1], f"--iree-llvmcpu-target-cpu={TEST_CPU}"]
 LEVELS = ("distribution", "vector_common_parallel", "vector_reduction")
 MLTUNE_TIMEOUT_S = 240
 
@@ -185,8 +190,8 @@ def random_inputs(source: Path, context, directory: Path, seed: int = 0) -> Invo
 
 
 def compile_cpu(source: Path, out: Path, spec: Path | None = None) -> Path:
-    """`source` compiled for the host CPU (with a tuning spec, if given); the compile must succeed."""
-    args = [tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(out)]
+    """`source` compiled for the host CPU (with a tuning spec, if given), to run here; the compile must succeed."""
+    args = [tool_path("iree-compile"), str(source), *HOST_FLAGS, "-o", str(out)]
     if spec is not None:
         args.append(f"--iree-codegen-tuning-spec-path={spec}")
     result = run(args)

@@ -5,7 +5,7 @@ its configuration."""
 from __future__ import annotations
 
 import pytest
-from iree_helpers import CPU_FLAGS, compile_with_configs_dump
+from iree_helpers import HOST_FLAGS, compile_with_configs_dump
 
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
@@ -45,5 +45,31 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     combined = applier.combine([(dispatch.problem, trial.compilation_info)], tmp_path)
     assert combined.kind == "source" and "{compilation_info = #" in combined.text
     (tmp_path / "winner.mlir").write_text(combined.text)
-    configs = compile_with_configs_dump(tmp_path / "winner.mlir", tmp_path / "winner", flags=CPU_FLAGS)
+    configs = compile_with_configs_dump(tmp_path / "winner.mlir", tmp_path / "winner", flags=HOST_FLAGS)
     assert configs["linalg.matmul"] == [tile_lists(dispatch.problem, trial.knobs)]
+
+
+def test_a_time_budget_ends_the_search_within_about_one_candidate(tiny, context, tmp_path):
+    """A 1.5 s time budget with room for a batch of 8: the search starts with one candidate, then only as many as
+    fit in the time left, so it ends about one candidate's time after the budget (a first batch of 8 ran 10x over)."""
+    import time
+
+    from mltune.emit.apply import SpecApplier
+
+    tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
+    (dispatch,) = read_dispatches(tuning_input, context)
+    builder = Builder(tuning_input, tmp_path / "candidates", jobs=2)
+    baseline = builder.compile(-1, None, "baseline")
+    concluded: list[float] = []
+    settings = LoopSettings(budget=50, batch_size=8, time_budget_s=1.5, finalists=0,
+                            screening=TimingPlan(rounds=1, round_seconds=0.03))
+    executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 8)
+    loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context,
+                      lambda record: concluded.append(time.monotonic()),
+                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    start = time.monotonic()
+    result = loop.tune(dispatch.name, dispatch.problem, CpuContraction(dispatch.problem, dispatch.facts, context),
+                       make_ranker("heuristic"))
+    assert result.stop_reason == "time budget spent" and 1 <= len(result.trials) < 8
+    per_candidate = (concluded[-1] - start) / len(concluded)
+    assert concluded[-1] - start <= settings.time_budget_s + 2 * per_candidate

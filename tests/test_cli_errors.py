@@ -231,3 +231,35 @@ exec {real} "$@"
     (line,) = result.stderr.splitlines()
     assert line.startswith("mltune: failed: nothing could be measured: all 8 candidates failed") and "injected" in line
     assert len(list((tmp_path / "datasets").glob("*/*.jsonl"))) == 1, "the failed candidates are recorded"
+
+
+def _state(run_dir, argv, status="interrupted"):
+    """A run folder's state file, as `mltune tune` writes it."""
+    import json
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "state.json").write_text(json.dumps({"status": status, "argv": argv, "input_sha256": "0" * 64,
+                                                    "pid": 1, "started": 0.0, "updated": 0.0}))
+
+
+def test_resuming_a_run_whose_command_was_itself_a_resume(tmp_path):
+    _state(tmp_path / "run", ["tune", "--resume", str(tmp_path / "run")])
+    check_one_line_error(mltune(["tune", "--resume", "run"], cwd=tmp_path), ["--resume", "no tuning command"])
+
+
+@pytest.mark.parametrize("name", ["/an/absolute/folder/that/is/not/a/run", "a/b", "r[", ""])
+def test_show_of_a_folder_that_is_not_a_run(name, tmp_path):
+    check_one_line_error(mltune(["show", name, "--run-root", str(tmp_path / "runs")], cwd=tmp_path), ["no run"])
+
+
+def test_show_and_runs_with_a_damaged_state_file(tmp_path):
+    """`show` names the damaged file; `runs` lists the others with one counted warning line."""
+    (tmp_path / "runs" / "broken").mkdir(parents=True)
+    (tmp_path / "runs" / "broken" / "state.json").write_text("{not json")
+    _state(tmp_path / "runs" / "fine", ["tune", "mm.mlir"], status="finished")
+    check_one_line_error(mltune(["show", "broken", "--run-root", "runs"], cwd=tmp_path), ["state.json"])
+    result = mltune(["runs", "--run-root", "runs"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [f"warning: skipped 1 run folder under runs whose state.json is damaged: "
+                                          "broken"]
+    assert "fine" in result.stdout and "broken" not in result.stdout

@@ -4,20 +4,24 @@ against the real compiler), the candidates, their flags through the applier and 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
-from iree_helpers import CPU_FLAGS, checked_heuristic_order, run
+from iree_helpers import CPU_FLAGS, TEST_CPU, checked_heuristic_order, run
 
 from mltune.emit.apply import SpecApplier
 from mltune.emit.op_config import config_flags, op_attributes
 from mltune.execution.build import Builder
 from mltune.features.cpu import cpu_contraction_features
 from mltune.inputs import Invocation, TuningInput
+from mltune.one_op_model import ContractionShape, contraction_model
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces import cpu_data_tiling
 from mltune.spaces.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_data_tiling import InnerTiles
+from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
 _MMT4D = re.compile(r"linalg\.mmt4d \{lowering_config = #iree_cpu\.lowering_config<distribution = \[(\d+), (\d+),")
@@ -60,21 +64,44 @@ def test_data_tiled_candidates_are_flags_and_compile(tiny, context, tmp_path):
     assert build.vmfb.read_bytes() != tiny.vmfb.read_bytes()
 
 
-def test_inner_tiles_only_where_verified(tiny):
-    """f32 and f16 inputs with an f32 accumulator on AVX2 get IREE's 8x8x1 tile (a narrow M its narrow tile);
-    integers and bf16 (whose data-tiled build converts every element in the inner loop) get no data-tiled
-    candidates."""
-    from dataclasses import replace
+_MMT4D_TILES = re.compile(r"linalg\.mmt4d .*? : tensor<\d+x\d+x(\d+)x(\d+)x\w+>, tensor<\d+x\d+x(\d+)x\d+x\w+>\)")
+# One CPU of each x86 vector width, whatever this host is (compile only), and the one MLTUNE_TEST_CPU names.
+DATA_TILING_CPUS = sorted({"znver3", "skylake-avx512", TEST_CPU})
 
-    assert cpu_data_tiling.inner_tiles(tiny.problem, tiny.cpu) == cpu_data_tiling.InnerTiles(8, 8, 1)
-    narrow = replace(tiny.problem, bounds=(1, *tiny.problem.bounds[1:]))
-    assert cpu_data_tiling.inner_tiles(narrow, tiny.cpu).m0 == 1
-    integer = replace(tiny.problem, lhs_type="i8", rhs_type="i8", out_type="i32")
-    assert cpu_data_tiling.inner_tiles(integer, tiny.cpu) is None
-    half = replace(tiny.problem, lhs_type="f16", rhs_type="f16")
-    assert cpu_data_tiling.inner_tiles(half, tiny.cpu) == cpu_data_tiling.InnerTiles(8, 8, 1)
-    brain = replace(tiny.problem, lhs_type="bf16", rhs_type="bf16")
-    assert cpu_data_tiling.inner_tiles(brain, tiny.cpu) is None
+
+def _iree_inner_tiles(tmp_path, cpu_name: str, shape: ContractionShape) -> tuple[CpuInfo, InnerTiles]:
+    """The target facts and the packed mmt4d tile IREE itself picks for `shape` data-tiled on `cpu_name`."""
+    source = tmp_path / f"{shape.m}x{shape.n}x{shape.k}_{shape.in_type}.mlir"
+    source.write_text(contraction_model(shape))
+    configs = tmp_path / f"configs_{source.stem}"
+    flags = [*CPU_FLAGS[:-1], f"--iree-llvmcpu-target-cpu={cpu_name}", "--iree-opt-data-tiling"]
+    result = run([tool_path("iree-compile"), str(source), *flags,
+                  f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "m.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    (text,) = [t for t in (p.read_text() for p in configs.glob("*.mlir")) if "linalg.mmt4d" in t]
+    (tiles,) = _MMT4D_TILES.findall(text)
+    m0, k0, n0 = map(int, tiles)
+    return CpuInfo.from_executable_target(text), InnerTiles(m0, n0, k0)
+
+
+@pytest.mark.parametrize("cpu_name", DATA_TILING_CPUS)
+def test_inner_tiles_are_the_compilers(tiny, tmp_path, cpu_name):
+    """f32 and f16 inputs with an f32 accumulator get the packed tile IREE picks for the target's vector width (a
+    narrow M its narrow tile), read back from the compiler for an AVX2 and an AVX-512 CPU."""
+    for m, in_type in ((32, "f32"), (32, "f16"), (3, "f32")):
+        cpu, expected = _iree_inner_tiles(tmp_path, cpu_name, ContractionShape(m, 48, 64, in_type=in_type))
+        problem = replace(tiny.problem, bounds=(m, 48, 64), lhs_type=in_type, rhs_type=in_type)
+        assert cpu_data_tiling.inner_tiles(problem, cpu) == expected, (cpu, m, in_type)
+
+
+def test_inner_tiles_only_where_verified(tiny):
+    """Integers and bf16 (whose data-tiled build converts every element in the inner loop) get no data-tiled
+    candidates, on any vector width."""
+    for cpu in (CpuInfo("znver3", 32, 2), CpuInfo("znver4", 64, 2)):
+        integer = replace(tiny.problem, lhs_type="i8", rhs_type="i8", out_type="i32")
+        assert cpu_data_tiling.inner_tiles(integer, cpu) is None
+        brain = replace(tiny.problem, lhs_type="bf16", rhs_type="bf16")
+        assert cpu_data_tiling.inner_tiles(brain, cpu) is None
 
 
 def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dumps, context):
@@ -108,8 +135,6 @@ def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, con
 
 def test_f16_data_tiled_microkernel_build_compiles(tmp_path):
     """A tiny f16 matmul (f32 accumulator) compiles with the flags of its data-tiled microkernel candidate."""
-    from mltune.one_op_model import ContractionShape, contraction_model
-
     source = tmp_path / "mm_f16.mlir"
     source.write_text(contraction_model(ContractionShape(16, 48, 32, in_type="f16")))
     knobs = {"lowering": cpu_data_tiling.DATA_TILED_UKERNEL, "dt_tile_kib": 256, "dt_threads": 8}

@@ -162,3 +162,23 @@ def test_a_config_refused_for_wrong_results_is_read_as_refused_everywhere(tmp_pa
     statuses = {r["position"]: r["status"] for r in read_records(tmp_path)}
     assert statuses == {0: "wrong_result", 1: "wrong_result", 2: "ok"}
     assert "wrong_result" in STATUSES
+
+
+def test_compact_leaves_files_that_are_not_record_files(tmp_path, capsys):
+    """Hidden, garbage, half-record and folder `*.jsonl` are left as they were, one warning line each; the record
+    file beside them is compressed (synthetic records)."""
+    from mltune.cli import main
+
+    folder = tmp_path / "datasets" / "znver4"
+    (folder / "dir.jsonl").mkdir(parents=True)
+    good = "".join(make_record(i).to_json() + "\n" for i in range(3))
+    others = {".foo.jsonl": good, "notes.jsonl": "hello\n", "config.jsonl": '{"model": 1}\n',
+              "torn.jsonl": good + good[:40], "empty.jsonl": "", "binary.jsonl": b"\xff\xfe\x00"}
+    for name, content in others.items():
+        (folder / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    (folder / "run.jsonl").write_text(good)
+    assert main(["dataset", "compact", "--arch", "znver4", "--dataset-dir", str(tmp_path / "datasets")]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*others, "dir.jsonl", "run.jsonl.xz"])
+    warnings = capsys.readouterr().err.splitlines()
+    assert len(warnings) == len(others) + 1 and all(w.startswith("warning: left as it is") for w in warnings)
+    assert any(".foo.jsonl: a hidden file" in w for w in warnings)

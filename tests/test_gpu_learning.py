@@ -16,7 +16,7 @@ from mltune.dataset import read_records
 from mltune.errors import UserError
 from mltune.features.gpu import gpu_contraction_features
 from mltune.learn.samples import load_dataset
-from mltune.rankers import RankingInput
+from mltune.rankers import RankingInput, plugin_names
 from mltune.rankers.tpe import Tpe, encode_knob
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
@@ -116,7 +116,8 @@ def test_tpe_encodes_flags_and_indices_as_categories():
 
 
 def test_tpe_learns_over_gpu_knobs():
-    """Synthetic GPU ratios: with `no_bank_fix` in {0, 1}, TPE's density ratio stays finite and it finds fast candidates."""
+    """Synthetic GPU ratios: with `no_bank_fix` in {0, 1}, TPE's proposals and their distances to the candidates stay
+    finite and it finds fast candidates."""
     problem = GPU_PROBLEMS[0]
     candidates = GpuContraction(problem, SYNTHETIC_GPU, None).candidates()
     ratios = synthetic_gpu_ratios(problem, SYNTHETIC_GPU, candidates)
@@ -129,7 +130,7 @@ def test_tpe_learns_over_gpu_knobs():
             for index in ranker.ask(8):
                 order.append(index)
                 ranker.tell(index, float(ratios[index]))
-        assert np.isfinite(ranker.density_ratio(np.arange(len(candidates)))).all()
+        assert np.isfinite(ranker.distances(np.arange(len(candidates)), ranker.proposals(4))).all()
     assert ratios[order[48:]].mean() < ratios.mean()
 
 
@@ -146,7 +147,9 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     assert main(["evaluate", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--out", str(out_dir)]) == 0
     table = capsys.readouterr().out
     report = json.loads((out_dir / "evaluation.json").read_text())
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"}
+    # mltune's own, and the installed plugins' (`.ci/run` installs the example)
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe",
+                                      *plugin_names()}
     for ranker in report["rankers"]:
         assert f"\n{ranker} " in table and len(report["rankers"][ranker]["problems"]) == 3
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree_helpers import CPU_FLAGS, matmul_source, run
+from iree_helpers import HOST_FLAGS, matmul_source, run
 
 from mltune.abi import AbiValue
 from mltune.errors import UserError
@@ -42,7 +42,7 @@ def test_random_inputs_run_in_iree_run_module(tmp_path, element):
     flags = (tmp_path / "inputs" / "flags.txt").read_text().splitlines()
     assert flags == [f.flag for f in files]
     vmfb = tmp_path / "mm.vmfb"
-    assert run([tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(vmfb)]).returncode == 0
+    assert run([tool_path("iree-compile"), str(source), *HOST_FLAGS, "-o", str(vmfb)]).returncode == 0
     runner = shutil.which("iree-run-module")
     assert runner is not None
     result = run([runner, f"--module={vmfb}", "--device=local-task", "--function=main",

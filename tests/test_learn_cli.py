@@ -9,6 +9,7 @@ from learn_helpers import write_synthetic_dataset
 
 from mltune.cli import main
 from mltune.learn.forest import SIDECAR_FILE, load_model
+from mltune.rankers import plugin_names
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,9 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     for ranker in ("none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"):
         assert f"\n{ranker} " in table
     report = json.loads((out_dir / "evaluation.json").read_text())
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"}
+    # mltune's own, and the installed plugins' (`.ci/run` installs the example)
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe",
+                                      *plugin_names()}
     forest = report["rankers"]["random-forest"]
     assert len(forest["problems"]) == 3 and set(forest["summary"]) >= {"median_position", "mean_top_k"}
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -41,11 +41,11 @@ def test_top_k_and_the_default_coverage():
     assert [s.key for s in select(shares, None)] == ["mm_a", "mm_b"]
 
 
-@pytest.mark.parametrize("budget", [1, 2, 3, 7, 20, 24, 200])
+@pytest.mark.parametrize("budget", [1, 2, 3, 7, 20, 24, 200, 99999999999999999999])
 def test_budget_split_adds_up_and_follows_the_shares(budget):
     chosen = [ProblemShare("a", ("d0",), 0.6), ProblemShare("b", ("d1",), 0.3), ProblemShare("c", ("d2",), 0.1)]
     allocations = split_budget(chosen, budget)
-    assert sum(a.budget for a in allocations) == budget
+    assert sum(a.budget for a in allocations) == budget and all(isinstance(a.budget, int) for a in allocations)
     assert all(a.budget >= 1 for a in allocations)
     budgets = [a.budget for a in allocations]
     assert budgets == sorted(budgets, reverse=True), "a larger share never gets fewer candidates"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from iree_helpers import CPU_FLAGS
+from iree_helpers import HOST_FLAGS
 
 from mltune.inputs import prepare_input
 from mltune.model.profile import call_counts, executable_of
@@ -25,7 +25,7 @@ def _read(name: str, context, tmp_path):
 
 def test_transformer_block_calls_and_problems(context, tmp_path):
     tuning_input, dispatches = _read("transformer_block_f32.mlir", context, tmp_path)
-    counts = call_counts(tuning_input.source, CPU_FLAGS, tmp_path)
+    counts = call_counts(tuning_input.source, HOST_FLAGS, tmp_path)
     by_problem: dict[str, int] = {}
     for d in dispatches:
         if isinstance(d.problem, Problem):

@@ -3,18 +3,19 @@ real pickles whose unpickling would create a marker file; the forest they sit be
 
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import os
 import pickle
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from learn_helpers import SYNTHETIC_CPU, matmul_problem, train_synthetic_model
 
 from mltune.errors import UserError
-from mltune.learn.forest import MODEL_FILE, SIDECAR_FILE, load_model
+from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, load_model, manifest_sha256
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.cpu_contraction import CpuContraction
 
@@ -46,7 +47,7 @@ def _crafted(intact: Path, root: Path, model_file: str, payload: bytes | None, m
     sidecar = json.loads((folder / SIDECAR_FILE).read_text())
     sidecar["model_file"] = model_file
     if payload is not None:
-        sidecar["model_sha256"] = hashlib.sha256(payload).hexdigest()
+        sidecar[MANIFEST_KEY] = manifest_sha256(target, sidecar)
     (folder / SIDECAR_FILE).write_text(json.dumps(sidecar))
     return root / "models"
 
@@ -72,12 +73,13 @@ def test_a_crafted_model_folder_is_refused_and_nothing_runs(case, intact, tmp_pa
         (models / "synthetic" / "contraction" / "linked.npz").symlink_to(outside)
         sidecar_path = models / "synthetic" / "contraction" / SIDECAR_FILE
         sidecar = json.loads(sidecar_path.read_text())
-        sidecar_path.write_text(json.dumps({**sidecar, "model_sha256": hashlib.sha256(payload).hexdigest()}))
+        sidecar_path.write_text(json.dumps({**sidecar, MANIFEST_KEY: manifest_sha256(outside, sidecar)}))
     else:  # a sidecar of the joblib era, pointing at a pickle with its true hash
         models = _crafted(intact, tmp_path, "forest.joblib", payload, marker)
         sidecar_path = models / "synthetic" / "contraction" / SIDECAR_FILE
         sidecar = json.loads(sidecar_path.read_text())
         del sidecar["format"]
+        sidecar[MANIFEST_KEY] = manifest_sha256(sidecar_path.parent / "forest.joblib", sidecar)
         sidecar_path.write_text(json.dumps(sidecar))
     monkeypatch.setenv("MLTUNE_HOME", str(tmp_path))  # tune reads the data home's models/ first
     assert models == tmp_path / "models"
@@ -118,3 +120,75 @@ def test_the_stored_arrays_predict_what_scikit_learn_predicted(tmp_path):
     loaded = TreeEnsemble.load(tmp_path / "f.npz", 6)
     unseen = rng.normal(size=(2000, 6)) * scale
     np.testing.assert_allclose(loaded.predict(unseen), forest.predict(unseen), rtol=0, atol=1e-12)
+
+
+def _altered_copy(intact: Path, root: Path, arrays: dict | None = None, model_bytes: bytes | None = None,
+                  sidecar_change=None, rehash: bool = True) -> Path:
+    """A copy of the intact model whose forest arrays, file bytes or sidecar are altered; with `rehash` its manifest
+    is recomputed, as someone who can write the folder would."""
+    folder = root / "models" / "synthetic" / "contraction"
+    shutil.copytree(intact, folder)
+    if arrays is not None:
+        with np.load(folder / MODEL_FILE) as data:
+            stored = {name: data[name] for name in data.files}
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **{**stored, **arrays(stored)})
+        (folder / MODEL_FILE).write_bytes(buffer.getvalue())
+    if model_bytes is not None:
+        (folder / MODEL_FILE).write_bytes(model_bytes)
+    sidecar = json.loads((folder / SIDECAR_FILE).read_text())
+    if sidecar_change is not None:
+        sidecar = sidecar_change(sidecar)
+    if rehash:
+        sidecar[MANIFEST_KEY] = manifest_sha256(folder / MODEL_FILE, sidecar)
+    (folder / SIDECAR_FILE).write_text(json.dumps(sidecar))
+    return root / "models"
+
+
+def _split(stored, which: int = 0) -> int:
+    """The `which`-th inner node of the stored forest."""
+    return int(np.flatnonzero(stored["left"] != -1)[which])
+
+
+ALTERATIONS = {
+    "truncated forest, manifest updated": ({"model_bytes": "half"}, "not a forest .npz"),
+    "feature names reordered in model.json": ({"sidecar_change": lambda s: {**s, "feature_names": s["feature_names"][::-1]},
+                                               "rehash": False}, "do not match the SHA-256"),
+    "a node its own child": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), _split(a))}},
+                             "not a later node of its own tree"),
+    "a child pointing back to the root (a cycle)": ({"arrays": lambda a: {"right": _with(a["right"], _split(a, 1), 0)}},
+                                                    "not a later node of its own tree"),
+    "a leaf with one child": ({"arrays": lambda a: {"left": _with(a["left"], _leaf(a), _leaf(a) + 1)}}, "one child"),
+    "a child out of range": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), len(a["left"]) + 5)}},
+                             "out of range"),
+    "a child in the next tree": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), int(a["roots"][1]))}},
+                                 "not a later node of its own tree"),
+    "depth understated": ({"arrays": lambda a: {"depth": a["depth"] - 1}}, "deeper than the recorded depth"),
+}
+
+
+def _leaf(stored) -> int:
+    return int(np.flatnonzero(stored["left"] == -1)[0])
+
+
+def _with(array, index: int, value: int):
+    changed = array.copy()
+    changed[index] = value
+    return changed
+
+
+@pytest.mark.parametrize("case", list(ALTERATIONS))
+def test_a_damaged_model_is_refused_in_one_line(case, intact, tmp_path):
+    """Damage that a file hash alone would let through: refused before the forest is used, one line each."""
+    options, words = ALTERATIONS[case]
+    if options.get("model_bytes") == "half":
+        options = {"model_bytes": (intact / MODEL_FILE).read_bytes()[:len((intact / MODEL_FILE).read_bytes()) // 2]}
+    models = _altered_copy(intact, tmp_path, **options)
+    with pytest.raises(UserError) as err:
+        load_model(models, "synthetic", "contraction")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("refusing the model") and words in message, message
+
+
+def test_an_intact_copy_with_its_manifest_loads(intact, tmp_path):
+    load_model(_altered_copy(intact, tmp_path), "synthetic", "contraction")

@@ -9,7 +9,7 @@ from learn_helpers import train_synthetic_model
 from mltune.errors import UserError
 from mltune.features.cpu import cpu_contraction_features, padding_waste, wave_inefficiency
 from mltune.problem import Problem
-from mltune.rankers import RANKERS, RankingInput, make_ranker
+from mltune.rankers import BUILT_IN, RankingInput, make_ranker, ranker_names
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_contraction import CpuContraction
 
@@ -56,7 +56,7 @@ def synthetic_models(tmp_path_factory):
     return train_synthetic_model(tmp_path_factory.mktemp("learned"))
 
 
-@pytest.mark.parametrize("name", list(RANKERS))
+@pytest.mark.parametrize("name", BUILT_IN)
 def test_ranker_returns_a_permutation_in_batches(name, ranking_input, synthetic_models, monkeypatch):
     monkeypatch.setenv("MLTUNE_HOME", str(synthetic_models))  # the forest loads the data home's models/ARCH/KIND first
     n = len(ranking_input.candidates)
@@ -105,9 +105,12 @@ def test_unknown_ranker_lists_the_valid_names():
         make_ranker("bogus")
     message = str(err.value)
     assert "bogus" in message
-    for name in RANKERS:
+    for name in ranker_names():
         assert name in message
-    assert set(RANKERS) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "random-forest", "random-forest-refit", "tpe"}
+    # mltune's own rankers are entry points of the installed package, listed first
+    assert ranker_names()[:len(BUILT_IN)] == list(BUILT_IN)
+    assert set(BUILT_IN) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "random-forest", "random-forest-refit",
+                             "tpe"}
 
 
 # --- features ---------------------------------------------------------------------------------------------

@@ -1,9 +1,16 @@
-"""The final report's closing lines: a written spec is announced once, never also as "not written"."""
+"""The final report: the finalists table (one estimator per verdict, only the knobs that apply) and its closing
+lines (a written spec is announced once, never also as "not written")."""
 
+import re
 from pathlib import Path
 
+from learn_helpers import matmul_problem
+
+from mltune.execution.build import BuildResult
+from mltune.execution.run import Measurement
 from mltune.report import TuneReport
 from mltune.report_text import print_report
+from mltune.search.loop import DispatchResult, Trial
 
 
 def _report(tmp_path: Path, spec_path: Path | None) -> TuneReport:
@@ -25,3 +32,27 @@ def test_no_spec_says_why_and_names_an_earlier_output(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "No tuning spec written: IREE's default configuration is already the best found." in out
     assert "is from an earlier run and was left as it was" in out and "Tuning spec: " not in out
+
+
+def test_finalists_show_one_estimator_and_only_the_knobs_that_apply(tmp_path, capsys):
+    """Synthetic rounds whose ratio of median times (0.98x) lies outside the interval of the per-round ratios
+    (1.00-1.03x): the speedup printed is the interval's own estimate (1.02x), inside it."""
+    default = (140.0, 100.0, 180.0, 100.0, 110.0, 160.0, 200.0, 200.0, 100.0)
+    tuned = (142.8, 100.0, 176.4, 100.0, 105.6, 156.8, 196.0, 196.0, 97.0)
+    plain = {"wg_m": 8, "wg_n": 16, "vec_m": 4, "vec_n": 8, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
+             "dt_threads": 0}
+    tiled = {"wg_m": 16, "wg_n": 32, "vec_m": 16, "vec_n": 16, "vec_k": 1, "lowering": 2, "dt_tile_kib": 256,
+             "dt_threads": 8}
+    finals = [(Trial(i, i, knobs, BuildResult(i, "ok", None), None, ""), Measurement(i, "ok", tuned, default))
+              for i, knobs in enumerate((plain, tiled))]
+    result = DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, finals=finals)
+    report = _report(tmp_path, None)
+    report.results.append(result)
+    print_report(report)
+    rows = [line for line in capsys.readouterr().out.splitlines() if re.match(r"\s+[12] ", line)]
+    assert len(rows) == 2
+    for row in rows:
+        speedup, low, high = map(float, re.search(r"([\d.]+)x\s+([\d.]+)-([\d.]+)x", row).groups())
+        assert low <= speedup <= high and speedup == 1.02, row
+    assert rows[0].endswith("wg_m=8 wg_n=16 vec_m=4 vec_n=8 vec_k=1")
+    assert rows[1].endswith("lowering=2 dt_tile_kib=256 dt_threads=8")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from iree_helpers import CPU_FLAGS, compile_with_configs_dump, interrupt_when, mltune
+from iree_helpers import HOST_FLAGS, compile_with_configs_dump, interrupt_when, mltune
 
 from mltune.dataset import SCHEMA_VERSION, STATUSES
 from mltune.problem import Problem
@@ -99,7 +99,7 @@ def test_tune_a_model(tiny, tmp_path):
     else:
         assert Path(summary["spec"]) == output and output.is_file()
         assert (tmp_path / "run" / "best_spec.mlir").read_text() == output.read_text()
-        configs = compile_with_configs_dump(source, tmp_path / "with_spec", output, CPU_FLAGS)
+        configs = compile_with_configs_dump(source, tmp_path / "with_spec", output, HOST_FLAGS)
         assert configs["linalg.matmul"] == [tile_lists(tiny.problem, dispatch["winner"]["knobs"])]
         assert dispatch["winner"]["speedup"] >= 1.03
 

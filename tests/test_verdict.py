@@ -8,7 +8,7 @@ import random
 import pytest
 
 from mltune.execution.run import Measurement
-from mltune.execution.verdict import SpeedupEstimate, median_interval
+from mltune.execution.verdict import Looks, SpeedupEstimate, median_interval
 
 
 def test_interval_coverage_matches_the_binomial():
@@ -73,3 +73,37 @@ def test_three_rounds_cannot_prove_a_win_at_95_percent_but_say_their_confidence(
 def test_failed_measurements_give_no_estimate():
     assert SpeedupEstimate.from_ratios([]).rounds == 0
     assert not Measurement(0, "timeout").wins(1.0)
+
+
+def _sequential(ratios: list[float], looks: Looks) -> SpeedupEstimate:
+    """The estimate a sequential measurement stops with: rounds added one at a time, as the timing worker does."""
+    for done in range(looks.schedule[0], looks.schedule[-1] + 1):
+        if looks.settled(ratios[:done], done - 1):
+            break
+    return looks.estimate(ratios[:done])
+
+
+def test_optional_stopping_keeps_the_false_faster_rate_at_the_stated_level():
+    """Synthetic A/A simulation (seeded): a build against itself, log-normal 5 % round noise, 9 to 30 rounds read
+    at the planned looks. Calling it faster is the interval's one-sided error: at most 2.5 % at 95 %."""
+    looks = Looks.of(9, 30)
+    assert looks.schedule == (9, 12, 16, 22, 30)
+    rng = random.Random(0)
+    runs = 3000
+    faster = sum(_sequential([math.exp(rng.gauss(0, 0.05)) for _ in range(30)], looks).faster()
+                 for _ in range(runs))
+    assert faster / runs <= 0.025
+    # reading the plain 95 % interval after every round from 9 to 30 (22 looks) is what this replaced
+    naive = 0
+    for _ in range(runs):
+        ratios = [math.exp(rng.gauss(0, 0.05)) for _ in range(30)]
+        done = next(n for n in range(9, 31) if n == 30 or SpeedupEstimate.from_ratios(ratios[:n]).decided())
+        naive += SpeedupEstimate.from_ratios(ratios[:done]).faster()
+    assert naive / runs > 0.04
+
+
+def test_a_clear_win_is_still_decided_at_the_first_look():
+    """Synthetic: 10 % faster with 2 % round noise stops at 9 rounds, called faster."""
+    rng = random.Random(1)
+    estimate = _sequential([0.9 * math.exp(rng.gauss(0, 0.02)) for _ in range(30)], Looks.of(9, 30))
+    assert estimate.rounds == 9 and estimate.faster() and estimate.confidence >= 0.95

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from iree_helpers import CPU_FLAGS, compile_cpu, matmul_source, random_inputs, run, strip_config
+from iree_helpers import HOST_FLAGS, compile_cpu, matmul_source, random_inputs, run, strip_config
 from test_model_numerics import ALTERED
 from test_spec import spec_for
 
@@ -56,7 +56,7 @@ def model_check(tiny, context, tmp_path_factory):
     root = tmp_path_factory.mktemp("winner_numerics")
     invocation = random_inputs(tiny.source, context, root / "inputs")
     (root / "altered.mlir").write_text(ALTERED)
-    tuning_input = TuningInput(tiny.source, invocation, (), tuple(CPU_FLAGS))
+    tuning_input = TuningInput(tiny.source, invocation, (), tuple(HOST_FLAGS))
     check = WinnerCheck(tuning_input, compile_cpu(tiny.source, root / "default.vmfb"), "local-task", CpuTarget(),
                         context, root, jobs=1)
     check.start()

@@ -20,7 +20,7 @@ from pathlib import Path
 from statistics import median
 from typing import Callable, Sequence
 
-from mltune.execution.verdict import SpeedupEstimate
+from mltune.execution.verdict import Looks, SpeedupEstimate
 from mltune.inputs import Invocation
 from mltune.tools import spawn
 
@@ -38,6 +38,7 @@ class Measurement:
     baseline_us: tuple[float, ...] = ()
     detail: str = ""
     busy_cores: tuple[float, ...] = ()  # per round, cores that other processes kept busy meanwhile
+    looks: int = 1  # how many times its plan could read the interval and stop (`verdict.Looks`)
 
     @property
     def load(self) -> float:
@@ -58,8 +59,8 @@ class Measurement:
 
     @property
     def estimate(self) -> SpeedupEstimate:
-        """The speedup over the baseline with its confidence interval over rounds."""
-        return SpeedupEstimate.from_ratios(self.round_ratios)
+        """The speedup over the baseline with its confidence interval over rounds, valid over its plan's looks."""
+        return SpeedupEstimate.from_ratios(self.round_ratios, looks=self.looks)
 
     def wins(self, min_speedup: float) -> bool:
         """Faster than the baseline beyond the noise: by `min_speedup` at the median, and the whole
@@ -72,7 +73,8 @@ class TimingPlan:
     """How hard to measure: rounds per candidate and the length of one round.
 
     With `max_rounds` above `rounds`, measuring is sequential: after `rounds` rounds, more are added
-    until the confidence interval of the speedup lies on one side of 1, or `max_rounds` is reached.
+    until the confidence interval of the speedup lies on one side of 1, or `max_rounds` is reached; the interval
+    is read only at the planned looks (`verdict.Looks`), each at the level that keeps the whole plan's.
 
     With `processes` above 1, each timing process measures `rounds / processes` rounds and the rounds of all are
     pooled: at least `processes` of them, one after the other, then (with `max_rounds`) one more at a time until the
@@ -94,14 +96,19 @@ class TimingPlan:
         decide whether more are needed)."""
         return replace(self, rounds=-(-self.rounds // self.processes), max_rounds=0, processes=1)
 
+    @property
+    def looks(self) -> Looks:
+        return Looks.of(self.rounds, self.max_rounds)
+
     def settled(self, measurement: Measurement, processes: int) -> bool:
-        """Enough rounds, pooled from `processes` processes: failed, far slower, at the cap, or decided."""
+        """Enough rounds, pooled from `processes` processes: failed, far slower, at the cap, or decided at a
+        look passed by the last process's rounds."""
         if measurement.status != "ok" or measurement.ratio > self.slow_factor:
             return True
         if processes < self.processes:
             return False
         rounds = len(measurement.time_us)
-        return self.max_rounds <= self.rounds or rounds >= self.max_rounds or measurement.estimate.decided()
+        return self.looks.settled(measurement.round_ratios, rounds - self.share().rounds)
 
     @property
     def most_rounds(self) -> int:
@@ -161,7 +168,7 @@ class Runner:
                 parts[measurement.index].append(measurement)
             processes += 1
             unsettled = [(i, path) for i, path in unsettled if not plan.settled(pool(parts[i]), processes)]
-        pooled = [pool(parts[index]) for index, _ in items]
+        pooled = [replace(pool(parts[index]), looks=len(plan.looks.schedule)) for index, _ in items]
         for measurement in pooled:
             if on_result is not None:
                 on_result(measurement)
@@ -189,6 +196,7 @@ class Runner:
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
+            "looks": list(plan.looks.schedule),
         }
         fd, name = tempfile.mkstemp(prefix="timing_", suffix=".json", dir=self.work_dir)
         with os.fdopen(fd, "w") as handle:
@@ -226,7 +234,8 @@ class Runner:
                     deadline = time.monotonic() + per_candidate
                 else:
                     done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
-                                            busy_cores=tuple(message.get("busy_cores", ()))))
+                                            busy_cores=tuple(message.get("busy_cores", ())),
+                                            looks=len(plan.looks.schedule)))
                     running = None
             proc.wait()
             stderr = proc.stderr.read()

@@ -8,12 +8,12 @@ times the ratio, so that the two times say what the ratio says. `benchmarks/timi
 measured why: under a background load, pair ratios stay within a few percent of the quiet
 machine's where ratios of separate per-side statistics move by up to a third.
 
-After `rounds` rounds, rounds are added until the confidence interval of the speedup lies on one
-side of 1 or `max_rounds` is reached (`mltune.execution.verdict`). Each round also reports how many
-cores other processes kept busy while it ran (from `/proc/stat`), so a verdict says how loaded the
-machine was; a round disturbed by a burst of load is measured again after a pause (a few times per
-candidate). A lasting load cannot be waited out: on this project's 2-core machine it moved the ratio of
-every estimator by about 10 % (`docs/measurement-protocol.md`).
+After `rounds` rounds, rounds are added until the confidence interval of the speedup, read at the planned
+looks, lies on one side of 1 or `max_rounds` is reached (`mltune.execution.verdict.Looks`). Each round also
+reports how many cores other processes kept busy while it ran (from `/proc/stat`), so a verdict says how
+loaded the machine was; a round disturbed by a burst of load is measured again after a pause (a few times per
+candidate). A lasting load cannot be waited out: on this project's 2-core machine it moved the ratio of every
+estimator by about 10 % (`docs/measurement-protocol.md`).
 
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so the
 parent knows which candidate was running if this process crashes or hangs.
@@ -30,7 +30,7 @@ from pathlib import Path
 import iree.runtime as rt
 import numpy as np
 
-from mltune.execution.verdict import SpeedupEstimate
+from mltune.execution.verdict import Looks
 from mltune.input_files import InputFile
 
 BASELINE_PERCENTILE = 25
@@ -135,6 +135,7 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
     during which other processes kept `DISTURBED_CORES` busy is measured again after a pause, a few times
     per candidate: a passing burst of load is waited out, a lasting one is measured and reported."""
     cand_us, base_us, busy, raw = [], [], [], []
+    looks = Looks(tuple(request.get("looks") or (request["rounds"],)))
     load = BusyCores()
     retries = request["rounds"] // 2 + 1
     while True:
@@ -157,8 +158,7 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
         done = len(cand_us)
         if ratio > request["slow_factor"] or done >= request.get("max_rounds", request["rounds"]):
             break  # far slower than the baseline: more rounds would not change the verdict
-        if done >= request["rounds"] and (request.get("max_rounds", 0) <= request["rounds"] or SpeedupEstimate.from_ratios(
-                [c / b for c, b in zip(cand_us, base_us)]).decided()):
+        if looks.settled([c / b for c, b in zip(cand_us, base_us)], done - 1):
             break
     message = {"time_us": cand_us, "baseline_us": base_us, "calls_per_round": calls,
                "busy_cores": [round(b, 3) for b in busy]}

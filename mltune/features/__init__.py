@@ -7,6 +7,9 @@ of a problem must get the same columns. Training (from the stored `problem` + `k
 and ranking at tune time call the same `extractor_for`, so both compute the same columns. A record's
 `pipeline` must still be one whose knobs the extractor reads (imported records name other tuners'
 pipelines and knobs).
+
+Public: `candidate_frame` (a problem's candidates as a data frame, the columns of `mltune.records.load`),
+`knob_columns`, `feature_columns`, `FeatureMatrix` and `extractor_for`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
+from mltune.features.table import candidate_frame, feature_columns, knob_columns
 from mltune.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
@@ -64,6 +68,6 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "cpu_contraction_features", "cpu_convolution_features",
-           "extractor_for",
+__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_contraction_features",
+           "cpu_convolution_features", "extractor_for", "feature_columns", "knob_columns",
            "gpu_attention_features", "gpu_contraction_features", "gpu_matvec_features", "target_family"]

@@ -6,10 +6,12 @@ columns, so one arch's dispatches of several kinds need one model each. NAME is 
 
 The model predicts log(candidate time / baseline time) from the feature columns. It is stored as
 plain arrays (`mltune.learn.tree_arrays`: an `.npz` read without pickle, so loading runs no code) with
-a `model.json` sidecar naming the features, the training data, the cross-validation and the file's
-SHA-256. Loading refuses a sidecar of another format, a `model_file` that is not a plain file inside
-the model's own folder (absolute paths, `..`, links out), a file whose hash differs and arrays that
-do not form a forest over the sidecar's features, each in one line.
+a `model.json` sidecar naming the features, the training data and the cross-validation, and one manifest
+SHA-256 over both the arrays' file and the sidecar's other fields (a feature list reordered by hand no
+longer matches). Before anything in them is used, loading refuses a sidecar that is not a JSON object, a
+`model_file` that is not a plain file inside the model's own folder (absolute paths, `..`, links out) and a
+manifest that does not match; then a sidecar of another format and arrays that do not form a forest over
+the sidecar's features, each in one line.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from mltune.learn.tree_arrays import FORMAT, ModelFormatError, TreeEnsemble
 
 MODEL_FILE = "forest.npz"
 SIDECAR_FILE = "model.json"
+MANIFEST_KEY = "manifest_sha256"
 FAMILY_PREFIX = "family-"
 # Shallow trees keep the model small (<< 5 MB) and fast to evaluate on 10,000 candidates;
 # leaves of a few samples average out benchmark noise.
@@ -85,11 +88,14 @@ def family_name(family: str) -> str:
     return FAMILY_PREFIX + family
 
 
-def _sha256(path: Path) -> str:
+def manifest_sha256(model_path: Path, sidecar: dict[str, Any]) -> str:
+    """The SHA-256 of the model file's bytes followed by the sidecar's fields but this hash (canonical JSON)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open(model_path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+    fields = {key: value for key, value in sidecar.items() if key != MANIFEST_KEY}
+    digest.update(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -110,8 +116,9 @@ def save_model(model_dir: Path, name: str, op_kind: str, model: TrainedModel, me
         folder.mkdir(parents=True, exist_ok=True)
         (folder / MODEL_FILE).write_bytes(model.ensemble.to_bytes())
         sidecar = {"format": FORMAT, "name": name, "model_file": MODEL_FILE,
-                   "model_sha256": _sha256(folder / MODEL_FILE), "feature_names": list(model.feature_names),
-                   "versions": library_versions(), "forest_settings": FOREST_SETTINGS, **metadata}
+                   "feature_names": list(model.feature_names), "versions": library_versions(),
+                   "forest_settings": FOREST_SETTINGS, **metadata}
+        sidecar[MANIFEST_KEY] = manifest_sha256(folder / MODEL_FILE, json.loads(json.dumps(sidecar)))
         (folder / SIDECAR_FILE).write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot write the model to {folder}: {err.strerror or err}") from None
@@ -131,17 +138,22 @@ def _confined_file(folder: Path, name: Any) -> Path:
     return path
 
 
-def _read_sidecar(folder: Path) -> dict[str, Any]:
+def _read_sidecar(folder: Path) -> tuple[dict[str, Any], Path]:
+    """The sidecar and the model file it names, their manifest verified, then the sidecar's fields checked."""
     sidecar = json.loads(_confined_file(folder, SIDECAR_FILE).read_text(encoding="utf-8"))
     if not isinstance(sidecar, dict):
         raise ModelFormatError(f"{SIDECAR_FILE} is not a JSON object")
+    model_path = _confined_file(folder, sidecar.get("model_file"))
+    if manifest_sha256(model_path, sidecar) != sidecar.get(MANIFEST_KEY):
+        raise ModelFormatError(f"{model_path.name} and {SIDECAR_FILE} do not match the SHA-256 {MANIFEST_KEY} "
+                               f"in {SIDECAR_FILE}")
     if sidecar.get("format") != FORMAT:
         raise ModelFormatError(f"format {sidecar.get('format')!r} is not {FORMAT!r} (models stored as pickles are "
                                "no longer loaded)")
     names = sidecar.get("feature_names")
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ModelFormatError("feature_names is not a list of names")
-    return sidecar
+    return sidecar, model_path
 
 
 def load_model(model_dir: Path, name: str, op_kind: str) -> LoadedModel:
@@ -150,10 +162,7 @@ def load_model(model_dir: Path, name: str, op_kind: str) -> LoadedModel:
     if not (folder / SIDECAR_FILE).exists() and not (folder / SIDECAR_FILE).is_symlink():
         raise missing_model(model_dir, name, op_kind)
     try:
-        sidecar = _read_sidecar(folder)
-        model_path = _confined_file(folder, sidecar.get("model_file"))
-        if _sha256(model_path) != sidecar.get("model_sha256"):
-            raise ModelFormatError(f"{model_path.name} does not match the SHA-256 in {SIDECAR_FILE}")
+        sidecar, model_path = _read_sidecar(folder)
         names = tuple(sidecar["feature_names"])
         ensemble = TreeEnsemble.load(model_path, len(names))
     except (ModelFormatError, OSError, ValueError, UnicodeDecodeError) as err:

@@ -4,7 +4,9 @@ For each problem the measured candidates form the pool. Every ranker runs throug
 `Ranker` protocol exactly as in the tuning loop (asked in batches, told the recorded ratios),
 so static rankers give their order restricted to the pool and TPE learns from the recorded
 results. The random forest is scored only on problems held out of its training fold (one model
-per op kind, as `mltune train` fits them).
+per op kind, as `mltune train` fits them). Installed ranker plugins (`mltune.rankers.registry`) are scored
+beside mltune's own; one that learns from records (its factory takes `records`) is made once per fold of the
+forest's, from the records of that fold's training problems only, so it too is scored on problems it never saw.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from mltune.evaluate import (
 from mltune.learn.forest import TrainedModel
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
-from mltune.learn.train import by_kind, feature_table, fit_model, kind_fold_models
-from mltune.rankers import make_ranker
-from mltune.rankers.base import Ranker
+from mltune.learn.train import by_kind, feature_table, fit_model, kind_fold_models, kind_folds
+from mltune.rankers import make_ranker, plugin_names
+from mltune.rankers.base import Ranker, for_one_problem
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.refit import RefittedForest
+from mltune.rankers.registry import learns_from_records
 from mltune.search.loop import LoopSettings
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
@@ -91,16 +94,37 @@ def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[Probl
     return models
 
 
+def _plugin_makers(problems: Sequence[ProblemSamples], seed: int) -> dict[str, Callable[[int], Ranker]]:
+    """Every installed plugin; one that learns from records is made once per fold, from the records of the fold's
+    training problems (`kind_folds`, the forest's folds), and each problem of the fold gets a copy of it, as `tune`
+    gives each problem a copy of the one it made."""
+    learners = [name for name in plugin_names() if learns_from_records(name)]
+    makers: dict[str, Callable[[int], Ranker]] = {name: lambda i, name=name: make_ranker(name, seed)
+                                                  for name in plugin_names() if name not in learners}
+    if learners:
+        from mltune.records import samples_frame  # pandas: only for a plugin that learns
+
+        for name in learners:
+            fold_rankers = {}
+            for held_out, trained_on in kind_folds(problems):
+                records = samples_frame([problems[i] for i in trained_on])
+                fold_rankers.update(dict.fromkeys(held_out, make_ranker(name, seed, records=records)))
+            makers[name] = lambda i, rankers=fold_rankers: for_one_problem(rankers[i])
+    return makers
+
+
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
                   transfer: dict[int, TrainedModel] | None = None) -> dict[str, list[ProblemScore]]:
     """Every ranker's score on every problem; the forests' from the fold of its op kind that held it out, and with
-    `transfer` (per problem, a model trained on other archs) those of the transferred forests too."""
+    `transfer` (per problem, a model trained on other archs) those of the transferred forests too; then the installed
+    plugins'."""
     in_arch = {i: model for held_out, model in kind_fold_models(problems, seed) for i in held_out}
     makers: dict[str, Callable[[int], Ranker]] = {name: lambda i, name=name: make_ranker(name, seed)
                                                   for name in STATIC_AND_ADAPTIVE}
     makers.update(_forest_makers(in_arch, seed))
     if transfer is not None:
         makers.update(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True))
+    makers.update(_plugin_makers(problems, seed))
     scores: dict[str, list[ProblemScore]] = {name: [] for name in makers}
     for i, samples in enumerate(problems):
         for name, make in makers.items():

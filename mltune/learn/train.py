@@ -39,14 +39,12 @@ CV_TOLERANCE = 0.05
 
 @dataclass(frozen=True)
 class FeatureTable:
-    """All problems' candidates stacked: features, labels log(time / baseline), each row's problem (its index) and
-    cross-validation group (one per problem key without the arch: a shape is held out on every arch at once)."""
+    """All problems' candidates stacked: features, labels log(time / baseline) and each row's problem (its index)."""
 
     names: tuple[str, ...]
     values: np.ndarray
     labels: np.ndarray
     problem_of_row: np.ndarray
-    groups: np.ndarray
 
 
 def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) -> FeatureTable:
@@ -57,14 +55,11 @@ def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) 
         described = ", ".join(f"{kind} on {family}" for kind, family in kinds)
         raise UserError(f"the records mix problems whose features differ ({described}); one model learns one feature "
                         "set: keep the others in another dataset directory")
-    group_ids: dict[str, int] = {}
-    groups = [group_ids.setdefault(p.problem.key, len(group_ids)) for p in problems]
     return FeatureTable(
         names=names,
         values=np.concatenate([m.values for m in matrices]),
         labels=np.concatenate([label(p.ratios) for p in problems]),
         problem_of_row=np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)]),
-        groups=np.concatenate([np.full(len(p.ratios), g) for g, p in zip(groups, problems)]),
     )
 
 
@@ -72,16 +67,25 @@ def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> Train
     return TrainedModel(fit_forest(table.values[rows], table.labels[rows], seed), table.names)
 
 
+def problem_folds(problems: Sequence[ProblemSamples]) -> list[list[int]]:
+    """The `GroupKFold` folds over the problems' rows, grouped by problem key (a shape is held out on every arch at
+    once): the indices of each fold's held-out problems. Every learned ranker is scored on the same folds."""
+    group_ids: dict[str, int] = {}
+    groups = np.concatenate([np.full(len(p.ratios), group_ids.setdefault(p.problem.key, len(group_ids)))
+                             for p in problems])
+    problem_of_row = np.concatenate([np.full(len(p.ratios), i) for i, p in enumerate(problems)])
+    if len(group_ids) < 2:
+        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {len(group_ids)}")
+    folds = GroupKFold(n_splits=min(MAX_FOLDS, len(group_ids)))
+    return [sorted(set(problem_of_row[test].tolist())) for _, test in folds.split(groups, groups=groups)]
+
+
 def fold_models(problems: Sequence[ProblemSamples], seed: int = 0,
                 label: Label = log_ratio) -> list[tuple[list[int], TrainedModel]]:
     """One model per `GroupKFold` fold: (indices of the held-out problems, the model trained on the others)."""
+    folds = problem_folds(problems)
     table = feature_table(problems, label)
-    distinct = len(set(table.groups.tolist()))
-    if distinct < 2:
-        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {distinct}")
-    folds = GroupKFold(n_splits=min(MAX_FOLDS, distinct))
-    return [(sorted(set(table.problem_of_row[test].tolist())), fit_model(table, train, seed))
-            for train, test in folds.split(table.values, table.labels, table.groups)]
+    return [(held_out, fit_model(table, ~np.isin(table.problem_of_row, held_out), seed)) for held_out in folds]
 
 
 def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
@@ -92,15 +96,31 @@ def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
     return kinds
 
 
+def _check_kind_sizes(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
+    kinds = by_kind(problems)
+    for kind, indices in kinds.items():
+        if len(indices) < 2:
+            raise UserError(f"cross-validation needs at least 2 problems of each op kind; the dataset has "
+                            f"{len(indices)} {kind}")
+    return kinds
+
+
+def kind_folds(problems: Sequence[ProblemSamples]) -> list[tuple[list[int], list[int]]]:
+    """`problem_folds` of each op kind, as indices into `problems`: (held out, trained on) per fold, the problems
+    trained on being the others of the held-out problems' kind, as `kind_fold_models` trains them."""
+    folds = []
+    for indices in _check_kind_sizes(problems).values():
+        for held_out in problem_folds([problems[i] for i in indices]):
+            folds.append(([indices[i] for i in held_out], [j for i, j in enumerate(indices) if i not in held_out]))
+    return folds
+
+
 def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0,
                      label: Label = log_ratio) -> list[tuple[list[int], TrainedModel]]:
     """`fold_models` of each op kind, held-out indices into `problems`: every problem gets a model of its kind
     trained without it."""
     folds = []
-    for kind, indices in by_kind(problems).items():
-        if len(indices) < 2:
-            raise UserError(f"cross-validation needs at least 2 problems of each op kind; the dataset has "
-                            f"{len(indices)} {kind}")
+    for indices in _check_kind_sizes(problems).values():
         folds += [([indices[i] for i in held_out], model)
                   for held_out, model in fold_models([problems[i] for i in indices], seed, label)]
     return folds

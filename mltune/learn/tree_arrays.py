@@ -4,8 +4,10 @@ Pickle (and joblib) files run code when they are loaded, so a model folder from 
 checkout would be a program. Here each tree is only its node arrays (children, split feature,
 threshold, leaf value), all trees concatenated with node indices made global; `np.load` reads
 them with `allow_pickle=False` (an object array or a pickle is refused), and every array is checked
-(dtype, shape, indices in range) before use. Prediction walks all trees at once for a fixed number
-of steps (the deepest leaf's depth), so even a crafted file cannot make it loop.
+before use: dtypes and shapes, and the trees' structure (each tree a contiguous block of nodes from its
+root, every child a later node of the same tree, a node with both children or none, no tree deeper than
+the recorded depth), so a crafted file can hold no cycle. Prediction walks all trees at once for a fixed
+number of steps (the deepest leaf's depth), so even a crafted file cannot make it loop.
 
 scikit-learn compares float32 features with float64 thresholds; `predict` does the same, so it returns
 what the fitted `RandomForestRegressor` returned.
@@ -14,6 +16,8 @@ what the fitted `RandomForestRegressor` returned.
 from __future__ import annotations
 
 import io
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +103,7 @@ class TreeEnsemble:
                 arrays = {name: data[name] for name in data.files}
         except ModelFormatError:
             raise
-        except (OSError, ValueError, EOFError) as err:
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
             raise ModelFormatError(f"not a forest .npz ({err})") from None
         return _checked(arrays, feature_count)
 
@@ -130,8 +134,32 @@ def _checked(arrays: dict[str, np.ndarray], feature_count: int) -> TreeEnsemble:
     features_ok = (arrays["feature"] >= 0).all() and (arrays["feature"] < max(feature_count, 1)).all()
     if not (indices_ok and roots_ok and features_ok):
         raise ModelFormatError("a node, root or feature index is out of range")
+    _check_structure(arrays["left"].astype(np.int64), arrays["right"].astype(np.int64),
+                     arrays["roots"].astype(np.int64), depth)
     if not np.isfinite(arrays["value"]).all():
         raise ModelFormatError("a leaf value is not finite")
     return TreeEnsemble(*(arrays[name].astype(np.int32) for name in ("left", "right", "feature")),
                         arrays["threshold"].astype(np.float64), arrays["value"].astype(np.float64),
                         arrays["roots"].astype(np.int32), depth)
+
+
+def _check_structure(left: np.ndarray, right: np.ndarray, roots: np.ndarray, depth: int) -> None:
+    """Trees as `from_sklearn` lays them out (scikit-learn numbers a node before its children): each tree the
+    nodes from its root to the next tree's, each inner node's two children later nodes of its own tree, and
+    no path from a root longer than `depth`. Children that only point forward can form no cycle."""
+    nodes = len(left)
+    if roots[0] != 0 or (np.diff(roots) <= 0).any():
+        raise ModelFormatError("the trees' roots are not increasing from node 0")
+    if ((left == LEAF) != (right == LEAF)).any():
+        raise ModelFormatError("a node has one child (a leaf has none, a split two)")
+    end = np.append(roots[1:], nodes)[np.searchsorted(roots, np.arange(nodes), side="right") - 1]
+    inner = np.flatnonzero(left != LEAF)
+    for children in (left[inner], right[inner]):
+        if ((children <= inner) | (children >= end[inner])).any():
+            raise ModelFormatError("a node's child is not a later node of its own tree (a cycle or a jump)")
+    frontier = roots
+    for _ in range(depth):
+        split = frontier[left[frontier] != LEAF]
+        frontier = np.unique(np.concatenate([left[split], right[split]]))
+    if (left[frontier] != LEAF).any():
+        raise ModelFormatError(f"a tree is deeper than the recorded depth {depth}")

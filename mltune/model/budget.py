@@ -13,7 +13,9 @@ a good ranker proposes, so every selected problem gets at least one compile batc
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence
 
 from mltune.model.profile import DispatchProfile
@@ -70,9 +72,10 @@ def split_budget(chosen: Sequence[ProblemShare], budget: int, floor: int = 8) ->
         return []
     base = max(1, min(floor, budget // len(chosen)))
     rest = budget - base * len(chosen)
-    total = sum(c.share for c in chosen) or 1.0
-    exact = [rest * c.share / total for c in chosen]
-    extra = [int(e) for e in exact]
+    # exact rationals: a float would round a budget past 2**53 (99999999999999999999 became ...008)
+    total = sum(Fraction(c.share) for c in chosen) or Fraction(1)
+    exact = [rest * Fraction(c.share) / total for c in chosen]
+    extra = [math.floor(e) for e in exact]
     by_remainder = sorted(range(len(chosen)), key=lambda i: -(exact[i] - extra[i]))
     for i in by_remainder[: rest - sum(extra)]:
         extra[i] += 1

@@ -250,6 +250,7 @@ class _Search:
     result: DispatchResult
     progress: Phase
     tried: set[int]
+    earlier: int = 0  # trials an interrupted run measured, not timed here
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
@@ -267,7 +268,7 @@ class _Search:
         progress = display().phase(f"search {task.name}", total=task.budget,
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
-                   progress, tried={t.index for t in earlier})
+                   progress, tried={t.index for t in earlier}, earlier=len(earlier))
 
     def refill(self, room: int) -> None:
         """Ask the ranker for up to `room` more candidates; set the stop reason when the search is over."""
@@ -279,11 +280,13 @@ class _Search:
             if not self.in_flight:
                 result.stop_reason = "budget spent"
             return
+        if settings.time_budget_s is not None:
+            want = min(want, self._fits_in_time(settings.time_budget_s))
+            if want <= 0 and not self.in_flight:
+                result.stop_reason = "time budget spent"
         if want <= 0:
             return
-        if settings.time_budget_s is not None and time.monotonic() - self.started > settings.time_budget_s:
-            result.stop_reason = "time budget spent"
-        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
+        if len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
             result.stop_reason = "too many candidates failed to compile"
         elif not (indices := _ask_untried(self.ranker, want, self.tried)):
             if not self.in_flight:
@@ -292,6 +295,18 @@ class _Search:
             self.tried.update(indices)
             for i in indices:
                 self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
+
+    def _fits_in_time(self, time_budget_s: float) -> int:
+        """How many more candidates fit in the time left: one to start with (its cost is unknown), then as many
+        as the search's wall time per concluded candidate allows, so that the search ends within about one
+        candidate's time of the budget (a whole batch of slow candidates would overrun it many times)."""
+        elapsed = time.monotonic() - self.started
+        if elapsed >= time_budget_s:
+            return 0
+        concluded = len(self.result.trials) - self.earlier
+        if concluded <= 0:
+            return 0 if self.in_flight else 1
+        return int((time_budget_s - elapsed) // (elapsed / concluded))
 
     def submit_compile(self, index: int, knobs: dict[str, int]) -> str:
         """Send candidate `index` to be compiled; its compilation info."""

@@ -119,6 +119,14 @@ def data_tiled_rows(problem: Problem, cpu: CpuInfo) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+def applicable_knobs(knobs: dict[str, int]) -> dict[str, int]:
+    """The knobs that configure this candidate's lowering: a plain tiling's without the data-tiling knobs (all 0),
+    a data-tiled candidate's flags only (its tile columns are what IREE's cost model picks from them)."""
+    if knobs.get("lowering", PLAIN) == PLAIN:
+        return {name: value for name, value in knobs.items() if name not in KNOBS}
+    return {name: knobs[name] for name in KNOBS}
+
+
 def compile_flags(knobs: dict[str, int]) -> tuple[str, ...]:
     """The `iree-compile` flags of a data-tiled candidate."""
     flags = ["--iree-opt-data-tiling", f"--iree-llvmcpu-matmul-tile-bytes={knobs['dt_tile_kib'] * 1024}",

@@ -1,0 +1,232 @@
+"""mltune as a library: tune a model, list a model's problems and rank their candidates, train and evaluate models.
+
+Each function checks its arguments as the `mltune` command does (bad input raises `UserError`, whose message is
+one line) and maps its keyword arguments onto the internal request and functions; the command line
+(`mltune.cli`) is a thin layer over these. A tuning run writes the same whichever started it: a run directory
+(`mltune tune --resume RUN_DIR` continues an interrupted one), dataset records and the spec.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Sequence
+
+from mltune import cli_args
+from mltune.errors import UserError
+from mltune.paths import data_home, user_datasets, user_models
+from mltune.rankers import make_ranker
+from mltune.rankers.base import Ranker, RankingInput
+from mltune.search.loop import LoopSettings
+from mltune.tune_run import DispatchVerdict, TuneArguments, TuneResult, checked, run
+
+if TYPE_CHECKING:
+    from mltune.evaluate import Summary
+
+PathLike = str | os.PathLike[str]
+FAMILIES = ("cpu", "gpu")
+
+
+def _path(value: PathLike | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", budget: int = 50,
+         time_budget: float | None = None, output: PathLike = "best_spec.mlir", run_dir: PathLike | None = None,
+         dataset_dir: PathLike | None = None, model_dir: PathLike | None = None, function: str | None = None,
+         seed: int = 0, jobs: int | None = None, devices: str | Sequence[str] | None = None,
+         batch: int = LoopSettings.batch_size, min_speedup: float = 1.03, top: int | None = None,
+         starter_spec: PathLike | None = None, flag_search: bool = False, timing: str = "auto",
+         iree_flags: Sequence[str] = (), cluster: str | None = None, shared_fs: bool = False,
+         compile_only: bool = False, progress: Literal["bar", "quiet", "verbose"] = "bar",
+         show_paths: bool = False, command_line: Sequence[str] | None = None, inputs: Sequence[str] = (),
+         parameters: Sequence[str] = (), int_range: str | None = None, compile_flags_file: PathLike | None = None,
+         benchmark_flags_file: PathLike | None = None) -> TuneResult:
+    """Tune a model's dispatches (or one dumped dispatch benchmark), as `mltune tune` does.
+
+    Args:
+        model: The source .mlir of a model, or a dumped dispatch benchmark .mlir.
+        target: "host", an LLVM CPU name, a ROCm arch or product (gfx942, mi300x ...) or a CUDA arch (sm_90 ...).
+        ranker: The candidate order: one of `mltune.rankers.ranker_names()` (installed plugins included).
+        budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
+        time_budget: Seconds after which no new candidate of a dispatch is started.
+        output: Where the tuning spec is written.
+        run_dir: The run directory; default: a new one under the data home's `runs/`.
+        dataset_dir: Where records are appended, one folder per arch; default: the data home's `datasets/`.
+        model_dir: The learned rankers' models: this folder alone; default: the user's, then the shipped ones.
+        function: The public function to benchmark (default: main or the only one).
+        seed: Seed for shuffling, rankers and input data.
+        jobs: Parallel compiles (default: every usable CPU).
+        devices: Runtime devices to benchmark on, comma-separated or a list (default: local-task for CPUs,
+            hip://0 or cuda://0 for GPUs).
+        batch: Candidates compiled together and timed by one runtime process.
+        min_speedup: A config is kept only if it beats IREE's default by this factor.
+        top: Tune the `top` problems that take most of a model's time (default: the fewest covering 80 %).
+        starter_spec: A tuning spec merged with the result (mltune's configs win where both match).
+        flag_search: First measure compile-flag variants on the untuned model (CPU only).
+        timing: "call", "kernel" or "auto" (kernel on GPUs, call on CPUs).
+        iree_flags: iree-compile flags for IREE's default and every candidate alike.
+        cluster: A Ray cluster to compile and benchmark on ("auto" or an address).
+        shared_fs: With `cluster`: the run directory is at the same path on every node.
+        compile_only: Compile the first `budget` candidates of each dispatch in ranker order, without benchmarking.
+        progress: "bar" (a progress bar per phase), "quiet" or "verbose" (a line per benchmark).
+        show_paths: Print where the run reads and writes before it starts (the command line does).
+        command_line: The command recorded for `mltune tune --resume`; default: one equivalent to this call.
+        inputs: The model's arguments in the syntax of IREE's tools (`@ids.npy`, `1x128xi64=@ids.bin`,
+            `1x128xi64=1`, `2xf32=1,2`), one per argument, checked against the compiled model's; none: generated.
+        parameters: Parameter archives holding the weights, `[SCOPE=]FILE` (.irpa, .gguf, .safetensors).
+        int_range: "LOW:HIGH": generated integer arguments are drawn from LOW to HIGH - 1 (default "0:2").
+        compile_flags_file: iree-compile flags, one per line, for every build (the SHARK tuner's format).
+        benchmark_flags_file: `--input=`, `--parameters=` and `--function=` lines: how to call the model.
+
+    Returns:
+        The spec, the verdict per problem and the run's records.
+
+    Raises:
+        UserError: Bad input (the message is one line); a new run directory that holds nothing is removed.
+        RunFailure: Every candidate failed.
+        KeyboardInterrupt: Ctrl-C (or SIGTERM at the command line); the run is marked interrupted, its records kept.
+    """
+    arguments = TuneArguments(
+        Path(model), target, ranker, budget, time_budget, Path(output), _path(run_dir), _path(dataset_dir),
+        _path(model_dir), function, seed, jobs, devices if devices is None or isinstance(devices, str)
+        else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
+        cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
+        None if int_range is None else str(int_range),
+        _path(compile_flags_file), _path(benchmark_flags_file))
+    return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
+
+
+def problems(model: PathLike, *, target: str = "host", function: str | None = None, iree_flags: Sequence[str] = (),
+             seed: int = 0) -> list[RankingInput]:
+    """The problems `tune` would search in a model, each with its candidates, for `rank` or a ranker's `start`.
+
+    The model is compiled once to dump its dispatches (into a temporary folder); nothing is benchmarked.
+
+    Args:
+        model: The source .mlir of a model, or a dumped dispatch benchmark .mlir.
+        target: As for `tune`.
+        function: The public function whose dispatches are read (default: main or the only one).
+        iree_flags: iree-compile flags, as for `tune`.
+        seed: Seed for the input data `tune` would generate.
+
+    Returns:
+        One per distinct tunable problem; empty when none is.
+    """
+    from mltune.inputs import prepare_input
+    from mltune.mlir import new_context
+    from mltune.problem import Problem, Untunable
+    from mltune.targets import parse_target
+    from mltune.tune import check_target_matches, configurators, lowering_is_tunable, read_dispatches
+
+    for flag in iree_flags:
+        checked(cli_args.iree_flag, flag, "iree_flag")
+    path = cli_args.check_input_file(Path(model), "input file")
+    parsed = parse_target(target)
+    context = new_context()
+    with tempfile.TemporaryDirectory(prefix="mltune-problems-") as work:
+        tuning_input = prepare_input(path, parsed, Path(work), context, function, seed, tuple(iree_flags))
+        dispatches = read_dispatches(tuning_input, context)
+        check_target_matches(dispatches, parsed)
+        tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
+        data_tiling = lowering_is_tunable(tuning_input, dispatches)
+        return [RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())
+                for dispatch, configurator in configurators(tunable, context, Path(work) / "spaces", data_tiling)
+                if not isinstance(configurator, Untunable)]
+
+
+def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int = 0,
+         model_dir: PathLike | None = None, dataset_dir: PathLike | None = None) -> list[int]:
+    """Every candidate of a problem in a ranker's order, best first, as the tuning loop asks for them before anything
+    is measured (an adaptive ranker's order before it learns).
+
+    Args:
+        problem: A problem and its candidates (from `problems`, or built by hand).
+        ranker: A ranker's name (`mltune.rankers.ranker_names()`), or a ranker object.
+        seed: The seed a named ranker is made with.
+        model_dir: For a learned ranker: its models' folder alone (default: the user's, then the shipped ones).
+        dataset_dir: For a ranker that learns from records: the folder of per-arch record folders (default: the
+            data home's `datasets/`).
+
+    Returns:
+        Candidate indices (into `problem.candidates`), each once.
+    """
+    if isinstance(ranker, str):
+        ranker = make_ranker(ranker, seed, problem.target, _path(model_dir),
+                             _path(dataset_dir) if dataset_dir is not None else user_datasets())
+    ranker.start(problem)
+    order: list[int] = []
+    seen: set[int] = set()
+    while picked := ranker.ask(LoopSettings.batch_size):
+        fresh = [i for i in dict.fromkeys(picked) if i not in seen]
+        if not fresh:  # a ranker that only repeats itself has nothing left to give
+            break
+        order += fresh
+        seen.update(fresh)
+    return order
+
+
+def train(arch: str | None = None, *, family: str | None = None, dataset_dir: PathLike | None = None,
+          model_dir: PathLike | None = None, seed: int = 0, force: bool = False) -> dict[str, Any]:
+    """Train the random-forest models of one arch (or the pooled ones of a family), as `mltune train` does.
+
+    Each op kind gets its model, cross-validated by problem; one that ranks worse than the heuristic (or the family's
+    model) is not written unless `force`.
+
+    Args:
+        arch: The arch whose records to learn from (a folder under `dataset_dir`); or give `family`.
+        family: "cpu" or "gpu": learn from every arch of the family, pooled.
+        dataset_dir: The folder of per-arch record folders; default: the data home's `datasets/`.
+        model_dir: Where `MODEL_DIR/ARCH/KIND/` is written; default: the data home's `models/`.
+        seed: The forest's seed.
+        force: Write a model even when cross-validation ranks it worse than the alternatives.
+
+    Returns:
+        The training report: per op kind, the folder written (None if refused), the cross-validation and the verdict.
+    """
+    from mltune.learn.train import train as train_arch
+    from mltune.learn.train import train_family
+
+    models = cli_args.check_output_folder(_path(model_dir) or user_models(), "--model-dir")
+    if (arch is None) == (family is None):
+        raise UserError("train needs one of --arch ARCH or --family cpu|gpu")
+    records = _path(dataset_dir) or user_datasets()
+    checked(cli_args.seed, seed, "seed")
+    if family is not None:
+        if family not in FAMILIES:
+            raise UserError(f"--family: expected one of {', '.join(FAMILIES)}, got {family!r}")
+        return train_family(records, family, models, seed, force)
+    return train_arch(records, checked(cli_args.arch, arch, "arch"), models, seed, force)
+
+
+def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,
+             batch: int = LoopSettings.batch_size, kind: str | None = None,
+             leave_arch_out: bool = False) -> dict[str, Summary]:
+    """Replay an arch's records through every ranker (installed plugins included) and score the orders, as
+    `mltune evaluate` does: learned rankers are scored on problems left out of their training.
+
+    Prints the table and writes `evaluation.json` and a plot under `out`.
+
+    Args:
+        arch: The arch whose records to replay (a folder under `dataset_dir`).
+        dataset_dir: The folder of per-arch record folders; default: the data home's `datasets/`.
+        out: The folder for `evaluation.json` and the plot; default: the data home's `evaluation/ARCH`.
+        seed: Seed for the forests, fold ties and shuffling.
+        batch: Candidates asked per step, as the tuning loop does.
+        kind: Score only the problems of this op kind (e.g. "contraction").
+        leave_arch_out: Also score forests trained on every other arch of the family, never on this one.
+
+    Returns:
+        Per ranker, its summary over the problems (positions of the first near-optimal candidate, top-k).
+    """
+    from mltune.learn.replay import evaluate as replay
+
+    arch = checked(cli_args.arch, arch, "arch")
+    checked(cli_args.seed, seed, "seed")
+    checked(cli_args.positive_int, batch, "batch")
+    folder = cli_args.check_output_folder(_path(out) or data_home() / "evaluation" / arch, "--out")
+    return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out)
+
+
+__all__ = ["DispatchVerdict", "TuneResult", "evaluate", "problems", "rank", "train", "tune"]
