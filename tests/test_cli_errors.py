@@ -260,6 +260,5 @@ def test_show_and_runs_with_a_damaged_state_file(tmp_path):
     check_one_line_error(mltune(["show", "broken", "--run-root", "runs"], cwd=tmp_path), ["state.json"])
     result = mltune(["runs", "--run-root", "runs"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines() == [f"warning: skipped 1 run folder under runs whose state.json is damaged: "
-                                          "broken"]
+    assert result.stderr.splitlines() == ["warning: skipped 1 run folder under runs whose state.json is damaged: broken"]
     assert "fine" in result.stdout and "broken" not in result.stdout

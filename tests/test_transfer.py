@@ -12,7 +12,7 @@ from learn_helpers import SHAPES, matmul_problem, relative_ratios, write_synthet
 
 from mltune.cli import main
 from mltune.errors import UserError
-from mltune.learn.forest import SIDECAR_FILE, trained_kinds
+from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, trained_kinds
 from mltune.learn.model_choice import choose_model
 from mltune.learn.quality import judge
 from mltune.learn.train import train_family
@@ -75,6 +75,12 @@ def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_model
     assert ratios[order[:20]].mean() < ratios.mean()
 
 
+def _rewrite(sidecar_path, sidecar) -> None:
+    """The sidecar as training with another outcome would have written it (its manifest recomputed)."""
+    sidecar[MANIFEST_KEY] = manifest_sha256(sidecar_path.parent / MODEL_FILE, sidecar)
+    sidecar_path.write_text(json.dumps(sidecar))
+
+
 def test_the_fallback_chain(family_models, two_archs, tmp_path):
     models = tmp_path / "models"
     shutil.copytree(family_models, models)
@@ -84,11 +90,11 @@ def test_the_fallback_chain(family_models, two_archs, tmp_path):
     sidecar_path = models / "synthwide" / "contraction" / SIDECAR_FILE
     sidecar = json.loads(sidecar_path.read_text())
     sidecar["quality"].update(ok=True, forced=False)
-    sidecar_path.write_text(json.dumps(sidecar))
+    _rewrite(sidecar_path, sidecar)
     assert "(this arch's model)" in choose_model((models,), WIDE, "contraction").description
     # one that ranked worse in cross-validation gives way to the family's
     sidecar["quality"].update(ok=False, forced=False)
-    sidecar_path.write_text(json.dumps(sidecar))
+    _rewrite(sidecar_path, sidecar)
     choice = choose_model((models,), WIDE, "contraction")
     assert "family-cpu" in str(choice.loaded.folder) and "ranked worse in cross-validation" in choice.description
     assert not choice.blend  # the family model was trained on this arch too
@@ -99,7 +105,7 @@ def test_the_fallback_chain(family_models, two_archs, tmp_path):
     assert choice.loaded is None and "ranked by the heuristic" in choice.description
     # a model that exists but fails its checks is refused loudly, never silently skipped
     (models / "synthwide" / "contraction" / "forest.npz").write_bytes(b"not a forest")
-    with pytest.raises(UserError, match="does not match the SHA-256"):
+    with pytest.raises(UserError, match="do not match the SHA-256"):
         choose_model((models,), WIDE, "contraction")
 
 
