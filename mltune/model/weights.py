@@ -114,43 +114,45 @@ def export_parameters(module: ir.Module, archive: ParameterArchive, min_bytes: i
             f"minimum-size={min_bytes}}})").run(module.operation)
 
 
-def _stamp(tuning_input: TuningInput) -> str:
-    """What a split depends on: the source file as it is and the flags it was compiled with."""
+def _stamp(tuning_input: TuningInput, min_constant_bytes: int) -> str:
+    """What a split depends on: the source file as it is, the flags it was compiled with, the constants moved."""
     stat = tuning_input.source.stat()
     return json.dumps([str(tuning_input.source.resolve()), stat.st_size, stat.st_mtime_ns,
-                       list(tuning_input.compile_flags)])
+                       list(tuning_input.compile_flags), min_constant_bytes])
 
 
-def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int = MIN_WEIGHT_BYTES,
-          min_constant_bytes: int = MIN_CONSTANT_BYTES) -> WeightSplit | None:
-    """The model split into a module and an archive in `work_dir` (reused when a resumed run made it already), or
-    None where it does not pay (fewer weight bytes than `min_weight_bytes`) or cannot be made."""
+def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
+          min_constant_bytes: int) -> WeightSplit | None:
+    """The model split into a module and an archive in `work_dir`, or None where it does not pay (fewer weight
+    bytes than `min_weight_bytes`) or cannot be made. A resumed run finds the split (or the verdict) made."""
     work_dir.mkdir(parents=True, exist_ok=True)
     module_path, stamp_path = work_dir / "module.mlir", work_dir / "split.json"
     archive = ParameterArchive(SCOPE, (work_dir / "weights.irpa").resolve())
-    stamp = _stamp(tuning_input)
-    if stamp_path.is_file() and module_path.is_file() and archive.path.is_file():
-        saved = json.loads(stamp_path.read_text())
-        if saved.get("stamp") == stamp:
-            return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0)
+    stamp = _stamp(tuning_input, min_constant_bytes)
+    saved = json.loads(stamp_path.read_text()) if stamp_path.is_file() else {}
+    if saved.get("stamp") == stamp:
+        done = saved["weight_bytes"] >= min_weight_bytes and module_path.is_file() and archive.path.is_file()
+        return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0) if done else None
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
     result = run_tool([tool_path("iree-compile"), str(tuning_input.source), *tuning_input.compile_flags,
                        f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
                       timeout_s=SPLIT_TIMEOUT_S)
     if not result.ok:
+        print(f"note: every build compiles the weights: the split failed ({result.describe_failure()})")
         return None
     try:
         module = ir.Module.parse(optimized.read_bytes(), ir.Context())
     finally:
         optimized.unlink(missing_ok=True)
     weight_bytes = outline_large_constants(module, min_constant_bytes)
+    if weight_bytes >= min_weight_bytes:
+        archive.path.unlink(missing_ok=True)
+        export_parameters(module, archive, min_constant_bytes)
+        module_path.write_text(str(module))
+    stamp_path.write_text(json.dumps({"stamp": stamp, "weight_bytes": weight_bytes}))
     if weight_bytes < min_weight_bytes:
         return None
-    archive.path.unlink(missing_ok=True)
-    export_parameters(module, archive, min_constant_bytes)
-    module_path.write_text(str(module))
-    stamp_path.write_text(json.dumps({"stamp": stamp, "weight_bytes": weight_bytes}))
     return WeightSplit(module_path, archive, weight_bytes, time.perf_counter() - started)
 
 
@@ -170,5 +172,5 @@ def without_weights(tuning_input: TuningInput, target_kind: str, work_dir: Path)
     if (tuning_input.invocation.dispatch_level or annotates_source(target_kind)
             or tuning_input.source.stat().st_size < MIN_WEIGHT_BYTES):
         return tuning_input
-    weights = split(tuning_input, work_dir)
+    weights = split(tuning_input, work_dir, MIN_WEIGHT_BYTES, MIN_CONSTANT_BYTES)
     return compiled_from(tuning_input, weights) if weights is not None else tuning_input
