@@ -51,8 +51,18 @@ def _byte_size(tensor_type: ir.RankedTensorType) -> int:
     return count * tensor_type.element_type.width // 8
 
 
-def _is_splat(value: ir.Attribute) -> bool:
-    return isinstance(value, ir.DenseElementsAttr) and value.is_splat
+def _cast(kind, value: ir.Attribute):
+    """`value` as an attribute of `kind`, or None (the bindings hand some attributes back as plain `Attribute`)."""
+    try:
+        return kind(value)
+    except ValueError:
+        return None
+
+
+def _holds_data(value: ir.Attribute) -> bool:
+    """A tensor's values written out, not a splat (IREE keeps splats fused; the archive stores their pattern)."""
+    dense = _cast(ir.DenseElementsAttr, value)
+    return (not dense.is_splat) if dense is not None else _cast(ir.DenseResourceElementsAttr, value) is not None
 
 
 def _large_constants(module: ir.Module, min_bytes: int) -> list[ir.Operation]:
@@ -63,7 +73,7 @@ def _large_constants(module: ir.Module, min_bytes: int) -> list[ir.Operation]:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "arith.constant" and isinstance(tensor_type := op.result.type, ir.RankedTensorType):
             if (tensor_type.has_static_shape and _byte_size(tensor_type) >= min_bytes
-                    and not _is_splat(op.attributes["value"])):
+                    and _holds_data(op.attributes["value"])):
                 found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -78,11 +88,9 @@ def _top_level(op: ir.Operation) -> ir.Operation:
     return op
 
 
-def outline_large_constants(module: ir.Module, min_bytes: int) -> int:
+def outline_large_constants(module: ir.Module, min_bytes: int) -> None:
     """Each large constant becomes an immutable private global loaded where the constant was, with the module's
-    default affinity and IREE's never-inline policy (what `--iree-flow-outline-constants` makes of it); returns
-    the bytes moved."""
-    moved = 0
+    default affinity and IREE's never-inline policy (what `--iree-flow-outline-constants` makes of it)."""
     with module.context, ir.Location.unknown():
         affinity = (module.operation.attributes["stream.affinity.default"]
                     if "stream.affinity.default" in module.operation.attributes else None)
@@ -102,8 +110,20 @@ def outline_large_constants(module: ir.Module, min_bytes: int) -> int:
                                        ip=ir.InsertionPoint(constant))
             constant.result.replace_all_uses_with(load.result)
             constant.erase()
-            moved += _byte_size(tensor_type)
-    return moved
+
+
+def exported_bytes(module: ir.Module, min_bytes: int) -> int:
+    """The bytes `export_parameters` will move: every global initialized with a tensor of at least `min_bytes`
+    that is not a splat (a splat is stored as its pattern). Those made by const-eval count too."""
+    total = 0
+    for op in module.body.operations:
+        if op.operation.name != "util.global" or "initial_value" not in op.attributes:
+            continue
+        value, tensor_type = op.attributes["initial_value"], op.attributes["type"].value
+        if (isinstance(tensor_type, ir.RankedTensorType) and tensor_type.has_static_shape
+                and _byte_size(tensor_type) >= min_bytes and _holds_data(value)):
+            total += _byte_size(tensor_type)
+    return total
 
 
 def export_parameters(module: ir.Module, archive: ParameterArchive, min_bytes: int) -> None:
@@ -131,7 +151,7 @@ def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
     stamp = _stamp(tuning_input, min_constant_bytes)
     saved = json.loads(stamp_path.read_text()) if stamp_path.is_file() else {}
     if saved.get("stamp") == stamp:
-        done = saved["weight_bytes"] >= min_weight_bytes and module_path.is_file() and archive.path.is_file()
+        done = saved["weight_bytes"] >= max(min_weight_bytes, 1) and module_path.is_file() and archive.path.is_file()
         return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0) if done else None
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
@@ -145,7 +165,9 @@ def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
         module = ir.Module.parse(optimized.read_bytes(), ir.Context())
     finally:
         optimized.unlink(missing_ok=True)
-    weight_bytes = outline_large_constants(module, min_constant_bytes)
+    outline_large_constants(module, min_constant_bytes)
+    weight_bytes = exported_bytes(module, min_constant_bytes)
+    min_weight_bytes = max(min_weight_bytes, 1)  # nothing to move: no archive
     if weight_bytes >= min_weight_bytes:
         archive.path.unlink(missing_ok=True)
         export_parameters(module, archive, min_constant_bytes)
