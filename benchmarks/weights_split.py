@@ -2,7 +2,7 @@
 
 For each exported model (weights inlined, as iree-turbine writes them by default) this splits the weights once
 (`mltune.model.weights`), then compiles, in alternating order and `--repeats` times each, IREE's default build and
-one tuning candidate (a spec for the model's first configurable dispatch, candidate 0 of its space), from the
+one tuning candidate (a spec for the model's first configurable dispatch, the heuristic's first pick), from the
 model as given and from the split module. It also checks that the split changes nothing the tuner relies on:
 both default builds run on the same input and their outputs are compared bit for bit, and the split default
 build is timed against the inlined one with mltune's own timing worker (ratio ~1: the split build runs as fast).
@@ -35,11 +35,13 @@ from mltune.inputs import Invocation, TuningInput
 from mltune.model import weights
 from mltune.model.numerics import compare, run_outputs
 from mltune.problem import Problem, Untunable
+from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.targets import CpuTarget
 from mltune.tools import run_tool, tool_path
 from mltune.tune import read_dispatches
 
+COMPILE_TIMEOUT_S = 900.0  # measured, not searched: a slow compile is a result here
 PLAN = TimingPlan(rounds=5, min_calls=3, timeout_factor=60)  # a whole model's call takes up to a second here
 TYPE_NAMES = {np.dtype(t).name: name for name, t in NUMPY_TYPES.items()}
 
@@ -65,7 +67,8 @@ def _invocation(model: Path) -> Invocation:
 
 
 def _candidate(split: TuningInput, work: Path, context: ir.Context) -> tuple[str, Applied]:
-    """Candidate 0 of the first configurable dispatch's space, dumped from the split module."""
+    """The heuristic ranker's first candidate (the first one a search compiles) for the first configurable
+    dispatch, dumped from the split module."""
     dump = work / "dispatches"
     dump.mkdir(parents=True, exist_ok=True)
     result = run_tool([tool_path("iree-compile"), str(split.source), *split.compile_flags,
@@ -80,7 +83,10 @@ def _candidate(split: TuningInput, work: Path, context: ir.Context) -> tuple[str
         configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, work / "space")
         if isinstance(configurator, Untunable):
             continue
-        info = configurator.compilation_info(configurator.candidates().knobs(0))
+        candidates = configurator.candidates()
+        ranker = make_ranker("heuristic", 0, dispatch.facts)
+        ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
+        info = configurator.compilation_info(candidates.knobs(ranker.ask(1)[0]))
         return dispatch.problem.key, make_applier("cpu", split.source, context).apply(dispatch.problem, info)
     sys.exit(f"{split.source}: no configurable dispatch")
 
@@ -99,7 +105,8 @@ def measure(model: Path, repeats: int, work: Path, context: ir.Context) -> Row:
     key, candidate = _candidate(split, work, context)
     print(f"{model.name}: candidate for {key}; split in {row.split_s:.1f} s ({made.weight_bytes / 1e6:.0f} MB of "
           f"weights)", flush=True)
-    builders = {"inlined": Builder(inlined, work / "inlined", 1), "split": Builder(split, work / "split", 1)}
+    builders = {"inlined": Builder(inlined, work / "inlined", 1, COMPILE_TIMEOUT_S),
+                "split": Builder(split, work / "split", 1, COMPILE_TIMEOUT_S)}
     builds = {}
     for repeat in range(repeats):
         order = ["inlined", "split"] if repeat % 2 == 0 else ["split", "inlined"]

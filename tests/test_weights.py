@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import CPU_FLAGS
+from iree_helpers import WEIGHT_LIMIT, mlp_source, split_mlp
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
-from mltune.inputs import Invocation, TuningInput, write_random_inputs
+from mltune.inputs import TuningInput
 from mltune.mlir import parse_module_file
 from mltune.model import weights
 from mltune.model.numerics import compare, run_outputs
@@ -23,59 +24,26 @@ from mltune.spaces.configure import make_configurator
 from mltune.tools import run_tool, tool_path
 from mltune.tune import read_dispatches
 
-WEIGHT_LIMIT = 16 << 10  # constants of this many bytes or more leave the module in these tests
-
-
-def _hex(values: np.ndarray) -> str:
-    return '"0x' + values.astype("<f4").tobytes().hex().upper() + '"'
-
-
-def mlp_source(seed: int = 0) -> str:
-    """A two-layer perceptron whose weights are constants in the source, as exporters inline them (synthetic, seeded):
-    two weights above `WEIGHT_LIMIT`, a bias below it and a splat."""
-    rng = np.random.default_rng(seed)
-    w1, b1, w2 = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((64, 128), (128,), (128, 64)))
-    return f"""func.func @main(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {{
-  %w1 = arith.constant dense<{_hex(w1)}> : tensor<64x128xf32>
-  %b1 = arith.constant dense<{_hex(b1)}> : tensor<128xf32>
-  %w2 = arith.constant dense<{_hex(w2)}> : tensor<128x64xf32>
-  %half = arith.constant dense<0.5> : tensor<128x64xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<16x128xf32>
-  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x128xf32>) -> tensor<16x128xf32>
-  %h = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x128xf32>) outs(%f1 : tensor<16x128xf32>) -> tensor<16x128xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}} ins(%h, %b1 : tensor<16x128xf32>, tensor<128xf32>) outs(%e1 : tensor<16x128xf32>) {{
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %s = arith.addf %a, %b : f32
-    %m = arith.maximumf %s, %zero : f32
-    linalg.yield %m : f32
-  }} -> tensor<16x128xf32>
-  %w2h = arith.addf %w2, %half : tensor<128x64xf32>
-  %e2 = tensor.empty() : tensor<16x64xf32>
-  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %y = linalg.matmul ins(%r, %w2h : tensor<16x128xf32>, tensor<128x64xf32>) outs(%f2 : tensor<16x64xf32>) -> tensor<16x64xf32>
-  return %y : tensor<16x64xf32>
-}}
-"""
-
-
 @pytest.fixture(scope="module")
 def mlp(tmp_path_factory, context):
     """The model as the user gave it (inlined) and split, with seeded inputs."""
-    root = tmp_path_factory.mktemp("mlp")
-    source = root / "mlp.mlir"
-    source.write_text(mlp_source())
-    module = parse_module_file(source, context)
-    inputs = write_random_inputs(module.body.operations[0], root / "inputs", seed=0)
-    inlined = TuningInput(source, Invocation("main", inputs, False), (), tuple(CPU_FLAGS))
-    made = weights.split(inlined, root / "weights", 0, WEIGHT_LIMIT)
-    assert made is not None
-    return inlined, weights.compiled_from(inlined, made), made, root
+    return split_mlp(tmp_path_factory.mktemp("mlp"), context)
+
+
+def test_only_large_constants_that_hold_data_are_outlined(context):
+    """Both weights become immutable globals; the bias (below the limit) and the splat (IREE keeps it fused)
+    stay where they are, in the function."""
+    module = ir.Module.parse(mlp_source(), context)
+    weights.outline_large_constants(module, WEIGHT_LIMIT)
+    text = str(module)
+    assert text.count("util.global private @__mltune_weight_") == 2
+    assert text.count("util.global.load immutable @__mltune_weight_") == 2
+    assert "arith.constant dense<5.000000e-01> : tensor<128x64xf32>" in text and ": tensor<128xf32>" in text
+    assert weights.exported_bytes(module, WEIGHT_LIMIT) == 2 * 32 * 1024
 
 
 def test_the_split_moves_the_large_constants_into_an_archive(mlp):
-    inlined, split, made, _ = mlp
+    inlined, split, made = mlp
     text = made.module.read_text()
     # w1 (32 KiB) and w2 + 0.5 (folded by const-eval before the split: 32 KiB) left; the bias and the splat stayed
     assert made.weight_bytes == 2 * 32 * 1024 and made.archive.path.stat().st_size >= made.weight_bytes
@@ -89,7 +57,7 @@ def test_the_split_moves_the_large_constants_into_an_archive(mlp):
                          ids=["default", "data-tiled"])
 def test_split_builds_compute_what_the_inlined_model_computes(mlp, tmp_path, flags):
     """Bit for bit, on the same inputs, with IREE's defaults and with the data-tiling flags candidates carry."""
-    inlined, split, _, _ = mlp
+    inlined, split, _ = mlp
     outputs = []
     for name, tuning_input in (("inlined", inlined), ("split", split)):
         tuning_input = TuningInput(tuning_input.source, tuning_input.invocation, (), (*tuning_input.compile_flags,
@@ -121,7 +89,7 @@ def _dump(source: Path, flags, out: Path, context) -> dict[str, list[tuple[str, 
 def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, context, tmp_path):
     """The same dispatches, root ops and IREE configurations (what a spec matches and what a candidate replaces);
     only the bindings differ: an inlined model's constants share one pooled buffer, each parameter is its own."""
-    inlined, split, _, _ = mlp
+    inlined, split, _ = mlp
     dumped = _dump(inlined.source, inlined.compile_flags, tmp_path / "inlined", context)
     assert len(dumped) == 2 and all(dumped.values())
     assert dumped == _dump(split.source, split.compile_flags, tmp_path / "split", context)
@@ -141,7 +109,7 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
 
 
 def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
-    inlined, split, made, _ = mlp
+    inlined, split, made = mlp
     baseline = Builder(inlined, tmp_path, 1).compile(-1, None, "baseline")
     candidate = Builder(split, tmp_path, 1).compile(0, None, "split")
     plan = TimingPlan(rounds=1, round_seconds=0.02)
@@ -152,7 +120,7 @@ def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
 
 
 def test_a_model_below_the_threshold_is_left_as_it_is(mlp, tmp_path, monkeypatch):
-    inlined, _, _, _ = mlp
+    inlined, _, _ = mlp
     assert weights.without_weights(inlined, "cpu", tmp_path / "a") is inlined  # a small file: no compile at all
     monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)
     assert weights.without_weights(inlined, "cuda", tmp_path / "b") is inlined  # candidates annotate the source
@@ -168,7 +136,7 @@ def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypa
     the command it prints compiles the file the user gave, with the user's flags alone."""
     from mltune.cli import main
 
-    inlined, _, _, _ = mlp
+    inlined, _, _ = mlp
     monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)
     monkeypatch.setattr(weights, "MIN_CONSTANT_BYTES", WEIGHT_LIMIT)
     run_dir = tmp_path / "run"
