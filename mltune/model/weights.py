@@ -146,7 +146,9 @@ def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
     """The model split into a module and an archive in `work_dir`, or None where it does not pay (fewer weight
     bytes than `min_weight_bytes`) or cannot be made. A resumed run finds the split (or the verdict) made."""
     work_dir.mkdir(parents=True, exist_ok=True)
-    module_path, stamp_path = work_dir / "module.mlir", work_dir / "split.json"
+    # named after the model: messages that name the source (e.g. a default build that cannot run) stay readable
+    module_path = work_dir / f"{tuning_input.source.stem}_without_weights.mlir"
+    stamp_path = work_dir / "split.json"
     archive = ParameterArchive(SCOPE, (work_dir / "weights.irpa").resolve())
     stamp = _stamp(tuning_input, min_constant_bytes)
     saved = json.loads(stamp_path.read_text()) if stamp_path.is_file() else {}
