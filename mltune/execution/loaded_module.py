@@ -52,5 +52,6 @@ def load_module(parameters: Parameters, vmfb: str, function: str) -> LoadedModul
     context = rt.SystemContext(config=config)
     if parameters.module is not None:
         context.add_vm_module(parameters.module)
-    context.add_vm_module(rt.VmModule.mmap(config.vm_instance, vmfb))
-    return LoadedModule(context, context.modules.module[function], parameters)
+    module = rt.VmModule.mmap(config.vm_instance, vmfb)
+    context.add_vm_module(module)
+    return LoadedModule(context, context.modules[module.name][function], parameters)  # `module`, or the source's
