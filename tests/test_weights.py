@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import WEIGHT_LIMIT, mlp_source, split_mlp
+from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
-from mltune.inputs import TuningInput
+from mltune.input_files import ParameterArchive
+from mltune.inputs import Invocation, TuningInput, write_random_inputs
 from mltune.mlir import parse_module_file
 from mltune.model import weights
 from mltune.model.numerics import compare, run_outputs
@@ -93,8 +94,8 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     dumped = _dump(inlined.source, inlined.compile_flags, tmp_path / "inlined", context)
     assert len(dumped) == 2 and all(dumped.values())
     assert dumped == _dump(split.source, split.compile_flags, tmp_path / "split", context)
-    prepared = TuningInput(inlined.source, inlined.invocation, tuple(sorted((tmp_path / "inlined").glob("*_benchmark.mlir"))),
-                           inlined.compile_flags)
+    dumps = tuple(sorted((tmp_path / "inlined").glob("*_benchmark.mlir")))
+    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
     dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
     configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, tmp_path / "space")
     applied = make_applier("cpu", split.source, context).apply(
@@ -154,3 +155,35 @@ def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypa
     if command.is_file():  # a result was kept: the user's file, without the split's flag
         text = command.read_text()
         assert str(inlined.source) in text and "compile-from" not in text and "mltune_weights" not in text
+
+
+def test_a_users_own_archive_is_kept_beside_the_split_one(tmp_path, context):
+    """A model whose first weight is already a parameter of the user's archive (scope `model`, written with IREE's
+    runtime API) and whose second is inlined: both archives are loaded, and the outputs match the unsplit build."""
+    import iree.runtime as rt
+
+    w1 = np.random.default_rng(1).uniform(-1, 1, (64, 128)).astype(np.float32)
+    index = rt.ParameterIndex()
+    index.add_buffer("w1", w1.tobytes())
+    index.create_archive_file(str(tmp_path / "user.irpa"))
+    lines = mlp_source().splitlines()
+    lines = [line for line in lines if "%w1 = arith.constant" not in line]
+    lines.insert(1, "  %w1 = util.global.load @w1 : tensor<64x128xf32>")
+    source = tmp_path / "mixed.mlir"
+    source.write_text('util.global private @w1 = #flow.parameter.named<"model"::"w1"> : tensor<64x128xf32>\n'
+                      + "\n".join(lines) + "\n")
+    module = parse_module_file(source, context)
+    main = next(op for op in module.body.operations if op.operation.name == "func.func")
+    invocation = Invocation("main", write_random_inputs(main, tmp_path / "inputs", seed=0), False,
+                            (ParameterArchive("model", tmp_path / "user.irpa"),))
+    inlined = TuningInput(source, invocation, (), tuple(CPU_FLAGS))
+    made = weights.split(inlined, tmp_path / "weights", 0, WEIGHT_LIMIT)
+    assert made is not None and made.weight_bytes == 32 * 1024, "only the inlined weight moves"
+    split = weights.compiled_from(inlined, made)
+    assert [a.scope for a in split.invocation.parameters] == ["model", "mltune_weights"]
+    outputs = []
+    for name, tuning_input in (("inlined", inlined), ("split", split)):
+        build = Builder(tuning_input, tmp_path, 1).compile(0, None, name)
+        assert build.status == "ok", build.detail
+        outputs.append(run_outputs(build.vmfb, tuning_input.invocation, "local-task", tmp_path / name))
+    assert all(np.array_equal(a, b) for a, b in zip(*outputs))
