@@ -62,7 +62,8 @@ class ShippedArchive:
 
 
 def _local_archive(shipped: ShippedArchive) -> Path:
-    """The node's copy of an archive, written on first use (atomically: actors of one node may race)."""
+    """The node's copy of an archive, written on first use (atomically: actors of one node may race) and kept in
+    its temp folder for later runs of the same weights."""
     import ray
 
     path = Path(tempfile.gettempdir()) / f"mltune-archive-{shipped.digest}{shipped.suffix}"
