@@ -27,6 +27,7 @@ from iree.compiler import ir
 from mltune.emit.apply import Applier, make_applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.inputs import prepare_input, strip_configuration
+from mltune.model.weights import without_weights
 from mltune.problem import Problem, Untunable
 from mltune.rankers import RankingInput, make_ranker
 from mltune.report import Dispatch
@@ -76,8 +77,10 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                 request.seed, request.compile_flags, request.call_inputs)
+    tuning_input = without_weights(prepare_input(request.input_path, request.target, request.run_dir, context,
+                                                 request.function, request.seed, request.compile_flags,
+                                                 request.call_inputs),
+                                   request.target.kind, request.run_dir / "weights")
     dispatches = read_checked_dispatches(tuning_input, request, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]

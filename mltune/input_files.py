@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -35,6 +36,14 @@ class ParameterArchive:
     def flag(self) -> str:
         """The `--parameters=` flag of IREE's tools for this archive."""
         return f"--parameters={self.scope}={self.path}" if self.scope else f"--parameters={self.path}"
+
+
+ScopedPath = tuple[str, str]  # one archive as (scope, path), as it travels to a process that runs the model
+
+
+def scoped_paths(archives: Sequence[ParameterArchive]) -> list[ScopedPath]:
+    """The archives as plain pairs, for a request that crosses a process boundary (JSON, command lines)."""
+    return [(archive.scope, str(archive.path)) for archive in archives]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.profile import DispatchProfile, call_counts, profile_model
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+from mltune.model.weights import without_weights
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.profile_table import profile_lines
@@ -233,8 +234,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
     with display().phase("dump the input's dispatches (iree-compile)"):
-        tuning_input = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                     request.seed, request.compile_flags, request.call_inputs)
+        prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
+                                 request.seed, request.compile_flags, request.call_inputs)
+    with display().phase("move the model's weights out of every build (once)"):
+        tuning_input = without_weights(prepared, request.target.kind, request.run_dir / "weights")
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
@@ -345,7 +348,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         spec_path, output_kind = request.output, result.kind
     command = ""
     if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path or result_flags):
-        compile_flags = (*tuning_input.compile_flags, *result_flags)
+        compile_flags = (*prepared.compile_flags, *result_flags)  # the user's model, weights and all
         command = (compile_command(spec_path, compile_flags, None) if output_kind == "source" else
                    compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
@@ -356,6 +359,6 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
                         numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
-                        parameters=tuning_input.invocation.parameters)
+                        parameters=prepared.invocation.parameters)  # the user's, not the split's
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

@@ -242,3 +242,56 @@ def interrupt_when(proc: subprocess.Popen, ready: Callable[[], bool], timeout_s:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+WEIGHT_LIMIT = 16 << 10  # constants of this many bytes or more leave a model split by `split_mlp`
+
+
+def _hex(values: np.ndarray) -> str:
+    return '"0x' + values.astype("<f4").tobytes().hex().upper() + '"'
+
+
+def mlp_source(seed: int = 0) -> str:
+    """A two-layer perceptron whose weights are constants in the source, as exporters inline them (synthetic, seeded):
+    two weights above `WEIGHT_LIMIT`, a bias below it and a splat."""
+    rng = np.random.default_rng(seed)
+    w1, b1, w2 = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((64, 128), (128,), (128, 64)))
+    return f"""func.func @main(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {{
+  %w1 = arith.constant dense<{_hex(w1)}> : tensor<64x128xf32>
+  %b1 = arith.constant dense<{_hex(b1)}> : tensor<128xf32>
+  %w2 = arith.constant dense<{_hex(w2)}> : tensor<128x64xf32>
+  %half = arith.constant dense<0.5> : tensor<128x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16x128xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x128xf32>) outs(%f1 : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}} ins(%h, %b1 : tensor<16x128xf32>, tensor<128xf32>) outs(%e1 : tensor<16x128xf32>) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }} -> tensor<16x128xf32>
+  %w2h = arith.addf %w2, %half : tensor<128x64xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %y = linalg.matmul ins(%r, %w2h : tensor<16x128xf32>, tensor<128x64xf32>) outs(%f2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}}
+"""
+
+
+def split_mlp(root: Path, context: ir.Context):
+    """`mlp_source` in `root` as the user gives it (weights inlined) and split (`mltune.model.weights`), with seeded
+    inputs: (inlined tuning input, split tuning input, the split)."""
+    from mltune.inputs import TuningInput
+    from mltune.model import weights
+
+    source = root / "mlp.mlir"
+    source.write_text(mlp_source())
+    module = parse_module_file(source, context)
+    inputs = write_random_inputs(module.body.operations[0], root / "inputs", seed=0)
+    inlined = TuningInput(source, Invocation("main", inputs, False), (), tuple(CPU_FLAGS))
+    made = weights.split(inlined, root / "weights", 0, WEIGHT_LIMIT)
+    assert made is not None
+    return inlined, weights.compiled_from(inlined, made), made

@@ -9,7 +9,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 import ray
@@ -158,6 +160,36 @@ def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, con
             "each job once, none lost"
         assert all(m.status == "ok" for _, m in measurements), measurements
         assert set(executor.actor_pids()).isdisjoint(pids), "the killed actors were restarted"
+    finally:
+        executor.close()
+
+
+def test_without_a_shared_filesystem_a_split_model_runs_with_its_archive(cluster, context, tmp_path):
+    """A model split from its weights, compiled by Ray tasks (the small module travels) and measured by the actors,
+    each of which reads the archive from its node's one copy, sent once through the object store."""
+    from iree_helpers import split_mlp
+
+    _, split, made = split_mlp(tmp_path, context)
+    builder = Builder(split, tmp_path / "candidates", jobs=1)
+    baseline = builder.compile(-1, None, "baseline")
+    executor = RayExecutor(builder, baseline.vmfb, split.invocation, "local-task", gpu=False, shared_fs=False)
+    try:
+        builds: list[BuildResult] = []
+        for index in range(2):
+            executor.submit_compile(CompileJob(index, None, "mlp"))
+        executor.run(lambda job, build: builds.append(build))
+        assert [b.status for b in builds] == ["ok", "ok"], [b.detail for b in builds]
+        measurements: list[Measurement] = []
+        for build in builds:
+            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
+                                                   "mlp"))
+        executor.run(lambda job, measurement: measurements.append(measurement))
+        assert sorted(m.index for m in measurements) == [0, 1] and all(m.status == "ok" for m in measurements), \
+            measurements
+        copies = [c for c in Path(tempfile.gettempdir()).glob("mltune-archive-*.irpa")
+                  if c.read_bytes() == made.archive.path.read_bytes()]
+        assert len(copies) == 1, "one copy for both nodes of this machine"
+        copies[0].unlink()
     finally:
         executor.close()
 

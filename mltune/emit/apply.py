@@ -115,6 +115,11 @@ class AnnotationApplier:
         return Applied("source", self._annotate({match_key(problem): info for problem, info in winners}))
 
 
+def annotates_source(target_kind: str) -> bool:
+    """Whether a candidate is the model's source annotated (CUDA) rather than a spec beside it."""
+    return target_kind == "cuda"
+
+
 def make_applier(target_kind: str, source: Path, context: ir.Context) -> Applier:
     """A spec everywhere except CUDA, where the source is annotated."""
-    return AnnotationApplier(source, context) if target_kind == "cuda" else SpecApplier(context)
+    return AnnotationApplier(source, context) if annotates_source(target_kind) else SpecApplier(context)

@@ -23,7 +23,7 @@ from typing import Any
 from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder
 from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
-from mltune.execution.ray_workers import Artefact, BenchmarkActor, compile_candidate
+from mltune.execution.ray_workers import Artefact, BenchmarkActor, ShippedArchive, compile_candidate
 from mltune.inputs import Invocation
 
 BENCH_RESOURCE = "mltune_bench"
@@ -115,7 +115,8 @@ class RayExecutor:
         actor = ray.remote(BenchmarkActor).options(max_restarts=ACTOR_RESTARTS, max_task_retries=0, **placement)
         baseline: Artefact = str(self.baseline) if self.shared_fs else self.baseline.read_bytes()
         inputs = None if self.shared_fs else [f.path.read_bytes() for f in self.invocation.inputs]
-        self.actors = [actor.remote(self.invocation, self.device, baseline, inputs) for _ in range(count)]
+        archives = None if self.shared_fs else [ShippedArchive.put(a.path) for a in self.invocation.parameters]
+        self.actors = [actor.remote(self.invocation, self.device, baseline, inputs, archives) for _ in range(count)]
         self._idle = list(range(count))
         self._failures = [0] * count
         # Ray Client has no streaming generators: through it each call's measurements come back together

@@ -2,8 +2,10 @@
 
 Without a shared filesystem, a node sees nothing of the driver's files: the source goes to compile tasks through
 the object store and is written once per worker process; a compile task sends the module's bytes back; an actor
-gets the baseline's and the inputs' bytes once, when it starts, and each candidate's bytes with its job. With
-a shared filesystem, paths travel instead. An actor runs the same timing worker as one machine does, in a child
+gets the baseline's and the inputs' bytes once, when it starts, and each candidate's bytes with its job. Parameter
+archives (weights, often far larger than everything else) are put in the object store once and written once per
+node. Compiles never read them: a module names its parameters, the runtime loads them. With a shared filesystem,
+paths travel instead. An actor runs the same timing worker as one machine does, in a child
 process with its own timeout, so a hung or crashing kernel becomes a measurement, not a dead actor.
 """
 
@@ -15,9 +17,9 @@ import queue
 import shutil
 import tempfile
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
@@ -37,6 +39,37 @@ def _local_source(text: str) -> Path:
     if not path.exists():
         partial = path.with_suffix(".partial")
         partial.write_text(text)
+        partial.replace(path)
+    return path
+
+
+@dataclass(frozen=True)
+class ShippedArchive:
+    """A parameter archive sent without a shared filesystem: its bytes in the object store (one `ray.put`, however
+    many actors), named by their digest so that a node writes each archive once for all its actors and runs."""
+
+    digest: str
+    suffix: str  # IREE reads the archive's format from it (.irpa, .gguf, .safetensors)
+    data: Any  # ray.ObjectRef of the bytes: fetched only by a node that has no copy yet
+
+    @staticmethod
+    def put(path: Path) -> ShippedArchive:
+        import ray
+
+        with open(path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()[:32]
+        return ShippedArchive(digest, path.suffix, ray.put(path.read_bytes()))
+
+
+def _local_archive(shipped: ShippedArchive) -> Path:
+    """The node's copy of an archive, written on first use (atomically: actors of one node may race) and kept in
+    its temp folder for later runs of the same weights."""
+    import ray
+
+    path = Path(tempfile.gettempdir()) / f"mltune-archive-{shipped.digest}{shipped.suffix}"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.write_bytes(ray.get(shipped.data))
         partial.replace(path)
     return path
 
@@ -61,7 +94,8 @@ class BenchmarkActor:
     """One device's benchmarker: measures candidates against its own copy of the baseline on its own device, so
     each ratio is normalised on the device that measured it."""
 
-    def __init__(self, invocation: Invocation, device: str, baseline: Artefact, inputs: Sequence[bytes] | None):
+    def __init__(self, invocation: Invocation, device: str, baseline: Artefact, inputs: Sequence[bytes] | None,
+                 archives: Sequence[ShippedArchive] | None = None):
         self.dir = _scratch("bench")
         if inputs is not None:  # no shared filesystem: the driver sent the argument files' bytes
             files = []
@@ -70,6 +104,9 @@ class BenchmarkActor:
                 path.write_bytes(data)
                 files.append(replace(spec, path=path))
             invocation = replace(invocation, inputs=tuple(files))
+        if archives is not None:  # no shared filesystem: each archive once per node, from the object store
+            invocation = replace(invocation, parameters=tuple(
+                replace(spec, path=_local_archive(shipped)) for spec, shipped in zip(invocation.parameters, archives)))
         self.baseline = self._place("baseline", baseline)
         self.runner = Runner(invocation, device, self.dir)
 

@@ -21,6 +21,7 @@ from statistics import median
 from typing import Callable, Sequence
 
 from mltune.execution.verdict import Looks, SpeedupEstimate
+from mltune.input_files import scoped_paths
 from mltune.inputs import Invocation
 from mltune.tools import spawn
 
@@ -192,7 +193,8 @@ class Runner:
     def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> Path:
         request = {
             "device": self.device, "function": self.invocation.function,
-            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs], "dispatch_level": self.invocation.dispatch_level,
+            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
+            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,

@@ -30,19 +30,13 @@ from pathlib import Path
 import iree.runtime as rt
 import numpy as np
 
+from mltune.execution.loaded_module import Parameters, load_module
 from mltune.execution.verdict import Looks
 from mltune.input_files import InputFile
 
 BASELINE_PERCENTILE = 25
 DISTURBED_CORES = 0.5  # other processes' load that makes a round worth measuring again
 RETRY_PAUSE_S = 0.2
-
-
-def _load(config: rt.Config, vmfb: str, function: str):
-    context = rt.SystemContext(config=config)
-    module = rt.VmModule.mmap(config.vm_instance, vmfb)
-    context.add_vm_module(module)
-    return context, context.modules[module.name][function]  # `module`, or the source's name (`jit_f` from JAX)
 
 
 def _call_seconds(function, args) -> float:
@@ -175,17 +169,17 @@ def main(request_path: str) -> None:
     else:
         files = [InputFile(Path(path), tuple(shape), element) for path, shape, element in request["inputs"]]
         args = [rt.asdevicearray(config.device, f.load()) for f in files]
-    keep_alive = []
-    base_context, baseline = _load(config, request["baseline"], request["function"])
-    keep_alive.append(base_context)
+    parameters = Parameters(config, request.get("parameters", []))  # the weights' archives, mapped once
+    keep_alive = [load_module(parameters, request["baseline"], request["function"])]
+    baseline = keep_alive[0].function
     for _ in range(3):
         _call_seconds(baseline, args)
     base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
     calls = int(np.clip(round(request["round_seconds"] / (2 * base_call)), request["min_calls"], request["max_calls"]))
     for index, vmfb in request["candidates"]:
         _emit({"start": index})
-        context, candidate = _load(config, vmfb, request["function"])
-        keep_alive.append(context)
+        keep_alive.append(load_module(parameters, vmfb, request["function"]))
+        candidate = keep_alive[-1].function
         _call_seconds(candidate, args)
         _emit({"index": index, **_measure(baseline, candidate, args, calls, request)})
 

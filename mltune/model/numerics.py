@@ -7,11 +7,13 @@ cancellation leaves rounding noise of the output's typical size, from failing al
 noise is unbiased, so an error shared by every element (a shift) is tested on its own: the mean
 difference must stay under 1 % of the tolerance at the RMS, plus six standard errors of the mean.
 Integers and booleans must match exactly. The code runs in a child process (`python -m
-mltune.model.numerics VMFB ...`) so that a build which crashes at run time is reported, not fatal.
+mltune.model.numerics VMFB ...`, with the model's parameter archives) so that a build which crashes at run time
+is reported, not fatal.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mltune.input_files import InputFile
+from mltune.input_files import InputFile, scoped_paths
 from mltune.inputs import Invocation
 from mltune.tools import run_tool
 
@@ -49,6 +51,7 @@ def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> l
     """The function's results for the invocation's inputs, computed in a child process."""
     out = out.with_suffix(".npz")  # numpy adds it anyway
     args = [sys.executable, "-m", "mltune.model.numerics", str(vmfb), device, invocation.function, str(out),
+            json.dumps(scoped_paths(invocation.parameters)),
             *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
     proc = run_tool(args, timeout_s=RUN_TIMEOUT_S)
     if proc.timed_out:
@@ -110,18 +113,18 @@ def compare(reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray]) ->
     return Comparison(True, "outputs agree element by element within the tolerance")
 
 
-def _main(vmfb: str, device: str, function: str, out: str, inputs: Sequence[str]) -> None:
+def _main(vmfb: str, device: str, function: str, out: str, parameters: str, inputs: Sequence[str]) -> None:
     import iree.runtime as rt
 
+    from mltune.execution.loaded_module import Parameters, load_module
+
     config = rt.Config(device)
-    context = rt.SystemContext(config=config)
-    module = rt.VmModule.mmap(config.vm_instance, vmfb)
-    context.add_vm_module(module)
+    loaded = load_module(Parameters(config, json.loads(parameters)), vmfb, function)
     files = []
     for spec in inputs:
         path, shape, element = spec.split("|")
         files.append(InputFile(Path(path), tuple(int(d) for d in shape.split("x") if d), element))
-    results = context.modules[module.name][function](*[rt.asdevicearray(config.device, f.load()) for f in files])
+    results = loaded.function(*[rt.asdevicearray(config.device, f.load()) for f in files])
     if not isinstance(results, (list, tuple)):
         results = [results]
     arrays = [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
@@ -131,4 +134,4 @@ def _main(vmfb: str, device: str, function: str, out: str, inputs: Sequence[str]
 
 
 if __name__ == "__main__":
-    _main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    _main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])

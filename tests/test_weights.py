@@ -1,0 +1,189 @@
+"""Weights out of every build: a model with inlined constants split once into a module and an `.irpa` archive
+(real iree-compile, IREE's own export pass), built and run with the archive everywhere mltune runs a model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen
+from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
+
+from mltune.emit.apply import make_applier
+from mltune.execution.build import Builder
+from mltune.execution.run import Runner, TimingPlan
+from mltune.input_files import ParameterArchive
+from mltune.inputs import Invocation, TuningInput, write_random_inputs
+from mltune.mlir import parse_module_file
+from mltune.model import weights
+from mltune.model.numerics import compare, run_outputs
+from mltune.problem import problem_from_root_op
+from mltune.spaces.configure import make_configurator
+from mltune.tools import run_tool, tool_path
+from mltune.tune import read_dispatches
+
+@pytest.fixture(scope="module")
+def mlp(tmp_path_factory, context):
+    """The model as the user gave it (inlined) and split, with seeded inputs."""
+    return split_mlp(tmp_path_factory.mktemp("mlp"), context)
+
+
+def test_only_large_constants_that_hold_data_are_outlined(context):
+    """Both weights become immutable globals; the bias (below the limit) and the splat (IREE keeps it fused)
+    stay where they are, in the function."""
+    module = ir.Module.parse(mlp_source(), context)
+    weights.outline_large_constants(module, WEIGHT_LIMIT)
+    text = str(module)
+    assert text.count("util.global private @__mltune_weight_") == 2
+    assert text.count("util.global.load immutable @__mltune_weight_") == 2
+    assert "arith.constant dense<5.000000e-01> : tensor<128x64xf32>" in text and ": tensor<128xf32>" in text
+    assert weights.exported_bytes(module, WEIGHT_LIMIT) == 2 * 32 * 1024
+
+
+def test_the_split_moves_the_large_constants_into_an_archive(mlp):
+    inlined, split, made = mlp
+    text = made.module.read_text()
+    # w1 (32 KiB) and w2 + 0.5 (folded by const-eval before the split: 32 KiB) left; the bias and the splat stayed
+    assert made.weight_bytes == 2 * 32 * 1024 and made.archive.path.stat().st_size >= made.weight_bytes
+    assert text.count('#flow.parameter.named<"mltune_weights"::') == 2
+    assert "tensor<128xf32>" in text and made.module.stat().st_size < inlined.source.stat().st_size / 4
+    assert split.compile_flags[-1] == "--compile-from=global-optimization"
+    assert split.invocation.parameters == (made.archive,) and split.invocation.inputs == inlined.invocation.inputs
+
+
+@pytest.mark.parametrize("flags", [(), ("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d")],
+                         ids=["default", "data-tiled"])
+def test_split_builds_compute_what_the_inlined_model_computes(mlp, tmp_path, flags):
+    """Bit for bit, on the same inputs, with IREE's defaults and with the data-tiling flags candidates carry."""
+    inlined, split, _ = mlp
+    outputs = []
+    for name, tuning_input in (("inlined", inlined), ("split", split)):
+        tuning_input = TuningInput(tuning_input.source, tuning_input.invocation, (), (*tuning_input.compile_flags,
+                                                                                      *flags))
+        build = Builder(tuning_input, tmp_path, 1).compile(0, None, name)
+        assert build.status == "ok", build.detail
+        outputs.append(run_outputs(build.vmfb, tuning_input.invocation, "local-task", tmp_path / name))
+    assert compare(*outputs).ok and all(np.array_equal(a, b) for a, b in zip(*outputs))
+
+
+def _dump(source: Path, flags, out: Path, context) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Each dumped dispatch's root ops: the problem, IREE's own configuration of it, and its operand types."""
+    out.mkdir(parents=True)
+    result = run_tool([tool_path("iree-compile"), str(source), *flags, "--iree-codegen-add-tuner-attributes",
+                       f"--iree-hal-dump-executable-benchmarks-to={out}", "-o", str(out / "model.vmfb")], 300)
+    assert result.ok, result.describe_failure()
+    roots = {}
+    for bench in sorted(out.glob("*_benchmark.mlir")):
+        module = parse_module_file(bench, context)  # alive while its ops are read
+        with context:
+            ops = iree_codegen.get_tuner_root_ops(module)
+            roots[bench.name] = [(problem_from_root_op(op).key, str(op.attributes["lowering_config"]),
+                                  str(op.parent.attributes["translation_info"]) if "translation_info" in
+                                  op.parent.attributes else "", " ".join(str(v.type) for v in op.operands))
+                                 for op in ops]
+    return roots
+
+
+def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, context, tmp_path):
+    """The same dispatches, root ops and IREE configurations (what a spec matches and what a candidate replaces);
+    only the bindings differ: an inlined model's constants share one pooled buffer, each parameter is its own."""
+    inlined, split, _ = mlp
+    dumped = _dump(inlined.source, inlined.compile_flags, tmp_path / "inlined", context)
+    assert len(dumped) == 2 and all(dumped.values())
+    assert dumped == _dump(split.source, split.compile_flags, tmp_path / "split", context)
+    dumps = tuple(sorted((tmp_path / "inlined").glob("*_benchmark.mlir")))
+    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
+    dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
+    configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, tmp_path / "space")
+    applied = make_applier("cpu", split.source, context).apply(
+        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+    assert applied.text, "a spec candidate"
+    builds = [Builder(t, tmp_path / name, 1).compile(0, applied, "candidate")
+              for name, t in (("inlined", inlined), ("split", split))]
+    assert [b.status for b in builds] == ["ok", "ok"], [b.detail for b in builds]
+    outputs = [run_outputs(b.vmfb, t.invocation, "local-task", tmp_path / f"out{i}")
+               for i, (b, t) in enumerate(zip(builds, (inlined, split)))]
+    assert compare(*outputs).ok
+
+
+def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
+    inlined, split, made = mlp
+    baseline = Builder(inlined, tmp_path, 1).compile(-1, None, "baseline")
+    candidate = Builder(split, tmp_path, 1).compile(0, None, "split")
+    plan = TimingPlan(rounds=1, round_seconds=0.02)
+    (measured,) = Runner(split.invocation, "local-task", tmp_path).measure(baseline.vmfb, [(0, candidate.vmfb)], plan)
+    assert measured.status == "ok" and len(measured.time_us) == 1 and measured.time_us[0] > 0
+    (refused,) = Runner(inlined.invocation, "local-task", tmp_path).measure(baseline.vmfb, [(0, candidate.vmfb)], plan)
+    assert refused.status == "run_error" and "io_parameters" in refused.detail
+
+
+def test_a_model_below_the_threshold_is_left_as_it_is(mlp, tmp_path, monkeypatch):
+    inlined, _, _ = mlp
+    assert weights.without_weights(inlined, "cpu", tmp_path / "a") is inlined  # a small file: no compile at all
+    monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)
+    assert weights.without_weights(inlined, "cuda", tmp_path / "b") is inlined  # candidates annotate the source
+    monkeypatch.setattr(weights, "MIN_CONSTANT_BYTES", WEIGHT_LIMIT)
+    # a file that large could hold enough weights, but its constants are half of it: found not worth a split
+    monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", inlined.source.stat().st_size)
+    assert weights.without_weights(inlined, "cpu", tmp_path / "c") is inlined
+    assert json.loads((tmp_path / "c" / "split.json").read_text())["weight_bytes"] == 2 * 32 * 1024
+
+
+def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypatch, capsys):
+    """A whole `mltune tune`: its builds compile the split module, its numerics and timing run with the archive, and
+    the command it prints compiles the file the user gave, with the user's flags alone."""
+    from mltune.cli import main
+
+    inlined, _, _ = mlp
+    monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)
+    monkeypatch.setattr(weights, "MIN_CONSTANT_BYTES", WEIGHT_LIMIT)
+    run_dir = tmp_path / "run"
+    code = main(["tune", str(inlined.source), "--budget", "4", "--run-dir", str(run_dir), "--dataset-dir",
+                 str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out[-2000:]
+    assert (run_dir / "weights" / "weights.irpa").is_file()
+    for stderr in (run_dir / "candidates").rglob("compile_stderr.txt"):
+        pytest.fail(stderr.read_text())
+    assert json.loads((run_dir / "summary.json").read_text())
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert any(r["status"] == "ok" for r in records)
+    command = run_dir / "compile_command.txt"
+    if command.is_file():  # a result was kept: the user's file, without the split's flag
+        text = command.read_text()
+        assert str(inlined.source) in text and "compile-from" not in text and "mltune_weights" not in text
+
+
+def test_a_users_own_archive_is_kept_beside_the_split_one(tmp_path, context):
+    """A model whose first weight is already a parameter of the user's archive (scope `model`, written with IREE's
+    runtime API) and whose second is inlined: both archives are loaded, and the outputs match the unsplit build."""
+    import iree.runtime as rt
+
+    w1 = np.random.default_rng(1).uniform(-1, 1, (64, 128)).astype(np.float32)
+    index = rt.ParameterIndex()
+    index.add_buffer("w1", w1.tobytes())
+    index.create_archive_file(str(tmp_path / "user.irpa"))
+    lines = mlp_source().splitlines()
+    lines = [line for line in lines if "%w1 = arith.constant" not in line]
+    lines.insert(1, "  %w1 = util.global.load @w1 : tensor<64x128xf32>")
+    source = tmp_path / "mixed.mlir"
+    source.write_text('util.global private @w1 = #flow.parameter.named<"model"::"w1"> : tensor<64x128xf32>\n'
+                      + "\n".join(lines) + "\n")
+    module = parse_module_file(source, context)
+    main = next(op for op in module.body.operations if op.operation.name == "func.func")
+    invocation = Invocation("main", write_random_inputs(main, tmp_path / "inputs", seed=0), False,
+                            (ParameterArchive("model", tmp_path / "user.irpa"),))
+    inlined = TuningInput(source, invocation, (), tuple(CPU_FLAGS))
+    made = weights.split(inlined, tmp_path / "weights", 0, WEIGHT_LIMIT)
+    assert made is not None and made.weight_bytes == 32 * 1024, "only the inlined weight moves"
+    split = weights.compiled_from(inlined, made)
+    assert [a.scope for a in split.invocation.parameters] == ["model", "mltune_weights"]
+    outputs = []
+    for name, tuning_input in (("inlined", inlined), ("split", split)):
+        build = Builder(tuning_input, tmp_path, 1).compile(0, None, name)
+        assert build.status == "ok", build.detail
+        outputs.append(run_outputs(build.vmfb, tuning_input.invocation, "local-task", tmp_path / name))
+    assert all(np.array_equal(a, b) for a, b in zip(*outputs))
