@@ -65,7 +65,8 @@ def source(op: str, image: tuple, weights: tuple, result: tuple, stride: int) ->
 
 
 def compile_to(model: Path, out: Path, *flags: str) -> bool:
-    done = subprocess.run(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True, text=True)
+    done = subprocess.run(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True,
+                          text=True)
     return done.returncode == 0
 
 
@@ -78,7 +79,8 @@ def dispatch(model: Path, work: Path, context: ir.Context):
     module = parse_module_file(bench, context)
     with context:
         (problem,) = read_root_ops(module)
-        cpu = CpuInfo.from_executable_target(str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]))
+        variant = iree_codegen.get_executable_variant_ops(module)[0]
+        cpu = CpuInfo.from_executable_target(str(variant.attributes["target"]))
         (root,) = iree_codegen.get_tuner_root_ops(module)
         text = str(root.attributes["lowering_config"])
     levels = {name: [int(v) for v in values.split(",") if v.strip()] for name, values in

@@ -67,9 +67,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         work = Path(tmp)
         with held(args.lock, shared=True):
-            subprocess.run(["iree-compile", str(args.model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",
-                            f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}", "-o", str(work / "model.vmfb")],
-                           check=True, capture_output=True)
+            dump = f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}"
+            subprocess.run(["iree-compile", str(args.model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes", dump,
+                            "-o", str(work / "model.vmfb")], check=True, capture_output=True)
             counts = call_counts(args.model, CPU_FLAGS, work)
             benches = sorted((work / "dump").glob("*_benchmark.mlir"))
             named, kinds = [], {}
