@@ -7,9 +7,10 @@ the candidate's tuning spec, and each build is timed once with `iree-benchmark-m
 >= 0.1 s, splat inputs), IREE's default timed again after every 10. The best build of each order is then timed
 again, interleaved with IREE's default, for ROUNDS rounds: the ratio is the median per-round default / best (> 1:
 faster). The position is the 1-based place, in each order, of the first candidate within 5 % of the best time of
-all builds timed. Compiling holds `--lock` shared, timing holds it exclusively.
+all builds timed. Compiling (all shapes first) holds `--lock` shared, timing (all shapes) holds it exclusively.
 
-    python benchmarks/cpu_convolutions.py [--budget 30] [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--only NAME ...]
+    python benchmarks/cpu_convolutions.py [--budget 30] [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--jobs 2]
+                                          [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from joblib import Parallel, delayed
 from measure_lock import held
 from tune_examples import CPU_FLAGS, benchmark_ms
 
@@ -95,51 +98,80 @@ def first(ranker: str, problem, cpu, candidates, budget: int) -> list[int]:
     return [int(i) for i in chosen.ask(budget)]
 
 
-def study(name: str, budget: int, rounds: int, lock: Path | None, work: Path, context: ir.Context) -> str:
+@dataclass
+class Study:
+    """One shape's builds (compiled), then its times (measured)."""
+
+    name: str
+    space: int
+    orders: dict[str, list[int]]  # ranker: its first BUDGET candidates
+    default_place: dict[str, int | str]  # ranker: IREE default's place in its list, "-" if absent
+    inputs: Path
+    default: Path
+    builds: dict[int, Path]  # candidate: its module (the ones that compiled)
+    times: dict[int, float] = field(default_factory=dict)  # screening, ms (inf: did not compile)
+    screening_defaults: list[float] = field(default_factory=list)
+    again: dict[str, list[float]] = field(default_factory=dict)  # default and each ranker's best, per round
+
+
+def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) -> Study:
+    """Compile IREE's default build and each ranker's first `budget` candidates of one shape."""
     op, image, weights, result, stride = SHAPES[name]
     work.mkdir()
     model, inputs = work / "model.mlir", work / "inputs.flags"
     model.write_text(source(op, image, weights, result, stride))
     inputs.write_text("".join(f"--input={'x'.join(map(str, shape))}xf32=1\n" for shape in (image, weights)))
-    with held(lock, shared=True):
-        problem, cpu, configurator, default_knobs = dispatch(model, work, context)
-        candidates = configurator.candidates()
-        orders = {ranker: first(ranker, problem, cpu, candidates, budget) for ranker in ("heuristic", "shuffle")}
-        default = work / "default.vmfb"
-        assert compile_to(model, default)
-        builds: dict[int, Path] = {}
-        for index in dict.fromkeys(orders["heuristic"] + orders["shuffle"]):
-            spec, vmfb = work / f"{index}.spec.mlir", work / f"{index}.vmfb"
-            spec.write_text(build_spec(problem, configurator.compilation_info(candidates.knobs(index)), context))
-            if compile_to(model, vmfb, f"--iree-codegen-tuning-spec-path={spec}"):
-                builds[index] = vmfb
-    with held(lock):
-        times = {index: float("inf") for index in dict.fromkeys(orders["heuristic"] + orders["shuffle"])}
-        defaults = [benchmark_ms(default, inputs)]
-        for count, (index, vmfb) in enumerate(builds.items(), 1):
-            times[index] = benchmark_ms(vmfb, inputs)
-            if count % 10 == 0:
-                defaults.append(benchmark_ms(default, inputs))
-        best = {ranker: min(order, key=times.__getitem__) for ranker, order in orders.items()}
-        again: dict[str, list[float]] = {"default": [], **{ranker: [] for ranker in best}}
-        for _ in range(rounds):
-            again["default"].append(benchmark_ms(default, inputs))
-            for ranker, index in best.items():
-                again[ranker].append(benchmark_ms(builds[index], inputs))
-    pool = list(times)
-    measured = [times[i] for i in pool]
-    position = {ranker: first_near_optimal(np.asarray(measured), [pool.index(i) for i in order], TOLERANCE)
-                if any(times[i] <= (1 + TOLERANCE) * min(measured) for i in order) else f">{budget}"
-                for ranker, order in orders.items()}
-    ratio = {ranker: statistics.median(d / t for d, t in zip(again["default"], again[ranker])) for ranker in best}
+    problem, cpu, configurator, default_knobs = dispatch(model, work, context)
+    candidates = configurator.candidates()
+    orders = {ranker: first(ranker, problem, cpu, candidates, budget) for ranker in ("heuristic", "shuffle")}
     default_index = candidates.index_of(default_knobs)
-    in_lists = {ranker: (orders[ranker].index(default_index) + 1 if default_index in orders[ranker] else "-")
-                for ranker in orders}
+    place = {ranker: order.index(default_index) + 1 if default_index in order else "-"
+             for ranker, order in orders.items()}
+    default = work / "default.vmfb"
+    assert compile_to(model, default)
+    pool = list(dict.fromkeys(orders["heuristic"] + orders["shuffle"]))
+    for index in pool:
+        info = configurator.compilation_info(candidates.knobs(index))
+        (work / f"{index}.spec.mlir").write_text(build_spec(problem, info, context))
+    compiled = Parallel(n_jobs=jobs, prefer="threads")(
+        delayed(compile_to)(model, work / f"{index}.vmfb", f"--iree-codegen-tuning-spec-path={work}/{index}.spec.mlir")
+        for index in pool)
+    builds = {index: work / f"{index}.vmfb" for index, ok in zip(pool, compiled) if ok}
+    return Study(name, len(candidates), orders, place, inputs, default, builds, {index: float("inf") for index in pool})
+
+
+def measure(study: Study, rounds: int) -> None:
+    """Every build once (IREE's default again after every 10), then each ranker's best against the default."""
+    study.screening_defaults.append(benchmark_ms(study.default, study.inputs))
+    for count, (index, vmfb) in enumerate(study.builds.items(), 1):
+        study.times[index] = benchmark_ms(vmfb, study.inputs)
+        if count % 10 == 0:
+            study.screening_defaults.append(benchmark_ms(study.default, study.inputs))
+    best = {ranker: min(order, key=study.times.__getitem__) for ranker, order in study.orders.items()}
+    study.again = {"default": [], **{ranker: [] for ranker in best}}
+    for _ in range(rounds):
+        study.again["default"].append(benchmark_ms(study.default, study.inputs))
+        for ranker, index in best.items():
+            study.again[ranker].append(benchmark_ms(study.builds[index], study.inputs))
+
+
+def row(study: Study, budget: int) -> str:
+    pool = list(study.times)
+    measured = np.asarray([study.times[i] for i in pool])
+    near = measured <= (1 + TOLERANCE) * measured.min()
+    position = {ranker: first_near_optimal(measured, [pool.index(i) for i in order], TOLERANCE)
+                if near[[pool.index(i) for i in order]].any() else f">{budget}"
+                for ranker, order in study.orders.items()}
+    again = study.again
+    ratio = {ranker: statistics.median(d / t for d, t in zip(again["default"], again[ranker]))
+             for ranker in study.orders}
     spread = {key: f"{statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f})" for key, v in again.items()}
-    return (f"| {name} | {len(candidates)} | {len(builds)}/{len(times)} | {spread['default']} "
+    screening = study.screening_defaults
+    return (f"| {study.name} | {study.space} | {len(study.builds)}/{len(study.times)} | {spread['default']} "
             f"| {spread['heuristic']} | {ratio['heuristic']:.2f}x | {position['heuristic']} "
             f"| {spread['shuffle']} | {ratio['shuffle']:.2f}x | {position['shuffle']} "
-            f"| {min(defaults):.3f}-{max(defaults):.3f} | {in_lists['heuristic']} / {in_lists['shuffle']} |")
+            f"| {min(screening):.3f}-{max(screening):.3f} "
+            f"| {study.default_place['heuristic']} / {study.default_place['shuffle']} |")
 
 
 def main() -> int:
@@ -148,17 +180,23 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock: shared to compile, exclusive to time")
     parser.add_argument("--only", nargs="*", default=list(DEFAULT_ONLY), choices=list(SHAPES))
+    parser.add_argument("--jobs", type=int, default=2, help="parallel compiles")
     args = parser.parse_args()
-    print("load average before: %.2f %.2f %.2f" % os.getloadavg())
+    context = ir.Context()
+    with tempfile.TemporaryDirectory(prefix="mltune-conv-study-") as work:
+        with held(args.lock, shared=True):
+            studies = [build(name, args.budget, args.jobs, Path(work) / name, context) for name in args.only]
+        with held(args.lock):
+            print("load average before timing: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
+            for study in studies:
+                measure(study, args.rounds)
+            print("load average after timing: %.2f %.2f %.2f" % os.getloadavg())
     print("| shape | space | compiled | default ms median (min-max) | heuristic best ms | default / heuristic "
           "| heuristic first within 5 % | shuffle best ms | default / shuffle | shuffle first within 5 % "
           "| default ms during screening | IREE default's place (heuristic / shuffle) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    context = ir.Context()
-    with tempfile.TemporaryDirectory(prefix="mltune-conv-study-") as work:
-        for name in args.only:
-            print(study(name, args.budget, args.rounds, args.lock, Path(work) / name, context), flush=True)
-    print("load average after: %.2f %.2f %.2f" % os.getloadavg())
+    for study in studies:
+        print(row(study, args.budget))
     return 0
 
 
