@@ -19,7 +19,7 @@ from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_command, mltune, pa
 from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
 from mltune.mlir import parse_module_file
-from mltune.problem import Problem, read_root_ops
+from mltune.problem import Problem, Untunable, read_root_ops
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
@@ -270,3 +270,13 @@ def test_one_models_table_refuses_mixed_features():
     assert feature_table(samples[1:]).values.shape[0] == len(samples[1].candidates)  # convolutions alone: fine
     with pytest.raises(UserError, match=r"mix problems whose features differ \(contraction on cpu, convolution on cpu\)"):
         feature_table(samples)
+
+
+def test_gpus_list_channel_first_and_depthwise_convs_as_not_tunable(convs, context, tmp_path):
+    """The GPU convolution space is channel-last IGEMM only: other layouts are reported, not mis-tuned."""
+    from learn_helpers import SYNTHETIC_GPU
+
+    for name in ("nchw_strided", "depthwise"):
+        problem = convs[name]["problem"]
+        configurator = make_configurator(problem, SYNTHETIC_GPU, context, convs[name]["bench"], tmp_path)
+        assert isinstance(configurator, Untunable) and problem.layout in configurator.reason
