@@ -5,7 +5,7 @@ each dispatch's root op is read as mltune reads it and given a space (`make_conf
 profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
 `iree-benchmark-module`, times the calls the model's flow IR makes) weighs them. Prints one line per op kind and
 per reason, and the tunable share with and without the convolution kinds. Compiling holds `--lock` shared,
-profiling holds it exclusively.
+timing the dispatches holds it exclusively.
 
     python benchmarks/model_tunable_share.py MODEL.mlir [--lock /tmp/mltune-cpu.lock] [--jobs 2]
 """
@@ -30,7 +30,7 @@ from iree.compiler import ir  # noqa: E402
 from iree.compiler.dialects import iree_codegen  # noqa: E402
 
 from mltune.mlir import parse_module_file  # noqa: E402
-from mltune.model.profile import call_counts, profile_model  # noqa: E402
+from mltune.model.profile import call_counts, compile_dispatches, rank_dispatches  # noqa: E402
 from mltune.problem import Problem, Untunable, read_root_ops  # noqa: E402
 from mltune.spaces.configure import make_configurator  # noqa: E402
 from mltune.targets import facts_from_executable_target  # noqa: E402
@@ -78,8 +78,9 @@ def main() -> int:
                 op, problem, kind = classify(bench, context, work / "spaces")
                 named.append((name, bench, op, problem))
                 kinds[name] = kind
+            built = compile_dispatches(named, work / "profile", args.jobs)
         with held(args.lock):
-            profiles = profile_model(named, counts, "local-task", work / "profile", args.jobs)
+            profiles = rank_dispatches(named, built, counts, "local-task")
     share: dict[str, float] = defaultdict(float)
     dispatches: dict[str, int] = defaultdict(int)
     for profile in profiles:
