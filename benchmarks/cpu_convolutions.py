@@ -16,6 +16,7 @@ all builds timed. Compiling (all shapes first) holds `--lock` shared, timing (al
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -109,6 +110,7 @@ class Study:
     inputs: Path
     default: Path
     builds: dict[int, Path]  # candidate: its module (the ones that compiled)
+    knobs: dict[int, dict[str, int]]  # candidate: its knobs
     times: dict[int, float] = field(default_factory=dict)  # screening, ms (inf: did not compile)
     screening_defaults: list[float] = field(default_factory=list)
     again: dict[str, list[float]] = field(default_factory=dict)  # default and each ranker's best, per round
@@ -137,7 +139,9 @@ def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) ->
         delayed(compile_to)(model, work / f"{index}.vmfb", f"--iree-codegen-tuning-spec-path={work}/{index}.spec.mlir")
         for index in pool)
     builds = {index: work / f"{index}.vmfb" for index, ok in zip(pool, compiled) if ok}
-    return Study(name, len(candidates), orders, place, inputs, default, builds, {index: float("inf") for index in pool})
+    knobs = {index: candidates.knobs(index) for index in pool}
+    return Study(name, len(candidates), orders, place, inputs, default, builds, knobs,
+                 {index: float("inf") for index in pool})
 
 
 def measure(study: Study, rounds: int) -> None:
@@ -181,6 +185,7 @@ def main() -> int:
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock: shared to compile, exclusive to time")
     parser.add_argument("--only", nargs="*", default=list(DEFAULT_ONLY), choices=list(SHAPES))
     parser.add_argument("--jobs", type=int, default=2, help="parallel compiles")
+    parser.add_argument("--details", type=Path, default=None, help="write every candidate's knobs and time (JSON)")
     args = parser.parse_args()
     context = ir.Context()
     with tempfile.TemporaryDirectory(prefix="mltune-conv-study-") as work:
@@ -197,6 +202,11 @@ def main() -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for study in studies:
         print(row(study, args.budget))
+    if args.details:
+        args.details.write_text(json.dumps({study.name: {
+            "orders": study.orders, "screening_default_ms": study.screening_defaults,
+            "candidates": [{"index": i, "knobs": study.knobs[i], "ms": study.times[i]} for i in study.times]}
+            for study in studies}, indent=1))
     return 0
 
 
