@@ -144,11 +144,19 @@ def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) ->
                  {index: float("inf") for index in pool})
 
 
+def runs_ms(vmfb: Path, inputs: Path) -> float:
+    """`benchmark_ms`, or infinity for a build that compiled but fails when it runs."""
+    try:
+        return benchmark_ms(vmfb, inputs)
+    except subprocess.CalledProcessError:
+        return float("inf")
+
+
 def measure(study: Study, rounds: int) -> None:
     """Every build once (IREE's default again after every 10), then each ranker's best against the default."""
     study.screening_defaults.append(benchmark_ms(study.default, study.inputs))
     for count, (index, vmfb) in enumerate(study.builds.items(), 1):
-        study.times[index] = benchmark_ms(vmfb, study.inputs)
+        study.times[index] = runs_ms(vmfb, study.inputs)
         if count % 10 == 0:
             study.screening_defaults.append(benchmark_ms(study.default, study.inputs))
     best = {ranker: min(order, key=study.times.__getitem__) for ranker, order in study.orders.items()}
@@ -171,7 +179,9 @@ def row(study: Study, budget: int) -> str:
              for ranker in study.orders}
     spread = {key: f"{statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f})" for key, v in again.items()}
     screening = study.screening_defaults
-    return (f"| {study.name} | {study.space} | {len(study.builds)}/{len(study.times)} | {spread['default']} "
+    failed = sum(study.times[i] == float("inf") for i in study.builds)
+    return (f"| {study.name} | {study.space} | {len(study.builds)}/{len(study.times)} ({failed} fail to run) "
+            f"| {spread['default']} "
             f"| {spread['heuristic']} | {ratio['heuristic']:.2f}x | {position['heuristic']} "
             f"| {spread['shuffle']} | {ratio['shuffle']:.2f}x | {position['shuffle']} "
             f"| {min(screening):.3f}-{max(screening):.3f} "
@@ -196,7 +206,7 @@ def main() -> int:
             for study in studies:
                 measure(study, args.rounds)
             print("load average after timing: %.2f %.2f %.2f" % os.getloadavg())
-    print("| shape | space | compiled | default ms median (min-max) | heuristic best ms | default / heuristic "
+    print("| shape | space | compiled (of those, failing at run time) | default ms median (min-max) | heuristic best ms | default / heuristic "
           "| heuristic first within 5 % | shuffle best ms | default / shuffle | shuffle first within 5 % "
           "| default ms during screening | IREE default's place (heuristic / shuffle) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

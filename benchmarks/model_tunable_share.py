@@ -4,7 +4,7 @@ The model (any input `iree-compile` reads: torch, linalg) is compiled for this C
 each dispatch's root op is read as mltune reads it and given a space (`make_configurator`) or a reason; the
 profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
 `iree-benchmark-module`, times the calls the model's flow IR makes) weighs them. Prints one line per op kind and
-per reason, and the tunable share with and without the convolution kinds. Compiling holds `--lock` shared,
+per reason, then every dispatch, and the tunable share with and without the convolution kinds. Compiling holds `--lock` shared,
 timing the dispatches holds it exclusively.
 
     python benchmarks/model_tunable_share.py MODEL.mlir [--lock /tmp/mltune-cpu.lock] [--jobs 2]
@@ -61,11 +61,12 @@ def main() -> int:
     parser.add_argument("model", type=Path)
     parser.add_argument("--lock", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--work", type=Path, default=None, help="keep the dumped dispatches here (default: a temporary folder)")
     args = parser.parse_args()
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
     context = ir.Context()
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
-        work = Path(tmp)
+        work = args.work or Path(tmp)
         with held(args.lock, shared=True):
             dump = f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}"
             subprocess.run(["iree-compile", str(args.model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes", dump,
@@ -90,6 +91,10 @@ def main() -> int:
     print("| root op kind or reason | dispatches | share of the model's time |\n| --- | --- | --- |")
     for kind in sorted(share, key=lambda k: -share[k]):
         print(f"| {kind} | {dispatches[kind]} | {100 * share[kind]:.1f} % |")
+    print("| dispatch | root op | kind or reason | time us x calls | share |\n| --- | --- | --- | --- | --- |")
+    for profile in profiles:
+        print(f"| {profile.name} | {profile.op} | {kinds[profile.name]} | {profile.time_us:.1f} x {profile.calls} "
+              f"| {100 * profile.share:.1f} % |")
     tunable = sum(v for k, v in share.items() if not k.startswith(("not tunable", "no root")))
     convolutions = sum(share[k] for k in CONVOLUTION_KINDS)
     print(f"tunable: {100 * tunable:.1f} % (without the convolution kinds: {100 * (tunable - convolutions):.1f} %)")
