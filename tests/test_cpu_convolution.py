@@ -129,6 +129,8 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(convs, contex
     assert decomposable.all(), "IREE's verifier needs OH and KH, or OW and KW, tiled to 1"
     volume = np.prod([c[k] for k in ("vec_oh", "vec_ow", "vec_oc", "red_kh", "red_kw", "red_ic") if k in c], axis=0)
     assert (volume * 4 < dumped["cpu"].native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR).all()
+    filter_slice = np.prod([c[k] for k in ("vec_oc", "red_kh", "red_kw", "red_ic") if k in c], axis=0)
+    assert (filter_slice * 4 <= dumped["cpu"].native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR // 2).all()
     for row in np.random.default_rng(0).choice(len(candidates), 20, replace=False):  # Z3 agrees with numpy
         assert configurator.space.contains(candidates.knobs(int(row)))
     default = knobs_of_levels(dumped["problem"], dumped["levels"])
