@@ -67,6 +67,7 @@ def main() -> int:
     context = ir.Context()
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         with held(args.lock, shared=True):
             dump = f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}"
             subprocess.run(["iree-compile", str(args.model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes", dump,
