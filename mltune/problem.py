@@ -45,8 +45,9 @@ class Problem:
     out_type: str
     indexing_maps: tuple[str, ...]
     layout: str  # `nn`, `nt`, `tn`, `tt`: LHS `t` unless K is its last dim; RHS `t` if K is its last dim
-    # convolutions only: `m` holds the output image loops, `n` the output channel, `k` the filter
-    # loops then the input channel; these name the filter loops and the window's steps
+    # convolutions only: `m` holds the output image loops, `n` the output channel (a depthwise conv's channel), `k`
+    # the filter loops then the input channel (none when depthwise); these name the filter loops and the window's
+    # steps. `layout`: nhwc_hwcf, nchw_fchw or nhwc_hwc (depthwise)
     filter_loops: tuple[int, ...] = ()
     strides: tuple[int, ...] = ()
     dilations: tuple[int, ...] = ()
@@ -64,7 +65,9 @@ class Problem:
         """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
         dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k)
                         + self.sizes(self.k2))
-        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}"
+        window = "".join(f"_{tag}{'x'.join(map(str, steps))}" for tag, steps in (("s", self.strides), ("d", self.dilations))
+                         if any(step != 1 for step in steps))
+        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}"
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,23 +114,53 @@ def _operand_types(op: ir.Operation) -> list[str] | str:
     return f"unsupported element type {unsupported[0]}" if unsupported else elements
 
 
+# The 2-D convolution layouts IREE's CPU conv pipeline decomposes (its named-op patterns, matched on generics too):
+# op kind, then the layout named by which loop is innermost in the input, the filter and the output.
+CONVOLUTION = "convolution"
+DEPTHWISE_CONVOLUTION = "depthwise_convolution"
+_CONVOLUTION_LAYOUTS = {  # (depthwise, input's, filter's, output's innermost role) -> layout
+    (False, "input_channel", "output_channel", "output_channel"): "nhwc_hwcf",
+    (False, "width", "width", "width"): "nchw_fchw",
+    (True, "depth", "depth", "depth"): "nhwc_hwc",
+}
+
+
+def _innermost_role(amap: ir.AffineMap, roles: dict[int, str]) -> str:
+    """The role of the loop an operand's last dimension walks ("width" for an output or filter width, or an input
+    dimension that is an expression of it, e.g. `ow * 2 + kw`)."""
+    last = amap.results[-1]
+    if isinstance(last, ir.AffineDimExpr):
+        return roles.get(last.position, "other")
+    return "width"  # an input's sliding window: output width and filter width together
+
+
 def _convolution(op: ir.Operation) -> Problem | Untunable:
-    """A 2-D channel-last convolution (NHWC input, HWCF filter, NHWC output), the IGEMM-tunable kind."""
+    """A 2-D convolution with one batch loop (of any size, 1 included): channel-last (NHWC x HWCF), channel-first
+    (NCHW x FCHW, as PyTorch exports it) or depthwise channel-last (NHWC x HWC), with its strides and dilations."""
     name = op.name
     elements = _operand_types(op)
     if isinstance(elements, str):
         return Untunable(name, elements)
     dims = linalg.infer_convolution_dimensions(op)
     maps = [attr.value for attr in linalg.get_indexing_maps(op)]  # named convs keep their maps implicit
-    shape_ok = (len(dims.batch), len(dims.output_image), len(dims.output_channel), len(dims.filter_loop),
-                len(dims.input_channel), len(dims.depth)) == (1, 2, 1, 2, 1, 0)
-    if not shape_ok or not _is_innermost(maps[0], dims.input_channel[0]) or not _is_innermost(maps[2], dims.output_channel[0]):
-        return Untunable(name, "only 2-D channel-last convolutions (NHWC x HWCF) are supported")
+    depthwise = len(dims.depth) == 1
+    channels = (0, 0) if depthwise else (1, 1)
+    counts = (len(dims.batch), len(dims.output_image), len(dims.filter_loop), len(dims.output_channel),
+              len(dims.input_channel), len(dims.depth))
+    if counts != (1, 2, 2, *channels, int(depthwise)):
+        return Untunable(name, "only 2-D convolutions with one batch and one channel (or depth) loop are supported")
+    roles = {dims.output_image[1]: "width", dims.filter_loop[1]: "width"}
+    roles |= {loop: "input_channel" for loop in dims.input_channel} | {loop: "output_channel" for loop in dims.output_channel}
+    roles |= {loop: "depth" for loop in dims.depth}
+    layout = _CONVOLUTION_LAYOUTS.get((depthwise, *(_innermost_role(amap, roles) for amap in maps)))
+    if layout is None:
+        return Untunable(name, f"unsupported convolution layout; supported: {', '.join(_CONVOLUTION_LAYOUTS.values())}")
+    channel = tuple(dims.depth) if depthwise else tuple(dims.output_channel)
     return Problem(
-        op_kind="convolution", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(dims.batch),
-        m=tuple(dims.output_image), n=tuple(dims.output_channel), k=tuple(dims.filter_loop) + tuple(dims.input_channel),
-        lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
-        indexing_maps=tuple(affine_map_text(m) for m in maps), layout="nhwc_hwcf",
+        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
+        batch=tuple(dims.batch), m=tuple(dims.output_image), n=channel,
+        k=tuple(dims.filter_loop) + tuple(dims.input_channel), lhs_type=elements[0], rhs_type=elements[1],
+        out_type=elements[2], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
         filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
 
 

@@ -1,8 +1,10 @@
 """llvm-cpu convolutions (`ConvTileAndDecomposeExpert`): the space, IREE's default inside it, the spec applied by
-the real compiler, and a short real tuning run."""
+the real compiler (batch 1, channel-first, strided and depthwise convolutions included), and a short real tuning
+run."""
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import re
@@ -14,7 +16,7 @@ import pytest
 from iree.compiler.dialects import iree_codegen
 from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_command, mltune, parse_levels, strip_config
 
-from mltune.emit.spec import build_spec
+from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
 from mltune.mlir import parse_module_file
 from mltune.problem import Problem, Untunable, read_root_ops
@@ -22,6 +24,7 @@ from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
+from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
 from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
@@ -31,12 +34,38 @@ SHAPES = {  # small on purpose: (N, H, W, C, F, kernel)
     "conv_odd": (4, 18, 18, 16, 24, 3),  # IREE's default has an OC tile of 12: not a whole AVX-512 vector
     "conv_batch1": (1, 10, 10, 8, 16, 3),
 }
+# (named op, input, filter, output, stride): the other kinds real models hold, at batch 1 as exported
+OTHER_SOURCES = {
+    "nchw_strided": ("linalg.conv_2d_nchw_fchw", (1, 4, 33, 33), (16, 4, 3, 3), (1, 16, 16, 16), 2),
+    "depthwise": ("linalg.depthwise_conv_2d_nhwc_hwc", (1, 12, 12, 16), (3, 3, 16), (1, 10, 10, 16), 1),
+    "pointwise_nchw": ("linalg.conv_2d_nchw_fchw", (1, 16, 8, 8), (32, 16, 1, 1), (1, 32, 8, 8), 1),
+}
+NEW_KINDS = ("conv_batch1", "nchw_strided", "depthwise")
+
+
+def named_conv_source(op: str, image: tuple, weights: tuple, result: tuple, stride: int) -> str:
+    """A `@main` computing one f32 named convolution."""
+    x, k, o = (f"tensor<{'x'.join(map(str, shape))}xf32>" for shape in (image, weights, result))
+    return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
+  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
+  return %r : {o}
+}}
+"""
+
+
+def _source(name: str) -> str:
+    if name in SHAPES:
+        n, h, w, c, f, kernel = SHAPES[name]
+        return conv2d_nhwc_source(n, h, w, c, f, kernel, "f32", "f32")
+    return named_conv_source(*OTHER_SOURCES[name])
 
 
 def _dump(name, directory: Path, context):
-    n, h, w, c, f, kernel = SHAPES[name]
     source = directory / f"{name}.mlir"
-    source.write_text(conv2d_nhwc_source(n, h, w, c, f, kernel, "f32", "f32"))
+    source.write_text(_source(name))
     result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -54,7 +83,7 @@ def _dump(name, directory: Path, context):
 def convs(tmp_path_factory, context):
     root = tmp_path_factory.mktemp("convs")
     found = {}
-    for name in SHAPES:
+    for name in [*SHAPES, *OTHER_SOURCES]:
         (root / name).mkdir()
         found[name] = _dump(name, root / name, context)
     return found
@@ -66,19 +95,42 @@ def test_the_dump_is_conv_tile_and_decompose(convs):
     assert convs["conv"]["problem"].op_kind == "convolution"
 
 
-@pytest.mark.parametrize("name", ["conv", "conv_odd"])
+def test_problems_record_kind_layout_and_window(convs):
+    expected = {"conv": ("convolution", "nhwc_hwcf", (1, 1)), "conv_batch1": ("convolution", "nhwc_hwcf", (1, 1)),
+                "nchw_strided": ("convolution", "nchw_fchw", (2, 2)), "depthwise": ("depthwise_convolution", "nhwc_hwc", (1, 1))}
+    for name, (kind, layout, strides) in expected.items():
+        problem = convs[name]["problem"]
+        assert (problem.op_kind, problem.layout, problem.strides, problem.dilations) == (kind, layout, strides, (1, 1))
+        assert problem.sizes(problem.batch) == (SHAPES.get(name, (1,))[0],)
+    assert convs["nchw_strided"]["problem"].key.endswith("_nchw_fchw_s2x2"), "a strided conv's key says so"
+    assert convs["depthwise"]["problem"].sizes(convs["depthwise"]["problem"].k) == (3, 3), "no input channel loop"
+
+
+def test_a_pointwise_conv_stays_a_contraction(convs, context):
+    """A 1x1 convolution is a contraction to IREE and to mltune: it keeps the contraction space."""
+    dumped = convs["pointwise_nchw"]
+    assert dumped["problem"].op_kind == "contraction"
+    configurator = make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], Path("unused"))
+    assert isinstance(configurator, CpuContraction) and not isinstance(configurator, CpuConvolution)
+
+
+@pytest.mark.parametrize("name", ["conv", "conv_odd", *NEW_KINDS])
 def test_every_candidate_keeps_the_rules_and_the_default_is_inside(convs, context, name):
     dumped = convs[name]
     configurator = CpuConvolution(dumped["problem"], dumped["cpu"], context)
     candidates = configurator.candidates()
     assert len(candidates) > 100
+    assert isinstance(make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], Path("unused")),
+                      CpuConvolution)
     c = {knob: candidates.column(knob) for knob in candidates.names}
     for d in ("oh", "ow", "oc"):
         assert (c[f"vec_{d}"] <= c[f"wg_{d}"]).all()
     decomposable = ((c["vec_oh"] == 1) & (c["red_kh"] == 1)) | ((c["vec_ow"] == 1) & (c["red_kw"] == 1))
     assert decomposable.all(), "IREE's verifier needs OH and KH, or OW and KW, tiled to 1"
-    volume = np.prod([c[k] for k in ("vec_oh", "vec_ow", "vec_oc", "red_kh", "red_kw", "red_ic")], axis=0)
+    volume = np.prod([c[k] for k in ("vec_oh", "vec_ow", "vec_oc", "red_kh", "red_kw", "red_ic") if k in c], axis=0)
     assert (volume * 4 < dumped["cpu"].native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR).all()
+    filter_slice = np.prod([c[k] for k in ("vec_oc", "red_kh", "red_kw", "red_ic") if k in c], axis=0)
+    assert (filter_slice * 4 <= dumped["cpu"].native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR // 2).all()
     for row in np.random.default_rng(0).choice(len(candidates), 20, replace=False):  # Z3 agrees with numpy
         assert configurator.space.contains(candidates.knobs(int(row)))
     default = knobs_of_levels(dumped["problem"], dumped["levels"])
@@ -113,14 +165,62 @@ def test_spec_sets_the_candidate_tiles(convs, context, tmp_path):
     assert f"pipeline<{PIPELINE}>" in next((tmp_path / "configs").glob("*.mlir")).read_text()
 
 
-def test_batch_one_is_reported_not_tuned(convs, context, tmp_path):
-    dumped = convs["conv_batch1"]
-    configurator = make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], tmp_path)
-    assert isinstance(configurator, Untunable) and "batch-1" in configurator.reason
+def _compile(stripped: Path, out: Path, *flags: str) -> Path:
+    """Compile a dispatch; the directory of its dumped configuration and its executable binary."""
+    out.mkdir()
+    args = [tool_path("iree-compile"), str(stripped), *CPU_FLAGS, *flags, f"--iree-hal-dump-executable-configurations-to={out}",
+            f"--iree-hal-dump-executable-binaries-to={out}", "-o", str(out / "module.vmfb")]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out
 
 
-def test_features_and_heuristic_order_conv_candidates(convs, context):
-    dumped = convs["conv"]
+@pytest.mark.parametrize("name", NEW_KINDS)
+def test_a_batch_one_strided_or_depthwise_candidate_changes_the_binary(convs, context, tmp_path, name):
+    """IREE folds the unit batch away before specs run and restores it after; the spec still configures the op."""
+    dumped = convs[name]
+    problem = dumped["problem"]
+    configurator = CpuConvolution(problem, dumped["cpu"], context)
+    candidates = configurator.candidates()
+    ranker = make_ranker("heuristic", 0)
+    ranker.start(RankingInput(problem, dumped["cpu"], candidates))
+    default = knobs_of_levels(problem, dumped["levels"])
+    chosen = next(candidates.knobs(int(i)) for i in ranker.ask(10) if candidates.knobs(int(i)) != default)
+    spec = tmp_path / "spec.mlir"
+    spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
+    stripped = strip_config(dumped["bench"], tmp_path / "stripped.mlir")
+    plain = _compile(stripped, tmp_path / "plain")
+    tuned = _compile(stripped, tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
+    config = next(tuned.glob("configured_*.mlir")).read_text()
+    expected = tile_lists(problem, chosen)
+    assert all(f"{level} = {values}" in config for level, values in expected.items()), config[-2000:]
+    (plain_binary,), (tuned_binary,) = plain.glob("*.so"), tuned.glob("*.so")
+    assert not filecmp.cmp(plain_binary, tuned_binary, shallow=False), "the spec was ignored"
+
+
+def test_a_rebatching_spec_links_with_a_plain_one(convs, context, tmp_path):
+    """Specs of a batch-1 and a batch-2 conv linked into one (as a model's winners are) both apply."""
+    specs, chosen = [], {}
+    for name in ("conv_batch1", "conv"):
+        dumped = convs[name]
+        configurator = CpuConvolution(dumped["problem"], dumped["cpu"], context)
+        candidates = configurator.candidates()
+        default = knobs_of_levels(dumped["problem"], dumped["levels"])
+        chosen[name] = next(candidates.knobs(i) for i in range(len(candidates)) if candidates.knobs(i) != default)
+        specs.append(build_spec(dumped["problem"], configurator.compilation_info(chosen[name]), context))
+    linked = tmp_path / "linked.mlir"
+    linked.write_text(link_specs(specs, context, tmp_path))
+    for name in ("conv_batch1", "conv"):
+        stripped = strip_config(convs[name]["bench"], tmp_path / f"{name}.stripped.mlir")
+        out = _compile(stripped, tmp_path / name, f"--iree-codegen-tuning-spec-path={linked}")
+        config = next(out.glob("configured_*.mlir")).read_text()
+        levels = tile_lists(convs[name]["problem"], chosen[name])
+        assert f"vector_reduction = {levels['vector_reduction']}" in config
+
+
+@pytest.mark.parametrize("name", ["conv", "nchw_strided", "depthwise"])
+def test_features_and_heuristic_order_conv_candidates(convs, context, name):
+    dumped = convs[name]
     problem, cpu = dumped["problem"], dumped["cpu"]
     candidates = CpuConvolution(problem, cpu, context).candidates()
     features = extractor_for(problem, cpu, [PIPELINE])(problem, cpu, candidates)
@@ -131,7 +231,8 @@ def test_features_and_heuristic_order_conv_candidates(convs, context):
     assert sorted(order) == list(range(len(candidates)))
     first = candidates.knobs(order[0])
     lanes = cpu.native_vector_bytes // 4  # f32 lanes of this host's vectors: 16 with AVX-512, 8 with AVX2
-    assert first["vec_oc"] % lanes == 0, "the heuristic fills whole vectors along OC first"
+    lane_loop = "vec_ow" if problem.layout == "nchw_fchw" else "vec_oc"  # the output's innermost loop
+    assert first[lane_loop] % lanes == 0, "the heuristic fills whole vectors along the output's innermost loop first"
 
 
 @pytest.mark.slow
@@ -171,3 +272,13 @@ def test_one_models_table_refuses_mixed_features():
     assert feature_table(samples[1:]).values.shape[0] == len(samples[1].candidates)  # convolutions alone: fine
     with pytest.raises(UserError, match=r"mix problems whose features differ \(contraction on cpu, convolution on cpu\)"):
         feature_table(samples)
+
+
+def test_gpus_list_channel_first_and_depthwise_convs_as_not_tunable(convs, context, tmp_path):
+    """The GPU convolution space is channel-last IGEMM only: other layouts are reported, not mis-tuned."""
+    from learn_helpers import SYNTHETIC_GPU
+
+    for name in ("nchw_strided", "depthwise"):
+        problem = convs[name]["problem"]
+        configurator = make_configurator(problem, SYNTHETIC_GPU, context, convs[name]["bench"], tmp_path)
+        assert isinstance(configurator, Untunable) and problem.layout in configurator.reason

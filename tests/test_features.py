@@ -99,5 +99,5 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     # so are matvecs (IREE's reduction config): the op kind, read from IREE's configuration, decides
     matvec = Problem(**{**mm.to_record(), "op_kind": "matvec"})
     assert extractor_for(matvec, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_matvec_features
-    assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("gpu", "contraction"),
-                               ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec")}
+    assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("cpu", "depthwise_convolution"),
+                               ("gpu", "contraction"), ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec")}

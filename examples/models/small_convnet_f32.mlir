@@ -1,7 +1,7 @@
 // A small conv net, f32, NHWC: 3x3 conv (16 -> 32 channels) + ReLU, 3x3 conv (32 -> 32) + ReLU,
 // then a classifier matmul over the flattened 30x30x32 features... kept small: 2x2 average pooling
-// first, so the classifier is a 1 x 7200 @ 7200 x 10 matmul. The convs are listed as not tuned
-// (convolution root ops have no CPU space yet); the classifier matmul is tuned.
+// first, so the classifier is a 1 x 7200 @ 7200 x 10 matmul. The batch-1 convs and the classifier matmul
+// are all tuned on llvm-cpu.
 #relu4 = affine_map<(n, h, w, c) -> (n, h, w, c)>
 func.func @main(%img: tensor<1x34x34x16xf32>, %k1: tensor<3x3x16x32xf32>, %k2: tensor<3x3x32x32xf32>,
                 %fc: tensor<7200x10xf32>) -> tensor<1x10xf32> {

@@ -8,12 +8,14 @@ including the full model compile. Every spec is parsed by the compiler before it
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Sequence
 
 from iree.compiler import ir
 
 from mltune.emit.op_config import op_attributes
+from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.errors import UserError
 from mltune.problem import Problem
 from mltune.tools import run_tool, tool_path
@@ -46,13 +48,15 @@ def _contraction_match(problem: Problem) -> str:
 {_checks(handles)}"""
 
 
-def _convolution_match(problem: Problem) -> str:
+def _convolution_match(problem: Problem, depthwise: bool = False) -> str:
+    """IREE's convolution matcher; a depthwise conv's channel is its `depth` (no input or output channel)."""
     maps = ", ".join(problem.indexing_maps)
     channel = tuple(loop for loop in problem.k if loop not in problem.filter_loops)
+    output_channel, depth = ((), problem.n) if depthwise else (problem.n, ())
     handles = (("batch", _dims(problem.sizes(problem.batch))), ("out_img", _dims(problem.sizes(problem.m))),
-               ("out_ch", _dims(problem.sizes(problem.n))), ("filt", _dims(problem.sizes(problem.filter_loops))),
-               ("in_ch", _dims(problem.sizes(channel))), ("depth", "[]"), ("strides", _dims(problem.strides)),
-               ("dilations", _dims(problem.dilations)))
+               ("out_ch", _dims(problem.sizes(output_channel))), ("filt", _dims(problem.sizes(problem.filter_loops))),
+               ("in_ch", _dims(problem.sizes(channel))), ("depth", _dims(problem.sizes(depth))),
+               ("strides", _dims(problem.strides)), ("dilations", _dims(problem.dilations)))
     return f"""    %batch, %out_img, %out_ch, %filt, %in_ch, %depth, %strides, %dilations = transform.iree.match.convolution %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
 {_checks(handles)}"""
 
@@ -68,7 +72,7 @@ def _attention_match(problem: Problem) -> str:
 
 
 _MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
-             "attention": _attention_match}
+             "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
@@ -83,19 +87,28 @@ def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
   }}"""
 
 
+def _default_entrypoint(matcher: str, action: str) -> str:
+    """`@__kernel_config` as IREE's spec linker merges it: one `foreach_match`."""
+    return f"""  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
+    %res = transform.foreach_match in %variant_op @{matcher} -> @{action} : (!transform.any_op) -> !transform.any_op
+    transform.yield %res : !transform.any_op
+  }}"""
+
+
 def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     """A spec setting a configuration (`op_config`: a `compilation_info`, or a dictionary of root-op
-    attributes) on every op equal to `problem` (same sizes, element types and indexing maps); checked by parsing."""
+    attributes) on every op equal to `problem` (same sizes, element types and indexing maps); checked by parsing.
+    A batch-1 convolution's spec inserts the unit batch loop first (`rebatch`)."""
     if problem.op_kind not in _MATCHERS:
         raise ValueError(f"no spec matcher for {problem.op_kind}")
     attributes = op_attributes(config, context)
-    text = f"""module attributes {{transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint}} {{
+    rebatched = needs_rebatch(problem)
+    entrypoint = rebatching_entrypoint if rebatched else _default_entrypoint
+    default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
+    text = f"""module attributes {{transform.with_named_sequence{default}}} {{
 {_apply_sequence(list(attributes))}
 {_matcher("match_" + problem.key, problem, attributes)}
-  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
-    %res = transform.foreach_match in %variant_op @match_{problem.key} -> @apply_op_config : (!transform.any_op) -> !transform.any_op
-    transform.yield %res : !transform.any_op
-  }}
+{entrypoint("match_" + problem.key, "apply_op_config")}
 }}
 """
     with context:

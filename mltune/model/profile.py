@@ -95,9 +95,20 @@ def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], c
 
     Benchmarks compile in parallel, then run one at a time (never beside a compile).
     """
+    return rank_dispatches(dispatches, compile_dispatches(dispatches, work_dir, jobs), counts, device)
+
+
+def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path,
+                       jobs: int) -> list[tuple[Path, str]]:
+    """Each dispatch benchmark compiled as dumped, in parallel: (module, error or "")."""
     work_dir.mkdir(parents=True, exist_ok=True)
-    built = Parallel(n_jobs=jobs, prefer="threads")(
+    return Parallel(n_jobs=jobs, prefer="threads")(
         delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb") for name, bench, _, _ in dispatches)
+
+
+def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], built: Sequence[tuple[Path, str]],
+                    counts: Counter[str], device: str) -> list[DispatchProfile]:
+    """Time each compiled dispatch (`compile_dispatches`) once, one at a time, and rank by share of the model."""
     executables = list(counts)
     rows = []
     for (name, _, op, problem), (vmfb, error) in zip(dispatches, built):

@@ -40,10 +40,10 @@ class Heuristic(StaticRanker):
             from mltune.rankers.gpu_heuristic import gpu_heuristic_order
 
             return gpu_heuristic_order(ranking_input, self.seed)
-        problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
-        if problem.op_kind == "convolution":
-            return self._convolution_order(cpu_convolution_features(problem, target, candidates))
-        f = cpu_contraction_features(problem, target, candidates)
+        return self._CPU_ORDERS[ranking_input.problem.op_kind](self, ranking_input)
+
+    def _contraction_order(self, ranking_input: RankingInput) -> np.ndarray:
+        f = cpu_contraction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
         keys = [
             # Accumulators spilling out of the vector register file cost a load/store per FMA.
             f["register_overflow"] > 0,
@@ -66,9 +66,10 @@ class Heuristic(StaticRanker):
         ]
         return promote_data_tiled(np.lexsort(keys[::-1]), f)  # np.lexsort sorts by the last key first
 
-    def _convolution_order(self, f: FeatureMatrix) -> np.ndarray:
-        """The contraction's keys, read on the conv's implicit GEMM (pixels x OC x taps*IC); decomposing
-        along H (the default) before W, whose 1-D conv strides over rows."""
+    def _convolution_order(self, ranking_input: RankingInput) -> np.ndarray:
+        """The contraction's keys, read on the conv's implicit GEMM (pixels x OC x taps*IC; a depthwise conv's
+        without IC); decomposing along H (the default) before W, whose 1-D conv strides over rows."""
+        f = cpu_convolution_features(ranking_input.problem, ranking_input.target, ranking_input.candidates)
         keys = [
             f["register_overflow"] > 0,
             -np.round(f["vector_lane_fill"], 1),
@@ -79,3 +80,7 @@ class Heuristic(StaticRanker):
             np.random.default_rng(self.seed).random(f.values.shape[0]),
         ]
         return np.lexsort(keys[::-1])
+
+    # The llvm-cpu ordering of each op kind the CPU spaces tune.
+    _CPU_ORDERS = {"contraction": _contraction_order, "convolution": _convolution_order,
+                   "depthwise_convolution": _convolution_order}

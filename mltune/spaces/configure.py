@@ -10,7 +10,7 @@ from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.cpu_contraction import CpuContraction
-from mltune.spaces.cpu_convolution import CpuConvolution, cpu_convolution_untunable
+from mltune.spaces.cpu_convolution import CpuConvolution
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction
@@ -19,9 +19,12 @@ from mltune.spaces.gpu_matvec import GpuMatvec
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
+# The llvm-cpu space of each op kind.
+_CPU_SPACES = {"contraction": CpuContraction, "convolution": CpuConvolution, "depthwise_convolution": CpuConvolution}
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention}
+_GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM over channel-last operands)
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
@@ -30,13 +33,13 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     for the dispatch (`bench`, a dumped benchmark file) where it emits them. `data_tiling`: a CPU contraction's
     space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
-        if problem.op_kind == "convolution":
-            reason = cpu_convolution_untunable(problem)
-            return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, facts, context)
-        if problem.op_kind != "contraction":
+        if problem.op_kind not in _CPU_SPACES:
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
-        return CpuContraction(problem, facts, context, data_tiling)
+        return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
+    if problem.op_kind not in _GPU_SPACES or (problem.op_kind == "convolution"
+                                               and problem.layout not in _GPU_CONVOLUTION_LAYOUTS):
+        return Untunable(problem.op_name, f"{problem.op_kind} ({problem.layout}) has no GPU space yet")
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"
     strip_configuration(bench, stripped)

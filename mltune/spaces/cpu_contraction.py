@@ -95,13 +95,14 @@ class CpuContraction:
     row then names its `lowering`, and a data-tiled row's config is compile flags instead of a spec."""
 
     pipeline = PIPELINE
+    has_data_tiled_lowering = True  # whether `data_tiling` adds rows (IREE data-tiles matmul-like ops only)
 
     def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context, data_tiling: bool = False):
         self.problem = problem
         self.cpu = cpu
         self.space = self.build_space(problem, cpu)
         self.context = context
-        self.data_tiling = data_tiling
+        self.data_tiling = data_tiling and self.has_data_tiled_lowering
 
     build_space = staticmethod(cpu_contraction_space)  # (problem, cpu) -> Space
     levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
