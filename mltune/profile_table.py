@@ -11,13 +11,14 @@ from mltune.model.profile import DispatchProfile
 
 def _row(p: DispatchProfile) -> str:
     """One dispatch's line; one the profile could not time says why instead of a time and a share."""
-    head = f"  {p.name[:40]:<40} {p.op[:22]:<22}"
+    head, problem = f"  {p.name[:40]:<40} {p.op[:22]:<22}", p.problem_key or "not tunable"
     if not p.timed:
-        return f"{head} {'-':>9} {p.calls:5d} {'-':>6}  {p.problem_key or 'not tunable'} (not timed: {p.untimed or 'no time'})"
-    return f"{head} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  {p.problem_key or 'not tunable'}"
+        return f"{head} {'-':>9} {p.calls:5d} {'-':>6}  {problem} (not timed: {p.untimed or 'no time'})"
+    return f"{head} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  {problem}"
 
 
-def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[Allocation], whole_model: bool) -> list[str]:
+def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[Allocation],
+                  whole_model: bool) -> list[str]:
     """The table of a model's dispatches (dumped benchmarks x calls per model run) and the budget split; nothing
     for one dispatch."""
     if not whole_model or len(profiles) <= 1:

@@ -27,23 +27,26 @@ def _model_with_constants() -> str:
     rng = np.random.default_rng(0)  # synthetic constants
     generic = ('linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}} ins({ins}) outs({outs}) {{\n'
                '  ^bb0(%a: f32, %b: f32, %o: f32):\n    %s = {op} %a, %b : f32\n    linalg.yield %s : f32\n  }}')
-    bias_add = generic.format(maps="affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>",
-                              iters='"parallel", "parallel"', ins="%mm, %bias : tensor<8x32xf32>, tensor<32xf32>",
+    row_maps = "affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>"
+    bias_add = generic.format(maps=row_maps, iters='"parallel", "parallel"',
+                              ins="%mm, %bias : tensor<8x32xf32>, tensor<32xf32>",
                               outs="%empty : tensor<8x32xf32>", op="arith.addf")
     scaling = generic.format(maps=", ".join(["affine_map<(i) -> (i)>"] * 3), iters='"parallel"',
                              ins="%y, %scale : tensor<64xf32>, tensor<64xf32>", outs="%e2 : tensor<64xf32>",
                              op="arith.mulf")
-    return f"""func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %y: tensor<64xf32>) -> (tensor<8x32xf32>, tensor<64xf32>) {{
+    results = "tensor<8x32xf32>, tensor<64xf32>"
+    return f"""func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %y: tensor<64xf32>) -> ({results}) {{
   %bias = arith.constant dense_resource<bias_32> : tensor<32xf32>
   %scale = arith.constant dense_resource<scale_64> : tensor<64xf32>
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<8x32xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x32xf32>) -> tensor<8x32xf32>
-  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%acc : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%acc : tensor<8x32xf32>)
+    -> tensor<8x32xf32>
   %out = {bias_add} -> tensor<8x32xf32>
   %e2 = tensor.empty() : tensor<64xf32>
   %sc = {scaling} -> tensor<64xf32>
-  return %out, %sc : tensor<8x32xf32>, tensor<64xf32>
+  return %out, %sc : {results}
 }}
 {{-#
   dialect_resources: {{
