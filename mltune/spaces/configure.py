@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from iree.compiler import ir
 
 from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.spaces.candidate import Configurator
+from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import CpuConvolution, cpu_convolution_untunable
 from mltune.spaces.cuda_attention import CudaAttention
@@ -23,6 +25,22 @@ from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention}
 
+CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
+
+
+def _cpu_convolution(problem: Problem, cpu: CpuInfo, context: ir.Context,
+                     data_tiling: bool) -> Configurator | Untunable:
+    reason = cpu_convolution_untunable(problem)
+    return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, cpu, context)
+
+
+# The llvm-cpu space of each op kind (called with the `data_tiling` wish, which only contractions can honour).
+_CPU_SPACES: dict[str, CpuSpaceMaker] = {
+    "contraction": CpuContraction,
+    "convolution": _cpu_convolution,
+    "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
+}
+
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
                       work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
@@ -30,12 +48,9 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     for the dispatch (`bench`, a dumped benchmark file) where it emits them. `data_tiling`: a CPU contraction's
     space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
-        if problem.op_kind == "convolution":
-            reason = cpu_convolution_untunable(problem)
-            return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, facts, context)
-        if problem.op_kind != "contraction":
+        if problem.op_kind not in _CPU_SPACES:
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
-        return CpuContraction(problem, facts, context, data_tiling)
+        return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"
