@@ -55,6 +55,8 @@ class Problem:
     # max and sum (IREE's attention matcher names all seven)
     k2: tuple[int, ...] = ()
     operand_types: tuple[str, ...] = ()
+    # masked attention only: the mask's element type (its indexing map follows the scale's in `indexing_maps`)
+    mask_type: str = ""
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)
@@ -64,7 +66,8 @@ class Problem:
         """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
         dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k)
                         + self.sizes(self.k2))
-        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}"
+        mask = f"_mask{self.mask_type}" if self.mask_type else ""
+        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{mask}"
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,20 +135,24 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
 
 
 def _attention(op: ir.Operation) -> Problem | Untunable:
-    """An unmasked `online_attention` (query, key, value, scale, output, max, sum), as IREE's dispatches hold it,
-    or the model's `attention` it comes from (query, key, value, scale, output)."""
+    """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
+    it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    if len(op.operands) != (7 if name == ONLINE_ATTENTION else 5):
-        return Untunable(name, "masked attention is not supported (IREE's attention matcher takes no mask)")
+    outputs = 3 if name == ONLINE_ATTENTION else 1
+    masked = len(op.operands) == 5 + outputs
+    if len(op.operands) not in (4 + outputs, 5 + outputs):
+        return Untunable(name, f"an attention with {len(op.operands)} operands")
     types = [value.type for value in op.operands]
     if not all(t.has_static_shape for t in types if isinstance(t, ir.ShapedType)):
         return Untunable(name, "needs statically shaped operands")
     elements = [str(t.element_type if isinstance(t, ir.ShapedType) else t) for t in types]
+    mask_type = elements.pop(4) if masked else ""
     unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
     if unsupported:
         return Untunable(name, f"unsupported element type {unsupported[0]}")
-    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], maps[4])
+    output_map = maps[5 if masked else 4]
+    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], output_map)
     if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
         return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
     (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
@@ -156,7 +163,7 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
         op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
         m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
         out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
-        operand_types=tuple(elements))
+        operand_types=tuple(elements), mask_type=mask_type)
 
 
 def reduction_configured(op: ir.Operation) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from iree.compiler.dialects import iree_codegen
 from iree_helpers import CPU_FLAGS, attention_source, checked_heuristic_order, dump_command, mltune, parse_levels
+from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
@@ -22,18 +23,35 @@ from mltune.problem import read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_attention import COMPUTE_BYTES, PIPELINE, CpuAttention, knobs_of_levels, tile_lists
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
+from mltune.spaces.cuda_attention import CudaAttention
+from mltune.spaces.gpu_attention import GpuAttention
 from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
 SHAPES = {  # small on purpose: (batch, M, K1, K2, N, element type)
     "attention": (2, 64, 32, 64, 32, "f32"),
     "attention_odd": (2, 50, 32, 50, 32, "f16"),  # a sequence no power of two divides: partial M and K2 tiles
+    "attention_masked": (2, 64, 32, 64, 32, "f32"),  # with a boolean mask, as PyTorch exports of BERT and GPT-2 hold
 }
+
+
+def masked_attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str) -> str:
+    """`attention_source` with a boolean B x M x K2 mask operand (true: the key is attended to)."""
+    mask = f"tensor<{batch}x{m}x{k2}xi1>"
+    text = attention_source(batch, m, k1, k2, n, element)
+    text = text.replace(") -> tensor<", f", %mask: {mask}) -> tensor<", 1)
+    text = text.replace("affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
+                        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ")
+    return re.sub(r"ins\(%q, %k, %v, %scale : ([^)]*)\)", rf"ins(%q, %k, %v, %scale, %mask : \1, {mask})", text)
+
+
+def _source(name: str) -> str:
+    return (masked_attention_source if name.endswith("masked") else attention_source)(*SHAPES[name])
 
 
 def _dump(name: str, directory: Path, context) -> dict:
     source = directory / f"{name}.mlir"
-    source.write_text(attention_source(*SHAPES[name]))
+    source.write_text(_source(name))
     result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -58,12 +76,20 @@ def attentions(tmp_path_factory, context):
     return found
 
 
-def test_the_dump_is_an_attention_with_linalg_ext_tile_and_vectorize(attentions, context, tmp_path):
-    dumped = attentions["attention"]
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_dump_is_an_attention_with_linalg_ext_tile_and_vectorize(attentions, context, tmp_path, name):
+    dumped = attentions[name]
     assert f"#iree_cpu.pipeline<{PIPELINE}>" in dumped["bench"].read_text()
     assert dumped["problem"].op_kind == "attention"
+    assert bool(dumped["problem"].mask_type) == name.endswith("masked")
     configurator = make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], tmp_path)
     assert isinstance(configurator, CpuAttention)
+
+
+def test_masked_and_plain_attention_are_different_problems(attentions):
+    plain, masked = attentions["attention"]["problem"], attentions["attention_masked"]["problem"]
+    assert masked.key != plain.key and masked.key.startswith(plain.key)
+    assert masked.bounds == plain.bounds and len(masked.indexing_maps) == len(plain.indexing_maps) + 1
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -141,7 +167,7 @@ def test_features_are_finite_and_the_heuristic_keeps_the_value_head_whole(attent
 @pytest.mark.slow
 def test_tune_a_small_attention_end_to_end(tmp_path):
     source = tmp_path / "attention.mlir"
-    source.write_text(attention_source(*SHAPES["attention"]))
+    source.write_text(_source("attention"))
     result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "attention_2x64x32x32x64" in result.stdout and "benchmarked 3" in result.stdout
@@ -151,3 +177,20 @@ def test_tune_a_small_attention_end_to_end(tmp_path):
     assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] and r["baseline_us"] for r in measured)
     assert all(r["problem"]["op_kind"] == "attention" for r in measured)
     assert {"wg_m", "vec_n", "red_k2"} <= set(measured[0]["knobs"])
+
+
+def test_a_masked_spec_leaves_the_plain_attention_alone(attentions, context, tmp_path):
+    masked, plain = attentions["attention_masked"], attentions["attention"]
+    configurator = CpuAttention(masked["problem"], masked["cpu"], context)
+    candidates = configurator.candidates()
+    default = knobs_of_levels(masked["problem"], masked["levels"])
+    chosen = next(candidates.knobs(i) for i in range(len(candidates)) if candidates.knobs(i) != default)
+    spec = build_spec(masked["problem"], configurator.compilation_info(chosen), context)
+    _, levels = _compile_with_spec(plain["source"], spec, tmp_path / "plain")
+    assert levels == [plain["levels"]], "the masked matcher must not match an attention without mask"
+
+
+def test_masked_attention_is_refused_on_gpus(attentions, context):
+    for space in (GpuAttention, CudaAttention):
+        with pytest.raises(ValueError, match="llvm-cpu only"):
+            space(attentions["attention_masked"]["problem"], SYNTHETIC_GPU, context, ())
