@@ -70,7 +70,11 @@ class Problem:
         return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{mask}"
 
     def to_record(self) -> dict[str, Any]:
-        return asdict(self)
+        """The problem as stored; `mask_type` only for a masked attention, so that other records stay as they were."""
+        data = asdict(self)
+        if not self.mask_type:
+            del data["mask_type"]
+        return data
 
     @staticmethod
     def from_record(data: dict[str, Any]) -> "Problem":

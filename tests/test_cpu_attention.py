@@ -19,7 +19,7 @@ from learn_helpers import SYNTHETIC_GPU
 from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
 from mltune.mlir import parse_module_file
-from mltune.problem import read_root_ops
+from mltune.problem import Problem, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_attention import COMPUTE_BYTES, PIPELINE, CpuAttention, knobs_of_levels, tile_lists
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
@@ -90,6 +90,8 @@ def test_masked_and_plain_attention_are_different_problems(attentions):
     plain, masked = attentions["attention"]["problem"], attentions["attention_masked"]["problem"]
     assert masked.key != plain.key and masked.key.startswith(plain.key)
     assert masked.bounds == plain.bounds and len(masked.indexing_maps) == len(plain.indexing_maps) + 1
+    assert Problem.from_record(masked.to_record()) == masked, "a masked attention's record keeps its mask"
+    assert "mask_type" not in plain.to_record(), "records of other problems stay as they were"
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
