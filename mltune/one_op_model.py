@@ -1,4 +1,4 @@
-"""One-op models: a `func.func @main` that computes a single contraction.
+"""One-op models: a `func.func @main` that computes a single contraction or attention.
 
 A problem is measured at the model level (DESIGN section 3: the dumped dispatch benchmark
 misleads), so measuring a contraction shape needs a model holding just that op.
@@ -52,6 +52,47 @@ def contraction_model(shape: ContractionShape) -> str:
   %empty = tensor.empty() : {out}
   %acc = linalg.fill ins(%zero : {shape.out_type}) outs(%empty : {out}) -> {out}
   %r = {op} {maps}ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {out}) -> {out}
+  return %r : {out}
+}}
+"""
+
+
+@dataclass(frozen=True)
+class AttentionShape:
+    """A scaled dot-product attention over `batch` (batch x heads) slices: query `m` x `k1`, key `k2` x `k1`, value
+    `k2` x `n` (the head dims `k1` and `n` are usually equal), with the scale 1 / sqrt(k1)."""
+
+    batch: int
+    m: int
+    k1: int
+    k2: int
+    n: int
+    element: str = "f32"
+
+    @property
+    def name(self) -> str:
+        return f"attention_{self.batch}x{self.m}x{self.k1}x{self.k2}x{self.n}_{self.element}"
+
+    @property
+    def operands(self) -> tuple[tuple[int, int, int], ...]:
+        """The shapes of query, key and value."""
+        return (self.batch, self.m, self.k1), (self.batch, self.k2, self.k1), (self.batch, self.k2, self.n)
+
+
+def attention_model(shape: AttentionShape) -> str:
+    """MLIR source of `@main(q, k, v) -> attention(q, k, v)`: one `iree_linalg_ext.attention`, as a PyTorch scaled
+    dot-product attention without mask reaches IREE (IREE dispatches it as `online_attention`)."""
+    q, k, v = (_tensor(dims, shape.element) for dims in shape.operands)
+    out = _tensor((shape.batch, shape.m, shape.n), shape.element)
+    loops = "(d0, d1, d2, d3, d4)"  # batch, M, N, K1, K2
+    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2"))
+    return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {out} {{
+  %scale = arith.constant {shape.k1 ** -0.5!r} : {shape.element}
+  %empty = tensor.empty() : {out}
+  %r = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {k}, {v}, {shape.element}) outs(%empty : {out}) {{
+  ^bb0(%score: f32):
+    iree_linalg_ext.yield %score : f32
+  }} -> {out}
   return %r : {out}
 }}
 """

@@ -56,6 +56,8 @@ class Problem:
     # max and sum (IREE's attention matcher names all seven)
     k2: tuple[int, ...] = ()
     operand_types: tuple[str, ...] = ()
+    # masked attention only: the mask's element type (its indexing map follows the scale's in `indexing_maps`)
+    mask_type: str = ""
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)
@@ -67,10 +69,15 @@ class Problem:
                         + self.sizes(self.k2))
         window = "".join(f"_{tag}{'x'.join(map(str, steps))}" for tag, steps in (("s", self.strides), ("d", self.dilations))
                          if any(step != 1 for step in steps))
-        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}"
+        mask = f"_mask{self.mask_type}" if self.mask_type else ""
+        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}{mask}"
 
     def to_record(self) -> dict[str, Any]:
-        return asdict(self)
+        """The problem as stored; `mask_type` only for a masked attention, so that other records stay as they were."""
+        data = asdict(self)
+        if not self.mask_type:
+            del data["mask_type"]
+        return data
 
     @staticmethod
     def from_record(data: dict[str, Any]) -> "Problem":
@@ -165,20 +172,24 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
 
 
 def _attention(op: ir.Operation) -> Problem | Untunable:
-    """An unmasked `online_attention` (query, key, value, scale, output, max, sum), as IREE's dispatches hold it,
-    or the model's `attention` it comes from (query, key, value, scale, output)."""
+    """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
+    it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    if len(op.operands) != (7 if name == ONLINE_ATTENTION else 5):
-        return Untunable(name, "masked attention is not supported (IREE's attention matcher takes no mask)")
+    outputs = 3 if name == ONLINE_ATTENTION else 1
+    masked = len(op.operands) == 5 + outputs
+    if len(op.operands) not in (4 + outputs, 5 + outputs):
+        return Untunable(name, f"an attention with {len(op.operands)} operands")
     types = [value.type for value in op.operands]
     if not all(t.has_static_shape for t in types if isinstance(t, ir.ShapedType)):
         return Untunable(name, "needs statically shaped operands")
     elements = [str(t.element_type if isinstance(t, ir.ShapedType) else t) for t in types]
+    mask_type = elements.pop(4) if masked else ""
     unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
     if unsupported:
         return Untunable(name, f"unsupported element type {unsupported[0]}")
-    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], maps[4])
+    output_map = maps[5 if masked else 4]
+    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], output_map)
     if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
         return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
     (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
@@ -189,7 +200,7 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
         op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
         m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
         out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
-        operand_types=tuple(elements))
+        operand_types=tuple(elements), mask_type=mask_type)
 
 
 def reduction_configured(op: ir.Operation) -> bool:

@@ -9,15 +9,23 @@ from mltune.model.budget import Allocation
 from mltune.model.profile import DispatchProfile
 
 
-def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[Allocation], whole_model: bool) -> list[str]:
+def _row(p: DispatchProfile) -> str:
+    """One dispatch's line; one the profile could not time says why instead of a time and a share."""
+    head, problem = f"  {p.name[:40]:<40} {p.op[:22]:<22}", p.problem_key or "not tunable"
+    if not p.timed:
+        return f"{head} {'-':>9} {p.calls:5d} {'-':>6}  {problem} (not timed: {p.untimed or 'no time'})"
+    return f"{head} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  {problem}"
+
+
+def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[Allocation],
+                  whole_model: bool) -> list[str]:
     """The table of a model's dispatches (dumped benchmarks x calls per model run) and the budget split; nothing
     for one dispatch."""
     if not whole_model or len(profiles) <= 1:
         return []
     lines = ["", "Where the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):",
              f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem"]
-    lines += [f"  {p.name[:40]:<40} {p.op[:22]:<22} {p.time_us:9.1f} {p.calls:5d} {100 * p.share:5.1f}%  "
-              f"{p.problem_key or 'not tunable'}" for p in profiles]
+    lines += [_row(p) for p in profiles]
     lines += [f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, {len(a.problem.dispatches)} "
               f"dispatch(es)): {a.budget} candidates" for a in allocations]
     return [*lines, ""]

@@ -116,7 +116,7 @@ def _print_profile(report: TuneReport) -> None:
     """The dumped dispatches' total against the model's own time (the table itself was shown before tuning)."""
     if report.input_level != "model" or len(report.profiles) <= 1:
         return
-    timed = sum(p.total_us for p in report.profiles if p.time_us == p.time_us)
+    timed = sum(p.total_us for p in report.profiles if p.timed)
     print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
           f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
 

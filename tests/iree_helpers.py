@@ -21,7 +21,7 @@ from iree.compiler.dialects import iree_codegen
 from mltune.features.base import FeatureMatrix
 from mltune.inputs import Invocation, write_random_inputs
 from mltune.mlir import parse_module_file
-from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
 from mltune.problem import Problem, read_root_ops
 from mltune.rankers import RankingInput, make_ranker
 from mltune.targets import facts_from_executable_target
@@ -69,19 +69,7 @@ def conv2d_nhwc_source(n: int, h: int, w: int, c: int, f: int, kernel: int = 3, 
 def attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str = "f16") -> str:
     """A `@main` computing one `iree_linalg_ext.attention` (query B x M x K1, key B x K2 x K1, value B x K2 x N),
     as a torch-style scaled dot-product attention reaches IREE; IREE dispatches it as `online_attention`."""
-    q, k, v, o = (f"tensor<{batch}x{a}x{b}x{element}>" for a, b in ((m, k1), (k2, k1), (k2, n), (m, n)))
-    loops = "(d0, d1, d2, d3, d4)"  # batch, M, N, K1, K2
-    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2"))
-    return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {o} {{
-  %scale = arith.constant 0.125 : {element}
-  %empty = tensor.empty() : {o}
-  %r = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {k}, {v}, {element}) outs(%empty : {o}) {{
-  ^bb0(%score: f32):
-    iree_linalg_ext.yield %score : f32
-  }} -> {o}
-  return %r : {o}
-}}
-"""
+    return attention_model(AttentionShape(batch, m, k1, k2, n, element))
 
 
 # The session's matmul (100x300 @ 300x1000) and batch matmul (12x128x64 @ 12x64x128) in one function: two dispatches.

@@ -9,6 +9,7 @@ from learn_helpers import matmul_problem
 from mltune.errors import UserError
 from mltune.features import EXTRACTORS, extractor_for
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
@@ -96,8 +97,13 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     # attention candidates are VectorDistribute too, but have knobs of their own: the op kind decides
     attention = Problem(**{**mm.to_record(), "op_kind": "attention"})
     assert extractor_for(attention, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_attention_features
+    # llvm-cpu attention (LinalgExtTileAndVectorize) has an extractor of its own
+    assert extractor_for(attention, cpu, ["LinalgExtTileAndVectorize"]) is cpu_attention_features
+    with pytest.raises(UserError, match="no feature extractor for pipeline 'VectorDistribute' of attention on cpu"):
+        extractor_for(attention, cpu, ["VectorDistribute"])
     # so are matvecs (IREE's reduction config): the op kind, read from IREE's configuration, decides
     matvec = Problem(**{**mm.to_record(), "op_kind": "matvec"})
     assert extractor_for(matvec, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_matvec_features
     assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("cpu", "depthwise_convolution"),
+                               ("cpu", "attention"),
                                ("gpu", "contraction"), ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec")}

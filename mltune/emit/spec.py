@@ -9,6 +9,7 @@ including the full model compile. Every spec is parsed by the compiler before it
 from __future__ import annotations
 
 from functools import partial
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -17,7 +18,7 @@ from iree.compiler import ir
 from mltune.emit.op_config import op_attributes
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.errors import UserError
-from mltune.problem import Problem
+from mltune.problem import ONLINE_ATTENTION, Problem
 from mltune.tools import run_tool, tool_path
 
 
@@ -61,7 +62,35 @@ def _convolution_match(problem: Problem, depthwise: bool = False) -> str:
 {_checks(handles)}"""
 
 
+def _operand_shapes(problem: Problem) -> list[tuple[int, ...]]:
+    """Each operand's shape, read from its indexing map (attention maps are permutations of loops: `(d0, d3)`)."""
+    results = [re.search(r"-> \(([^)]*)\)", amap).group(1) for amap in problem.indexing_maps]
+    return [tuple(problem.bounds[int(d)] for d in re.findall(r"d(\d+)", dims)) for dims in results]
+
+
+def _tensor(shape: Sequence[int], element: str) -> str:
+    return f"tensor<{'x'.join(map(str, (*shape, element)))}>"
+
+
+def _masked_attention_match(problem: Problem) -> str:
+    """IREE 3.13's `match.online_attention` does not match a masked attention (its mask's map given or not), so the
+    op is matched by name and by the type of every tensor operand: query, key, value, mask and the three outputs
+    fix every loop's size and every element type (the indexing maps are not compared)."""
+    shapes = _operand_shapes(problem)
+    q, k, v, _, out, max_, sum_ = problem.operand_types
+    types = [(0, q), (1, k), (2, v), (4, problem.mask_type), (5, out), (6, max_), (7, sum_)]
+    lines = [f'    transform.match.operation_name %op ["{ONLINE_ATTENTION}"] : !transform.any_op']
+    for index, element in types:
+        lines += [f"    %operand{index} = transform.get_operand %op[{index}] : "
+                  "(!transform.any_op) -> !transform.any_value",
+                  f"    transform.iree.match.cast_compatible_type %operand{index} = {_tensor(shapes[index], element)} "
+                  ": !transform.any_value"]
+    return "\n".join(lines)
+
+
 def _attention_match(problem: Problem) -> str:
+    if problem.mask_type:
+        return _masked_attention_match(problem)
     maps = ", ".join(problem.indexing_maps)
     types = ", ".join(f"{role}_type = {element}" for role, element in
                       zip(("query", "key", "value", "scale", "output", "max", "sum"), problem.operand_types))

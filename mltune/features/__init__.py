@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from mltune.errors import UserError
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
+from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
@@ -26,6 +27,7 @@ from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.features.table import candidate_frame, feature_columns, knob_columns
 from mltune.problem import Problem
 from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_attention import PIPELINE as CPU_ATTENTION_PIPELINE
 from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
 from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
 from mltune.spaces.cpu_data_tiling import PIPELINE as CPU_DATA_TILED_PIPELINE
@@ -44,6 +46,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE, CPU_DATA_TILED_PIPELINE)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "depthwise_convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
+    ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -69,6 +72,6 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_contraction_features",
-           "cpu_convolution_features", "extractor_for", "feature_columns", "knob_columns",
+__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
+           "cpu_contraction_features", "cpu_convolution_features", "extractor_for", "feature_columns", "knob_columns",
            "gpu_attention_features", "gpu_contraction_features", "gpu_matvec_features", "target_family"]

@@ -22,6 +22,7 @@ from joblib import Parallel, delayed
 from mltune.errors import UserError
 from mltune.inputs import strip_configuration
 from mltune.mlir import ELIDE_WEIGHTS
+from mltune.model.dump_constants import restore_dropped_constants
 from mltune.problem import Problem
 from mltune.tools import run_tool, tool_path
 
@@ -31,7 +32,8 @@ PROFILE_TIMEOUT_S = 120
 
 @dataclass(frozen=True)
 class DispatchProfile:
-    """One dispatch's part of the model: its time per call (dump, IREE default), calls, share of the total."""
+    """One dispatch's part of the model: its time per call (dump, IREE default), calls, share of the total; a
+    dispatch the profile could not time has NaN for its time, share 0 and `untimed` says why."""
 
     name: str
     op: str
@@ -39,6 +41,11 @@ class DispatchProfile:
     time_us: float
     calls: int
     share: float
+    untimed: str = ""
+
+    @property
+    def timed(self) -> bool:
+        return not self.untimed and self.time_us == self.time_us
 
     @property
     def total_us(self) -> float:
@@ -63,8 +70,10 @@ def executable_of(dispatch_name: str, executables: Sequence[str]) -> str | None:
 
 
 def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
-    """Compile a dumped benchmark as dumped; if IREE cannot compile its own dumped configuration
-    (seen on convolutions: the large-vector check fails), strip it and let IREE configure again."""
+    """Compile a dumped benchmark as dumped (with the constants the dump dropped restored); if IREE cannot compile
+    its own dumped configuration (seen on convolutions: the large-vector check fails), strip it and let IREE
+    configure again. The second item is why it does not compile ("" when it does)."""
+    bench = restore_dropped_constants(bench, out.with_suffix(".constants.mlir"))
     result = run_tool([tool_path("iree-compile"), str(bench), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     if result.ok:
         return out, ""
@@ -77,16 +86,29 @@ def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
     return out, "" if retry.ok else result.describe_failure()
 
 
-def time_dispatch(vmfb: Path, device: str) -> float:
-    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions
-    (NaN when it does not run: the dispatch is then listed untimed rather than stopping the run)."""
+def _message(failure: str) -> str:
+    """A tool's failure without the file location that precedes its diagnostic (`exit code 1: x.mlir:3:5: error: M`
+    -> `M`)."""
+    return re.sub(r"^.*?: error: ", "", failure)
+
+
+def time_dispatch(vmfb: Path, device: str) -> tuple[float, str]:
+    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions; or NaN and why it
+    did not run (the dispatch is then listed untimed rather than stopping the run)."""
     result = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", "--batch_size=20",
                        "--benchmark_repetitions=3", "--benchmark_format=json"], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
-        return float("nan")
-    rows = [b for b in json.loads(result.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+        return float("nan"), f"iree-benchmark-module failed: {_message(result.describe_failure())}"
+    try:
+        rows = [b for b in json.loads(result.stdout)["benchmarks"]
+                if b.get("run_type") == "iteration" and not b.get("error_occurred")]
+    except (ValueError, KeyError, TypeError):
+        return float("nan"), "iree-benchmark-module printed no benchmark results"
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-    return min(b["real_time"] * scale[b["time_unit"]] for b in rows)
+    times = [b["real_time"] * scale[b["time_unit"]] for b in rows if b.get("time_unit") in scale]
+    if not times:
+        return float("nan"), "iree-benchmark-module timed no call"
+    return min(times), ""
 
 
 def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], counts: Counter[str],
@@ -114,8 +136,9 @@ def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
     for (name, _, op, problem), (vmfb, error) in zip(dispatches, built):
         executable = executable_of(name, executables)
         calls = counts[executable] if executable else 1
-        time_us = float("nan") if error else time_dispatch(vmfb, device)  # not timed: share 0, listed last
-        rows.append((name, op, problem.key if problem else None, time_us, calls))
-    total = sum(t * c for _, _, _, t, c in rows if t == t) or 1.0
-    profiles = [DispatchProfile(n, op, key, t, c, t * c / total if t == t else 0.0) for n, op, key, t, c in rows]
-    return sorted(profiles, key=lambda p: -p.share)
+        time_us, untimed = (float("nan"), f"its dump does not compile: {_message(error)}") if error \
+            else time_dispatch(vmfb, device)
+        rows.append((name, op, problem.key if problem else None, time_us, calls, untimed))
+    total = sum(t * c for _, _, _, t, c, why in rows if not why) or 1.0
+    profiles = [DispatchProfile(n, op, key, t, c, 0.0 if why else t * c / total, why) for n, op, key, t, c, why in rows]
+    return sorted(profiles, key=lambda p: (not p.timed, -p.share))  # not timed: share 0, listed last

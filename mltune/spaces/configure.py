@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from iree.compiler import ir
 
 from mltune.inputs import strip_configuration
 from mltune.problem import Problem, Untunable
 from mltune.spaces.candidate import Configurator
+from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import CpuConvolution
 from mltune.spaces.cuda_attention import CudaAttention
@@ -25,6 +27,22 @@ _CPU_SPACES = {"contraction": CpuContraction, "convolution": CpuConvolution, "de
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM over channel-last operands)
+
+CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
+
+
+def _cpu_convolution(problem: Problem, cpu: CpuInfo, context: ir.Context,
+                     data_tiling: bool) -> Configurator | Untunable:
+    reason = cpu_convolution_untunable(problem)
+    return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, cpu, context)
+
+
+# The llvm-cpu space of each op kind (called with the `data_tiling` wish, which only contractions can honour).
+_CPU_SPACES: dict[str, CpuSpaceMaker] = {
+    "contraction": CpuContraction,
+    "convolution": _cpu_convolution,
+    "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
+}
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,

@@ -18,7 +18,16 @@ import z3
 from iree.compiler import ir
 
 from mltune.problem import Problem, element_bytes
-from mltune.spaces.gpu_attention import ACC, MAX_TILE, RHS, AttentionMma, GpuAttention, _layout, is_attention
+from mltune.spaces.gpu_attention import (
+    ACC,
+    MAX_TILE,
+    RHS,
+    AttentionMma,
+    GpuAttention,
+    _layout,
+    is_attention,
+    refuse_masked,
+)
 from mltune.spaces.gpu_contraction import lookup
 from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.spaces.space import Space
@@ -40,6 +49,7 @@ class CudaAttention(GpuAttention):
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         self.problem, self.gpu, self.context = problem, gpu, context
+        refuse_masked(problem)
         self.qk_mmas = self.pv_mmas = nvidia_mmas(problem, gpu)
         if not self.qk_mmas:
             raise ValueError(f"{gpu.arch} has no NV_MMA_SYNC intrinsic for {problem.operand_types[0]} attention")

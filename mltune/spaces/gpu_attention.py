@@ -106,11 +106,19 @@ def k2_tiles(k2: int, unit: int) -> tuple[int, ...]:
     return tuple(range(unit, min(-(-k2 // unit) * unit, MAX_TILE) + 1, unit))
 
 
+def refuse_masked(problem: Problem) -> None:
+    """Masked attention is tuned on llvm-cpu only: its spec matcher is checked there (`mltune.emit.spec`), and the
+    GPU spaces model no mask."""
+    if problem.mask_type:
+        raise ValueError("masked attention is tuned on llvm-cpu only (GPU targets: not yet)")
+
+
 class GpuAttention:
     """The `Configurator` for an online attention on ROCm with `VectorDistribute`."""
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
+        refuse_masked(problem)
         emitted = next((c for c in emitted if is_attention(c)), None)
         if emitted is None:
             raise ValueError(f"IREE emits no VectorDistribute attention constraints for this attention on {gpu.arch}")

@@ -1,0 +1,198 @@
+"""llvm-cpu attention (`LinalgExtTileAndVectorize`): the space, IREE's default inside it, the spec applied by the real
+compiler (and changing the binary), features, the heuristic order, and a short real tuning run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from iree.compiler.dialects import iree_codegen
+from iree_helpers import CPU_FLAGS, attention_source, checked_heuristic_order, dump_command, mltune, parse_levels
+from learn_helpers import SYNTHETIC_GPU
+
+from mltune.emit.spec import build_spec
+from mltune.features import extractor_for
+from mltune.mlir import parse_module_file
+from mltune.problem import Problem, read_root_ops
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.cpu_attention import COMPUTE_BYTES, PIPELINE, CpuAttention, knobs_of_levels, tile_lists
+from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
+from mltune.spaces.cuda_attention import CudaAttention
+from mltune.spaces.gpu_attention import GpuAttention
+from mltune.targets.cpu import CpuInfo
+from mltune.tools import tool_path
+
+SHAPES = {  # small on purpose: (batch, M, K1, K2, N, element type)
+    "attention": (2, 64, 32, 64, 32, "f32"),
+    "attention_odd": (2, 50, 32, 50, 32, "f16"),  # a sequence no power of two divides: partial M and K2 tiles
+    "attention_masked": (2, 64, 32, 64, 32, "f32"),  # with a boolean mask, as PyTorch exports of BERT and GPT-2 hold
+}
+
+
+def masked_attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str) -> str:
+    """`attention_source` with a boolean B x M x K2 mask operand (true: the key is attended to)."""
+    mask = f"tensor<{batch}x{m}x{k2}xi1>"
+    text = attention_source(batch, m, k1, k2, n, element)
+    text = text.replace(") -> tensor<", f", %mask: {mask}) -> tensor<", 1)
+    text = text.replace("affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
+                        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ")
+    return re.sub(r"ins\(%q, %k, %v, %scale : ([^)]*)\)", rf"ins(%q, %k, %v, %scale, %mask : \1, {mask})", text)
+
+
+def _source(name: str) -> str:
+    return (masked_attention_source if name.endswith("masked") else attention_source)(*SHAPES[name])
+
+
+def _dump(name: str, directory: Path, context) -> dict:
+    source = directory / f"{name}.mlir"
+    source.write_text(_source(name))
+    result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
+    module = parse_module_file(bench, context)
+    with context:
+        (problem,) = read_root_ops(module)
+        target = iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]
+        cpu = CpuInfo.from_executable_target(str(target))
+        (root,) = iree_codegen.get_tuner_root_ops(module)
+        levels = parse_levels(str(root.attributes["lowering_config"]))
+    return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels}
+
+
+@pytest.fixture(scope="module")
+def attentions(tmp_path_factory, context):
+    root = tmp_path_factory.mktemp("attentions")
+    found = {}
+    for name in SHAPES:
+        (root / name).mkdir()
+        found[name] = _dump(name, root / name, context)
+    return found
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_dump_is_an_attention_with_linalg_ext_tile_and_vectorize(attentions, context, tmp_path, name):
+    dumped = attentions[name]
+    assert f"#iree_cpu.pipeline<{PIPELINE}>" in dumped["bench"].read_text()
+    assert dumped["problem"].op_kind == "attention"
+    assert bool(dumped["problem"].mask_type) == name.endswith("masked")
+    configurator = make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], tmp_path)
+    assert isinstance(configurator, CpuAttention)
+
+
+def test_masked_and_plain_attention_are_different_problems(attentions):
+    plain, masked = attentions["attention"]["problem"], attentions["attention_masked"]["problem"]
+    assert masked.key != plain.key and masked.key.startswith(plain.key)
+    assert masked.bounds == plain.bounds and len(masked.indexing_maps) == len(plain.indexing_maps) + 1
+    assert Problem.from_record(masked.to_record()) == masked, "a masked attention's record keeps its mask"
+    assert "mask_type" not in plain.to_record(), "records of other problems stay as they were"
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_every_candidate_keeps_the_rules_and_the_default_is_inside(attentions, context, name):
+    dumped = attentions[name]
+    problem, cpu = dumped["problem"], dumped["cpu"]
+    configurator = CpuAttention(problem, cpu, context)
+    candidates = configurator.candidates()
+    assert len(candidates) > 100
+    c = {knob: candidates.column(knob) for knob in candidates.names}
+    assert (c["vec_m"] <= c["wg_m"]).all() and (c["vec_n"] <= c["wg_n"]).all()
+    (k1,) = problem.sizes(problem.k)
+    limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR
+    assert (c["vec_m"] * k1 * c["red_k2"] * COMPUTE_BYTES < limit).all(), "IREE's large-vector check on Q K^T"
+    assert (c["vec_m"] * c["vec_n"] * c["red_k2"] * COMPUTE_BYTES < limit).all(), "and on P V"
+    for row in np.random.default_rng(0).choice(len(candidates), 20, replace=False):  # Z3 agrees with numpy
+        assert configurator.space.contains(candidates.knobs(int(row)))
+    default = knobs_of_levels(problem, dumped["levels"])
+    assert configurator.space.contains(default), f"IREE's default {dumped['levels']} -> {default}"
+    assert candidates.index_of(default) is not None
+    assert tile_lists(problem, default) == dumped["levels"], "the knobs describe IREE's config exactly"
+
+
+def _attention_levels(config_dir: Path) -> list[dict[str, list[int]]]:
+    pattern = re.compile(r"iree_linalg_ext\.online_attention[^\n]*?lowering_config = "
+                         r"#iree_cpu\.lowering_config<([^>]*)>")
+    return [parse_levels(body) for path in sorted(config_dir.glob("*.mlir"))
+            for body in pattern.findall(path.read_text())]
+
+
+def _compile_with_spec(source: Path, spec_text: str, directory: Path) -> tuple[str, list[dict[str, list[int]]]]:
+    """The vmfb's digest and the attention's dumped tiling levels of `source` built with the spec."""
+    directory.mkdir()
+    spec = directory / "spec.mlir"
+    spec.write_text(spec_text)
+    args = [tool_path("iree-compile"), str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}",
+            f"--iree-hal-dump-executable-configurations-to={directory / 'configs'}", "-o", str(directory / "out.vmfb")]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return hashlib.sha256((directory / "out.vmfb").read_bytes()).hexdigest(), _attention_levels(directory / "configs")
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_spec_reaches_the_attention_and_changes_the_binary(attentions, context, tmp_path, name):
+    dumped = attentions[name]
+    problem = dumped["problem"]
+    configurator = CpuAttention(problem, dumped["cpu"], context)
+    candidates = configurator.candidates()
+    default = knobs_of_levels(problem, dumped["levels"])
+    (n,) = problem.sizes(problem.n)
+    # the whole value head in one vector tile, more query rows than IREE's default: tiles that differ everywhere
+    chosen = next(candidates.knobs(i) for i in range(len(candidates))
+                  if candidates.knobs(i)["vec_n"] == n and candidates.knobs(i)["vec_m"] > default["vec_m"]
+                  and candidates.knobs(i)["red_k2"] != default["red_k2"])
+    built = {}
+    for label, knobs in (("default", default), ("chosen", chosen)):
+        spec = build_spec(problem, configurator.compilation_info(knobs), context)
+        built[label] = _compile_with_spec(dumped["source"], spec, tmp_path / label)
+        assert built[label][1] == [tile_lists(problem, knobs)], f"the {label} spec's tiles are the attention's"
+    assert built["default"][0] != built["chosen"][0], "a different config must change the binary"
+
+
+def test_features_are_finite_and_the_heuristic_keeps_the_value_head_whole(attentions, context):
+    dumped = attentions["attention"]
+    problem, cpu = dumped["problem"], dumped["cpu"]
+    candidates = CpuAttention(problem, cpu, context).candidates()
+    extractor = extractor_for(problem, cpu, [PIPELINE])
+    features, order = checked_heuristic_order(extractor, problem, cpu, candidates)
+    assert features["qk_recomputed"].min() == 1.0
+    first = candidates.knobs(order[0])
+    (n,) = problem.sizes(problem.n)
+    assert first["vec_n"] == n, "the heuristic recomputes Q K^T once: the whole value head in one vector tile"
+
+
+@pytest.mark.slow
+def test_tune_a_small_attention_end_to_end(tmp_path):
+    source = tmp_path / "attention.mlir"
+    source.write_text(_source("attention"))
+    result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "attention_2x64x32x32x64" in result.stdout and "benchmarked 3" in result.stdout
+    (records_file,) = (Path(os.environ["MLTUNE_HOME"]) / "datasets").glob("*/*.jsonl")  # the data home's
+    records = [json.loads(line) for line in records_file.read_text().splitlines()]
+    measured = [r for r in records if r["status"] == "ok"]
+    assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] and r["baseline_us"] for r in measured)
+    assert all(r["problem"]["op_kind"] == "attention" for r in measured)
+    assert {"wg_m", "vec_n", "red_k2"} <= set(measured[0]["knobs"])
+
+
+def test_a_masked_spec_leaves_the_plain_attention_alone(attentions, context, tmp_path):
+    masked, plain = attentions["attention_masked"], attentions["attention"]
+    configurator = CpuAttention(masked["problem"], masked["cpu"], context)
+    candidates = configurator.candidates()
+    default = knobs_of_levels(masked["problem"], masked["levels"])
+    chosen = next(candidates.knobs(i) for i in range(len(candidates)) if candidates.knobs(i) != default)
+    spec = build_spec(masked["problem"], configurator.compilation_info(chosen), context)
+    _, levels = _compile_with_spec(plain["source"], spec, tmp_path / "plain")
+    assert levels == [plain["levels"]], "the masked matcher must not match an attention without mask"
+
+
+def test_masked_attention_is_refused_on_gpus(attentions, context):
+    for space in (GpuAttention, CudaAttention):
+        with pytest.raises(ValueError, match="llvm-cpu only"):
+            space(attentions["attention_masked"]["problem"], SYNTHETIC_GPU, context, ())
