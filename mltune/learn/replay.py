@@ -4,7 +4,9 @@ For each problem the measured candidates form the pool. Every ranker runs throug
 `Ranker` protocol exactly as in the tuning loop (asked in batches, told the recorded ratios),
 so static rankers give their order restricted to the pool and TPE learns from the recorded
 results. The random forest is scored only on problems held out of its training fold (one model
-per op kind, as `mltune train` fits them).
+per op kind, as `mltune train` fits them), twice: folds by problem, and the honest folds by neighbourhood
+(`mltune.learn.neighbourhood`: no problem within 2x of the scored one in training). The dataset's held-out problems
+(`holdout.json`) are scored apart, by models trained on all the other problems.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Callable, Sequence
 from mltune.errors import UserError
 from mltune.evaluate import (
     TOLERANCES,
+    first_near_optimal,
     TOP_K,
     ProblemScore,
     Summary,
@@ -28,14 +31,20 @@ from mltune.evaluate import (
 from mltune.learn.forest import TrainedModel
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
-from mltune.learn.train import by_kind, feature_table, fit_model, kind_fold_models
+from mltune.learn.share import fold_shares, forest_share
+from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
+from mltune.learn.train import CV_TOLERANCE, by_kind, feature_table, fit_model, honest_groups, kind_fold_models
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
+from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.refit import RefittedForest
 from mltune.search.loop import LoopSettings
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
+SPLIT_NAMES = (PER_PROBLEM, HONEST)
+HOLDOUT = "holdout"
+FOREST_ALONE = "random-forest-alone"  # not interleaved with the heuristic: what the shipped ranker was before
 LEAVE_ARCH_OUT_SUFFIX = " (leave-arch-out)"
 PLOT_TOLERANCE = 0.05
 
@@ -52,12 +61,14 @@ def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
 
 
 def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
-    """The problems of op kinds with at least 2 of them: the forest of a kind can hold one out only then.
-    The others are left out for every ranker, so that all rankers are scored on the same problems."""
+    """The problems of op kinds with at least 2 groups of neighbours: the forest of a kind can hold one out honestly
+    only then. The others are left out for every ranker, so that all rankers are scored on the same problems."""
     kept: list[int] = []
     for kind, indices in by_kind(problems).items():
-        if len(indices) < 2:
-            print(f"left out: {len(indices)} {kind} problem (a forest needs 2 problems of a kind to hold one out)")
+        groups = honest_groups([problems[i] for i in indices])
+        if groups < 2:
+            print(f"left out: {len(indices)} {kind} problem(s) in {groups} group of neighbours (a forest needs 2 "
+                  "groups of a kind to hold one out)")
         else:
             kept += indices
     if not kept:
@@ -65,12 +76,37 @@ def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
     return [problems[i] for i in sorted(kept)]
 
 
-def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "",
-                   blend: bool = False) -> dict[str, Callable[[int], Ranker]]:
-    """The static and the refitted forest over each problem's own model (by problem index); `blend` as `tune` ranks
-    with a model that never saw the arch."""
-    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], blend=blend),
-            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], blend=blend)}
+def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "", blend: bool = False,
+                   shares: dict[int, float] | None = None) -> dict[str, Callable[[int], Ranker]]:
+    """The static and the refitted forest over each problem's own model (by problem index), each interleaved with
+    the heuristic in its problem's share as `tune` ranks with a shipped model, and the static forest alone; or with
+    `blend`, as `tune` ranks with a model that never saw the arch."""
+    if blend:
+        return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], blend=True),
+                f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], blend=True)}
+    share = (shares or {}).get
+    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], share=share(i, 1.0)),
+            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], share=share(i, 1.0)),
+            f"{FOREST_ALONE}{suffix}": lambda i: RandomForest(seed, model=models[i])}
+
+
+def fold_positions(problems: Sequence[ProblemSamples], folds: Sequence[tuple[list[int], TrainedModel]],
+                   seed: int) -> tuple[dict[int, float], dict[str, float]]:
+    """Per held-out problem, the forest's share of the picks set from the other folds of its op kind
+    (`mltune.learn.share.fold_shares`); per op kind, the share over all its problems (as `train` stores it)."""
+    forest, heuristic, fold_of = {}, {}, {}
+    for fold, (held_out, model) in enumerate(folds):
+        for i in held_out:
+            p = problems[i]
+            forest[i] = first_near_optimal(p.ratios, RandomForest(seed, model=model).order(p.ranking_input()),
+                                           CV_TOLERANCE)
+            heuristic[i] = first_near_optimal(p.ratios, Heuristic(seed).order(p.ranking_input()), CV_TOLERANCE)
+            fold_of[i] = fold
+    shares, kind_shares = {}, {}
+    for kind, indices in by_kind(problems).items():
+        shares.update(fold_shares({i: fold_of[i] for i in indices}, forest, heuristic))
+        kind_shares[kind] = forest_share([forest[i] for i in indices], [heuristic[i] for i in indices])
+    return shares, kind_shares
 
 
 def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples],
@@ -91,21 +127,49 @@ def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[Probl
     return models
 
 
+def _replay_all(makers: dict[str, Callable[[int], Ranker]], problems: Sequence[ProblemSamples],
+                batch: int) -> dict[str, list[ProblemScore]]:
+    return {name: [score_order(p.key, p.ratios, replay(make(i), p, batch)) for i, p in enumerate(problems)]
+            for name, make in makers.items()}
+
+
+def _static_makers(seed: int) -> dict[str, Callable[[int], Ranker]]:
+    return {name: lambda i, name=name: make_ranker(name, seed) for name in STATIC_AND_ADAPTIVE}
+
+
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
-                  transfer: dict[int, TrainedModel] | None = None) -> dict[str, list[ProblemScore]]:
-    """Every ranker's score on every problem; the forests' from the fold of its op kind that held it out, and with
-    `transfer` (per problem, a model trained on other archs) those of the transferred forests too."""
-    in_arch = {i: model for held_out, model in kind_fold_models(problems, seed) for i in held_out}
-    makers: dict[str, Callable[[int], Ranker]] = {name: lambda i, name=name: make_ranker(name, seed)
-                                                  for name in STATIC_AND_ADAPTIVE}
-    makers.update(_forest_makers(in_arch, seed))
+                  transfer: dict[int, TrainedModel] | None = None
+                  ) -> tuple[dict[str, dict[str, list[ProblemScore]]], dict[str, float]]:
+    """Per split (`PER_PROBLEM`, `HONEST`), every ranker's score on every problem: the forests' from the fold of
+    that split of its op kind that held it out, the others' (which learn nothing across problems) shared; with
+    `transfer` (per problem, a model trained on other archs) the transferred forests' too, beside the per-problem
+    split. Also, per op kind, the forest's share of the picks the honest split gives a model trained on all."""
+    static = _replay_all(_static_makers(seed), problems, batch)
+    splits, kind_shares = {}, {}
+    for split in SPLIT_NAMES:
+        folds = kind_fold_models(problems, seed, split=split)
+        models = {i: model for held_out, model in folds for i in held_out}
+        shares, kind_shares[split] = fold_positions(problems, folds, seed)
+        splits[split] = {**static, **_replay_all(_forest_makers(models, seed, shares=shares), problems, batch)}
     if transfer is not None:
-        makers.update(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True))
-    scores: dict[str, list[ProblemScore]] = {name: [] for name in makers}
-    for i, samples in enumerate(problems):
-        for name, make in makers.items():
-            scores[name].append(score_order(samples.key, samples.ratios, replay(make(i), samples, batch)))
-    return scores
+        splits[PER_PROBLEM].update(_replay_all(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True),
+                                               problems, batch))
+    return splits, kind_shares[HONEST]
+
+
+def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[ProblemSamples], seed: int,
+                  batch: int, kind_shares: dict[str, float]) -> dict[str, list[ProblemScore]]:
+    """Every ranker on the problems kept out of training for good, the forests trained on all of `trained_on`
+    (per op kind, as `mltune train` ships them, with the share of `kind_shares`); a held-out kind with no problem
+    to learn from is left out."""
+    kinds = by_kind(trained_on)
+    scored = [p for p in holdout if p.problem.op_kind in kinds]
+    models = {kind: fit_model(feature_table([trained_on[i] for i in indices]), slice(None), seed)
+              for kind, indices in kinds.items() if any(p.problem.op_kind == kind for p in scored)}
+    makers = {**_static_makers(seed), **_forest_makers({i: models[p.problem.op_kind] for i, p in enumerate(scored)},
+                                                       seed, shares={i: kind_shares[p.problem.op_kind]
+                                                                     for i, p in enumerate(scored)})}
+    return _replay_all(makers, scored, batch)
 
 
 def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
@@ -120,6 +184,21 @@ def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
     expected = next(iter(summaries.values())).mean_shuffle_expected
     print("shuffle expectation (mean over problems): "
           + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
+
+
+def print_splits(summaries: dict[str, dict[str, Summary]], problems: dict[str, int]) -> None:
+    """Median / mean position within 5 % per ranker, side by side: held out by problem, by neighbourhood (honest),
+    and the problems kept out of training for good."""
+    splits = [split for split in (*SPLIT_NAMES, HOLDOUT) if split in summaries]
+    titles = {PER_PROBLEM: "per-problem", HONEST: "honest (2x)", HOLDOUT: "held out for good"}
+    print(f"within {CV_TOLERANCE:.0%} of the best, median / mean position: "
+          + "; ".join(f"{titles[split]}: {problems[split]} problems" for split in splits))
+    print(f"{'ranker':<38}" + "".join(f"{titles[split]:>20}" for split in splits))
+    for name in summaries[PER_PROBLEM]:
+        cells = [(f"{summaries[split][name].median_position[CV_TOLERANCE]:.1f} / "
+                  f"{summaries[split][name].mean_position[CV_TOLERANCE]:.2f}") if name in summaries[split] else "-"
+                 for split in splits]
+        print(f"{name:<38}" + "".join(f"{cell:>20}" for cell in cells))
 
 
 def plot_solved(scores: dict[str, list[ProblemScore]], path: Path, title: str = "") -> None:
@@ -152,28 +231,40 @@ def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summar
             for name, ranker_scores in scores.items()}
 
 
+def _summaries(scores: dict[str, dict[str, list[ProblemScore]]]) -> dict[str, dict[str, Summary]]:
+    return {split: {name: summarise(ranker_scores) for name, ranker_scores in by_ranker.items()}
+            for split, by_ranker in scores.items() if all(by_ranker.values())}
+
+
 def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
              batch: int = LoopSettings.batch_size, kind: str | None = None,
-             leave_arch_out: bool = False) -> dict[str, Summary]:
-    """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the table, write
-    `evaluation.json` and the PNG under `out_dir`; with `leave_arch_out`, forests trained only on the family's
-    other archs are scored beside those held out by problem."""
+             leave_arch_out: bool = False) -> dict[str, dict[str, Summary]]:
+    """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the tables, write
+    `evaluation.json` and the PNG (of the honest split) under `out_dir`; per split (per problem, honest, the
+    held-out problems), each ranker's summary. With `leave_arch_out`, forests trained only on the family's other
+    archs are scored beside those held out by problem."""
     dataset = load_dataset(dataset_dir, arch)
     problems = [p for p in dataset.problems if kind is None or p.problem.op_kind == kind]
     if not problems:
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
     transfer = leave_arch_out_models(dataset_dir, arch, problems, seed) if leave_arch_out else None
-    scores = score_rankers(problems, seed, batch, transfer)
-    summaries = {name: summarise(ranker_scores) for name, ranker_scores in scores.items()}
-    print_summaries(summaries, len(problems))
+    scores, kind_shares = score_rankers(problems, seed, batch, transfer)
+    holdout = [p for p in dataset.holdout if kind is None or p.problem.op_kind == kind]
+    scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares)
+    summaries = _summaries(scores)
+    print_summaries(summaries[PER_PROBLEM], len(problems))
+    print_splits(summaries, {split: len(next(iter(by_ranker.values()))) for split, by_ranker in scores.items()})
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
-                  "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores, summaries)}
+                  "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
+                  **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)
+                     if split in summaries}}
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         kinds = kind or ", ".join(sorted({p.problem.op_kind for p in problems}))
-        plot_solved(scores, out_dir / "solved_within_5pct.png", f"{arch}: {len(problems)} {kinds} problems, replayed")
+        plot_solved(scores[HONEST], out_dir / "solved_within_5pct.png",
+                    f"{arch}: {len(problems)} {kinds} problems, replayed (honest split)")
     except OSError as err:
         raise UserError(f"cannot write the evaluation to {out_dir}: {err.strerror or err}") from None
     print(f"wrote {out_dir / 'evaluation.json'} and {out_dir / 'solved_within_5pct.png'}")
