@@ -3,7 +3,8 @@
 For each arch's op kinds with at least 2 groups of neighbours (`mltune.learn.neighbourhood`), forests are trained
 per honest fold (whole neighbourhoods held out) in several variants, and every variant's order of each held-out
 problem's measured candidates is scored (position of the first within 5 % of the best, median / mean), beside the
-heuristic's; then with the largest quarter of the problems (by FLOPs) held out of a forest trained on the smaller rest (the
+heuristic's; then with the largest quarter of the problems (by FLOPs) held out of a forest trained on the smaller
+rest (the
 failure seen on the H100: shapes larger than any it learned from), and on the dataset's held-out problems
 (`holdout.json`) with forests trained on all the others. Variants:
 - `forest`: the shipped features and label, log(time / IREE default);
@@ -39,7 +40,7 @@ from mltune.features import FeatureMatrix  # noqa: E402
 from mltune.features.gpu_throughput import MMA_MACS_PER_CYCLE, contraction_estimate  # noqa: E402
 from mltune.learn.forest import TrainedModel, fit_forest  # noqa: E402
 from mltune.learn.labels import Label, log_ratio, rank_fraction  # noqa: E402
-from mltune.learn.neighbourhood import neighbourhood_groups  # noqa: E402
+from mltune.learn.neighbourhood import honest_groups  # noqa: E402
 from mltune.learn.samples import ProblemSamples, load_dataset  # noqa: E402
 from mltune.learn.share import forest_share  # noqa: E402
 from mltune.learn.train import MAX_FOLDS, by_kind  # noqa: E402
@@ -90,10 +91,11 @@ def positions(problems: list[ProblemSamples], orders: dict[int, np.ndarray]) -> 
     return {i: first_near_optimal(problems[i].ratios, order, TOLERANCE) for i, order in orders.items()}
 
 
-def splits(problems: list[ProblemSamples], holdout: list[ProblemSamples]) -> dict[str, list[tuple[list[int], list[int]]]]:
+def splits(problems: list[ProblemSamples],
+           holdout: list[ProblemSamples]) -> dict[str, list[tuple[list[int], list[int]]]]:
     """(train, test) index lists into problems + holdout: the honest folds; the largest quarter by FLOPs held out
     of a model trained on the smaller rest (can it extrapolate?); the held-out problems, trained on everything."""
-    groups = neighbourhood_groups([p.problem for p in problems])
+    groups = honest_groups([p.problem for p in problems])
     honest = [(list(map(int, train)), list(map(int, test))) for train, test in
               GroupKFold(n_splits=min(MAX_FOLDS, len(set(groups)))).split(np.zeros(len(problems)), groups=groups)]
     by_size = sorted(range(len(problems)), key=lambda i: np.prod(problems[i].problem.bounds, dtype=np.float64))
@@ -149,7 +151,7 @@ def main() -> None:
         dataset = load_dataset(args.dataset_dir, arch)
         for kind, indices in by_kind(dataset.problems).items():
             problems = [dataset.problems[i] for i in indices]
-            if len(set(neighbourhood_groups([p.problem for p in problems]))) < 2:
+            if len(set(honest_groups([p.problem for p in problems]))) < 2:
                 print(f"{arch} {kind}: fewer than 2 groups of neighbours, not scored")
                 continue
             holdout = [p for p in dataset.holdout if p.problem.op_kind == kind]

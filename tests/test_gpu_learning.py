@@ -146,7 +146,8 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     assert main(["evaluate", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--out", str(out_dir)]) == 0
     table = capsys.readouterr().out
     report = json.loads((out_dir / "evaluation.json").read_text())
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"}
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit",
+                                      "random-forest-alone", "tpe"}
     for ranker in report["rankers"]:
         assert f"\n{ranker} " in table and len(report["rankers"][ranker]["problems"]) == 3
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

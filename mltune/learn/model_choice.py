@@ -51,9 +51,9 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         own = load_model(model_dir, arch, op_kind)
         if own.trusted:
             share = own.share
-            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model"
-                                    + (f", taking {share:.0%} of the picks beside the heuristic)" if share < 1 else ")"),
-                               share=share)
+            beside = f", taking {share:.0%} of the picks beside the heuristic's" if share < 1 else ""
+            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model)"
+                                    + beside, share=share)
         why_not_own = f"the {arch} model in {own.folder} ranked worse in cross-validation"
     pooled = family_name(family)
     for model_dir in (d for d in model_dirs if _exists(d, pooled, op_kind)):

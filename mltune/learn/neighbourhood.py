@@ -4,13 +4,15 @@ Held out one problem at a time, a model is still trained on its near neighbours:
 the up- and down-projection of one MLP, a shape measured on two archs. That is not how it meets a new dispatch,
 and it flatters: on the H100 records a forest held out by problem needed 1 benchmark (median) where shapes that no
 record came near needed 24. The honest split groups every problem with its neighbours (same op kind and element
-types, every role's size within `NEIGHBOUR_FACTOR` of each other), transitively: each fold holds out whole
-connected components of that relation, so no model is scored on a problem within 2x of one it learned from.
+types, every role's size within `NEIGHBOUR_FACTOR` of each other): each fold holds out whole connected components
+of that relation where there are at least two, else single problems, and in either case no model learns from a
+neighbour of a problem it is scored on.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -55,7 +57,31 @@ def problem_groups(problems: Sequence[Problem]) -> list[int]:
     return [ids.setdefault(p.key, len(ids)) for p in problems]
 
 
-Split = Callable[[Sequence[Problem]], list[int]]
-SPLITS: dict[str, Split] = {"per-problem": problem_groups, "honest": neighbourhood_groups}
-HONEST = "honest"
+def honest_groups(problems: Sequence[Problem]) -> list[int]:
+    """Fold groups of the honest split: the neighbourhoods, or single problems where all form one neighbourhood."""
+    groups = neighbourhood_groups(problems)
+    return groups if len(set(groups)) >= 2 else problem_groups(problems)
+
+
+def neighbours_of(problems: Sequence[Problem], held_out: Sequence[int]) -> set[int]:
+    """The problems within `NEIGHBOUR_FACTOR` of any held-out one (themselves included): all kept out of training."""
+    return {j for j, other in enumerate(problems) if any(neighbours(problems[i], other) for i in held_out)}
+
+
+def can_hold_out(problems: Sequence[Problem]) -> bool:
+    """Whether some problem has one that is not its neighbour to learn from: else no honest fold exists."""
+    return any(not neighbours(a, b) for a in problems for b in problems)
+
+
+@dataclass(frozen=True)
+class Split:
+    """How cross-validation folds are formed: the groups `GroupKFold` keeps together, and whether a fold's training
+    also leaves out the neighbours of the problems it holds out."""
+
+    groups: Callable[[Sequence[Problem]], list[int]]
+    without_neighbours: bool
+
+
 PER_PROBLEM = "per-problem"
+HONEST = "honest"
+SPLITS: dict[str, Split] = {PER_PROBLEM: Split(problem_groups, False), HONEST: Split(honest_groups, True)}

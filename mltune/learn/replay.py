@@ -29,11 +29,11 @@ from mltune.evaluate import (
     summarise,
 )
 from mltune.learn.forest import TrainedModel
+from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.share import fold_shares, forest_share
-from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
-from mltune.learn.train import CV_TOLERANCE, by_kind, feature_table, fit_model, honest_groups, kind_fold_models
+from mltune.learn.train import CV_TOLERANCE, by_kind, cross_validatable, feature_table, fit_model, kind_fold_models
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker
 from mltune.rankers.forest import RandomForest
@@ -61,14 +61,14 @@ def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
 
 
 def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
-    """The problems of op kinds with at least 2 groups of neighbours: the forest of a kind can hold one out honestly
-    only then. The others are left out for every ranker, so that all rankers are scored on the same problems."""
+    """The problems of op kinds with 2 problems that are not neighbours: the forest of a kind can hold one out
+    honestly only then. The others are left out for every ranker, so that all rankers are scored on the same
+    problems."""
     kept: list[int] = []
     for kind, indices in by_kind(problems).items():
-        groups = honest_groups([problems[i] for i in indices])
-        if groups < 2:
-            print(f"left out: {len(indices)} {kind} problem(s) in {groups} group of neighbours (a forest needs 2 "
-                  "groups of a kind to hold one out)")
+        if not cross_validatable([problems[i] for i in indices]):
+            print(f"left out: {len(indices)} {kind} problem(s), each within 2x of every other (a forest needs 2 "
+                  "problems of a kind that are not neighbours to hold one out)")
         else:
             kept += indices
     if not kept:

@@ -28,7 +28,7 @@ from mltune.evaluate import first_near_optimal, score_order
 from mltune.features import TRAINED_WITHOUT, target_family
 from mltune.learn.forest import TrainedModel, family_name, fit_forest, save_model
 from mltune.learn.labels import Label, log_ratio
-from mltune.learn.neighbourhood import HONEST, PER_PROBLEM, SPLITS
+from mltune.learn.neighbourhood import HONEST, PER_PROBLEM, SPLITS, can_hold_out, neighbours_of
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.quality import family_on, family_scores, judge
 from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
@@ -78,18 +78,25 @@ def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> Train
 def fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label = log_ratio,
                 split: str = HONEST) -> list[tuple[list[int], TrainedModel]]:
     """One model per `GroupKFold` fold over the groups of `split` (`mltune.learn.neighbourhood.SPLITS`): (indices of
-    the held-out problems, the model trained on the others). A split with a single group (every problem a neighbour
-    of another) cannot hold anything out honestly and is a one-line error."""
+    the held-out problems, the model trained on the others, less their neighbours where the split says so). A fold
+    left with nothing to learn from (every problem a neighbour of a held-out one) is a one-line error."""
     table = feature_table(problems, label)
-    group_of_problem = np.array(SPLITS[split]([p.problem for p in problems]))
-    groups = group_of_problem[table.problem_of_row]
+    shapes = [p.problem for p in problems]
+    group_of_problem = np.array(SPLITS[split].groups(shapes))
     distinct = len(set(group_of_problem.tolist()))
     if distinct < 2:
-        raise UserError(f"cross-validation ({split} split) needs at least 2 groups of problems, the dataset has "
-                        f"{distinct}")
-    folds = GroupKFold(n_splits=min(MAX_FOLDS, distinct))
-    return [(sorted(set(table.problem_of_row[test].tolist())), fit_model(table, train, seed))
-            for train, test in folds.split(table.values, table.labels, groups)]
+        raise UserError(f"cross-validation needs at least 2 problems, the dataset has {distinct}")
+    folds = []
+    for train, test in GroupKFold(n_splits=min(MAX_FOLDS, distinct)).split(
+            table.values, table.labels, group_of_problem[table.problem_of_row]):
+        held_out = sorted(set(table.problem_of_row[test].tolist()))
+        if SPLITS[split].without_neighbours:
+            train = train[~np.isin(table.problem_of_row[train], list(neighbours_of(shapes, held_out)))]
+        if not len(train):
+            raise UserError(f"cross-validation ({split} split): every problem is within 2x of "
+                            f"{', '.join(problems[i].key for i in held_out)}; nothing is left to learn from")
+        folds.append((held_out, fit_model(table, train, seed)))
+    return folds
 
 
 def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
@@ -131,7 +138,8 @@ def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str) 
             fold_of[i] = fold
             rows[i] = {"spearman": None if math.isnan(rho) else float(rho)}
     forest = {i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE) for i, order in forest_orders.items()}
-    heuristic = {i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE) for i, order in heuristic_orders.items()}
+    heuristic = {i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE)
+                 for i, order in heuristic_orders.items()}
     shares = fold_shares(fold_of, forest, heuristic)
     per_problem = {}
     for i in sorted(rows):
@@ -151,7 +159,7 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str
     iterations = [v["iterations"] for v in per_problem.values()]
     forest = [v["forest_iterations"] for v in per_problem.values()]
     heuristic = [v["heuristic_iterations"] for v in per_problem.values()]
-    return {"split": split, "folds": min(MAX_FOLDS, len(set(SPLITS[split]([p.problem for p in problems])))),
+    return {"split": split, "folds": min(MAX_FOLDS, len(set(SPLITS[split].groups([p.problem for p in problems])))),
             "tolerance": CV_TOLERANCE, "problems": per_problem, "median_iterations": float(median(iterations)),
             "mean_iterations": mean(iterations), "forest_median_iterations": float(median(forest)),
             "forest_mean_iterations": mean(forest), "heuristic_median_iterations": float(median(heuristic)),
@@ -194,9 +202,9 @@ def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str
     return {"folder": save_model(model_dir, source.name, op_kind, model, metadata), **metadata}
 
 
-def honest_groups(problems: Sequence[ProblemSamples]) -> int:
-    """How many groups the honest split makes of these problems: a kind needs 2 to be cross-validated."""
-    return len(set(SPLITS[HONEST]([p.problem for p in problems])))
+def cross_validatable(problems: Sequence[ProblemSamples]) -> bool:
+    """Whether a kind's problems can be cross-validated honestly: some problem has a non-neighbour to learn from."""
+    return can_hold_out([p.problem for p in problems])
 
 
 def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir: Path, seed: int,
@@ -204,9 +212,9 @@ def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir:
     """A model per op kind with at least 2 problems; returns each kind's metadata, the kinds skipped (and why)."""
     started = time.perf_counter()
     groups = {kind: [problems[i] for i in indices] for kind, indices in by_kind(problems).items()}
-    skipped = {kind: f"{len(group)} problem(s), {honest_groups(group)} group(s) of neighbours (within 2x); "
-                     "cross-validation needs at least 2"
-               for kind, group in groups.items() if honest_groups(group) < 2}
+    skipped = {kind: f"{len(group)} problem(s), each within 2x of every other; cross-validation needs at least 2 "
+                     "problems that are not"
+               for kind, group in groups.items() if not cross_validatable(group)}
     if len(skipped) == len(groups):
         raise UserError("cross-validation needs at least 2 problems of one op kind that are not neighbours (within 2x "
                         "in every dimension); the dataset has " + "; ".join(f"{kind}: {why}" for kind, why in

@@ -9,7 +9,8 @@ from typing import Any
 
 def _print_cv(cv: dict[str, Any], title: str) -> None:
     rho = "n/a" if cv["mean_spearman"] is None else f"{cv['mean_spearman']:.3f}"
-    print(f"  {title}: iterations to within 5 %: median {cv['median_iterations']:.1f}, mean {cv['mean_iterations']:.2f} "
+    print(f"  {title}: iterations to within 5 %: median {cv['median_iterations']:.1f}, "
+          f"mean {cv['mean_iterations']:.2f} "
           f"(forest alone {cv['forest_median_iterations']:.1f} / {cv['forest_mean_iterations']:.2f}, heuristic "
           f"{cv['heuristic_median_iterations']:.1f} / {cv['heuristic_mean_iterations']:.2f}; shuffle expects "
           f"{cv['mean_shuffle_expected']:.2f}); mean Spearman {rho}")
