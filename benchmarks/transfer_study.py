@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from mltune.evaluate import first_near_optimal, near_optimal, shuffle_expectation  # noqa: E402
 from mltune.learn.labels import LABELS  # noqa: E402
+from mltune.learn.neighbourhood import PER_PROBLEM  # noqa: E402
 from mltune.learn.pooled import family_archs, load_pooled  # noqa: E402
 from mltune.learn.replay import replay  # noqa: E402
 from mltune.learn.samples import ProblemSamples, load_dataset  # noqa: E402
@@ -62,7 +63,7 @@ def study(dataset_dir: Path, arch: str) -> list[tuple[str, str]]:
     for label_name, label in LABELS.items():
         transfer = fit_model(feature_table(pooled, label), slice(None), 0)
         lao = [forest_order(transfer, p) for p in problems]
-        in_arch_models = {i: m for held, m in kind_fold_models(problems, 0, label) for i in held}
+        in_arch_models = {i: m for held, m in kind_fold_models(problems, 0, label, PER_PROBLEM) for i in held}
         in_arch = [forest_order(in_arch_models[i], p) for i, p in enumerate(problems)]
         for scope, orders, models in (("leave-arch-out", lao, {i: transfer for i in range(len(problems))}),
                                       ("in-arch", in_arch, in_arch_models)):

@@ -202,11 +202,11 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
 
 def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,
              batch: int = LoopSettings.batch_size, kind: str | None = None,
-             leave_arch_out: bool = False) -> dict[str, Summary]:
+             leave_arch_out: bool = False) -> dict[str, dict[str, Summary]]:
     """Replay an arch's records through every ranker (installed plugins included) and score the orders, as
     `mltune evaluate` does: learned rankers are scored on problems left out of their training.
 
-    Prints the table and writes `evaluation.json` and a plot under `out`.
+    Prints the tables and writes `evaluation.json` and a plot under `out`.
 
     Args:
         arch: The arch whose records to replay (a folder under `dataset_dir`).
@@ -218,7 +218,8 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
         leave_arch_out: Also score forests trained on every other arch of the family, never on this one.
 
     Returns:
-        Per ranker, its summary over the problems (positions of the first near-optimal candidate, top-k).
+        Per split ("per-problem", "honest" and, where the dataset has a `holdout.json`, "holdout"), per ranker,
+        its summary over the problems (positions of the first near-optimal candidate, top-k).
     """
     from mltune.learn.replay import evaluate as replay
 

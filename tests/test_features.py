@@ -11,7 +11,7 @@ from mltune.features import EXTRACTORS, extractor_for
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
-from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_relative import gpu_gemm_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.problem import Problem
@@ -85,9 +85,9 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
         extractor_for(mm, cpu, ["amdsharktuner/x"])
     # GPU contractions and convolutions of both pipelines share the GPU extractor
-    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
+    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_gemm_features
     conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
-    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_contraction_features
+    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_gemm_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
         extractor_for(mm, cpu, ["TileAndFuse"])
     # llvm-cpu convolutions (ConvTileAndDecomposeExpert) have an extractor of their own; other pipelines are refused

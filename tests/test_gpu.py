@@ -470,7 +470,7 @@ def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, contex
     the same facts, so that one candidate gets the same feature row in both, and the forest ranks the real space."""
     from learn_helpers import write_synthetic_gpu_dataset
 
-    from mltune.features.gpu import gpu_contraction_features
+    from mltune.features.gpu_relative import gpu_gemm_features
     from mltune.learn.samples import load_dataset
     from mltune.learn.train import train
     from mltune.rankers import RankingInput, make_ranker
@@ -485,7 +485,7 @@ def test_the_forest_at_tune_time_computes_the_training_columns(gpu_dumps, contex
     candidates = configurator_for(dump, context).candidates()
     ranking_input = RankingInput(dump.problem, dump.gpu, candidates)
     trained = samples.features()
-    at_tune_time = gpu_contraction_features(dump.problem, dump.gpu, candidates)
+    at_tune_time = gpu_gemm_features(dump.problem, dump.gpu, candidates)
     assert at_tune_time.names == trained.names
     rows = [(row, candidates.index_of(samples.candidates.knobs(row))) for row in range(len(samples.candidates))]
     rows = [(row, index) for row, index in rows if index is not None]  # the compiler's constraints may drop some

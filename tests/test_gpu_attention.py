@@ -267,3 +267,39 @@ def test_key_length_no_tile_divides_gets_masked_k2_tiles(context, tmp_path, targ
     assert "reduction = [0, 0, 0, 0, 32]" in "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     (llvm,) = (tmp_path / "llvm").glob("*.optimized.ll")
     assert re.search(r"select <\d+ x i1> %\w+, <\d+ x float> %\w+, <\d+ x float> splat \(float -inf\)", llvm.read_text())
+
+
+def _allocated_bytes(lowered: str) -> int:
+    """Workgroup memory of a module lowered to executable targets: the export's `workgroup_local_memory` (CUDA) or
+    the sum of its shared-memory globals (ROCm)."""
+    found = re.search(r"workgroup_local_memory = (\d+)", lowered)
+    if found:
+        return int(found.group(1))
+    arrays = re.findall(r"@__shared_memory_\w*\(\) \{addr_space = 3[^}]*\} : !llvm\.array<(.*)", lowered)
+    return sum(int(np.prod([int(x) for x in re.findall(r"(\d+) x", a)])) * 2 for a in arrays)  # f16 tiles
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", ["sm_80", "mi300x"])
+def test_shared_memory_rule_is_what_iree_allocates(dumps, configurators, context, tmp_path, name):
+    """Every candidate fits the target's shared memory as IREE lays the Q, K and V tiles out (rows padded on CUDA),
+    and the space's largest candidate, lowered by iree-compile, allocates exactly the estimate."""
+    dump, configurator = dumps[name], configurators[name]
+    candidates = configurator.candidates()
+    estimate = configurator.shared_memory_bytes(candidates)
+    assert (estimate <= dump.gpu.shared_memory_bytes).all()
+    largest = int(np.argmax(estimate))
+    config = configurator.compilation_info(candidates.knobs(largest))
+    flags = ["--compile-to=executable-targets", "-o", str(tmp_path / "lowered.mlir")]
+    if dump.gpu.api == "cuda":
+        source = tmp_path / "annotated.mlir"
+        source.write_text(AnnotationApplier(dump.bench.parent.parent / "model.mlir", context).apply(dump.problem,
+                                                                                                    config).text)
+        command = [tool_path("iree-compile"), str(source), *parse_target(name, probe=False).compile_flags(), *flags]
+    else:
+        (tmp_path / "spec.mlir").write_text(SpecApplier(context).apply(dump.problem, config).text)
+        command = [tool_path("iree-compile"), str(dump.stripped),
+                   f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}", *flags]
+    result = run(command)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert _allocated_bytes((tmp_path / "lowered.mlir").read_text()) == estimate[largest]

@@ -14,7 +14,7 @@ from learn_helpers import GPU_SHAPES, SYNTHETIC_GPU, matmul_problem, synthetic_g
 from mltune.cli import main
 from mltune.dataset import read_records
 from mltune.errors import UserError
-from mltune.features.gpu import gpu_contraction_features
+from mltune.features.gpu_relative import gpu_gemm_features
 from mltune.learn.samples import load_dataset
 from mltune.rankers import RankingInput, plugin_names
 from mltune.rankers.tpe import Tpe, encode_knob
@@ -49,10 +49,11 @@ def test_gpu_records_give_gpu_features_from_their_stored_facts(gpu_datasets):
     for samples in dataset.problems:
         assert (samples.target, samples.target_origin, samples.pipelines) == (SYNTHETIC_GPU, STORED, BOTH_PIPELINES)
         features = samples.features()
-        expected = gpu_contraction_features(samples.problem, SYNTHETIC_GPU, samples.candidates)
+        expected = gpu_gemm_features(samples.problem, SYNTHETIC_GPU, samples.candidates)
         assert features.names == expected.names and "waves" in features.names and "log2_m" in features.names
         np.testing.assert_array_equal(features.values, expected.values)
         assert np.isfinite(features.values).all()
+        assert (0 < features["estimate_efficiency"]).all() and (features["estimate_efficiency"] <= 1).all()
         np.testing.assert_allclose(samples.ratios, synthetic_gpu_ratios(samples.problem, SYNTHETIC_GPU,
                                                                          samples.candidates), rtol=0.01)
 
@@ -77,7 +78,7 @@ def test_one_problem_of_two_pipelines_is_one_sample_group(tmp_path):
     assert 0 < features["vector_distribute"].sum() < len(knobs)
     space = GpuContraction(samples.problem, SYNTHETIC_GPU, None).candidates()
     rows = [space.index_of(k) for k in knobs]
-    at_tune_time = gpu_contraction_features(samples.problem, SYNTHETIC_GPU, space)
+    at_tune_time = gpu_gemm_features(samples.problem, SYNTHETIC_GPU, space)
     assert at_tune_time.names == features.names
     np.testing.assert_array_equal(at_tune_time.values[rows], features.values)
 
@@ -142,14 +143,16 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     assert f"features for {arch}: 100 SMs of 4 SIMDs, 100 KiB shared memory" in out and STORED in out
     sidecar = json.loads((tmp_path / arch / "contraction" / "model.json").read_text())
     assert sidecar["pipelines"] == list(BOTH_PIPELINES) and "vector_distribute" in sidecar["feature_names"]
+    # trained without the problem's absolute sizes, with the time estimate's efficiency (`features/gpu_relative.py`)
+    assert "log2_flops" not in sidecar["feature_names"] and "estimate_efficiency" in sidecar["feature_names"]
     assert GpuInfo.from_dict({k: v for k, v in sidecar["targets"][0]["facts"].items() if k != "kind"}) == SYNTHETIC_GPU
     out_dir = tmp_path / "evaluation"
     assert main(["evaluate", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--out", str(out_dir)]) == 0
     table = capsys.readouterr().out
     report = json.loads((out_dir / "evaluation.json").read_text())
     # mltune's own, and the installed plugins' (`.ci/run` installs the example)
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe",
-                                      *plugin_names()}
+    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit",
+                                      "random-forest-alone", "tpe", *plugin_names()}
     for ranker in report["rankers"]:
         assert f"\n{ranker} " in table and len(report["rankers"][ranker]["problems"]) == 3
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -20,20 +20,24 @@ def datasets(tmp_path_factory):
 def test_train_then_evaluate(datasets, tmp_path, capsys):
     assert main(["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path), "--force"]) == 0
     out = capsys.readouterr().out
-    assert "3 folds grouped by problem" in out and "Spearman" in out and "3 failed records ignored" in out
+    assert "2 folds grouped by neighbourhood" in out and "Spearman" in out and "3 failed records ignored" in out
+    assert "per-problem split: iterations" in out and "of the picks beside the heuristic" in out
     sidecar = json.loads((tmp_path / "synthetic" / "contraction" / SIDECAR_FILE).read_text())
     assert sidecar["samples"] == 120 and sidecar["cv"]["median_iterations"] >= 1
+    assert sidecar["cv"]["split"] == "honest" and sidecar["cv_per_problem"]["split"] == "per-problem"
+    assert 1 / 3 <= sidecar["forest_share"] <= 2 / 3
     assert load_model(tmp_path, "synthetic", "contraction").model.feature_names == tuple(sidecar["feature_names"])
 
     out_dir = tmp_path / "evaluation"
     assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(out_dir)]) == 0
     table = capsys.readouterr().out
-    for ranker in ("none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe"):
+    rankers = {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "random-forest-alone", "tpe"}
+    for ranker in rankers:
         assert f"\n{ranker} " in table
+    assert "per-problem" in table and "honest (2x)" in table
     report = json.loads((out_dir / "evaluation.json").read_text())
     # mltune's own, and the installed plugins' (`.ci/run` installs the example)
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit", "tpe",
-                                      *plugin_names()}
+    assert set(report["rankers"]) == set(report["honest"]) == rankers | set(plugin_names())
     forest = report["rankers"]["random-forest"]
     assert len(forest["problems"]) == 3 and set(forest["summary"]) >= {"median_position", "mean_top_k"}
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -36,7 +36,7 @@ def test_sidecar_names_features_versions_data_and_hash(trained):
     assert {"scikit-learn", "numpy", "python"} <= set(sidecar["versions"])
     assert len(sidecar["training_data_sha256"]) == 64 and len(sidecar["manifest_sha256"]) == 64
     assert sidecar["compilers"] and all(sidecar["compilers"])
-    assert sidecar["cv"]["folds"] == 3 and len(sidecar["cv"]["problems"]) == 3
+    assert sidecar["cv"]["folds"] == 2 and len(sidecar["cv"]["problems"]) == 3  # two of the shapes are neighbours
     assert (trained / "models" / "synthetic" / "contraction" / MODEL_FILE).stat().st_size < 5 * 1024 * 1024
 
 

@@ -24,6 +24,7 @@ from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
+from mltune.features.gpu_relative import ABSOLUTE_SIZES, gpu_gemm_features
 from mltune.features.table import candidate_frame, feature_columns, knob_columns
 from mltune.problem import Problem
 from mltune.spaces.candidate import CandidateSet
@@ -47,11 +48,17 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "depthwise_convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
-    ("gpu", "contraction"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
-    ("gpu", "convolution"): (gpu_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
 }
+
+
+# (target family, op kind): columns the extractor computes that models are not trained on (`mltune.features.
+# gpu_relative` says why); models trained before with them still rank, as the columns are still computed.
+TRAINED_WITHOUT: dict[tuple[str, str], tuple[str, ...]] = {
+    ("gpu", "contraction"): ABSOLUTE_SIZES, ("gpu", "convolution"): ABSOLUTE_SIZES}
 
 
 def target_family(target: Any) -> str:
@@ -72,6 +79,6 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
+__all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
            "cpu_contraction_features", "cpu_convolution_features", "extractor_for", "feature_columns", "knob_columns",
            "gpu_attention_features", "gpu_contraction_features", "gpu_matvec_features", "target_family"]

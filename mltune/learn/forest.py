@@ -78,6 +78,13 @@ class LoadedModel:
         quality = self.sidecar.get("quality") or {}
         return bool(quality.get("ok") or quality.get("forced"))
 
+    @property
+    def share(self) -> float:
+        """The forest's share of the picks beside the heuristic's (`mltune.learn.share`); 1 (the forest alone) for
+        models trained before it was stored, or one that is not a number in (0, 1]."""
+        share = self.sidecar.get("forest_share", 1.0)
+        return float(share) if isinstance(share, (int, float)) and 0 < share <= 1 else 1.0
+
 
 def library_versions() -> dict[str, str]:
     return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__}

@@ -28,6 +28,7 @@ class ModelChoice:
     loaded: LoadedModel | None
     description: str
     blend: bool = False
+    share: float = 1.0  # the forest's share of the picks beside the heuristic's (`mltune.learn.share`)
 
 
 def _exists(model_dir: Path, name: str, op_kind: str) -> bool:
@@ -49,7 +50,10 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
     for model_dir in (d for d in model_dirs if _exists(d, arch, op_kind)):
         own = load_model(model_dir, arch, op_kind)
         if own.trusted:
-            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model)")
+            share = own.share
+            beside = f", taking {share:.0%} of the picks beside the heuristic's" if share < 1 else ""
+            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model)"
+                                    + beside, share=share)
         why_not_own = f"the {arch} model in {own.folder} ranked worse in cross-validation"
     pooled = family_name(family)
     for model_dir in (d for d in model_dirs if _exists(d, pooled, op_kind)):
@@ -59,7 +63,7 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         how = " blended with the heuristic, as it never saw this arch" if blend else ""
         return ModelChoice(shared, f"random-forest: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
                                    f"family's model, trained on {', '.join(archs) or 'unknown archs'}; {why_not_own})",
-                           blend)
+                           blend, 1.0 if blend else shared.share)
     return ModelChoice(None, f"random-forest: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
                              f"{family} family model in {describe_search_path(tuple(model_dirs))})")
 

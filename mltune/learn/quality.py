@@ -1,8 +1,9 @@
 """Is a trained model worth shipping? Its held-out ranking against the heuristic's, and an arch's model against its
 family's pooled model, on the same problems.
 
-A model ranks worse when its median iterations to within 5 % of the best (held out by problem) is higher, or equal
-with a higher mean. A model that ranks worse is not written (`mltune train --force` writes it anyway, marked so),
+A model ranks worse when its median iterations to within 5 % of the best (held out by neighbourhood, the honest split
+of `mltune.learn.neighbourhood`, and ranking as it will once shipped: interleaved with the heuristic) is higher, or
+equal with a higher mean. A model that ranks worse is not written (`mltune train --force` writes it anyway, marked so),
 and `tune --ranker random-forest` keeps using the better alternative.
 """
 

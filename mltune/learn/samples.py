@@ -12,7 +12,7 @@ import hashlib
 import json
 import sys
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -22,6 +22,7 @@ import numpy as np
 from mltune.dataset import knobs_over, read_records, record_ratio
 from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
+from mltune.learn.holdout import check_holdout, read_holdout
 from mltune.problem import Problem
 from mltune.rankers.base import RankingInput
 from mltune.spaces.candidate import CandidateSet
@@ -58,6 +59,7 @@ class Dataset:
     failed_records: int
     data_sha256: str  # of the records used, in a canonical order: names the training data in a model's sidecar
     compilers: tuple[str, ...]  # IREE versions the records were measured with
+    holdout: list[ProblemSamples] = field(default_factory=list)  # kept out of training for good (`holdout.json`)
 
 
 def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_suffix: str = "") -> ProblemSamples:
@@ -110,7 +112,8 @@ def _samples_of_groups(groups: dict[tuple[str, TargetFacts], list[dict[str, Any]
 
 def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     """Read `dataset_dir/arch/*.jsonl` and group the successful records by (problem, target facts): a problem's
-    candidates of several pipelines are one group, as the loop ranks them together."""
+    candidates of several pipelines are one group, as the loop ranks them together. The problems named in the
+    folder's `holdout.json` go to `holdout`, never to `problems`, and their records are not in `data_sha256`."""
     folder = dataset_dir / arch
     if not folder.is_dir():
         have = sorted(p.name for p in dataset_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) \
@@ -146,8 +149,12 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
         raise UserError(f"{folder}: a record's problem or knobs cannot be read ({err!r})") from None
     except UserError as err:
         raise UserError(f"cannot learn from the records of arch {arch!r}: {err}") from None
+    holdout = read_holdout(folder)
+    check_holdout(folder, holdout, {p.problem.key for p in problems})
+    trained = {key: group for key, group in ok.items() if Problem.from_record(group[0]["problem"]).key not in holdout}
     digest = hashlib.sha256()
-    for line in sorted(json.dumps(r, sort_keys=True) for group in ok.values() for r in group):
+    for line in sorted(json.dumps(r, sort_keys=True) for group in trained.values() for r in group):
         digest.update(line.encode() + b"\n")
     compilers = tuple(sorted({str(r.get("compiler", "unknown")) for group in ok.values() for r in group}))
-    return Dataset(arch, problems, failed, digest.hexdigest(), compilers)
+    return Dataset(arch, [p for p in problems if p.problem.key not in holdout], failed, digest.hexdigest(), compilers,
+                   [p for p in problems if p.problem.key in holdout])

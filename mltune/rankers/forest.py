@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,27 +12,42 @@ import numpy as np
 from mltune.features import FeatureMatrix, extractor_for
 from mltune.paths import model_search_path
 from mltune.rankers.base import RankingInput, StaticRanker
-from mltune.rankers.blend import blended_order
+from mltune.rankers.blend import blended_order, interleaved_order
 from mltune.rankers.heuristic import Heuristic, promote_data_tiled
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
     from mltune.learn.model_choice import ModelChoice
 
+@dataclass(frozen=True)
+class Ranked:
+    """A learned order and what it came from: the forest's predicted log ratios and the features (None when the
+    heuristic ranks alone), and, when the forest's order is interleaved with the heuristic's, that order and the
+    forest's share of the picks (`mltune.rankers.blend.interleaved_order`)."""
+
+    order: np.ndarray
+    predicted: np.ndarray | None = None
+    features: FeatureMatrix | None = None
+    heuristic: np.ndarray | None = None
+    share: float = 1.0
+
+
 class RandomForest(StaticRanker):
-    """Orders by predicted log(time / baseline), fastest first. Op kinds have different features, so each
-    problem is ranked by a model of its kind: the arch's own, else its family's pooled one, else the heuristic
-    (`mltune.learn.model_choice`, said once per arch and kind on stderr), unless one model is given, as
-    `evaluate` does per fold. A model that never saw the arch (`blend`) has its order blended with the
-    heuristic's."""
+    """Orders by predicted log(time / baseline), fastest first, taken in turn with the heuristic's order in the
+    share the model's held-out quality earned (`mltune.learn.share`; the sidecar's `forest_share`, absent in models
+    trained before: the forest alone). Op kinds have different features, so each problem is ranked by a model of
+    its kind: the arch's own, else its family's pooled one, else the heuristic (`mltune.learn.model_choice`, said
+    once per arch and kind on stderr), unless one model is given, as `evaluate` does per fold (with its `share`).
+    A model that never saw the arch (`blend`) has its order blended with the heuristic's instead."""
 
     name = "random-forest"
 
     def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path | None = None,
-                 blend: bool = False):
+                 blend: bool = False, share: float = 1.0):
         super().__init__(seed)
         self.model = model
         self.blend = blend
+        self.share = share
         self.model_dirs = model_search_path(model_dir)
         self.choices: dict[tuple[str, str], ModelChoice] = {}
 
@@ -55,29 +71,34 @@ class RandomForest(StaticRanker):
         loaded = self.choices[key].loaded
         return loaded.model if loaded is not None else None
 
-    def ranked(self, ranking_input: RankingInput) -> tuple[np.ndarray, np.ndarray | None, FeatureMatrix | None]:
-        """The order, with the predicted log ratios and the features they came from (both None when the heuristic
-        ranks this problem): the candidates' features are computed once."""
+    def ranked(self, ranking_input: RankingInput) -> Ranked:
+        """The order, with what it came from: the candidates' features are computed once."""
         problem, target = ranking_input.problem, ranking_input.target
         model = self.model_for(target, problem.op_kind)
         if model is None:
-            return Heuristic(self.seed).order(ranking_input), None, None
+            return Ranked(Heuristic(self.seed).order(ranking_input))
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         predicted = model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
         order = np.lexsort((ties, predicted))
-        if self._blends(ranking_input):
-            return blended_order(order, Heuristic(self.seed).order(ranking_input)), predicted, features
+        blend, share = self._blend_and_share(ranking_input)
+        if blend:
+            return Ranked(blended_order(order, Heuristic(self.seed).order(ranking_input)), predicted, features)
         # the model learns data-tiled builds from one CPU's records, a few among thousands of tilings: its first
         # batch measures both lowerings as the heuristic's does, which took the cpu family model's cross-validated
         # median (74 problems, position of the first candidate within 5 % of the best) from 5.5 to 3.5
-        return promote_data_tiled(order, features), predicted, features
+        order = promote_data_tiled(order, features)
+        if share >= 1.0:
+            return Ranked(order, predicted, features)
+        heuristic = Heuristic(self.seed).order(ranking_input)
+        return Ranked(interleaved_order(order, heuristic, share), predicted, features, heuristic, share)
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
-        return self.ranked(ranking_input)[0]
+        return self.ranked(ranking_input).order
 
-    def _blends(self, ranking_input: RankingInput) -> bool:
+    def _blend_and_share(self, ranking_input: RankingInput) -> tuple[bool, float]:
         if self.model is not None:
-            return self.blend
-        return self.choices[(ranking_input.target.arch, ranking_input.problem.op_kind)].blend
+            return self.blend, self.share
+        choice = self.choices[(ranking_input.target.arch, ranking_input.problem.op_kind)]
+        return choice.blend, choice.share

@@ -5,6 +5,8 @@ The stored model's prediction is the prior; each measured candidate's log ratio 
 and a small forest fitted on the measured candidates' features predicts it for the others. The order of what is
 left is then prior + shrink x residual, the shrink growing with the measurements (n / (n + SHRINK_MEASUREMENTS)),
 so a few noisy results barely move a good prior. Failed candidates are left out of the fit (they carry no time).
+Where the prior interleaves the forest's order with the heuristic's, the corrected order of what is left is
+interleaved with the heuristic's in the same share.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from mltune.features import extractor_for
 from mltune.rankers.base import RankingInput
+from mltune.rankers.blend import interleaved_order
 from mltune.rankers.forest import RandomForest
 
 MIN_MEASUREMENTS = 4  # residuals are fitted from this many measured candidates on
@@ -28,12 +31,14 @@ class RefittedForest:
 
     name = "random-forest-refit"
 
-    def __init__(self, seed: int = 0, model=None, model_dir=None, blend: bool = False):
+    def __init__(self, seed: int = 0, model=None, model_dir=None, blend: bool = False, share: float = 1.0):
         self.seed = seed
-        self.prior_ranker = RandomForest(seed, model, model_dir, blend)
+        self.prior_ranker = RandomForest(seed, model, model_dir, blend, share)
         self._features = np.empty((0, 0))
         self._prior = np.empty(0)
         self._queue = np.empty(0, dtype=np.int64)
+        self._heuristic: np.ndarray | None = None
+        self._share = 1.0
         self._measured: dict[int, float] = {}
         self._fitted_at = 0
 
@@ -42,7 +47,9 @@ class RefittedForest:
 
     def start(self, ranking_input: RankingInput) -> None:
         problem, target = ranking_input.problem, ranking_input.target
-        order, predicted, features = self.prior_ranker.ranked(ranking_input)
+        ranked = self.prior_ranker.ranked(ranking_input)
+        order, predicted, features = ranked.order, ranked.predicted, ranked.features
+        self._heuristic, self._share = ranked.heuristic, ranked.share
         if features is None:
             features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         self._features = features.values
@@ -70,6 +77,9 @@ class RefittedForest:
         shrink = len(measured) / (len(measured) + SHRINK_MEASUREMENTS)
         scores = self._prior[self._queue] + shrink * residual.predict(self._features[self._queue])
         self._queue = self._queue[np.argsort(scores, kind="stable")]  # ties keep the prior's order
+        if self._heuristic is not None:  # the forest's share of what is left, as in the prior's order
+            waiting = self._heuristic[np.isin(self._heuristic, self._queue)]
+            self._queue = interleaved_order(self._queue, waiting, self._share)
         self._fitted_at = len(measured)
 
     def ask(self, n: int) -> list[int]:

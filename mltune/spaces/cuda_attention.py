@@ -5,8 +5,9 @@ IREE's constraint generator keeps only intrinsics whose M equals their N for att
 nothing on CUDA. This space restates IREE's emitted attention rules (the ROCm ones) with each
 intrinsic's own M, N and K: the two matmuls share M and the accumulator layout, tiles divide the
 problem (K2 tiles: `k2_tiles`) and are multiples of subgroups x intrinsic, the K1 and K2 tiles are distributable across the
-workgroup's threads with 128-bit loads, and Q, K, V and (unless it stays in registers) P fit in
-shared memory. Anything IREE does emit is conjoined. The knobs, attributes and features are the
+workgroup's threads with 128-bit loads, and the promoted Q, K and V tiles fit in shared memory
+(`GpuAttention.shared_memory_rule`). Anything IREE does emit is conjoined. The knobs,
+attributes and features are the
 ROCm space's (`GpuAttention`), so the loop, rankers and records see one kind of attention space.
 """
 
@@ -21,7 +22,6 @@ from mltune.problem import Problem, element_bytes
 from mltune.spaces.gpu_attention import (
     ACC,
     MAX_TILE,
-    RHS,
     AttentionMma,
     GpuAttention,
     _layout,
@@ -33,7 +33,6 @@ from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.spaces.space import Space
 from mltune.targets.gpu import GpuInfo
 
-LHS = 0  # `get_single_subgroup_layout` fragment
 LOAD_BITS = 128  # IREE's "inner dim distributable across wg_threads": one 128-bit load per thread
 
 
@@ -55,11 +54,11 @@ class CudaAttention(GpuAttention):
             raise ValueError(f"{gpu.arch} has no NV_MMA_SYNC intrinsic for {problem.operand_types[0]} attention")
         self.space = self._cuda_space(next((c for c in emitted if is_attention(c)), None))
 
-    def _pairs(self, same: tuple[int, int], other: tuple[int, ...] = ()) -> list[tuple[int, int]]:
-        """(qk, pv) index pairs whose QK fragment `same[0]` has the layout of the PV fragment `same[1]` (or of `other`)."""
+    def _pairs(self, same: tuple[int, int]) -> list[tuple[int, int]]:
+        """(qk, pv) index pairs whose QK fragment `same[0]` has the layout of the PV fragment `same[1]`."""
         with self.context:
             return [(i, j) for i, qk in enumerate(self.qk_mmas) for j, pv in enumerate(self.pv_mmas)
-                    if any(_layout(qk, same[0]) == _layout(pv, f) for f in (same[1], *other))]
+                    if _layout(qk, same[0]) == _layout(pv, same[1])]
 
     def _cuda_space(self, emitted: EmittedConstraints | None) -> Space:
         p, gpu = self.problem, self.gpu
@@ -72,9 +71,6 @@ class CudaAttention(GpuAttention):
         threads = self.workgroup_size_expr(space)
         in_bytes = element_bytes(p.operand_types[0])
         per_load = LOAD_BITS // (8 * in_bytes)
-        in_registers = z3.Or([z3.And(qk == i, pv == j) for i, j in self._pairs((ACC, RHS), (LHS,))] or [z3.BoolVal(False)])
-        qk_shared = (v("m_tile") + v("red_k2")) * k1 * in_bytes
-        pv_shared = (v("m_tile") + v("n_tile")) * v("red_k2") * in_bytes
 
         def distributable(elements: z3.ArithRef) -> z3.BoolRef:
             loads = elements / per_load
@@ -88,7 +84,7 @@ class CudaAttention(GpuAttention):
             v("m_tile") <= MAX_TILE, v("n_tile") <= MAX_TILE, v("red_k2") <= MAX_TILE,
             threads <= gpu.max_threads,
             distributable(z3.IntVal(k1)), distributable(v("red_k2")),
-            qk_shared + z3.If(in_registers, pv_shared / 2, pv_shared) <= gpu.shared_memory_bytes,
+            self.shared_memory_rule(space),
         ]
         if emitted is not None:
             names = {"qk_mma_idx": qk, "pv_mma_idx": pv, "m_tile": v("m_tile"), "n_tile": v("n_tile"),

@@ -11,8 +11,9 @@ elements; `sg_m`, `sg_n` [`sg_m_cnt`, `sg_n_cnt`]: subgroups along M and N; `sg_
 `waves_per_eu`: the `amdgpu-waves-per-eu` LLVM attribute (0 leaves it unset).
 
 The space is IREE's own emitted VectorDistribute attention constraints (they hold the layout rules
-that pair the two intrinsics and the shared-memory budget), conjoined with mltune's bounds on the
-knob domains. Where the compiler emits none (CUDA: `docs/gpu-compile-fraction.md` says why) the
+that pair the two intrinsics and a shared-memory budget), conjoined with mltune's bounds on the
+knob domains and the shared memory IREE's lowering allocates (`shared_memory_expr`). Where the
+compiler emits none (CUDA: `docs/gpu-compile-fraction.md` says why) the
 rules are mltune's own (`cuda_attention.py`). Like IREE's own configuration, both intrinsics are made column-major when
 the QK accumulator layout equals the PV right-hand-side layout (IREE's emitted constraints leave
 that to the caller).
@@ -30,7 +31,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
 
 from mltune.emit.op_config import COMPILATION_INFO, attribute_dictionary
-from mltune.problem import Problem
+from mltune.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_contraction import lookup
 from mltune.spaces.iree_constraints import EmittedConstraints, divides_size
@@ -42,7 +43,7 @@ MAX_TILE = 512  # IREE: "m_tile <= 512 (max VGPRs)", also n_tile and red_k2
 SUBGROUP_COUNTS_M = (1, 2, 4, 8)
 SUBGROUP_COUNTS_N = (1, 2)
 WAVES_PER_EU = (0, 2)  # IREE's gfx942 default spec sets 2 for attention
-ACC, RHS = 2, 1  # `get_single_subgroup_layout` fragments
+LHS, RHS, ACC = 0, 1, 2  # `get_single_subgroup_layout` fragments
 _DERIVED = "#iree_gpu.derived_thread_config"
 _DENORMAL = '#iree_codegen.denormal_fp_math<"preserve-sign">'  # IREE's attention pipeline attribute
 
@@ -116,6 +117,8 @@ def refuse_masked(problem: Problem) -> None:
 class GpuAttention:
     """The `Configurator` for an online attention on ROCm with `VectorDistribute`."""
 
+    padding_bits = 64  # IREE pads shared-memory rows where they fit (on sm_90 and gfx942: Q 256 x 128 f16 in 256 x 132)
+
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
         refuse_masked(problem)
@@ -127,6 +130,45 @@ class GpuAttention:
         if not self.qk_mmas or not self.pv_mmas:
             raise ValueError(f"{gpu.arch} has no MMA intrinsic for this attention's matmuls")
         self.space = self._space(emitted)
+
+    def p_in_registers(self) -> list[tuple[int, int]]:
+        """(qk, pv) intrinsic pairs whose QK accumulator is laid out as a PV operand: P stays in registers; for the
+        others IREE promotes P to shared memory as well."""
+        with self.context:
+            return [(i, j) for i, qk in enumerate(self.qk_mmas) for j, pv in enumerate(self.pv_mmas)
+                    if _layout(qk, ACC) in (_layout(pv, LHS), _layout(pv, RHS))]
+
+    def shared_memory_expr(self, m_tile, n_tile, red_k2, p_promoted, padding_bits: int = 0):
+        """The workgroup memory of the tiles IREE 3.13 promotes for attention (numpy columns or the space's z3
+        variables alike): Q (M tile x K1), K (K2 tile x K1), V (K2 tile x N tile) and, where `p_promoted` (1 or
+        0), P (M tile x K2 tile), each row padded by `padding_bits`. IREE pads rows against bank conflicts only
+        where the padded tiles still fit (GPUReduceBankConflicts), so a candidate compiles when the unpadded tiles
+        fit: that is the space's rule. IREE's emitted ROCm rule counts P V as (M tile + N tile) x K2 tile, halved
+        where P stays in registers, which is less than V alone where N tile > M tile; on CUDA it emits none."""
+        p = self.problem
+        (k1,) = p.sizes(p.k)
+        in_bytes = element_bytes(p.operand_types[0])
+        pad = padding_bits // (8 * in_bytes)
+        return in_bytes * ((m_tile + red_k2) * (k1 + pad) + red_k2 * (n_tile + pad)
+                           + p_promoted * m_tile * (red_k2 + pad))
+
+    def shared_memory_rule(self, space: Space) -> z3.BoolRef:
+        """The unpadded tiles fit the target's shared memory."""
+        v = space.var
+        in_registers = z3.Or([z3.And(v("qk_mma") == i, v("pv_mma") == j) for i, j in self.p_in_registers()]
+                             or [z3.BoolVal(False)])
+        tiles = self.shared_memory_expr(v("m_tile"), v("n_tile"), v("red_k2"), z3.If(in_registers, 0, 1))
+        return tiles <= self.gpu.shared_memory_bytes
+
+    def shared_memory_bytes(self, candidates: CandidateSet) -> np.ndarray:
+        """What IREE allocates for each candidate: the padded tiles where they fit the target, else the unpadded
+        ones (`benchmarks/cuda_attention_shared_memory.py --allocation` checks it against the compiler)."""
+        pairs = candidates.column("qk_mma") * len(self.pv_mmas) + candidates.column("pv_mma")
+        in_registers = np.isin(pairs, [i * len(self.pv_mmas) + j for i, j in self.p_in_registers()])
+        tiles = (candidates.column("m_tile"), candidates.column("n_tile"), candidates.column("red_k2"),
+                 (~in_registers).astype(np.int64))
+        padded = self.shared_memory_expr(*tiles, self.padding_bits)
+        return np.where(padded <= self.gpu.shared_memory_bytes, padded, self.shared_memory_expr(*tiles))
 
     def _knobs(self) -> list[Knob]:
         p, gpu = self.problem, self.gpu
@@ -157,6 +199,7 @@ class GpuAttention:
             # size analysis did not determine a valid tile size).
             v("red_k2") % qk_n == 0,
             self.workgroup_size_expr(space) <= gpu.max_threads,
+            self.shared_memory_rule(space),
         ]
         names = {"qk_mma_idx": v("qk_mma"), "pv_mma_idx": v("pv_mma"), "m_tile": v("m_tile"), "n_tile": v("n_tile"),
                  "red_k2": v("red_k2"), "sg_m_cnt": v("sg_m"), "sg_n_cnt": v("sg_n"), "sg_size": v("sg_size"),
