@@ -21,8 +21,6 @@ from mltune.spaces.gpu_matvec import GpuMatvec
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
-# The llvm-cpu space of each op kind.
-_CPU_SPACES = {"contraction": CpuContraction, "convolution": CpuConvolution, "depthwise_convolution": CpuConvolution}
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention}
@@ -31,16 +29,11 @@ _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM 
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
 
 
-def _cpu_convolution(problem: Problem, cpu: CpuInfo, context: ir.Context,
-                     data_tiling: bool) -> Configurator | Untunable:
-    reason = cpu_convolution_untunable(problem)
-    return Untunable(problem.op_name, reason) if reason else CpuConvolution(problem, cpu, context)
-
-
 # The llvm-cpu space of each op kind (called with the `data_tiling` wish, which only contractions can honour).
 _CPU_SPACES: dict[str, CpuSpaceMaker] = {
     "contraction": CpuContraction,
-    "convolution": _cpu_convolution,
+    "convolution": CpuConvolution,
+    "depthwise_convolution": CpuConvolution,
     "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
 }
 
