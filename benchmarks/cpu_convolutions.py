@@ -40,6 +40,7 @@ from iree.compiler.dialects import iree_codegen  # noqa: E402
 from mltune.emit.spec import build_spec  # noqa: E402
 from mltune.evaluate import first_near_optimal  # noqa: E402
 from mltune.mlir import parse_module_file  # noqa: E402
+from mltune.one_op_model import convolution_model  # noqa: E402
 from mltune.problem import read_root_ops  # noqa: E402
 from mltune.rankers import RankingInput, make_ranker  # noqa: E402
 from mltune.spaces.cpu_convolution import CpuConvolution, knobs_of_levels  # noqa: E402
@@ -54,18 +55,6 @@ SHAPES = {  # name: (named op, input, filter, output, stride); inputs pre-padded
     "resnet50_3x3s2_28x28x128_nchw": (NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2),
 }
 DEFAULT_ONLY = tuple(list(SHAPES)[:3])
-
-
-def source(op: str, image: tuple, weights: tuple, result: tuple, stride: int) -> str:
-    x, k, o = (f"tensor<{'x'.join(map(str, shape))}xf32>" for shape in (image, weights, result))
-    return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : {o}
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
-  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
-  return %r : {o}
-}}
-"""
 
 
 def compile_to(model: Path, out: Path, *flags: str) -> bool:
@@ -121,7 +110,7 @@ def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) ->
     op, image, weights, result, stride = SHAPES[name]
     work.mkdir()
     model, inputs = work / "model.mlir", work / "inputs.flags"
-    model.write_text(source(op, image, weights, result, stride))
+    model.write_text(convolution_model(op, image, weights, result, stride))
     inputs.write_text("".join(f"--input={'x'.join(map(str, shape))}xf32=1\n" for shape in (image, weights)))
     problem, cpu, configurator, default_knobs = dispatch(model, work, context)
     candidates = configurator.candidates()

@@ -1,4 +1,4 @@
-"""One-op models: a `func.func @main` that computes a single contraction or attention.
+"""One-op models: a `func.func @main` that computes a single contraction, convolution or attention.
 
 A problem is measured at the model level (DESIGN section 3: the dumped dispatch benchmark
 misleads), so measuring a contraction shape needs a model holding just that op.
@@ -94,5 +94,20 @@ def attention_model(shape: AttentionShape) -> str:
     iree_linalg_ext.yield %score : f32
   }} -> {out}
   return %r : {out}
+}}
+"""
+
+
+def convolution_model(op: str, image: tuple[int, ...], weights: tuple[int, ...], result: tuple[int, ...],
+                      stride: int) -> str:
+    """MLIR source of `@main(x, w)`: one f32 named 2-D convolution `op` (e.g. `linalg.conv_2d_nchw_fchw`) with a unit
+    dilation, its input pre-padded, as a model's convolution reads it after padding is fused."""
+    x, k, o = (_tensor(shape, "f32") for shape in (image, weights, result))
+    return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
+  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
+  return %r : {o}
 }}
 """

@@ -25,6 +25,7 @@ from mltune.one_op_model import AttentionShape, ContractionShape, attention_mode
 from mltune.problem import Problem, read_root_ops
 from mltune.rankers import RankingInput, make_ranker
 from mltune.targets import facts_from_executable_target
+from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
 # The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
@@ -151,6 +152,24 @@ def applied_configs(config_dir: Path) -> dict[str, list[dict[str, list[int]]]]:
         for op_name, body in _ROOT_CONFIG.findall(path.read_text()):
             found.setdefault(op_name, []).append(parse_levels(body))
     return found
+
+
+def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
+    """A one-op model written as `directory/NAME.mlir` and dumped for the host CPU: its dispatch benchmark, root
+    problem, target facts and IREE's tile levels (the module is kept: its ops die with it)."""
+    source = directory / f"{name}.mlir"
+    source.write_text(source_text)
+    result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
+    module = parse_module_file(bench, context)
+    with context:
+        (problem,) = read_root_ops(module)
+        cpu = CpuInfo.from_executable_target(str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]))
+        (root,) = iree_codegen.get_tuner_root_ops(module)
+        levels = parse_levels(str(root.attributes["lowering_config"]))
+    return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels, "module": module}
 
 
 def parse_levels(text: str) -> dict[str, list[int]]:

@@ -12,20 +12,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree.compiler.dialects import iree_codegen
-from iree_helpers import CPU_FLAGS, attention_source, checked_heuristic_order, dump_command, mltune, parse_levels
+from iree_helpers import CPU_FLAGS, attention_source, checked_heuristic_order, dump_one_op, mltune, parse_levels
 from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
-from mltune.mlir import parse_module_file
-from mltune.problem import Problem, read_root_ops
+from mltune.problem import Problem
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_attention import COMPUTE_BYTES, PIPELINE, CpuAttention, knobs_of_levels, tile_lists
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.gpu_attention import GpuAttention
-from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
 SHAPES = {  # small on purpose: (batch, M, K1, K2, N, element type)
@@ -50,20 +47,7 @@ def _source(name: str) -> str:
 
 
 def _dump(name: str, directory: Path, context) -> dict:
-    source = directory / f"{name}.mlir"
-    source.write_text(_source(name))
-    result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
-    module = parse_module_file(bench, context)
-    with context:
-        (problem,) = read_root_ops(module)
-        target = iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]
-        cpu = CpuInfo.from_executable_target(str(target))
-        (root,) = iree_codegen.get_tuner_root_ops(module)
-        levels = parse_levels(str(root.attributes["lowering_config"]))
-    return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels}
+    return dump_one_op(_source(name), name, directory, context)
 
 
 @pytest.fixture(scope="module")

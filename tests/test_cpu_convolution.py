@@ -13,20 +13,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree.compiler.dialects import iree_codegen
-from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_command, mltune, parse_levels, strip_config
+from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, parse_levels, strip_config
 
 from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
-from mltune.mlir import parse_module_file
-from mltune.problem import Problem, Untunable, read_root_ops
+from mltune.one_op_model import convolution_model
+from mltune.problem import Problem, Untunable
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
-from mltune.targets.cpu import CpuInfo
 from mltune.tools import tool_path
 
 SHAPES = {  # small on purpose: (N, H, W, C, F, kernel)
@@ -43,40 +41,15 @@ OTHER_SOURCES = {
 NEW_KINDS = ("conv_batch1", "nchw_strided", "depthwise")
 
 
-def named_conv_source(op: str, image: tuple, weights: tuple, result: tuple, stride: int) -> str:
-    """A `@main` computing one f32 named convolution."""
-    x, k, o = (f"tensor<{'x'.join(map(str, shape))}xf32>" for shape in (image, weights, result))
-    return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : {o}
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
-  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
-  return %r : {o}
-}}
-"""
-
-
 def _source(name: str) -> str:
     if name in SHAPES:
         n, h, w, c, f, kernel = SHAPES[name]
         return conv2d_nhwc_source(n, h, w, c, f, kernel, "f32", "f32")
-    return named_conv_source(*OTHER_SOURCES[name])
+    return convolution_model(*OTHER_SOURCES[name])
 
 
 def _dump(name, directory: Path, context):
-    source = directory / f"{name}.mlir"
-    source.write_text(_source(name))
-    result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
-    module = parse_module_file(bench, context)
-    with context:
-        (problem,) = read_root_ops(module)
-        cpu = CpuInfo.from_executable_target(str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]))
-        (root,) = iree_codegen.get_tuner_root_ops(module)
-        levels = parse_levels(str(root.attributes["lowering_config"]))
-    return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels, "module": module}
+    return dump_one_op(_source(name), name, directory, context)
 
 
 @pytest.fixture(scope="module")
