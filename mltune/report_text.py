@@ -55,7 +55,7 @@ def print_report(report: TuneReport) -> None:
               "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
-            print(f"  {rank:>4} {_row(measurement)}  {_knobs(trial.knobs)}")
+            print(f"  {rank:>4} {_row(measurement)}  {knob_text(trial.knobs)}")
         if result.name in report.numerics:
             print(f"  {report.numerics[result.name]}")
         if result.winner:
@@ -103,7 +103,8 @@ def _row(measurement) -> str:
     return f"{default:11.1f} {default / estimate.speedup:10.1f} {estimate.speedup:7.2f}x  {interval:<28}"
 
 
-def _knobs(knobs: dict[str, int]) -> str:
+def knob_text(knobs: dict[str, int]) -> str:
+    """A config as `name=value` pairs, only the knobs that apply to its lowering."""
     return " ".join(f"{k}={v}" for k, v in applicable_knobs(knobs).items())
 
 
@@ -158,7 +159,7 @@ def _print_attempts(attempts: list[Attempt]) -> None:
     if not attempts or not attempts[0].lost:
         return
     for number, attempt in enumerate(attempts):
-        picks = "; ".join(f"{p.result.name} finalist {p.rank + 1} ({_knobs(p.knobs)})" for p in attempt.picks)
+        picks = "; ".join(f"{p.result.name} finalist {p.rank + 1} ({knob_text(p.knobs)})" for p in attempt.picks)
         outcome = attempt.outcome
         verdict = (f"withdrawn: {outcome.withdrawn}" if outcome.withdrawn else f"refused: {outcome.refused}"
                    if outcome.refused else "kept: the checks below are this result's" if attempt.kept else

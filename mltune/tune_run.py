@@ -126,11 +126,13 @@ class DispatchVerdict:
 
     def describe(self) -> str:
         """One line: the problem and what was found."""
+        from mltune.report_text import knob_text
+
         if self.speedup is None:
             found = "not kept: no candidate ran faster than IREE's default in screening"
         else:
             found = (f"{'kept' if self.kept else 'not kept; best finalist'} {self.speedup:.2f}x "
-                     f"({self.low:.2f}-{self.high:.2f}x) {self.knobs}")
+                     f"({self.low:.2f}-{self.high:.2f}x) {knob_text(self.knobs)}")
         return f"{self.dispatch} {self.problem}: {found} ({self.benchmarked} of {self.candidates} measured)"
 
     @staticmethod
