@@ -56,3 +56,16 @@ def test_finalists_show_one_estimator_and_only_the_knobs_that_apply(tmp_path, ca
         assert low <= speedup <= high and speedup == 1.02, row
     assert rows[0].endswith("wg_m=8 wg_n=16 vec_m=4 vec_n=8 vec_k=1")
     assert rows[1].endswith("lowering=2 dt_tile_kib=256 dt_threads=8")
+
+
+def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
+    """Synthetic verdicts: a plain tiling's line leaves out the data-tiling knobs, a data-tiled one's keeps them."""
+    from mltune.tune_run import DispatchVerdict
+
+    plain = {"wg_m": 50, "wg_n": 32, "vec_m": 25, "vec_n": 16, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
+             "dt_threads": 0}
+    line = DispatchVerdict("d0", "p", 100, 8, True, 2.5, 2.4, 2.6, plain, None, "budget").describe()
+    assert "wg_m=50" in line and "lowering" not in line and "dt_" not in line
+    tiled = dict(plain, lowering=2, dt_tile_kib=64, dt_threads=2)
+    line = DispatchVerdict("d0", "p", 100, 8, True, 2.5, 2.4, 2.6, tiled, None, "budget").describe()
+    assert "dt_tile_kib=64" in line and "wg_m" not in line
