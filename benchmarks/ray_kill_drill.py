@@ -131,11 +131,11 @@ def drill(args: argparse.Namespace, mode: str, work: Path, gpu: bool) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=2)
+    parser.add_argument("--cpus", type=int, default=1, help="compile CPUs per worker node")
     parser.add_argument("--input", type=Path, default=ROOT / "examples" / "matmul_f32.mlir")
     parser.add_argument("--target", default="host")
     parser.add_argument("--devices", default="local-task")
-    parser.add_argument("--nodes", type=int, default=2)
-    parser.add_argument("--cpus", type=int, default=1)
     parser.add_argument("--budget", type=int, default=16)
     parser.add_argument("--after", type=int, default=4, help="kill once the run holds this many records")
     parser.add_argument("--kill", default="actor,node")
