@@ -3,7 +3,8 @@
 For each attention shape (f16, sm_90 by default) the space is enumerated as `mltune tune` does, and two sets of
 candidates are compiled with the real `iree-compile` (`mltune.compile_only.compile_indices`, as `mltune tune
 --compile-only`): the heuristic's first `--first` candidates, a seeded random sample of `--samples`, and every
-candidate of the space whose estimated workgroup memory exceeds the target's (none, once the space's rule holds).
+candidate of the space whose estimated workgroup memory exceeds the target's (none, once the space's rule holds;
+a sample of `--samples` of them where there are more).
 It prints, per shape, how many compiled, and the failures' first lines.
 
 `--allocation` compiles the same candidates only to IREE's executable targets and reads the workgroup memory IREE
@@ -12,8 +13,11 @@ of a "uses N bytes of shared memory" error) beside the space's own estimate
 (`mltune.spaces.gpu_attention.GpuAttention.shared_memory_bytes`): the rule is checked against the compiler's
 lowering, candidate by candidate.
 
+`--without-rule` enumerates the space as it was before the space had its shared-memory rule (the rule replaced by
+true, nothing else changed), so that the same sampling gives the compile fraction before the rule.
+
     python benchmarks/cuda_attention_shared_memory.py [--target sm_90] [--samples 20] [--first 8] [--jobs 2]
-        [--only NAME,...] [--allocation]
+        [--only NAME,...] [--allocation] [--without-rule]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import z3
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -41,6 +46,7 @@ from mltune.mlir import new_context  # noqa: E402
 from mltune.problem import Problem  # noqa: E402
 from mltune.rankers.base import RankingInput  # noqa: E402
 from mltune.rankers.heuristic import Heuristic  # noqa: E402
+from mltune.spaces.gpu_attention import GpuAttention  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tune import configurators, read_dispatches  # noqa: E402
 
@@ -89,9 +95,12 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", default="")
     parser.add_argument("--allocation", action="store_true")
+    parser.add_argument("--without-rule", action="store_true", help="the space without its shared-memory rule")
     parser.add_argument("--work", type=Path,
                         default=ROOT / "mltune-runs" / f"attention-smem-{time.strftime('%Y%m%d-%H%M%S')}")
     args = parser.parse_args()
+    if args.without_rule:
+        GpuAttention.shared_memory_rule = lambda self, space: z3.BoolVal(True)
     context = new_context()
     target = parse_target(args.target)
     totals = {"first": [0, 0], "sample": [0, 0], "over": [0, 0]}
@@ -116,6 +125,8 @@ def main() -> int:
             sample = rng.choice(len(candidates), size=min(args.samples, len(candidates)), replace=False)
             estimate = configurator.shared_memory_bytes(candidates)
             over = np.flatnonzero(estimate > dispatch.facts.shared_memory_bytes)
+            if len(over) > args.samples:  # without the rule there can be thousands: a sample of them
+                over = rng.choice(over, size=args.samples, replace=False)
             for label, indices in (("first", first), ("sample", sample), ("over", over)):
                 if not len(indices):
                     print(f"{name:<34} {len(candidates):>6} candidates  {label:<6}   0 in the space")

@@ -72,6 +72,14 @@ def _check_reachable(resolved: str, address: str) -> None:
         raise UserError(f"--cluster {address}: nothing answers there ({err.strerror or err})") from None
 
 
+def call_share(queued: int, unanswered: int, actors: int) -> int:
+    """How many queued benchmarks an idle actor takes in one call: its fair part of all the work not yet answered
+    (queued, and in the calls of busy actors). Dividing the queue among the idle actors alone let the first actor
+    to free up take the whole queue while the others, a moment from done, were left with nothing (4 GPUs timed one
+    dispatch at about the rate of one)."""
+    return max(1, min(queued, math.ceil((queued + unanswered) / max(actors, 1))))
+
+
 @dataclass
 class _Call:
     """One actor's measure call in flight: its jobs, and the positions of those already answered."""
@@ -165,13 +173,15 @@ class RayExecutor:
 
     def _launch(self) -> None:
         """Every queued compile becomes a task (Ray runs as many as there are CPUs); each idle actor gets its share
-        of the queued benchmarks (one timing worker per call, so a share amortises its start), once the queue
-        holds a call's batch or no compile is left to add to it."""
+        of the queued benchmarks (`call_share`; one timing worker per call, so a share amortises its start), once
+        the queue holds a call's batch or no compile is left to add to it."""
         while self._compiles:
             job = self._compiles.popleft()
             self._compiling[self._compile.remote(self._builder, self._source, job.index, job.applied, job.group)] = job
         while self._benchmarks and self._idle and (len(self._benchmarks) >= self.call_batch or not self._compiling):
-            share = math.ceil(len(self._benchmarks) / len(self._idle))
+            unanswered = sum(len(call.jobs) - len(call.answered) for call in self._measuring.values())
+            live = len(self._idle) + len(self._measuring) + len(self._recovering)
+            share = call_share(len(self._benchmarks), unanswered, live)
             actor = self._idle.pop(0)
             plan = self._benchmarks[0].plan
             jobs = []

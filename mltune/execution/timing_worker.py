@@ -35,7 +35,8 @@ from mltune.execution.verdict import Looks
 from mltune.input_files import InputFile
 
 BASELINE_PERCENTILE = 25
-DISTURBED_CORES = 0.5  # other processes' load that makes a round worth measuring again
+DISTURBED_CORES = 0.5  # other processes' load that makes a round on the CPU device worth measuring again
+GPU_HOST_CORES = 2  # a GPU round's host side: the thread that launches and waits, and one to spare
 RETRY_PAUSE_S = 0.2
 
 
@@ -111,6 +112,15 @@ def _workers_on_allowed_cpus() -> None:
         rt.flags.parse_flags(f"--task_topology_cpu_ids={','.join(map(str, allowed))}")
 
 
+def disturbed_cores(device: str) -> float:
+    """Other processes' load that disturbs a round. IREE's CPU device runs on every core, so half a core of other
+    work does; a GPU's host side needs a core or two, so only load that leaves it none does (a Ray node compiles
+    on its other cores while its GPU is timed, and a retry for every round made the GPU wait)."""
+    if device.startswith("local"):
+        return DISTURBED_CORES
+    return max(DISTURBED_CORES, len(os.sched_getaffinity(0)) - GPU_HOST_CORES)
+
+
 def _round(baseline, candidate, args, calls: int) -> tuple[list[float], list[float]]:
     """`calls` (baseline, candidate) call pairs in A B B A order, so neither always runs first."""
     base, cand = [], []
@@ -130,12 +140,12 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
     per candidate: a passing burst of load is waited out, a lasting one is measured and reported."""
     cand_us, base_us, busy, raw = [], [], [], []
     looks = Looks(tuple(request.get("looks") or (request["rounds"],)))
-    load = BusyCores()
+    load, disturbed = BusyCores(), disturbed_cores(request["device"])
     retries = request["rounds"] // 2 + 1
     while True:
         cand, base = _round(baseline, candidate, args, calls)
         busy_cores = load.since_last()
-        if busy_cores >= DISTURBED_CORES and retries > 0:
+        if busy_cores >= disturbed and retries > 0:
             retries -= 1
             time.sleep(RETRY_PAUSE_S)
             load.since_last()
