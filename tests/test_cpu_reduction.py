@@ -5,6 +5,8 @@ configuration dumped is the spec's, the binary changes, the result does not), fe
 from __future__ import annotations
 
 import filecmp
+import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from iree_helpers import (
     checked_heuristic_order,
     dump_command,
     dump_one_op,
+    mltune,
     parse_levels,
     run,
     strip_config,
@@ -169,3 +172,18 @@ def test_the_dispatch_stripped_of_its_config_takes_the_spec(reductions, context,
     stripped = strip_config(dumped["bench"], tmp_path / "stripped.mlir")
     tuned = _compile(stripped, tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
     assert "vector_reduction = [0, 7]" in next(tuned.glob("configured_*.mlir")).read_text()
+
+
+@pytest.mark.slow
+def test_tune_a_small_softmax_end_to_end(tmp_path):
+    source = tmp_path / "softmax.mlir"
+    source.write_text(reduction_model(SHAPES["softmax"]))
+    result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "reduction_2x16x40" in result.stdout and "benchmarked 3" in result.stdout
+    (records_file,) = (Path(os.environ["MLTUNE_HOME"]) / "datasets").glob("*/*.jsonl")
+    records = [json.loads(line) for line in records_file.read_text().splitlines()]
+    measured = [r for r in records if r["status"] == "ok"]
+    assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] for r in measured)
+    assert {"wg_p0", "vec_p1", "red_r0"} <= set(measured[0]["knobs"])
+    assert Problem.from_record(measured[0]["problem"]).op_kind == "reduction"
