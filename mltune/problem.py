@@ -206,7 +206,13 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
 
 
 REDUCTION = "reduction"
+NORMALISED = "_norm"  # a reduction's layout tag: its result feeds only elementwise ops over its own loops
 _GENERIC = "linalg.generic"
+
+
+def reduction_inputs(problem: Problem) -> int:
+    """How many inputs a reduction reads (its layout's `_in<N>`)."""
+    return int(problem.layout.split("_in")[1].removesuffix(NORMALISED))
 
 
 def _is_reduction(op: ir.Operation) -> bool:
@@ -222,7 +228,8 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     are fused around it. It reads one operand over every loop (the rows reduced), any others over parallel loops
     only; its body is not part of the problem (the configuration is the same tiles whatever it computes).
     `layout`: `p`/`r` per loop, then the number of inputs (`ppr_in2`: softmax's sum of exponentials, which reads
-    the rows and their max; softmax's max itself, fused before it, is `ppr_in1`)."""
+    the rows and their max; softmax's max itself, fused before it, is `ppr_in1`), then `_norm` when its result
+    feeds only generics over its own loops (a norm's or softmax's normalisation; a spec configures those too)."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
     kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
@@ -245,11 +252,14 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
     if not parallel:
         return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
+    users = [use.owner for use in op.results[0].uses]
+    normalised = bool(users) and all(user.name == _GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
+                                     for user in users)
     return Problem(
         op_kind=REDUCTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=(), m=parallel, n=(),
         k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
         out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
-        layout=f"{''.join(kinds)}_in{inputs}", operand_types=tuple(elements))
+        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
 
 
 def reduction_configured(op: ir.Operation) -> bool:

@@ -5,6 +5,7 @@ configuration dumped is the spec's, the binary changes, the result does not), fe
 from __future__ import annotations
 
 import filecmp
+import re
 import json
 import os
 from pathlib import Path
@@ -27,10 +28,10 @@ from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
 from mltune.mlir import parse_module_file
 from mltune.one_op_reduction import ReductionShape, reduction_model
-from mltune.problem import Problem, read_root_ops
+from mltune.problem import NORMALISED, Problem, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
-from mltune.spaces.cpu_reduction import PIPELINE, CpuReduction, knobs_of_levels, tile_lists
+from mltune.spaces.cpu_reduction import PIPELINE, CpuReduction, knobs_of_levels, tile_lists, whole_rows
 from mltune.targets import facts_from_executable_target
 from mltune.tools import tool_path
 
@@ -68,7 +69,7 @@ def test_the_layer_norms_of_a_committed_export_read_as_reductions(context, tmp_p
                 reductions.append((bench, problems[0], facts, levels))
     assert len(reductions) >= 4, "two layer norms per layer, each a mean and a variance dispatch"
     for bench, problem, facts, levels in reductions:
-        assert problem.layout == "pr_in1" and problem.sizes(problem.k) == (64,)
+        assert problem.layout == "pr_in1_norm" and problem.sizes(problem.k) == (64,)
         configurator = make_configurator(problem, facts, context, bench, tmp_path / "unused")
         assert isinstance(configurator, CpuReduction)
         default = knobs_of_levels(problem, levels)
@@ -78,10 +79,12 @@ def test_the_layer_norms_of_a_committed_export_read_as_reductions(context, tmp_p
 
 def test_problems_name_their_parallel_and_reduction_loops(reductions):
     softmax = reductions["softmax"]["problem"]
-    assert softmax.key == "reduction_2x16x40_f32f32f32_ppr_in2", "the sum of exponentials, not the max before it"
+    assert softmax.key == "reduction_2x16x40_f32f32f32_ppr_in2_norm", "the sum of exponentials, not the max before it"
     assert (softmax.m, softmax.k) == ((0, 1), (2,))
     pool = reductions["meanpool"]["problem"]
     assert pool.sizes(pool.k) == (49,), "IREE collapses the pooled window into one loop"
+    assert not pool.layout.endswith(NORMALISED), "the division after it runs over the channels only"
+    assert reductions["rmsnorm"]["problem"].layout == "pr_in1_norm"
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -95,7 +98,8 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(reductions, c
     rows = np.prod([candidates.column(f"vec_p{i}") for i in range(len(problem.m))], axis=0)
     reds = np.prod([candidates.column(f"red_r{j}") for j in range(len(problem.k))], axis=0)
     assert (rows * reds * 4 < limit).all()
-    assert (rows * np.prod(problem.sizes(problem.k)) * 4 < limit).all(), "the fused op's whole-row tile"
+    if whole_rows(problem):
+        assert (rows * np.prod(problem.sizes(problem.k)) * 4 < limit).all(), "an unconfigured fused op's whole rows"
     for i in range(len(problem.m)):
         assert (candidates.column(f"vec_p{i}") <= candidates.column(f"wg_p{i}")).all()
     default = knobs_of_levels(problem, dumped["levels"])
@@ -125,8 +129,8 @@ def _outputs(vmfb: Path, shape: ReductionShape, directory: Path) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", ["softmax", "rmsnorm"])
-def test_a_candidate_spec_configures_the_root_only_and_changes_the_binary_not_the_result(reductions, context,
-                                                                                          tmp_path, name):
+def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_the_binary_not_the_result(
+        reductions, context, tmp_path, name):
     dumped = reductions[name]
     problem = dumped["problem"]
     configurator = CpuReduction(problem, dumped["cpu"], context)
@@ -141,8 +145,11 @@ def test_a_candidate_spec_configures_the_root_only_and_changes_the_binary_not_th
     tuned = _compile(dumped["source"], tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
     config = next(tuned.glob("configured_*.mlir")).read_text()
     expected = ", ".join(f"{level} = {values}" for level, values in tile_lists(problem, chosen).items())
-    assert config.count("lowering_config = #iree_cpu.lowering_config<") == 1, "only the root op is configured"
-    assert f"lowering_config<{expected}>" in config, config[-2000:]
+    levels = tile_lists(problem, chosen)
+    consumer = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
+    configured = re.findall(r"lowering_config = #iree_cpu.lowering_config<([^>]*)>", config)
+    assert configured == [expected, f"vector_common_parallel = {consumer}, vector_inner_parallel = "
+                                    f"{levels['vector_reduction']}"], "the root, then the normalisation after it"
     (plain_binary,), (tuned_binary,) = plain.glob("*.so"), tuned.glob("*.so")
     assert not filecmp.cmp(plain_binary, tuned_binary, shallow=False), "the spec was ignored"
     shape = SHAPES[name]

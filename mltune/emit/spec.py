@@ -17,19 +17,19 @@ from iree.compiler import ir
 from mltune.emit.op_config import op_attributes
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
-from mltune.emit.reduction_match import reduction_match
+from mltune.emit.reduction_match import reduction_consumers, reduction_match
 from mltune.errors import UserError
-from mltune.problem import ONLINE_ATTENTION, Problem
+from mltune.problem import ONLINE_ATTENTION, REDUCTION, Problem
 from mltune.tools import run_tool, tool_path
 
 
-def _apply_sequence(names: Sequence[str]) -> str:
-    """`@apply_op_config`: annotates the matched op with one param per attribute name."""
+def _apply_sequence(names: Sequence[str], more: str = "") -> str:
+    """`@apply_op_config`: annotates the matched op with one param per attribute name (then runs `more`)."""
     params = "".join(f", %{name}: !transform.any_param {{transform.readonly}}" for name in names)
     annotations = "\n".join(f'    transform.annotate %op "{name}" = %{name} : !transform.any_op, !transform.any_param'
                             for name in names)
     return f"""  transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}{params}) {{
-{annotations}
+{annotations}{more}
     transform.yield
   }}"""
 
@@ -89,7 +89,7 @@ def _attention_match(problem: Problem) -> str:
 
 _MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
              "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match,
-             "reduction": reduction_match}
+             REDUCTION: reduction_match}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
@@ -122,8 +122,9 @@ def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     rebatched = needs_rebatch(problem)
     entrypoint = rebatching_entrypoint if rebatched else _default_entrypoint
     default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
+    consumers, helpers = reduction_consumers(problem, attributes) if problem.op_kind == REDUCTION else ("", "")
     text = f"""module attributes {{transform.with_named_sequence{default}}} {{
-{_apply_sequence(list(attributes))}
+{_apply_sequence(list(attributes), consumers)}{helpers}
 {_matcher("match_" + problem.key, problem, attributes)}
 {entrypoint("match_" + problem.key, "apply_op_config")}
 }}

@@ -15,7 +15,7 @@ import numpy as np
 from mltune.emit.operand_types import operand_loops
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, padding_waste, wave_inefficiency
-from mltune.problem import Problem, element_bytes
+from mltune.problem import Problem, element_bytes, reduction_inputs
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_reduction import ROW_BYTES, parallel_knobs, reduction_knobs
 from mltune.targets.cpu import CpuInfo
@@ -67,7 +67,7 @@ def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: Candidate
     }
     problem_level = {
         "log2_total_rows": np.log2(total_rows), "log2_row_elements": np.log2(row_elements), "input_bytes": in_bytes,
-        "rows_contiguous": contiguous, "inputs": int(problem.layout.rsplit("_in", 1)[1]),
+        "rows_contiguous": contiguous, "inputs": reduction_inputs(problem),
         # the bytes the whole reduction reads, in L2s of the target
         "reduced_bytes_per_l2": total_rows * row_elements * in_bytes / cpu.l2_bytes,
     }

@@ -9,17 +9,19 @@ over the parallel loops (the rows one vector tile reduces together) and `vector_
 
 IREE then gives the ops fused around the root (the accumulator's fill, the normalising elementwise op, softmax's
 max) tiles derived from the root's, among them `vector_inner_parallel` along the reduced dimension. A tuning spec's
-`compilation_info` on the root replaces that whole step: the fused ops keep no configuration of their own and the
-elementwise one is vectorised over whole rows of the vector tile (docs/cpu-reductions.md). So, for candidates to
-compile (IREE's large-vector check, `native_vector_size` x 512 bytes):
+`compilation_info` on the root replaces that whole step: the fused ops keep no configuration of their own and are
+vectorised over whole rows of the vector tile, unless the spec configures them too, as it does a normalisation
+after the root (`mltune.emit.reduction_match`; softmax's max before it stays unconfigured). So, for candidates to
+compile (IREE's large-vector check, `native_vector_size` x 512 bytes; docs/cpu-reductions.md):
 - a vector tile is at most its workgroup tile (tiles need not divide their loops: remainders are peeled or masked);
 - the root's vector tile, `prod(vec_p) x prod(red_r)` elements, stays under the limit;
-- so does a whole-row tile, `prod(vec_p) x prod(reduction sizes)` in f32, what the fused elementwise op becomes.
+- while a fused op stays unconfigured (`whole_rows`), so does a whole-row tile, `prod(vec_p) x prod(reduction
+  sizes)` in f32.
 """
 
 from __future__ import annotations
 
-from mltune.problem import Problem, element_bytes
+from mltune.problem import NORMALISED, Problem, element_bytes, reduction_inputs
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,
@@ -46,6 +48,13 @@ def reduction_knobs(problem: Problem) -> list[tuple[str, int]]:
     return [(f"red_r{j}", loop) for j, loop in enumerate(problem.k)]
 
 
+def whole_rows(problem: Problem) -> bool:
+    """Whether a fused op stays unconfigured and is vectorised over whole rows: unless the spec configures the
+    consumers (`NORMALISED`) and no other reduction is fused before the root (softmax's max reads the second
+    input)."""
+    return not (problem.layout.endswith(NORMALISED) and reduction_inputs(problem) == 1)
+
+
 def widest_bytes(problem: Problem) -> int:
     return max(element_bytes(element) for element in problem.operand_types)
 
@@ -70,7 +79,9 @@ def cpu_reduction_space(problem: Problem, cpu: CpuInfo) -> Space:
         step = step * v(red)
         row_elements *= problem.bounds[loop]
     constraints = [v(vec) <= v(wg) for wg, vec, _ in parallel_knobs(problem)]
-    constraints += [step * widest_bytes(problem) < limit, rows * row_elements * max(ROW_BYTES, widest_bytes(problem)) < limit]
+    constraints.append(step * widest_bytes(problem) < limit)
+    if whole_rows(problem):
+        constraints.append(rows * row_elements * max(ROW_BYTES, widest_bytes(problem)) < limit)
     space.constraints = tuple(constraints)
     return space
 
