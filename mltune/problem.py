@@ -289,7 +289,8 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
         if name.endswith("attention"):
             return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
                                    "attention)")
-        return Untunable(name, "only contractions, convolutions, attention and reductions are tuned")
+        return Untunable(name, "non-contraction root ops are not supported yet (only contractions, convolutions, "
+                                   "attention and reductions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
