@@ -13,8 +13,8 @@ on the root skips that step, which leaves the normalising elementwise op after i
 rows (a vector of 8 x 768 f32 for a BERT-base layer norm with IREE's default tiles; 16 x 768 failed IREE's
 large-vector check). So the spec configures the root's consumers of its rank too, as IREE would: the root's
 `vector_common_parallel` tiles, and a `vector_inner_parallel` tile of the reduction's step along each reduced
-loop. With IREE's default tiles this gives the binary size of IREE's own build (8696 bytes for that layer norm;
-without it 73552). Consumers of another rank (a pool's division over the collapsed channels) are left alone:
+loop. With IREE's default tiles this gives an executable about the size of IREE's own build (without it, several
+times larger). Consumers of another rank (a pool's division over the collapsed channels) are left alone:
 whether the consumers share the root's loops is read with the problem (`NORMALISED`), since a matcher inside the
 spec's action could not be made to select them (`transform.alternatives` needs an isolated scope).
 """
