@@ -1,8 +1,8 @@
 """Features of llvm-cpu reduction candidates (`DoubleTilingExpert` on a reducing generic), from the problem and knobs.
 
 A vector tile reduces `rows` = prod(vec_p) rows at once, `red_r` elements of each per step, into `rows` partial
-sums, then the fused elementwise op (a normalisation, softmax's division) runs over those rows whole (a spec leaves
-it without an inner tile: `mltune.spaces.cpu_reduction`). The SIMD lanes run along the reduced operand's innermost
+sums, then the fused elementwise op (a normalisation, softmax's division) reads those rows again, whole, in steps
+of its inner tile; the rows stay in L1 between the two passes only if they fit. The SIMD lanes run along the reduced operand's innermost
 loop: the reduction loop when the rows are contiguous (layer norm, softmax, NCHW pooling), else the innermost
 parallel loop (NHWC pooling). So: lane fill along that loop, the registers a step holds, independent partial sums
 against the add latency, the whole-row tile against L1, idle cores in the last wave of workgroups, and padding.

@@ -49,9 +49,9 @@ def reduction_knobs(problem: Problem) -> list[tuple[str, int]]:
 
 
 def whole_rows(problem: Problem) -> bool:
-    """Whether a fused op stays unconfigured and is vectorised over whole rows: unless the spec configures the
-    consumers (`NORMALISED`) and no other reduction is fused before the root (softmax's max reads the second
-    input)."""
+    """Whether a fused op may stay unconfigured and be vectorised over whole rows (conservatively): always, unless
+    the spec configures the consumers (`NORMALISED`) and no other reduction is fused before the root (softmax's
+    max, which reads the rows as the root does, is why a second input counts)."""
     return not (problem.layout.endswith(NORMALISED) and reduction_inputs(problem) == 1)
 
 
