@@ -63,23 +63,26 @@ def compile_to(model: Path, out: Path, *flags: str) -> bool:
     return done.returncode == 0
 
 
-def dispatch(model: Path, work: Path, context: ir.Context):
-    """The problem, target facts, configurator and IREE's default knobs of the model's one dispatch."""
+def dispatch(model: Path, work: Path, context: ir.Context, configurator=CpuConvolution, knobs_of=knobs_of_levels):
+    """The problem, target facts, configurator and IREE's default knobs of the model's one problem (one or several
+    dispatches of it: a layer norm's mean and variance are one problem)."""
     bench_dir = work / "bench"
     assert compile_to(model, work / "dump.vmfb", "--iree-codegen-add-tuner-attributes",
                       f"--iree-hal-dump-executable-benchmarks-to={bench_dir}")
-    (bench,) = bench_dir.glob("*.mlir")
-    module = parse_module_file(bench, context)
-    with context:
-        (problem,) = read_root_ops(module)
-        variant = iree_codegen.get_executable_variant_ops(module)[0]
-        cpu = CpuInfo.from_executable_target(str(variant.attributes["target"]))
-        (root,) = iree_codegen.get_tuner_root_ops(module)
-        text = str(root.attributes["lowering_config"])
+    found = {}
+    for bench in sorted(bench_dir.glob("*.mlir")):
+        module = parse_module_file(bench, context)
+        with context:
+            (problem,) = read_root_ops(module)
+            variant = iree_codegen.get_executable_variant_ops(module)[0]
+            cpu = CpuInfo.from_executable_target(str(variant.attributes["target"]))
+            (root,) = iree_codegen.get_tuner_root_ops(module)
+            found.setdefault(problem.key, (problem, cpu, str(root.attributes["lowering_config"])))
+    assert len(found) == 1, f"one problem expected, found {sorted(found)}"
+    ((problem, cpu, text),) = found.values()
     levels = {name: [int(v) for v in values.split(",") if v.strip()] for name, values in
               re.findall(r"(\w+) = \[([^\]]*)\]", text)}
-    configurator = CpuConvolution(problem, cpu, context)
-    return problem, cpu, configurator, knobs_of_levels(problem, levels)
+    return problem, cpu, configurator(problem, cpu, context), knobs_of(problem, levels)
 
 
 def first(ranker: str, problem, cpu, candidates, budget: int) -> list[int]:
@@ -108,11 +111,20 @@ class Study:
 def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) -> Study:
     """Compile IREE's default build and each ranker's first `budget` candidates of one shape."""
     op, image, weights, result, stride = SHAPES[name]
+    return build_study(name, convolution_model(op, image, weights, result, stride), (image, weights), dispatch,
+                       budget, jobs, work, context)
+
+
+def build_study(name: str, source: str, input_shapes, read_dispatch, budget: int, jobs: int, work: Path,
+                context: ir.Context) -> Study:
+    """Compile IREE's default build of `source` (f32 splat inputs of `input_shapes`) and each ranker's first
+    `budget` candidates of its one problem (`read_dispatch(model, work, context)`: problem, target, configurator,
+    IREE's default knobs)."""
     work.mkdir()
     model, inputs = work / "model.mlir", work / "inputs.flags"
-    model.write_text(convolution_model(op, image, weights, result, stride))
-    inputs.write_text("".join(f"--input={'x'.join(map(str, shape))}xf32=1\n" for shape in (image, weights)))
-    problem, cpu, configurator, default_knobs = dispatch(model, work, context)
+    model.write_text(source)
+    inputs.write_text("".join(f"--input={'x'.join(map(str, shape))}xf32=1\n" for shape in input_shapes))
+    problem, cpu, configurator, default_knobs = read_dispatch(model, work, context)
     candidates = configurator.candidates()
     orders = {ranker: first(ranker, problem, cpu, candidates, budget) for ranker in ("heuristic", "shuffle")}
     default_index = candidates.index_of(default_knobs)
@@ -178,18 +190,23 @@ def row(study: Study, budget: int) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    return study_main(__doc__, list(SHAPES), DEFAULT_ONLY, build)
+
+
+def study_main(doc: str, shapes: list[str], default_only, build_shape) -> int:
+    """Parse the command line, build every shape asked for (`build_shape`, as `build`), time them, print the table."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock: shared to compile, exclusive to time")
-    parser.add_argument("--only", nargs="*", default=list(DEFAULT_ONLY), choices=list(SHAPES))
+    parser.add_argument("--only", nargs="*", default=list(default_only), choices=shapes)
     parser.add_argument("--jobs", type=int, default=2, help="parallel compiles")
     parser.add_argument("--details", type=Path, default=None, help="write every candidate's knobs and time (JSON)")
     args = parser.parse_args()
     context = ir.Context()
-    with tempfile.TemporaryDirectory(prefix="mltune-conv-study-") as work:
+    with tempfile.TemporaryDirectory(prefix="mltune-study-") as work:
         with held(args.lock, shared=True):
-            studies = [build(name, args.budget, args.jobs, Path(work) / name, context) for name in args.only]
+            studies = [build_shape(name, args.budget, args.jobs, Path(work) / name, context) for name in args.only]
         with held(args.lock):
             print("load average before timing: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
             for study in studies:

@@ -23,7 +23,7 @@ def element_bytes(element_type: str) -> int:
 
 @dataclass(frozen=True)
 class Problem:
-    """A contraction, matvec, convolution or attention root op: loop bounds grouped by role, operand element types
+    """A contraction, matvec, convolution, attention or reduction root op: loop bounds grouped by role, operand element types
     and indexing maps.
 
     A matvec is a contraction that IREE itself lowers as a reduction (`reduction_configured`); its loops are a
@@ -56,6 +56,8 @@ class Problem:
     # max and sum (IREE's attention matcher names all seven)
     k2: tuple[int, ...] = ()
     operand_types: tuple[str, ...] = ()
+    # reductions: `m` holds the parallel loops, `k` the reduction loops, `operand_types` every operand's element type
+    # (inputs, then inits), `layout` the loops' kinds and the number of inputs (`ppr_in2`)
     # masked attention only: the mask's element type (its indexing map follows the scale's in `indexing_maps`)
     mask_type: str = ""
 
@@ -203,6 +205,63 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
         operand_types=tuple(elements), mask_type=mask_type)
 
 
+REDUCTION = "reduction"
+NORMALISED = "_norm"  # a reduction's layout tag: its result feeds only elementwise ops over its own loops
+_GENERIC = "linalg.generic"
+
+
+def reduction_inputs(problem: Problem) -> int:
+    """How many inputs a reduction reads (its layout's `_in<N>`)."""
+    return int(problem.layout.split("_in")[1].removesuffix(NORMALISED))
+
+
+def _is_reduction(op: ir.Operation) -> bool:
+    """A generic with at least one reduction loop (contractions and convolutions are told apart before)."""
+    if op.name != _GENERIC or "iterator_types" not in op.attributes:
+        return False
+    return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
+
+
+def _reduction(op: ir.Operation) -> Problem | Untunable:
+    """A reduction or normalisation (softmax, layer norm, RMS norm, mean pooling) as IREE dispatches it: a generic
+    whose other ops (the accumulator's fill, an elementwise normalisation, a first reduction such as softmax's max)
+    are fused around it. It reads one operand over every loop (the rows reduced), any others over parallel loops
+    only; its body is not part of the problem (the configuration is the same tiles whatever it computes).
+    `layout`: `p`/`r` per loop, then the number of inputs (`ppr_in2`: softmax's sum of exponentials, which reads
+    the rows and their max; softmax's max itself, fused before it, is `ppr_in1`), then `_norm` when its result
+    feeds only generics over its own loops (a norm's or softmax's normalisation; a spec configures those too)."""
+    name = op.name
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    types = [value.type for value in op.operands]
+    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return Untunable(name, "a reduction needs statically shaped tensor operands")
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    if not all(amap.is_projected_permutation for amap in maps):
+        return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
+    inputs = len(op.operands) - len(op.results)
+    reduction = [loop for loop, kind in enumerate(kinds) if kind == "r"]
+    reduced = [amap for amap in maps[:inputs]
+               if any(isinstance(e, ir.AffineDimExpr) and e.position in reduction for e in amap.results)]
+    if len(reduced) != 1:
+        return Untunable(name, f"a reduction reading {len(reduced)} operands along its reduction loops (one "
+                               "reduced operand is supported; more is a contraction)")
+    parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
+    if not parallel:
+        return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
+    users = [use.owner for use in op.results[0].uses]
+    normalised = bool(users) and all(user.name == _GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
+                                     for user in users)
+    return Problem(
+        op_kind=REDUCTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=(), m=parallel, n=(),
+        k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
+        out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
+
+
 def reduction_configured(op: ir.Operation) -> bool:
     """IREE configured the op with its VectorDistribute reduction config (`partial_reduction`, `lane_basis`).
 
@@ -225,10 +284,13 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
             return _convolution(op)
         if name in (ONLINE_ATTENTION, SOURCE_ATTENTION):
             return _attention(op)
+        if _is_reduction(op):
+            return _reduction(op)
         if name.endswith("attention"):
             return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
                                    "attention)")
-        return Untunable(name, "non-contraction root ops are not supported yet (only contractions and convolutions)")
+        return Untunable(name, "non-contraction root ops are not supported yet (only contractions, convolutions, "
+                                   "attention and reductions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
     maps = [attr.value for attr in op.attributes["indexing_maps"]]

@@ -31,8 +31,11 @@ def test_transformer_block_calls_and_problems(context, tmp_path):
         if isinstance(d.problem, Problem):
             by_problem[d.problem.key] = by_problem.get(d.problem.key, 0) + counts[executable_of(d.name, list(counts))]
     # Q, K, V and the output projection are one problem, in two executables (4 calls); the MLP
-    # matmuls and the two attention batch matmuls are one call each
+    # matmuls and the two attention batch matmuls are one call each; the layer norm's mean and variance dispatches
+    # are one reduction (2 calls), the softmax's sum of exponentials another
     assert by_problem == {
+        "reduction_128x256_f32f32f32_pr_in1_norm": 2,
+        "reduction_4x128x128_f32f32f32_ppr_in2_norm": 1,
         "contraction_128x256x256_f32f32f32_nn": 4,
         "contraction_128x1024x256_f32f32f32_nn": 1,
         "contraction_128x256x1024_f32f32f32_nn": 1,

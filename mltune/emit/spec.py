@@ -9,26 +9,27 @@ including the full model compile. Every spec is parsed by the compiler before it
 from __future__ import annotations
 
 from functools import partial
-import re
 from pathlib import Path
 from typing import Sequence
 
 from iree.compiler import ir
 
 from mltune.emit.op_config import op_attributes
+from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
+from mltune.emit.reduction_match import reduction_consumers, reduction_match
 from mltune.errors import UserError
-from mltune.problem import ONLINE_ATTENTION, Problem
+from mltune.problem import ONLINE_ATTENTION, REDUCTION, Problem
 from mltune.tools import run_tool, tool_path
 
 
-def _apply_sequence(names: Sequence[str]) -> str:
-    """`@apply_op_config`: annotates the matched op with one param per attribute name."""
+def _apply_sequence(names: Sequence[str], more: str = "") -> str:
+    """`@apply_op_config`: annotates the matched op with one param per attribute name (then runs `more`)."""
     params = "".join(f", %{name}: !transform.any_param {{transform.readonly}}" for name in names)
     annotations = "\n".join(f'    transform.annotate %op "{name}" = %{name} : !transform.any_op, !transform.any_param'
                             for name in names)
     return f"""  transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}{params}) {{
-{annotations}
+{annotations}{more}
     transform.yield
   }}"""
 
@@ -62,29 +63,15 @@ def _convolution_match(problem: Problem, depthwise: bool = False) -> str:
 {_checks(handles)}"""
 
 
-def _operand_shapes(problem: Problem) -> list[tuple[int, ...]]:
-    """Each operand's shape, read from its indexing map (attention maps are permutations of loops: `(d0, d3)`)."""
-    results = [re.search(r"-> \(([^)]*)\)", amap).group(1) for amap in problem.indexing_maps]
-    return [tuple(problem.bounds[int(d)] for d in re.findall(r"d(\d+)", dims)) for dims in results]
-
-
-def _tensor(shape: Sequence[int], element: str) -> str:
-    return f"tensor<{'x'.join(map(str, (*shape, element)))}>"
-
-
 def _masked_attention_match(problem: Problem) -> str:
     """IREE 3.13's `match.online_attention` does not match a masked attention (its mask's map given or not), so the
     op is matched by name and by the type of every tensor operand: query, key, value, mask and the three outputs
     fix every loop's size and every element type (the indexing maps are not compared)."""
-    shapes = _operand_shapes(problem)
+    shapes = operand_shapes(problem)
     q, k, v, _, out, max_, sum_ = problem.operand_types
     types = [(0, q), (1, k), (2, v), (4, problem.mask_type), (5, out), (6, max_), (7, sum_)]
     lines = [f'    transform.match.operation_name %op ["{ONLINE_ATTENTION}"] : !transform.any_op']
-    for index, element in types:
-        lines += [f"    %operand{index} = transform.get_operand %op[{index}] : "
-                  "(!transform.any_op) -> !transform.any_value",
-                  f"    transform.iree.match.cast_compatible_type %operand{index} = {_tensor(shapes[index], element)} "
-                  ": !transform.any_value"]
+    lines += operand_type_checks([(index, tensor_type(shapes[index], element)) for index, element in types])
     return "\n".join(lines)
 
 
@@ -101,7 +88,8 @@ def _attention_match(problem: Problem) -> str:
 
 
 _MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
-             "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match}
+             "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match,
+             REDUCTION: reduction_match}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
@@ -134,8 +122,9 @@ def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     rebatched = needs_rebatch(problem)
     entrypoint = rebatching_entrypoint if rebatched else _default_entrypoint
     default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
+    consumers, helpers = reduction_consumers(problem, attributes) if problem.op_kind == REDUCTION else ("", "")
     text = f"""module attributes {{transform.with_named_sequence{default}}} {{
-{_apply_sequence(list(attributes))}
+{_apply_sequence(list(attributes), consumers)}{helpers}
 {_matcher("match_" + problem.key, problem, attributes)}
 {entrypoint("match_" + problem.key, "apply_op_config")}
 }}

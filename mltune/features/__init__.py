@@ -21,6 +21,7 @@ from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
+from mltune.features.cpu_reduction import cpu_reduction_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
@@ -32,6 +33,7 @@ from mltune.spaces.cpu_attention import PIPELINE as CPU_ATTENTION_PIPELINE
 from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE
 from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
 from mltune.spaces.cpu_data_tiling import PIPELINE as CPU_DATA_TILED_PIPELINE
+from mltune.spaces.cpu_reduction import PIPELINE as CPU_REDUCTION_PIPELINE
 from mltune.spaces.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
 from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
@@ -48,6 +50,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "depthwise_convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
+    ("cpu", "reduction"): (cpu_reduction_features, (CPU_REDUCTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -80,5 +83,5 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 
 
 __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
-           "cpu_contraction_features", "cpu_convolution_features", "extractor_for", "feature_columns", "knob_columns",
+           "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for", "feature_columns", "knob_columns",
            "gpu_attention_features", "gpu_contraction_features", "gpu_matvec_features", "target_family"]

@@ -13,6 +13,7 @@ from mltune.spaces.candidate import Configurator
 from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import CpuConvolution
+from mltune.spaces.cpu_reduction import CpuReduction
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction
@@ -35,6 +36,7 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
     "convolution": CpuConvolution,
     "depthwise_convolution": CpuConvolution,
     "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
+    "reduction": CpuReduction,
 }
 
 
