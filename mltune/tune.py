@@ -266,8 +266,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     flags: FlagChoice | None = None
     baseline = default_build
     search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces",
-                                        lowering_is_tunable(tuning_input, dispatches) and not search_flags)
+    data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
@@ -310,7 +310,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
     results: list[DispatchResult] = []
     try:
-        if (kind := screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles))) is not None:
+        kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
+        if kind is not None:
             tasks = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
                                 record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
                                 recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,

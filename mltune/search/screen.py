@@ -30,7 +30,7 @@ from mltune.execution.build import Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
 from mltune.progress import display
-from mltune.rankers.base import RankingInput
+from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
 from mltune.search.resume import earlier_trials
 from mltune.search.screen_module import ScreenModule, screen_module
@@ -40,30 +40,25 @@ AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/scre
 DEFAULT_FINALISTS = 4
 
 
-def screen_kind(choice: str, dispatch_level: bool, dispatches: int) -> str | None:
+def screen_kind(choice: str, dispatch_level: bool, dispatches: int, flags_in_space: bool = False) -> str | None:
     """The screen a run uses: none for a dispatch benchmark or a model of one dispatch (its whole model is already
-    the small module), `auto`'s kind for a model of several."""
+    the small module), `auto`'s kind for a model of several. Where candidates carry compile flags that form the
+    dispatches (a contraction's data-tiled lowering), a dump cannot screen them: the one-op model does."""
     if choice == "none" or dispatch_level or (choice == "auto" and dispatches <= 1):
         return None
-    return AUTO_SCREEN if choice == "auto" else choice
+    kind = AUTO_SCREEN if choice == "auto" else choice
+    return "one-op" if kind == "dispatch" and flags_in_space else kind
 
 
-class ScreenedOrder:
+class ScreenedOrder(StaticRanker):
     """The model stage's ranker: the screen's finalists, best first; it learns nothing more."""
 
     def __init__(self, order: Sequence[int], name: str):
-        self.order, self.name, self._next = list(order), name, 0
+        super().__init__()
+        self.finalists, self.name = list(order), name
 
-    def start(self, ranking_input: RankingInput) -> None:
-        self._next = 0
-
-    def ask(self, n: int) -> list[int]:
-        picked = self.order[self._next:self._next + n]
-        self._next += len(picked)
-        return picked
-
-    def tell(self, index: int, ratio: float) -> None:
-        """The order was fixed by the screen."""
+    def order(self, ranking_input: RankingInput) -> list[int]:
+        return self.finalists
 
 
 def finalists_of(result: DispatchResult, count: int) -> list[int]:
