@@ -311,12 +311,16 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     results: list[DispatchResult] = []
     try:
         kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
+        stage = None
         if kind is not None:
-            tasks = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
+            stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
                                 record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
                                 recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,
-                                request.cluster, request.shared_fs).run(tasks)
+                                request.cluster, request.shared_fs)
+            tasks = stage.run(tasks)
         for task, searched in zip(tasks, loop.tune_all(tasks)):
+            if stage is not None:
+                stage.describe(searched)
             if task.budget > searched.candidates:
                 print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
                       f"{task.problem.key}")

@@ -16,7 +16,7 @@ their ratios are the small module's, never to be read as the model's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -91,6 +91,14 @@ class ScreenStage:
     compile_flags: tuple[str, ...] = ()
     cluster: str | None = None
     shared_fs: bool = False
+    screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
+
+    def describe(self, result: DispatchResult) -> None:
+        """Say in the dispatch's stop reason what its screen measured, for the report."""
+        if result.name in self.screened:
+            kind, screen = self.screened[result.name]
+            result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
+                                  f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
         """Each task screened; each comes back with the screen's finalists as its order and count as budget."""
@@ -125,6 +133,7 @@ class ScreenStage:
             screened = loop.tune_all([replace(task, earlier_of=earlier)])[0]
         finally:
             executor.close()
+        self.screened[task.name] = (module.kind, screened)
         order = finalists_of(screened, self.finalists)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{module.kind}-screen"),
                        budget=len(order))
