@@ -77,8 +77,9 @@ def study(stem: Path, candidates: int, dispatches: int, plan: TimingPlan, work: 
                              call.inputs)
     tuning_input = without_weights(prepared, target.kind, work / "weights")
     found = read_dispatches(tuning_input, context)
-    tunable = {d.problem.key: (d, c) for d, c in configurators([d for d in found if isinstance(d.problem, Problem)],
-                                                               context, work / "spaces") if not isinstance(c, Untunable)}
+    problems = [d for d in found if isinstance(d.problem, Problem)]
+    tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces")
+               if not isinstance(c, Untunable)}
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
     profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), "local-task",
                              work / "profile", 2)

@@ -52,7 +52,8 @@ def main() -> int:
     parser.add_argument("--screens", default="none,dispatch", help="comma-separated --screen values to compare")
     parser.add_argument("--rounds", type=int, default=6, help="plain-tools re-timing rounds")
     parser.add_argument("--repeats", type=int, default=1, help="rounds of runs, the screens' order alternating")
-    parser.add_argument("--work", type=Path, default=Path("/tmp") / f"screen-throughput-{time.strftime('%Y%m%d-%H%M%S')}")
+    parser.add_argument("--work", type=Path,
+                        default=Path("/tmp") / f"screen-throughput-{time.strftime('%Y%m%d-%H%M%S')}")
     parser.add_argument("--lock", type=Path, default=None, help="flock file held for each run (the machine alone)")
     args = parser.parse_args()
     screens = args.screens.split(",")
