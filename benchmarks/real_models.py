@@ -24,6 +24,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from measure_lock import held
 from tune_examples import benchmark_ms, run
@@ -55,9 +56,11 @@ HEADER = ["model", "accepted", "dispatches", "time in tuned kinds", "benchmarked
           "mltune end to end", "plain tools", "numerics"]
 
 
-def tune(stem: Path, budget: int, run_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
-    """`mltune tune` in the model's own folder, on its flags file, as a user runs it."""
-    command = [sys.executable, "-m", "mltune.cli", "tune", stem.with_suffix(".mlir").name, "--budget", str(budget),
+def tune(stem: Path, budget: int, run_dir: Path,
+         extra: Sequence[str] = ()) -> tuple[subprocess.CompletedProcess, float]:
+    """`mltune tune` in the model's own folder, on its flags file, as a user runs it (with `extra` options)."""
+    command = [sys.executable, "-m", "mltune.cli", "tune", stem.with_suffix(".mlir").name, *extra,
+               "--budget", str(budget),
                "--benchmark-flags-file", stem.with_suffix(".flags").name, "--run-dir", str(run_dir),
                "--dataset-dir", str(run_dir.parent / "datasets"), "-o", str(run_dir.parent / f"{stem.name}_spec.mlir")]
     started = time.perf_counter()

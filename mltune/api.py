@@ -42,7 +42,7 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
          compile_only: bool = False, progress: Literal["bar", "quiet", "verbose"] = "bar",
          show_paths: bool = False, command_line: Sequence[str] | None = None, inputs: Sequence[str] = (),
          parameters: Sequence[str] = (), int_range: str | None = None, compile_flags_file: PathLike | None = None,
-         benchmark_flags_file: PathLike | None = None) -> TuneResult:
+         benchmark_flags_file: PathLike | None = None, screen: str = "auto", screen_finalists: int = 4) -> TuneResult:
     """Tune a model's dispatches (or one dumped dispatch benchmark), as `mltune tune` does.
 
     Args:
@@ -79,6 +79,10 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
         int_range: "LOW:HIGH": generated integer arguments are drawn from LOW to HIGH - 1 (default "0:2").
         compile_flags_file: iree-compile flags, one per line, for every build (the SHARK tuner's format).
         benchmark_flags_file: `--input=`, `--parameters=` and `--function=` lines: how to call the model.
+        screen: A model's candidates are first timed on a small module, "dispatch" (its dumped benchmark) or
+            "one-op" (the problem's one-op model), and only the best `screen_finalists` of each dispatch in the whole
+            model; "none": all in the whole model; "auto": "dispatch" for a model of several dispatches.
+        screen_finalists: With a screen, per dispatch: how many of its best are timed in the whole model.
 
     Returns:
         The spec, the verdict per problem and the run's records.
@@ -94,7 +98,7 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
         else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
         cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
         None if int_range is None else str(int_range),
-        _path(compile_flags_file), _path(benchmark_flags_file))
+        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists)
     return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
 
 

@@ -108,6 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--flag-search", action="store_true",
                       help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
                            "model and tune under the winner")
+    tune.add_argument("--screen", choices=["auto", "none", "dispatch", "one-op"], default="auto",
+                      help="a model's candidates: timed first on the dispatch's dumped benchmark (dispatch) or the "
+                           "problem's one-op model (one-op), only the best --screen-finalists in the whole model; "
+                           "none: every one in the whole model; auto (default): dispatch for models of several "
+                           "dispatches")
+    tune.add_argument("--screen-finalists", type=positive_int, default=4, metavar="K",
+                      help="with a screen: the K screened best of each dispatch timed in the whole model (default 4)")
     tune.add_argument("--timing", choices=["auto", "call", "kernel"], default="auto",
                       help="compare candidates per call, or per kernel (each dispatch repeated in a call, so the "
                            "call's fixed cost does not hide the kernels; the count is calibrated); auto: kernel on "
@@ -227,8 +234,8 @@ def _run_tune(args: argparse.Namespace) -> int:
                   flag_search=args.flag_search, timing=args.timing, iree_flags=args.iree_flags, cluster=args.cluster,
                   shared_fs=args.shared_fs, compile_only=args.compile_only, inputs=args.inputs,
                   parameters=args.parameters, int_range=args.int_range, compile_flags_file=args.compile_flags_file,
-                  benchmark_flags_file=args.benchmark_flags_file,
-                  progress="quiet" if args.quiet else "verbose" if args.verbose else "bar", show_paths=True,
+                  benchmark_flags_file=args.benchmark_flags_file, screen=args.screen,
+                  screen_finalists=args.screen_finalists, progress="quiet" if args.quiet else "verbose" if args.verbose else "bar", show_paths=True,
                   command_line=args.argv)
     if args.compile_only:
         print_compile_only(list(result.compile_checks), list(result.untunable), result.run_dir)

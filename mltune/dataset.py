@@ -48,6 +48,7 @@ class Record:
     position: int
     run_id: str
     level: str  # model | dispatch: where the candidate was timed
+    screen: str = ""  # "" timed in the input; else screened on a small module (`mltune.search.screen`) of a model
     detail: str = ""
     target: dict[str, Any] | None = None  # the target's facts (`mltune.targets.stored`); None in imported records
     busy_cores: list[float] = field(default_factory=list)  # per round: cores other processes kept busy

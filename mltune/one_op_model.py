@@ -6,6 +6,7 @@ misleads), so measuring a contraction shape needs a model holding just that op.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -109,5 +110,46 @@ def convolution_model(op: str, image: tuple[int, ...], weights: tuple[int, ...],
   %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
   %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {k}) outs(%acc : {o}) -> {o}
   return %r : {o}
+}}
+"""
+
+
+def _operand_dims(problem_map: str, bounds: tuple[int, ...]) -> tuple[int, ...]:
+    """An operand's shape from its projected indexing map (`affine_map<(d0, d1, d2) -> (d0, d2)>` -> (b0, b2))."""
+    results = problem_map.split("->", 1)[1]
+    return tuple(bounds[int(d)] for d in re.findall(r"d(\d+)", results))
+
+
+def _widen(value: str, source: str, target: str) -> tuple[str, str]:
+    """MLIR that widens `value` from `source` to `target` element type (none when they are equal), and its name."""
+    if source == target:
+        return "", value
+    op = "arith.extsi" if target.startswith("i") else "arith.extf"
+    return f"    %{value}_w = {op} %{value} : {source} to {target}\n", f"{value}_w"
+
+
+def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ...], indexing_maps: tuple[str, ...],
+                              lhs_type: str, rhs_type: str, out_type: str) -> str:
+    """MLIR source of `@main(lhs, rhs)`: one `linalg.generic` contraction with exactly these indexing maps, loop
+    bounds and element types (operands widened to the output type, accumulating into zeros), so that a spec that
+    matches a model's contraction by maps, types and sizes matches it too."""
+    shapes = [_operand_dims(m, bounds) for m in indexing_maps]
+    lhs, rhs, out = (_tensor(s, e) for s, e in zip(shapes, (lhs_type, rhs_type, out_type)))
+    iterators = ", ".join('"reduction"' if i in reductions else '"parallel"' for i in range(len(bounds)))
+    integer = out_type.startswith("i")
+    widen_a, a = _widen("a", lhs_type, out_type)
+    widen_b, b = _widen("b", rhs_type, out_type)
+    mul, add = ("arith.muli", "arith.addi") if integer else ("arith.mulf", "arith.addf")
+    return f"""func.func @main(%lhs: {lhs}, %rhs: {rhs}) -> {out} {{
+  %zero = arith.constant {"0" if integer else "0.0"} : {out_type}
+  %empty = tensor.empty() : {out}
+  %acc = linalg.fill ins(%zero : {out_type}) outs(%empty : {out}) -> {out}
+  %r = linalg.generic {{indexing_maps = [{", ".join(indexing_maps)}], iterator_types = [{iterators}]}} ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {out}) {{
+  ^bb0(%a: {lhs_type}, %b: {rhs_type}, %c: {out_type}):
+{widen_a}{widen_b}    %p = {mul} %{a}, %{b} : {out_type}
+    %s = {add} %c, %p : {out_type}
+    linalg.yield %s : {out_type}
+  }} -> {out}
+  return %r : {out}
 }}
 """

@@ -47,7 +47,7 @@ RECORD_FIELDS: dict[str, _Check] = {  # required
     "status": (lambda v: v in STATUSES, f"one of {', '.join(STATUSES)}"), "time_us": _TIMES, "baseline_us": _TIMES,
 }
 OPTIONAL_FIELDS: dict[str, _Check] = {
-    "device": _STRING, "ranker": _STRING, "run_id": _STRING, "level": _STRING, "detail": _STRING,
+    "device": _STRING, "ranker": _STRING, "run_id": _STRING, "level": _STRING, "screen": _STRING, "detail": _STRING,
     "compiler": _STRING, "position": (_is_int, "an integer"), "timestamp": (_is_number, "a number"),
 }
 PROBLEM_FIELDS: dict[str, _Check] = {

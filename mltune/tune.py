@@ -42,6 +42,7 @@ from mltune.report import Dispatch, TuneReport
 from mltune.run_dir import RESULTS_FILE
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
 from mltune.search.resume import earlier_trials, reconcile
+from mltune.search.screen import DEFAULT_FINALISTS, ScreenStage, screen_kind
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.configure import make_configurator
 from mltune.summary import baseline_us, summary
@@ -71,6 +72,8 @@ class TuneRequest:
     cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
     shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
     call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range
+    screen: str = "auto"  # a model's candidates screened on a small module first: `mltune.search.screen`
+    screen_finalists: int = DEFAULT_FINALISTS  # per dispatch, the screen's best timed in the whole model
 
 
 def _dispatch_name(bench: Path) -> str:
@@ -263,8 +266,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     flags: FlagChoice | None = None
     baseline = default_build
     search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces",
-                                        lowering_is_tunable(tuning_input, dispatches) and not search_flags)
+    data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
@@ -307,7 +310,17 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
     results: list[DispatchResult] = []
     try:
+        kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
+        stage = None
+        if kind is not None:
+            stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
+                                record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
+                                recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,
+                                request.cluster, request.shared_fs)
+            tasks = stage.run(tasks)
         for task, searched in zip(tasks, loop.tune_all(tasks)):
+            if stage is not None:
+                stage.describe(searched)
             if task.budget > searched.candidates:
                 print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
                       f"{task.problem.key}")

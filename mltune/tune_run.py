@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mltune.tune import TuneRequest
 
 TIMINGS = ("auto", "call", "kernel")
+SCREENS = ("auto", "none", "dispatch", "one-op")  # `mltune.search.screen.SCREENS`, without importing the compiler
 PROGRESS = ("bar", "quiet", "verbose")
 
 
@@ -70,6 +71,8 @@ class TuneArguments:
     int_range: str | None = None  # "LOW:HIGH" of generated integers; None: 0:2
     compile_flags_file: Path | None = None
     benchmark_flags_file: Path | None = None
+    screen: str = "auto"  # auto | none | dispatch | one-op (`mltune.search.screen`)
+    screen_finalists: int = 4
 
     def command_line(self) -> list[str]:
         """The equivalent `mltune tune` command line, with absolute paths (recorded in the run's state, so that
@@ -79,7 +82,8 @@ class TuneArguments:
                  "function": "--function", "seed": "--seed", "jobs": "--jobs", "devices": "--devices",
                  "batch": "--batch", "min_speedup": "--min-speedup", "top": "--top", "starter_spec": "--starter-spec",
                  "timing": "--timing", "cluster": "--cluster", "int_range": "--int-range",
-                 "compile_flags_file": "--compile-flags-file", "benchmark_flags_file": "--benchmark-flags-file"}
+                 "compile_flags_file": "--compile-flags-file", "benchmark_flags_file": "--benchmark-flags-file",
+                 "screen": "--screen", "screen_finalists": "--screen-finalists"}
         line = ["tune", os.path.abspath(self.model)]
         for name, flag in flags.items():
             value = getattr(self, name)
@@ -192,7 +196,7 @@ def checked(check: Callable[[str], Any], value: Any, name: str) -> Any:
 
 def _check_values(arguments: TuneArguments) -> None:
     """What argparse checks on the command line, checked again for a library call (the same messages)."""
-    for name in ("budget", "batch") + (("top",) if arguments.top is not None else ()):
+    for name in ("budget", "batch", "screen_finalists") + (("top",) if arguments.top is not None else ()):
         checked(positive_int, getattr(arguments, name), name)
     checked(seed, arguments.seed, "seed")
     checked(speedup, arguments.min_speedup, "min_speedup")
@@ -202,6 +206,8 @@ def _check_values(arguments: TuneArguments) -> None:
         checked(iree_flag, flag, "iree_flag")
     if arguments.timing not in TIMINGS:
         raise UserError(f"--timing: expected one of {', '.join(TIMINGS)}, got {arguments.timing!r}")
+    if arguments.screen not in SCREENS:
+        raise UserError(f"--screen: expected one of {', '.join(SCREENS)}, got {arguments.screen!r}")
     if arguments.progress not in PROGRESS:
         raise UserError(f"progress: expected one of {', '.join(PROGRESS)}, got {arguments.progress!r}")
 
@@ -250,7 +256,8 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     request = TuneRequest(arguments.model, target, arguments.ranker, settings, arguments.output, run_dir, dataset_dir,
                           call.function, arguments.seed, jobs, devices, arguments.top, arguments.starter_spec,
                           arguments.flag_search, (*arguments.iree_flags, *call.compile_flags), arguments.timing,
-                          arguments.model_dir, arguments.cluster, arguments.shared_fs, call.inputs)
+                          arguments.model_dir, arguments.cluster, arguments.shared_fs, call.inputs, arguments.screen,
+                          arguments.screen_finalists)
     return request, call, new_run
 
 

@@ -85,7 +85,7 @@ def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_
     run_dir = tmp_path / "run"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
     result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "4", "--top", "2",
-                             "--ranker", "heuristic", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
+                             "--ranker", "heuristic", "--screen", "none", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
                              str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -178,7 +178,8 @@ def test_two_dispatches_share_the_budget(tmp_path):
     source = tmp_path / "two_ops.mlir"
     source.write_text(TWO_OP_SOURCE)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
-    result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--run-dir",
+    result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--screen", "none",
+                     "--run-dir",
                      str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]

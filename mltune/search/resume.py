@@ -38,12 +38,13 @@ def _trial(record: dict[str, Any], index: int, knobs: dict[str, int], configurat
 
 def earlier_trials(records: Iterable[dict[str, Any]], problem: Problem, candidates: CandidateSet,
                    configurator: Configurator, compiler: str, device: str,
-                   vmfb_of: Callable[[int], Path]) -> list[Trial]:
-    """The trials of `problem` among `records` (same compiler and device), in the order they were recorded,
-    each candidate once; `vmfb_of(index)` is where the earlier run left the candidate's module."""
+                   vmfb_of: Callable[[int], Path], screen: str = "") -> list[Trial]:
+    """The trials of `problem` among `records` (same compiler and device, timed on the same `screen`: "" for the
+    input itself), in the order they were recorded, each candidate once; `vmfb_of(index)` is where the earlier run
+    left the candidate's module."""
     trials: dict[int, Trial] = {}
     for record in records:
-        if record.get("compiler") != compiler or record.get("device") != device:
+        if record.get("compiler") != compiler or record.get("device") != device or record.get("screen", "") != screen:
             continue
         try:
             if Problem.from_record(record["problem"]).key != problem.key:

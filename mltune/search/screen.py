@@ -1,0 +1,139 @@
+"""Two-stage search of a whole model: screen every candidate on a small module, time only the finalists whole.
+
+Compiling and timing a real model for every candidate is what limits a model's search (a compile of seconds to
+minutes each). The screen (`--screen`) spends a dispatch's budget on its small module instead
+(`mltune.search.screen_module`): each candidate compiled into it and timed against IREE's default build of that
+same module, interleaved in one process, by the same executor, runner and plan as the model's candidates; the
+ranker is told the screen's ratios. The screen's best `finalists` then go to the model as they always did: compiled
+whole, timed against IREE's default model, re-measured as finalists, and then leave-one-out, numerics and the end
+to end timing, all on the model. A screen disagrees with the model at times (dumped benchmarks read never-written
+memory, a one-op model leaves out the fused ops: `docs/dispatch-benchmarks-vs-model.md`), which is why no verdict
+rests on it; `docs/whole-model-tuning.md` measures how often its order misses the model's best.
+
+Records of screened candidates carry `screen` (the screen's kind), and `level` "dispatch" for a dumped benchmark:
+their ratios are the small module's, never to be read as the model's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from iree.compiler import ir
+from iree.compiler import version as compiler_version
+
+from mltune.dataset import Record
+from mltune.emit.apply import make_applier
+from mltune.execution.build import Builder
+from mltune.execution.choose import make_executor
+from mltune.execution.devices import make_runner
+from mltune.progress import display
+from mltune.rankers.base import RankingInput, StaticRanker
+from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
+from mltune.search.resume import earlier_trials
+from mltune.search.screen_module import ScreenModule, screen_module
+from mltune.targets import Target, TargetFacts
+
+AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/screen_agreement.py`
+DEFAULT_FINALISTS = 4
+
+
+def screen_kind(choice: str, dispatch_level: bool, dispatches: int, flags_in_space: bool = False) -> str | None:
+    """The screen a run uses: none for a dispatch benchmark or a model of one dispatch (its whole model is already
+    the small module), `auto`'s kind for a model of several. Where candidates carry compile flags that form the
+    dispatches (a contraction's data-tiled lowering), a dump cannot screen them: the one-op model does."""
+    if choice == "none" or dispatch_level or (choice == "auto" and dispatches <= 1):
+        return None
+    kind = AUTO_SCREEN if choice == "auto" else choice
+    return "one-op" if kind == "dispatch" and flags_in_space else kind
+
+
+class ScreenedOrder(StaticRanker):
+    """The model stage's ranker: the screen's finalists, best first; it learns nothing more."""
+
+    def __init__(self, order: Sequence[int], name: str):
+        super().__init__()
+        self.finalists, self.name = list(order), name
+
+    def order(self, ranking_input: RankingInput) -> list[int]:
+        return self.finalists
+
+
+def finalists_of(result: DispatchResult, count: int) -> list[int]:
+    """The `count` candidates the screen measured fastest, fastest first (slower than the default too: the screen
+    can be wrong by more than their distance from it)."""
+    measured = sorted((t for t in result.trials if t.measurement and t.measurement.status == "ok"),
+                      key=lambda t: t.measurement.ratio)
+    return [t.index for t in measured[:count]]
+
+
+@dataclass
+class ScreenStage:
+    """Everything the screen needs besides the tasks: where and how to build and time, and where records go."""
+
+    kind: str
+    finalists: int
+    target: Target
+    facts: TargetFacts
+    settings: LoopSettings
+    context: ir.Context
+    on_record: Callable[[Record], None]
+    record_fields: dict
+    work_dir: Path
+    benches: dict[str, Path]  # each dispatch's dumped benchmark, by name
+    recorded: list[dict[str, Any]]  # an interrupted run's records: screened candidates are not screened again
+    device: str
+    devices: tuple[str, ...]
+    jobs: int
+    seed: int = 0
+    compile_flags: tuple[str, ...] = ()
+    cluster: str | None = None
+    shared_fs: bool = False
+    screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
+
+    def describe(self, result: DispatchResult) -> None:
+        """Say in the dispatch's stop reason what its screen measured, for the report."""
+        if result.name in self.screened:
+            kind, screen = self.screened[result.name]
+            result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
+                                  f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
+
+    def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
+        """Each task screened; each comes back with the screen's finalists as its order and count as budget."""
+        return [self._screened(task) for task in tasks]
+
+    def _module(self, task: SearchTask) -> ScreenModule:
+        with display().phase(f"screen module of {task.name}"):
+            return screen_module(self.kind, task.problem, self.benches[task.name], self.target, self.context,
+                                 self.work_dir / task.name, self.compile_flags, self.seed)
+
+    def _screened(self, task: SearchTask) -> SearchTask:
+        module = self._module(task)
+        builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)
+        default = builder.compile(-1, None, "baseline")
+        if default.status != "ok":
+            print(f"note: {task.name} is searched on the whole model: its {module.kind} screen does not compile "
+                  f"({default.detail[:200]})")
+            return task
+        invocation = module.tuning_input.invocation
+        runner = make_runner(invocation, self.devices, self.work_dir / task.name)
+        executor = make_executor(self.cluster, self.shared_fs, builder, runner, default.vmfb, invocation,
+                                 self.devices, self.target.kind != "cpu", self.settings.batch_size)
+        fields = {**self.record_fields, "screen": module.kind,
+                  "level": "dispatch" if invocation.dispatch_level else "model"}
+        loop = TuningLoop(executor, self.facts, make_applier(self.target.kind, module.tuning_input.source,
+                                                             self.context),
+                          replace(self.settings, finalists=0), self.context, self.on_record, fields)
+        earlier = partial(earlier_trials, self.recorded, task.problem, configurator=task.configurator,
+                          compiler=compiler_version.VERSION, device=self.device,
+                          vmfb_of=partial(builder.candidate_vmfb, task.name), screen=module.kind)
+        try:
+            screened = loop.tune_all([replace(task, earlier_of=earlier)])[0]
+        finally:
+            executor.close()
+        self.screened[task.name] = (module.kind, screened)
+        order = finalists_of(screened, self.finalists)
+        return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{module.kind}-screen"),
+                       budget=len(order))

@@ -1,0 +1,78 @@
+"""The small module a model's candidate is screened on, in place of the whole model.
+
+- `dispatch`: the dispatch's dumped benchmark, alone (the constants its dump dropped restored as zeros, IREE's
+  configuration stripped), timed as `mltune tune DISPATCH.mlir` times it: its benchmark function, which reads
+  never-written memory.
+- `one-op`: the problem's one-op model (`mltune.one_op_model`: one `linalg.generic` with the problem's maps, sizes
+  and element types), on seeded random inputs, as `mltune tune` times a one-op file. Only contractions have one; and
+  only where IREE dispatches the one-op model as the same problem (its dump is read back to check: a unit loop IREE
+  folds away would leave the spec nothing to match), else the dispatch is screened on its dump.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from iree.compiler import ir
+
+from mltune.errors import UserError
+from mltune.inputs import TuningInput, prepare_input
+from mltune.mlir import parse_module_file
+from mltune.model.dump_constants import restore_dropped_constants
+from mltune.one_op_model import generic_contraction_model
+from mltune.problem import Problem, read_root_ops
+from mltune.targets import Target
+
+SCREEN_KINDS = ("dispatch", "one-op")
+
+
+@dataclass(frozen=True)
+class ScreenModule:
+    """What a screen compiles for each candidate and how it runs it; `kind` is one of `SCREEN_KINDS`."""
+
+    kind: str
+    tuning_input: TuningInput
+
+
+def dispatch_module(bench: Path, target: Target, context: ir.Context, work_dir: Path) -> ScreenModule:
+    """The dispatch's dumped benchmark as a tuning input of its own."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    restored = restore_dropped_constants(bench, work_dir / "dispatch.constants.mlir")
+    return ScreenModule("dispatch", prepare_input(restored, target, work_dir, context))
+
+
+def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
+    keys = set()
+    for bench in tuning_input.dispatch_files:
+        with context:
+            keys.update(p.key for p in read_root_ops(parse_module_file(bench, context)) if isinstance(p, Problem))
+    return keys
+
+
+def one_op_module(problem: Problem, target: Target, context: ir.Context, work_dir: Path,
+                  compile_flags: Sequence[str], seed: int) -> ScreenModule | None:
+    """The problem's one-op model as a tuning input (target flags and the user's `compile_flags`), or None when
+    there is none that IREE dispatches as the same problem."""
+    if problem.op_kind not in ("contraction", "matvec"):
+        return None
+    work_dir.mkdir(parents=True, exist_ok=True)
+    source = work_dir / "one_op.mlir"
+    source.write_text(generic_contraction_model(problem.bounds, problem.k, problem.indexing_maps, problem.lhs_type,
+                                                problem.rhs_type, problem.out_type))
+    try:
+        tuning_input = prepare_input(source, target, work_dir, context, "main", seed, compile_flags)
+    except UserError:
+        return None
+    return ScreenModule("one-op", tuning_input) if problem.key in _dumped_keys(tuning_input, context) else None
+
+
+def screen_module(kind: str, problem: Problem, bench: Path, target: Target, context: ir.Context, work_dir: Path,
+                  compile_flags: Sequence[str], seed: int) -> ScreenModule:
+    """The screen `kind` asks for; a problem without a one-op model falls back to its dump."""
+    if kind == "one-op":
+        module = one_op_module(problem, target, context, work_dir / "one_op", compile_flags, seed)
+        if module is not None:
+            return module
+    return dispatch_module(bench, target, context, work_dir / "dispatch")

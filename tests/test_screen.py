@@ -1,0 +1,85 @@
+"""The two-stage search of a model (`mltune.search.screen`): candidates screened on a small module with the real
+compiler and runtime, the screen's best forwarded to the model, screened records marked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from statistics import median
+
+import pytest
+from iree_helpers import TWO_OP_SOURCE, mltune
+
+from mltune.dataset import Record
+from mltune.mlir import new_context
+from mltune.problem import Problem
+from mltune.rankers import make_ranker
+from mltune.rankers.seeded import SeededRanker
+from mltune.search.loop import LoopSettings, SearchTask
+from mltune.search.screen import ScreenedOrder, ScreenStage, screen_kind
+from mltune.targets import parse_target
+from mltune.inputs import prepare_input
+from mltune.tune import configurators, read_dispatches
+
+pytestmark = pytest.mark.e2e
+
+
+def test_screen_kind_is_off_where_the_model_is_the_small_module():
+    assert screen_kind("auto", False, 3) == "dispatch"
+    assert screen_kind("auto", False, 1) is None  # a one-op model
+    assert screen_kind("one-op", True, 1) is None  # a dispatch benchmark
+    assert screen_kind("none", False, 5) is None
+    assert screen_kind("one-op", False, 2) == "one-op"
+    assert screen_kind("dispatch", False, 2, flags_in_space=True) == "one-op"  # data tiling forms the dispatch
+
+
+def _tasks(tmp_path: Path, context, budget: int):
+    source = tmp_path / "two_ops.mlir"
+    source.write_text(TWO_OP_SOURCE)
+    target = parse_target("host")
+    tuning_input = prepare_input(source, target, tmp_path / "run", context)
+    dispatches = [d for d in read_dispatches(tuning_input, context) if isinstance(d.problem, Problem)]
+    tasks = [SearchTask(d.name, d.problem, c, SeededRanker(make_ranker("heuristic", 0, d.facts), []), budget)
+             for d, c in configurators(dispatches, context, tmp_path / "spaces")]
+    return target, dispatches, tasks
+
+
+@pytest.mark.parametrize("kind, level", [("dispatch", "dispatch"), ("one-op", "model")])
+def test_screen_forwards_its_fastest_and_marks_its_records(tmp_path, kind, level):
+    context = new_context()
+    target, dispatches, tasks = _tasks(tmp_path, context, budget=4)
+    tasks = tasks[:1] if kind == "one-op" else tasks  # the one-op model of the matmul; the dumps of both
+    records: list[Record] = []
+    facts = dispatches[0].facts
+    stage = ScreenStage(kind, 2, target, facts, LoopSettings(batch_size=4), context, records.append,
+                        {"arch": facts.arch, "device": "test", "run_id": "screen-test", "level": "model"},
+                        tmp_path / "screen", {d.name: d.bench for d in dispatches}, [], "test", ("local-task",), 2)
+    forwarded = stage.run(tasks)
+    for before, after in zip(tasks, forwarded):
+        mine = [r for r in records if Problem.from_record(r.problem).key == before.problem.key]
+        assert len(mine) == 4 and {r.screen for r in mine} == {kind} and {r.level for r in mine} == {level}
+        assert {r.ranker for r in mine} == {"heuristic"}
+        measured = sorted((r for r in mine if r.status == "ok"),
+                          key=lambda r: median(t / b for t, b in zip(r.time_us, r.baseline_us)))
+        assert isinstance(after.ranker, ScreenedOrder) and after.ranker.name == f"heuristic+{kind}-screen"
+        assert after.budget == len(after.ranker.finalists) == min(2, len(measured))
+        space = before.configurator.candidates()
+        assert [space.knobs(i) for i in after.ranker.finalists] == [r.knobs for r in measured[:2]]
+        assert (tmp_path / "screen" / before.name / "candidates" / "baseline" / "module.vmfb").is_file()
+
+
+@pytest.mark.slow
+def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
+    (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
+    done = mltune(["tune", "two_ops.mlir", "--budget", "16", "--screen-finalists", "2", "--run-dir", "run",
+                   "--dataset-dir", "datasets", "-o", "spec.mlir", "-q"], cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr  # 1: a result refused, which the model decides
+    records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    screened = [r for r in records if r["screen"]]
+    whole = [r for r in records if not r["screen"]]
+    assert {r["screen"] for r in screened} == {"dispatch"} and {r["level"] for r in screened} == {"dispatch"}
+    assert len(screened) == 16
+    assert whole and all(r["level"] == "model" and r["ranker"].endswith("+dispatch-screen") for r in whole)
+    assert len(whole) <= 2 * len({r["problem"]["bounds"].__repr__() for r in whole})
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["level"] == "model" and "end_to_end" in summary
