@@ -1,6 +1,6 @@
 """The packages to install: mltune's own, found in mltune/, and the repository's top-level models/ (the shipped
 models, models/ARCH/KIND/{forest.npz,model.json}) installed as the data package `mltune.models`, which
-`mltune.paths` reads through importlib.resources. Everything else is in pyproject.toml."""
+`mltune.system.paths` reads through importlib.resources. Everything else is in pyproject.toml."""
 
 from setuptools import find_packages, setup
 

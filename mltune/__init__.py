@@ -32,7 +32,7 @@ _PUBLIC = {
     "RunFailure": "mltune.errors",
 }
 _PUBLIC_MODULES = ("api", "features", "rankers", "records")
-# public functions named like internal modules (`mltune/tune.py`, `mltune/evaluate.py`): importing such a module
+# public functions named like internal modules (`mltune/tuning/tune.py`, `mltune/learn/scoring.py`): importing such a module
 # sets the package's attribute to it, so these names are looked up before the attributes
 _SHADOWED = ("tune", "evaluate")
 

@@ -13,16 +13,16 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Sequence
 
-from mltune import cli_args
 from mltune.errors import UserError
-from mltune.paths import data_home, user_datasets, user_models
+from mltune.input import checks as cli_args
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.loop import LoopSettings
-from mltune.tune_run import DispatchVerdict, TuneArguments, TuneResult, checked, run
+from mltune.system.paths import data_home, user_datasets, user_models
+from mltune.tuning.tune_run import DispatchVerdict, TuneArguments, TuneResult, checked, run
 
 if TYPE_CHECKING:
-    from mltune.evaluate import Summary
+    from mltune.learn.scoring import Summary
 
 PathLike = str | os.PathLike[str]
 FAMILIES = ("cpu", "gpu")
@@ -118,11 +118,11 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
     Returns:
         One per distinct tunable problem; empty when none is.
     """
-    from mltune.inputs import prepare_input
-    from mltune.mlir import new_context
-    from mltune.problem import Problem, Untunable
+    from mltune.frontend.mlir import new_context
+    from mltune.frontend.problem import Problem, Untunable
+    from mltune.input.model import prepare_input
     from mltune.targets import parse_target
-    from mltune.tune import check_target_matches, configurators, lowering_is_tunable, read_dispatches
+    from mltune.tuning.tune import check_target_matches, configurators, lowering_is_tunable, read_dispatches
 
     for flag in iree_flags:
         checked(cli_args.iree_flag, flag, "iree_flag")

@@ -19,14 +19,14 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.features.base import FeatureMatrix
-from mltune.inputs import Invocation, write_random_inputs
-from mltune.mlir import parse_module_file
-from mltune.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
-from mltune.problem import Problem, read_root_ops
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
+from mltune.frontend.problem import Problem, read_root_ops
+from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
+from mltune.system.tools import tool_path
 from mltune.targets import facts_from_executable_target
 from mltune.targets.cpu import CpuInfo
-from mltune.tools import tool_path
 
 # The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
 # CPU-facing tests again for a CPU of the other vector width, so no test can lean on this host's ISA).
@@ -291,7 +291,7 @@ def mlp_source(seed: int = 0) -> str:
 def split_mlp(root: Path, context: ir.Context):
     """`mlp_source` in `root` as the user gives it (weights inlined) and split (`mltune.model.weights`), with seeded
     inputs: (inlined tuning input, split tuning input, the split)."""
-    from mltune.inputs import TuningInput
+    from mltune.input.model import TuningInput
     from mltune.model import weights
 
     source = root / "mlp.mlir"

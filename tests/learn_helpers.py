@@ -12,12 +12,12 @@ from typing import Callable
 
 import numpy as np
 
-from mltune.dataset import Record, RecordWriter
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_matvec import gpu_matvec_features
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
+from mltune.records.dataset import Record, RecordWriter
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_contraction import PIPELINE, CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE as CONV_PIPELINE

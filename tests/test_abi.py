@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from iree_helpers import CPU_FLAGS, compile_cpu
 
-from mltune.abi import DECLARATION, AbiValue, exported_functions, parse_declaration, read_function_abi
 from mltune.errors import UserError
-from mltune.generated_inputs import generate_inputs
-from mltune.input_files import InputFile
-from mltune.inputs import Invocation, check_generatable
-from mltune.mlir import new_context
+from mltune.frontend.mlir import new_context
+from mltune.input.abi import DECLARATION, AbiValue, exported_functions, parse_declaration, read_function_abi
+from mltune.input.files import InputFile
+from mltune.input.generated import generate_inputs
+from mltune.input.model import Invocation, check_generatable
 from mltune.model.numerics import run_outputs
 
 EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"

@@ -11,12 +11,12 @@ from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
 from mltune.execution.local import LocalExecutor
 from mltune.execution.run import Runner, TimingPlan
-from mltune.inputs import prepare_input
+from mltune.input.model import prepare_input
 from mltune.rankers import make_ranker
 from mltune.search.loop import LoopSettings, TuningLoop
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
-from mltune.tune import read_dispatches
+from mltune.tuning.tune import read_dispatches
 
 pytestmark = pytest.mark.e2e
 

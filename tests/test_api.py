@@ -12,11 +12,11 @@ import pytest
 
 import mltune
 import mltune.api
-import mltune.tune_run
-from mltune.cli import main, parse_arguments
-from mltune.dataset import read_records
+import mltune.tuning.tune_run
+from mltune.cli.command import main, parse_arguments
+from mltune.frontend.problem import Problem
 from mltune.learn.samples import load_dataset
-from mltune.problem import Problem
+from mltune.records.dataset import read_records
 
 REPO = Path(__file__).resolve().parents[1]
 MATMUL = REPO / "examples" / "matmul_f32.mlir"
@@ -25,7 +25,7 @@ DATASETS = REPO / "datasets"
 
 
 def test_every_public_name_resolves():
-    import mltune.tune  # noqa: F401 (the internal module of the same name must not hide the function)
+    import mltune.tuning.tune  # noqa: F401 (the internal module of the same name must not hide the function)
 
     for name in mltune.__all__:
         assert getattr(mltune, name) is not None, name
@@ -49,7 +49,7 @@ def spy_on(monkeypatch, name: str) -> list[tuple[tuple, dict]]:
 def test_a_library_call_records_how_it_calls_the_model_for_resume(tmp_path):
     """The command line a library call records (for `mltune tune --resume`) carries its inputs, archives, integer
     range and flags files (synthetic values)."""
-    arguments = mltune.tune_run.TuneArguments(
+    arguments = mltune.tuning.tune_run.TuneArguments(
         Path("m.mlir"), "host", "heuristic", 5, None, Path("s.mlir"), None, None, None, None, 0, None, None, 8, 1.03,
         None, None, False, "auto", (), None, False, False, "bar", ("@ids.npy", "1x4xf32=1"), ("model=w.irpa",),
         "0:7", Path("c.flags"), Path("b.flags"))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from iree_helpers import matmul_source, mltune, run
 
-from mltune.tools import tool_path
+from mltune.system.tools import tool_path
 
 TINY = matmul_source(32, 64, 48)
 # a 2x2 sum pooling: a convolution-like root op with no channel loops, which no llvm-cpu space tunes

@@ -17,13 +17,13 @@ from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_attention import COMPUTE_BYTES, PIPELINE, CpuAttention, knobs_of_levels, tile_lists
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.gpu_attention import GpuAttention
-from mltune.tools import tool_path
+from mltune.system.tools import tool_path
 
 SHAPES = {  # small on purpose: (batch, M, K1, K2, N, element type)
     "attention": (2, 64, 32, 64, 32, "f32"),

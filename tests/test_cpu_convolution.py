@@ -17,15 +17,15 @@ from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, par
 
 from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
-from mltune.one_op_model import convolution_model
-from mltune.problem import Problem, Untunable
+from mltune.frontend.one_op_model import convolution_model
+from mltune.frontend.problem import Problem, Untunable
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
-from mltune.tools import tool_path
+from mltune.system.tools import tool_path
 
 SHAPES = {  # small on purpose: (N, H, W, C, F, kernel)
     "conv": (2, 10, 10, 8, 16, 3),

@@ -14,15 +14,15 @@ from mltune.emit.apply import SpecApplier
 from mltune.emit.op_config import config_flags, op_attributes
 from mltune.execution.build import Builder
 from mltune.features.cpu import cpu_contraction_features
-from mltune.inputs import Invocation, TuningInput
-from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.frontend.one_op_model import ContractionShape, contraction_model
+from mltune.input.model import Invocation, TuningInput
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces import cpu_data_tiling
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_data_tiling import InnerTiles
+from mltune.system.tools import tool_path
 from mltune.targets.cpu import CpuInfo
-from mltune.tools import tool_path
 
 _MMT4D = re.compile(r"linalg\.mmt4d \{lowering_config = #iree_cpu\.lowering_config<distribution = \[(\d+), (\d+),")
 
@@ -121,8 +121,8 @@ def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, con
     """The shipped cpu family model, ranking as on a CPU it was trained on (no blend), puts IREE's own data-tiled
     build second, as the heuristic does."""
     from mltune.learn.forest import family_name, load_model
-    from mltune.paths import SHIPPED_MODELS
     from mltune.rankers.forest import RandomForest
+    from mltune.system.paths import SHIPPED_MODELS
 
     model = load_model(SHIPPED_MODELS, family_name("cpu"), "contraction").model
     problem, cpu = dumps["matmul"].problem, dumps["matmul"].cpu

@@ -26,14 +26,14 @@ from iree_helpers import (
 
 from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
-from mltune.mlir import parse_module_file
-from mltune.one_op_reduction import ReductionShape, reduction_model
-from mltune.problem import NORMALISED, Problem, read_root_ops
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.one_op_reduction import ReductionShape, reduction_model
+from mltune.frontend.problem import NORMALISED, Problem, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cpu_reduction import PIPELINE, CpuReduction, knobs_of_levels, tile_lists, whole_rows
+from mltune.system.tools import tool_path
 from mltune.targets import facts_from_executable_target
-from mltune.tools import tool_path
 
 EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
 SHAPES = {  # small on purpose; one dispatch each (a layer norm makes two: the export below has them)

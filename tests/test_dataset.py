@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mltune.dataset import SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, read_records
+from mltune.records.dataset import SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, read_records
 
 DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
                  "baseline_us", "ranker", "position", "run_id", "timestamp"}
@@ -102,8 +102,8 @@ def test_append_after_a_torn_line_keeps_the_new_record(tmp_path):
 
 def test_compacted_records_read_as_before(tmp_path):
     """`mltune dataset compact` turns *.jsonl into *.jsonl.xz; every reader sees the same records."""
-    from mltune.cli import main
-    from mltune.dataset import read_records
+    from mltune.cli.command import main
+    from mltune.records.dataset import read_records
 
     folder = tmp_path / "datasets" / "znver4"
     folder.mkdir(parents=True)
@@ -167,7 +167,7 @@ def test_a_config_refused_for_wrong_results_is_read_as_refused_everywhere(tmp_pa
 def test_compact_leaves_files_that_are_not_record_files(tmp_path, capsys):
     """Hidden, garbage, half-record and folder `*.jsonl` are left as they were, one warning line each; the record
     file beside them is compressed (synthetic records)."""
-    from mltune.cli import main
+    from mltune.cli.command import main
 
     folder = tmp_path / "datasets" / "znver4"
     (folder / "dir.jsonl").mkdir(parents=True)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mltune.evaluate import (
+from mltune.learn.scoring import (
     first_near_optimal,
     score_order,
     shuffle_expectation,

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from iree_helpers import CPU_FLAGS
 
-from mltune.tools import tool_path
+from mltune.system.tools import tool_path
 
 pytestmark = pytest.mark.e2e
 

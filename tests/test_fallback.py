@@ -13,19 +13,19 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import make_runner
 from mltune.execution.kernel_timing import MeasuredBuilds
 from mltune.execution.run import Measurement, TimingPlan
-from mltune.inputs import prepare_input
+from mltune.frontend.one_op_model import ContractionShape, contraction_model
+from mltune.input.model import prepare_input
 from mltune.model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
 from mltune.model.finish import FinalChecks, ModelOutcome
 from mltune.model.merge import read_starter_spec
 from mltune.model.verify import Config, LeaveOneOut
-from mltune.one_op_model import ContractionShape, contraction_model
-from mltune.report import TuneReport
-from mltune.report_text import print_report
+from mltune.runs.report import TuneReport
+from mltune.runs.report_text import print_report
+from mltune.runs.summary import summary
 from mltune.search.loop import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
-from mltune.summary import summary
 from mltune.targets import CpuTarget
-from mltune.tune import read_dispatches
+from mltune.tuning.tune import read_dispatches
 
 MIN_SPEEDUP = 1.03
 PLAIN = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}

@@ -11,10 +11,10 @@ from mltune.features import EXTRACTORS, extractor_for
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
-from mltune.features.gpu_relative import gpu_gemm_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
-from mltune.problem import Problem
+from mltune.features.gpu_relative import gpu_gemm_features
+from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
 

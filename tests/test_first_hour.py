@@ -11,11 +11,11 @@ import shutil
 import pytest
 from learn_helpers import write_synthetic_dataset
 
-from mltune.cli import main
+from mltune.cli.command import main
 from mltune.learn.model_choice import choose_model
-from mltune.paths import SHIPPED_MODELS, data_home, model_search_path, user_models
-from mltune.progress import PlainDisplay, QuietDisplay, make_display
-from mltune.run_dir import RESULTS_FILE, mark, start
+from mltune.runs.directory import RESULTS_FILE, mark, start
+from mltune.system.paths import SHIPPED_MODELS, data_home, model_search_path, user_models
+from mltune.system.progress import PlainDisplay, QuietDisplay, make_display
 from mltune.targets.cpu import CpuInfo
 
 

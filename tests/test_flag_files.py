@@ -10,11 +10,11 @@ import pytest
 from iree_helpers import run
 
 from mltune.errors import UserError
-from mltune.flag_files import RuntimeFlags, parse_parameters, read_compile_flags, read_runtime_flags
-from mltune.input_files import ParameterArchive
-from mltune.input_specs import parse_input
-from mltune.inputs import CallInputs, prepare_input
-from mltune.mlir import new_context
+from mltune.frontend.mlir import new_context
+from mltune.input.files import ParameterArchive
+from mltune.input.flag_files import RuntimeFlags, parse_parameters, read_compile_flags, read_runtime_flags
+from mltune.input.model import CallInputs, prepare_input
+from mltune.input.specs import parse_input
 from mltune.targets import CpuTarget
 
 EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"

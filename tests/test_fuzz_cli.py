@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from iree_helpers import matmul_source
 
-from mltune.cli import main
+from mltune.cli.command import main
 
 TINY = matmul_source(32, 64, 48)
 FAST = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -17,15 +17,15 @@ from iree.compiler.dialects import iree_codegen
 from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, read_gpu_dump, run
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier
-from mltune.mlir import find_ops, parse_module_file
-from mltune.problem import Problem
+from mltune.frontend.mlir import find_ops, parse_module_file
+from mltune.frontend.problem import Problem
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.spaces.iree_constraints import EmittedConstraints, emit_constraints
 from mltune.spaces.vector_distribute import breaks_iree_default
 from mltune.spaces.virtual_mma import as_hardware, k_per_proxy_k
+from mltune.system.tools import tool_path
 from mltune.targets import GpuInfo, GpuTarget, parse_target
-from mltune.tools import tool_path
 
 MM = matmul_source(256, 512, 384, "f16", "f32", transpose_rhs=True)  # 256x384, K 512, RHS N x K
 BMM = batch_matmul_source(4, 128, 64, 128, "f16", "f32")

@@ -16,12 +16,12 @@ from iree_helpers import attention_source, checked_heuristic_order, compile_only
 from mltune.emit.apply import AnnotationApplier, SpecApplier, make_applier
 from mltune.emit.op_config import op_attributes
 from mltune.features.gpu_attention import gpu_attention_features
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.gpu_attention import GpuAttention
+from mltune.system.tools import tool_path
 from mltune.targets import GpuInfo, parse_target
-from mltune.tools import tool_path
 
 SMALL = attention_source(4, 256, 64, 512, 64)  # batch 4, M 256, K1 64, K2 512, N 64
 WIDE = attention_source(2, 512, 128, 256, 128)

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from learn_helpers import GPU_SHAPES, SYNTHETIC_GPU, matmul_problem, synthetic_gpu_ratios, write_synthetic_gpu_dataset
 
-from mltune.cli import main
-from mltune.dataset import read_records
+from mltune.cli.command import main
 from mltune.errors import UserError
 from mltune.features.gpu_relative import gpu_gemm_features
 from mltune.learn.samples import load_dataset
 from mltune.rankers import RankingInput, plugin_names
 from mltune.rankers.tpe import Tpe, encode_knob
+from mltune.records.dataset import read_records
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
 from mltune.targets import CpuInfo, GpuInfo

@@ -16,12 +16,12 @@ from iree_helpers import checked_heuristic_order, compile_only_vector_distribute
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_matvec import GpuMatvec, row_loop
+from mltune.system.tools import tool_path
 from mltune.targets import GpuInfo, GpuTarget, parse_target
-from mltune.tools import tool_path
 
 GEMV = matmul_source(1, 4096, 4096, "f16", "f32", transpose_rhs=True)  # 1x4096x4096, N x K weight
 TARGETS = ("mi300x", "sm_90")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from learn_helpers import SHAPES, matmul_problem, write_synthetic_dataset
 
-from mltune.cli import main
+from mltune.cli.command import main
 from mltune.errors import UserError
 from mltune.learn.holdout import HOLDOUT_FILE
 from mltune.learn.neighbourhood import neighbourhood_groups, neighbours, problem_groups

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mltune.dataset import read_records
 from mltune.errors import UserError
 from mltune.importers.amdsharktuner import ProblemSpec, import_csv
 from mltune.learn.samples import load_dataset, record_ratio
+from mltune.records.dataset import read_records
 
 HEADER = ("gen_id,candidate_id,knob_M,knob_N,knob_K,knob_tile_m,knob_tile_n,knob_tile_k,to_compile,compile_status,"
           "to_benchmark,benchmark_device_id,benchmark_queue_position,benchmark_status,baseline_benchmark_time_us,"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from iree_helpers import CPU_FLAGS, compile_cpu, run
 
-from mltune.abi import read_function_abi
 from mltune.errors import UserError
-from mltune.input_specs import materialize_inputs, parse_input
-from mltune.inputs import write_tool_flags
-from mltune.mlir import new_context
+from mltune.frontend.mlir import new_context
+from mltune.input.abi import read_function_abi
+from mltune.input.model import write_tool_flags
+from mltune.input.specs import materialize_inputs, parse_input
 
 # returns its arguments, so that iree-run-module prints what it read
 ECHO = """func.func @main(%a: tensor<2x3xf32>, %b: tensor<4xi64>, %c: tensor<2x2xi32>, %d: tensor<3xf16>, %e: tensor<2xi1>)

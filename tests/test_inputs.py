@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from iree_helpers import HOST_FLAGS, matmul_source, run
 
-from mltune.abi import AbiValue
 from mltune.errors import UserError
-from mltune.generated_inputs import DEFAULT_INT_RANGE, generate_inputs, int_range
-from mltune.input_files import InputFile
-from mltune.inputs import CallInputs, prepare_input, write_random_inputs
-from mltune.mlir import new_context, parse_module_file
+from mltune.frontend.mlir import new_context, parse_module_file
+from mltune.input.abi import AbiValue
+from mltune.input.files import InputFile
+from mltune.input.generated import DEFAULT_INT_RANGE, generate_inputs, int_range
+from mltune.input.model import CallInputs, prepare_input, write_random_inputs
+from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget
-from mltune.tools import tool_path
 
 
 @pytest.mark.parametrize("element", ["f32", "f16", "bf16"])

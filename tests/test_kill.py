@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from kill_drill import alive, descendants, kill_and_count, start_tune  # noqa: E402
+from drills.kill_drill import alive, descendants, kill_and_count, start_tune  # noqa: E402
 
 
 def test_kill_9_while_children_run_leaves_none_alive(tmp_path):

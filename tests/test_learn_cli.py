@@ -7,7 +7,7 @@ import json
 import pytest
 from learn_helpers import write_synthetic_dataset
 
-from mltune.cli import main
+from mltune.cli.command import main
 from mltune.learn.forest import SIDECAR_FILE, load_model
 from mltune.rankers import plugin_names
 

@@ -81,9 +81,9 @@ def test_configs_recorded_before_a_knob_was_added_still_seed():
 
 
 def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):
-    from mltune.dataset import Record, RecordWriter
-    from mltune.problem import Problem
+    from mltune.frontend.problem import Problem
     from mltune.rankers.seeded import known_fast
+    from mltune.records.dataset import Record, RecordWriter
 
     problem = Problem("contraction", "linalg.matmul", (32, 48, 64), (), (0,), (1,), (2,), "f32", "f32", "f32",
                       ("affine_map<(d0, d1, d2) -> (d0, d2)>",) * 3, "nn")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from iree_helpers import HOST_FLAGS
 
-from mltune.inputs import prepare_input
+from mltune.frontend.problem import Problem, Untunable
+from mltune.input.model import prepare_input
 from mltune.model.profile import call_counts, executable_of
-from mltune.problem import Problem, Untunable
 from mltune.targets.cpu import CpuTarget
-from mltune.tune import configurators, read_dispatches
+from mltune.tuning.tune import configurators, read_dispatches
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "models"
 

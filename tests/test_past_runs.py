@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mltune.past_runs import PastRun
-from mltune.run_dir import RunState
+from mltune.runs.directory import RunState
+from mltune.runs.past import PastRun
 
 WINNER = {"dispatches": [{"winner": {"speedup": 1.37}}]}
 END_TO_END = {"end_to_end": {"recommended": {"speedup": 1.21}}}

@@ -21,7 +21,7 @@ from learn_helpers import (
     write_synthetic_matvec_records,
 )
 
-from mltune.cli import main
+from mltune.cli.command import main
 from mltune.errors import UserError
 from mltune.learn.forest import SIDECAR_FILE, trained_kinds
 from mltune.learn.train import train

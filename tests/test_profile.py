@@ -13,8 +13,8 @@ from iree_helpers import dump_command, run
 
 from mltune.model.dump_constants import missing_resources, restore_dropped_constants
 from mltune.model.profile import profile_model
-from mltune.profile_table import profile_lines
-from mltune.tools import tool_path
+from mltune.model.profile_table import profile_lines
+from mltune.system.tools import tool_path
 
 
 def _blob(values: np.ndarray) -> str:

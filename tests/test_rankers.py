@@ -8,7 +8,7 @@ from learn_helpers import train_synthetic_model
 
 from mltune.errors import UserError
 from mltune.features.cpu import cpu_contraction_features, padding_waste, wave_inefficiency
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.rankers import BUILT_IN, RankingInput, make_ranker, ranker_names
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_contraction import CpuContraction

@@ -22,7 +22,7 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob
 from mltune.execution.ray_cluster import BENCH_RESOURCE, RayExecutor
 from mltune.execution.run import Measurement, TimingPlan
-from mltune.inputs import prepare_input
+from mltune.input.model import prepare_input
 from mltune.targets import CpuTarget
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # a Ray cluster starts in each: CI runs them with -m slow

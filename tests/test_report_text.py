@@ -8,8 +8,8 @@ from learn_helpers import matmul_problem
 
 from mltune.execution.build import BuildResult
 from mltune.execution.run import Measurement
-from mltune.report import TuneReport
-from mltune.report_text import print_report
+from mltune.runs.report import TuneReport
+from mltune.runs.report_text import print_report
 from mltune.search.loop import DispatchResult, Trial
 
 
@@ -60,7 +60,7 @@ def test_finalists_show_one_estimator_and_only_the_knobs_that_apply(tmp_path, ca
 
 def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
     """Synthetic verdicts: a plain tiling's line leaves out the data-tiling knobs, a data-tiled one's keeps them."""
-    from mltune.tune_run import DispatchVerdict
+    from mltune.tuning.tune_run import DispatchVerdict
 
     plain = {"wg_m": 50, "wg_n": 32, "vec_m": 25, "vec_n": 16, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
              "dt_threads": 0}

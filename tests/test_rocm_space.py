@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 from iree_helpers import checked_heuristic_order, matmul_source, read_gpu_dump, run
 
-from mltune.compile_only import dispatch_builder
 from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder
 from mltune.features.gpu import gpu_contraction_features
-from mltune.inputs import Invocation, TuningInput
-from mltune.report import Dispatch
+from mltune.input.model import Invocation, TuningInput
+from mltune.runs.report import Dispatch
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
+from mltune.system.tools import tool_path
 from mltune.targets import GpuInfo, parse_target
-from mltune.tools import tool_path
+from mltune.tuning.compile_only import dispatch_builder
 
 VMFMA_16, VMFMA_32 = "VMFMA_F32_16x16x32_F16", "VMFMA_F32_32x32x16_F16"
 OCCUPANCY_WARNING = "failed to meet occupancy target"

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from mltune import run_dir as runs
 from mltune.errors import UserError
+from mltune.runs import directory as runs
 
 
 def test_runs_started_in_the_same_second_get_their_own_directories(tmp_path):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from mltune.execution.run import Measurement, Runner, TimingPlan
-from mltune.input_files import InputFile
-from mltune.inputs import Invocation
+from mltune.input.files import InputFile
+from mltune.input.model import Invocation
 
 PLAN = TimingPlan(rounds=3, round_seconds=0.05)
 

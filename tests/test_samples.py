@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from learn_helpers import matmul_problem
 
-from mltune.dataset import Record, RecordWriter
 from mltune.learn.samples import load_dataset, record_ratio
+from mltune.records.dataset import Record, RecordWriter
 from mltune.targets import CpuInfo
 
 

@@ -10,16 +10,16 @@ from statistics import median
 import pytest
 from iree_helpers import TWO_OP_SOURCE, mltune
 
-from mltune.dataset import Record
-from mltune.mlir import new_context
-from mltune.problem import Problem
+from mltune.frontend.mlir import new_context
+from mltune.frontend.problem import Problem
+from mltune.input.model import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
+from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
 from mltune.search.screen import ScreenedOrder, ScreenStage, screen_kind
 from mltune.targets import parse_target
-from mltune.inputs import prepare_input
-from mltune.tune import configurators, read_dispatches
+from mltune.tuning.tune import configurators, read_dispatches
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import pytest
 import z3
 from iree_helpers import knobs_from_levels
 
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.cpu_contraction import (
     ELEMENT_BYTES,
     MAX_VECTOR_TILE,

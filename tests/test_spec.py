@@ -9,7 +9,7 @@ from iree.compiler import ir
 from iree_helpers import CPU_FLAGS, TWO_OP_SOURCE, compile_with_configs_dump, strip_config
 
 from mltune.emit.spec import build_spec, link_specs
-from mltune.mlir import new_context
+from mltune.frontend.mlir import new_context
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 
 # A configuration different from IREE's default for each problem (checked below), and inside the space.

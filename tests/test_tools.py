@@ -12,8 +12,8 @@ import pytest
 
 from mltune.errors import UserError
 from mltune.execution.build import Builder
-from mltune.inputs import Invocation, TuningInput
-from mltune.tools import run_tool, tool_path
+from mltune.input.model import Invocation, TuningInput
+from mltune.system.tools import run_tool, tool_path
 
 
 def test_tool_path_finds_the_compiler():
@@ -70,7 +70,7 @@ def test_a_spawned_child_dies_with_its_parent(tmp_path):
     """kill -9 of the parent: the kernel kills the child too (parent-death signal), within 2 s."""
     pid_file = tmp_path / "child.pid"
     parent = subprocess.Popen([sys.executable, "-c", (
-        "import pathlib, sys, time; from mltune.tools import spawn; "
+        "import pathlib, sys, time; from mltune.system.tools import spawn; "
         f"child = spawn([sys.executable, '-c', 'import time; time.sleep(60)']); "
         f"pathlib.Path({str(pid_file)!r}).write_text(str(child.pid)); time.sleep(60)")])
     try:

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from learn_helpers import SHAPES, matmul_problem, relative_ratios, write_synthetic_cpu_arch, write_synthetic_dataset
 
-from mltune.cli import main
+from mltune.cli.command import main
 from mltune.errors import UserError
 from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, trained_kinds
 from mltune.learn.model_choice import choose_model

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from iree_helpers import HOST_FLAGS, compile_with_configs_dump, interrupt_when, mltune
 
-from mltune.dataset import SCHEMA_VERSION, STATUSES
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
+from mltune.records.dataset import SCHEMA_VERSION, STATUSES
 from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
 from mltune.spaces.cpu_data_tiling import KNOBS as DATA_TILING_KNOBS
 from mltune.spaces.cpu_data_tiling import data_tiled_rows

@@ -1,4 +1,4 @@
-"""`benchmarks/tune_model.py` on GPU targets, without a GPU: its default build is mltune's baseline, byte for
+"""`benchmarks/whole_models/tune_model.py` on GPU targets, without a GPU: its default build is mltune's baseline, byte for
 byte, and the command mltune recommends (a spec on ROCm, the annotated model on CUDA) compiles as it reads."""
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from mltune.compile_only import compile_only
 from mltune.execution.build import Builder
-from mltune.inputs import prepare_input
-from mltune.mlir import new_context
+from mltune.frontend.mlir import new_context
+from mltune.input.model import prepare_input
 from mltune.model.flags import compile_command
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
-from mltune.tune import TuneRequest
+from mltune.tuning.compile_only import compile_only
+from mltune.tuning.tune import TuneRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-import tune_model  # noqa: E402
+from whole_models import tune_model  # noqa: E402
 
 USER_FLAGS = ["--iree-opt-strip-assertions"]  # a user's --iree-flag: in the default and the tuned build alike
 TARGET_TEXT = {"sm_90": b".target sm_90", "mi300x": b"gfx942"}  # in the PTX / the HSA code object

@@ -15,15 +15,15 @@ from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
-from mltune.input_files import ParameterArchive
-from mltune.inputs import Invocation, TuningInput, write_random_inputs
-from mltune.mlir import parse_module_file
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.problem import problem_from_root_op
+from mltune.input.files import ParameterArchive
+from mltune.input.model import Invocation, TuningInput, write_random_inputs
 from mltune.model import weights
 from mltune.model.numerics import compare, run_outputs
-from mltune.problem import problem_from_root_op
 from mltune.spaces.configure import make_configurator
-from mltune.tools import run_tool, tool_path
-from mltune.tune import read_dispatches
+from mltune.system.tools import run_tool, tool_path
+from mltune.tuning.tune import read_dispatches
 
 @pytest.fixture(scope="module")
 def mlp(tmp_path_factory, context):
@@ -135,7 +135,7 @@ def test_a_model_below_the_threshold_is_left_as_it_is(mlp, tmp_path, monkeypatch
 def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypatch, capsys):
     """A whole `mltune tune`: its builds compile the split module, its numerics and timing run with the archive, and
     the command it prints compiles the file the user gave, with the user's flags alone."""
-    from mltune.cli import main
+    from mltune.cli.command import main
 
     inlined, _, _ = mlp
     monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)

@@ -13,14 +13,14 @@ from mltune.errors import UserError
 from mltune.execution.build import BuildResult
 from mltune.execution.devices import check_device
 from mltune.execution.run import Measurement
-from mltune.inputs import Invocation, TuningInput
+from mltune.input.model import Invocation, TuningInput
 from mltune.model import winner_numerics
 from mltune.model.numerics import compare
 from mltune.model.winner_numerics import WinnerCheck, one_op_shape
 from mltune.search.loop import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
+from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget, parse_target
-from mltune.tools import tool_path
 
 KNOBS = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}
 RECORD_FIELDS = {"arch": "test", "device": "local-task", "target": None, "run_id": "r", "level": "model"}

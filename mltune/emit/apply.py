@@ -22,8 +22,8 @@ from iree.compiler.dialects import linalg
 from mltune.emit.op_config import config_flags, op_attributes
 from mltune.emit.spec import build_spec, link_specs
 from mltune.errors import UserError
-from mltune.mlir import find_ops
-from mltune.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_from_root_op
+from mltune.frontend.mlir import find_ops
+from mltune.frontend.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_from_root_op
 
 
 @dataclass(frozen=True)

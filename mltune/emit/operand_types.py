@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 
 
 def operand_loops(problem: Problem) -> list[tuple[int, ...]]:

@@ -12,7 +12,7 @@ the pass then finds nothing left to do. docs/cpu-convolutions.md has the measure
 
 from __future__ import annotations
 
-from mltune.problem import CONVOLUTION, DEPTHWISE_CONVOLUTION, Problem
+from mltune.frontend.problem import CONVOLUTION, DEPTHWISE_CONVOLUTION, Problem
 
 INSERT_BATCH_PASS = "iree-codegen-insert-batch-dim-for-batchless-conv"
 _REBATCHED_KINDS = (CONVOLUTION, DEPTHWISE_CONVOLUTION)

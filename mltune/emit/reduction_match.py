@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
-from mltune.problem import NORMALISED, Problem, reduction_inputs
+from mltune.frontend.problem import NORMALISED, Problem, reduction_inputs
 
 GENERIC = "linalg.generic"
 

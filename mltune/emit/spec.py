@@ -19,8 +19,8 @@ from mltune.emit.operand_types import operand_shapes, operand_type_checks, tenso
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.emit.reduction_match import reduction_consumers, reduction_match
 from mltune.errors import UserError
-from mltune.problem import ONLINE_ATTENTION, REDUCTION, Problem
-from mltune.tools import run_tool, tool_path
+from mltune.frontend.problem import ONLINE_ATTENTION, REDUCTION, Problem
+from mltune.system.tools import run_tool, tool_path
 
 
 def _apply_sequence(names: Sequence[str], more: str = "") -> str:

@@ -10,8 +10,8 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.emit.apply import Applied
-from mltune.inputs import TuningInput
-from mltune.tools import run_tool, tool_path
+from mltune.input.model import TuningInput
+from mltune.system.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
 

@@ -10,7 +10,7 @@ from mltune.execution.devices import RunnerPool
 from mltune.execution.executor import Executor
 from mltune.execution.local import LocalExecutor
 from mltune.execution.run import Runner
-from mltune.inputs import Invocation
+from mltune.input.model import Invocation
 
 
 def make_executor(cluster: str | None, shared_fs: bool, builder: Builder, runner: Runner | RunnerPool,

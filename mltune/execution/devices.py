@@ -16,7 +16,7 @@ from typing import Sequence
 
 from mltune.errors import UserError
 from mltune.execution.run import Measurement, OnResult, Runner, TimingPlan
-from mltune.inputs import Invocation
+from mltune.input.model import Invocation
 from mltune.targets import GpuTarget, Target
 
 

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import iree.runtime as rt
 
-from mltune.input_files import ScopedPath
+from mltune.input.files import ScopedPath
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
 from mltune.execution.run import Measurement, Runner, TimingPlan
-from mltune.inputs import Invocation
+from mltune.input.model import Invocation
 
 Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem
 

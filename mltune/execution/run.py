@@ -21,9 +21,9 @@ from statistics import median
 from typing import Callable, Sequence
 
 from mltune.execution.verdict import Looks, SpeedupEstimate
-from mltune.input_files import scoped_paths
-from mltune.inputs import Invocation
-from mltune.tools import spawn
+from mltune.input.files import scoped_paths
+from mltune.input.model import Invocation
+from mltune.system.tools import spawn
 
 STARTUP_SECONDS = 30.0
 
@@ -81,7 +81,7 @@ class TimingPlan:
     pooled: at least `processes` of them, one after the other, then (with `max_rounds`) one more at a time until the
     pooled interval lies on one side of 1. Rounds in one process share its memory layout, so a build whose speed
     depends on it (a data-tiled one read 0.85x to 1.03x of IREE's default in eight processes, each interval a few
-    percent wide: `benchmarks/timing_processes.py`) gets an interval that says so."""
+    percent wide: `benchmarks/timing/timing_processes.py`) gets an interval that says so."""
 
     rounds: int = 3
     round_seconds: float = 0.12

@@ -4,7 +4,7 @@ Run as `python -m mltune.execution.timing_worker REQUEST.json`. Each candidate i
 alternating with the baseline in A B B A order, in rounds. Adjacent calls see nearly the same
 machine, so a round's ratio is the median of the ratios of its adjacent (candidate, baseline) call
 pairs; a round reports the baseline's 25th-percentile call time and the candidate's time as that
-times the ratio, so that the two times say what the ratio says. `benchmarks/timing_protocol.py`
+times the ratio, so that the two times say what the ratio says. `benchmarks/timing/timing_protocol.py`
 measured why: under a background load, pair ratios stay within a few percent of the quiet
 machine's where ratios of separate per-side statistics move by up to a third.
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from mltune.execution.loaded_module import Parameters, load_module
 from mltune.execution.verdict import Looks
-from mltune.input_files import InputFile
+from mltune.input.files import InputFile
 
 BASELINE_PERCENTILE = 25
 DISTURBED_CORES = 0.5  # other processes' load that makes a round on the CPU device worth measuring again
@@ -89,7 +89,7 @@ def _thread_cpu_ns() -> dict[str, int]:
 
 def _call_with_cpu(function, args) -> list[float]:
     """One call's wall time, and the most and the total CPU time any of this process's threads ran in it
-    (microseconds). Only `benchmarks/timing_protocol.py --cpu` asks for it: a thread's CPU time leaves out the
+    (microseconds). Only `benchmarks/timing/timing_protocol.py --cpu` asks for it: a thread's CPU time leaves out the
     time it waited for a core, but it also leaves out how well a config spreads over the cores."""
     before = _thread_cpu_ns()
     wall = _call_seconds(function, args)

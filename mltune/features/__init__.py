@@ -27,7 +27,7 @@ from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.features.gpu_relative import ABSOLUTE_SIZES, gpu_gemm_features
 from mltune.features.table import candidate_frame, feature_columns, knob_columns
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_attention import PIPELINE as CPU_ATTENTION_PIPELINE
 from mltune.spaces.cpu_contraction import PIPELINE as CPU_CONTRACTION_PIPELINE

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.problem import ELEMENT_BYTES, Problem, element_bytes
+from mltune.frontend.problem import ELEMENT_BYTES, Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, padding_waste, wave_inefficiency
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_attention import COMPUTE_BYTES, attention_sizes
 from mltune.targets.cpu import CpuInfo

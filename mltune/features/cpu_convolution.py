@@ -23,7 +23,7 @@ from mltune.features.cpu import (
     target_relative_features,
     wave_inefficiency,
 )
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_convolution import PARALLEL, conv_loops
 from mltune.targets.cpu import CpuInfo

@@ -15,7 +15,7 @@ import numpy as np
 from mltune.emit.operand_types import operand_loops
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, padding_waste, wave_inefficiency
-from mltune.problem import Problem, element_bytes, reduction_inputs
+from mltune.frontend.problem import Problem, element_bytes, reduction_inputs
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_reduction import ROW_BYTES, parallel_knobs, reduction_knobs
 from mltune.targets.cpu import CpuInfo

@@ -14,7 +14,7 @@ import numpy as np
 
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 

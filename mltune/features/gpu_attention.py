@@ -13,7 +13,7 @@ import numpy as np
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import ceil_div, wave_inefficiency
 from mltune.features.gpu import ACCUMULATOR_REGISTER_LIMIT, MAX_SUBGROUPS_PER_CU
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 

@@ -15,7 +15,7 @@ import numpy as np
 from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import gemm_sizes, problem_features, wave_inefficiency
 from mltune.features.gpu import MAX_SUBGROUPS_PER_CU
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_matvec import row_loop
 from mltune.targets.gpu import GpuInfo

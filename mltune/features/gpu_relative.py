@@ -4,7 +4,7 @@ A forest splits on thresholds: fed a problem's absolute sizes (log2 M, N, K, FLO
 large, 128x256 workgroup tiles win" from the largest problems it saw, and applies it unchanged to a shape 8x
 larger. On the H100, held out by size (the largest quarter of 30 contractions), a forest with those columns needed
 2.5 / 2.50 benchmarks (median / mean) to come within 5 % of the best, the heuristic 1.0 / 1.17
-(`benchmarks/honest_split_study.py`). So the models are trained without them (`TRAINED_WITHOUT`), and with one
+(`benchmarks/ranking/honest_split_study.py`). So the models are trained without them (`TRAINED_WITHOUT`), and with one
 column that does scale: the first-order time estimate's efficiency, the ideal time of the problem's MACs on every
 SM's matrix units over the candidate's estimated time (`mltune.features.gpu_throughput`), a fraction whatever the
 shape. The columns stay in the extractor, so that models trained before still rank.
@@ -17,7 +17,7 @@ import numpy as np
 from mltune.features.base import FeatureMatrix
 from mltune.features.gpu import gemm_view, gpu_contraction_features
 from mltune.features.gpu_throughput import MMA_MACS_PER_CYCLE, contraction_estimate
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 

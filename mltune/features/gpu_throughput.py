@@ -22,7 +22,7 @@ import numpy as np
 
 from mltune.features.cpu import ceil_div
 from mltune.features.gpu import MAX_SUBGROUPS_PER_CU, gemm_view
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 

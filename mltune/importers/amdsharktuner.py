@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mltune.dataset import Record, RecordWriter
 from mltune.errors import UserError
+from mltune.records.dataset import Record, RecordWriter
 
 KNOB_PREFIXES = ("knob_", "solution_")
 REQUIRED = ("compile_status", "benchmark_status", "benchmark_time_us", "baseline_benchmark_time_us")

@@ -1,6 +1,6 @@
 """Which stored model ranks a problem: the arch's own, else its family's pooled one, else the heuristic.
 
-Models are looked up in a search path (`mltune.paths`: the user's, then the shipped ones). An
+Models are looked up in a search path (`mltune.system.paths`: the user's, then the shipped ones). An
 arch's own model is used when it exists and training found it ranks better than the
 alternatives (its sidecar's `quality`); otherwise the family's model (trained on every arch of
 the family, features relative to each target) ranks it; with neither, the heuristic does. The
@@ -16,7 +16,7 @@ from typing import Sequence
 from mltune.errors import UserError
 from mltune.features import target_family
 from mltune.learn.forest import SIDECAR_FILE, LoadedModel, family_name, load_model, model_folder, trained_kinds
-from mltune.paths import describe_search_path
+from mltune.system.paths import describe_search_path
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def _trained_on(loaded: LoadedModel) -> list[str]:
 
 def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoice:
     """The arch's trusted model, the family's model or the heuristic, for `op_kind` on `target` (its facts), each
-    looked up in `model_dirs` in order (`mltune.paths.model_search_path`). A model that exists but fails to load
+    looked up in `model_dirs` in order (`mltune.system.paths.model_search_path`). A model that exists but fails to load
     (tampered, wrong format) stops with its one-line error."""
     arch, family = target.arch, target_family(target)
     why_not_own = f"no {op_kind} model for {arch}"

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 
 NEIGHBOUR_FACTOR = 2.0
 

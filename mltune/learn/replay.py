@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from mltune.errors import UserError
-from mltune.evaluate import (
+from mltune.learn.forest import TrainedModel
+from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
+from mltune.learn.pooled import arch_family, family_archs, load_pooled
+from mltune.learn.samples import ProblemSamples, load_dataset
+from mltune.learn.scoring import (
     TOLERANCES,
     first_near_optimal,
     TOP_K,
@@ -31,10 +35,6 @@ from mltune.evaluate import (
     solved_fraction,
     summarise,
 )
-from mltune.learn.forest import TrainedModel
-from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
-from mltune.learn.pooled import arch_family, family_archs, load_pooled
-from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.share import fold_shares, forest_share
 from mltune.learn.train import (
     CV_TOLERANCE,
@@ -160,7 +160,7 @@ def _learner_makers(folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]],
     learners = [name for name in plugin_names() if learns_from_records(name)]
     if not learners:
         return {}
-    from mltune.records import samples_frame  # pandas: only for a plugin that learns
+    from mltune.records.frame import samples_frame  # pandas: only for a plugin that learns
 
     frames = [(held_out, samples_frame(trained_on)) for held_out, trained_on in folds]
     makers: dict[str, Callable[[int], Ranker]] = {}

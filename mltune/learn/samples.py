@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from mltune.dataset import knobs_over, read_records, record_ratio
 from mltune.errors import UserError
 from mltune.features import FeatureMatrix, extractor_for
+from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout
-from mltune.problem import Problem
 from mltune.rankers.base import RankingInput
+from mltune.records.dataset import knobs_over, read_records, record_ratio
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts

@@ -24,7 +24,6 @@ from scipy.stats import spearmanr
 from sklearn.model_selection import GroupKFold
 
 from mltune.errors import UserError
-from mltune.evaluate import first_near_optimal, score_order
 from mltune.features import TRAINED_WITHOUT, target_family
 from mltune.learn.forest import TrainedModel, family_name, fit_forest, save_model
 from mltune.learn.labels import Label, log_ratio
@@ -32,6 +31,7 @@ from mltune.learn.neighbourhood import HONEST, PER_PROBLEM, SPLITS, can_hold_out
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.quality import family_on, family_scores, judge
 from mltune.learn.samples import Dataset, ProblemSamples, load_dataset
+from mltune.learn.scoring import first_near_optimal, score_order
 from mltune.learn.share import fold_shares, forest_share
 from mltune.rankers.blend import interleaved_order
 from mltune.rankers.forest import RandomForest

@@ -21,7 +21,7 @@ from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
-from mltune.progress import display
+from mltune.system.progress import display
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 

@@ -22,9 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from mltune.input_files import InputFile, scoped_paths
-from mltune.inputs import Invocation
-from mltune.tools import run_tool
+from mltune.input.files import InputFile, scoped_paths
+from mltune.input.model import Invocation
+from mltune.system.tools import run_tool
 
 RUN_TIMEOUT_S = 300
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 4e-2}  # rtol per element

@@ -20,11 +20,11 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.errors import UserError
-from mltune.inputs import strip_configuration
-from mltune.mlir import ELIDE_WEIGHTS
+from mltune.frontend.mlir import ELIDE_WEIGHTS
+from mltune.frontend.problem import Problem
+from mltune.input.model import strip_configuration
 from mltune.model.dump_constants import restore_dropped_constants
-from mltune.problem import Problem
-from mltune.tools import run_tool, tool_path
+from mltune.system.tools import run_tool, tool_path
 
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
 PROFILE_TIMEOUT_S = 120

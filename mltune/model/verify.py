@@ -19,7 +19,7 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.execution.verdict import SpeedupEstimate
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 
 VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest ...
 VERIFY_MAX_ROUNDS = 45  # ... and on until the interval of the speedup lies on one side of 1

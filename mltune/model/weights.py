@@ -23,9 +23,9 @@ from pathlib import Path
 from iree.compiler import ir, passmanager
 
 from mltune.emit.apply import annotates_source
-from mltune.input_files import ParameterArchive
-from mltune.inputs import TuningInput
-from mltune.tools import run_tool, tool_path
+from mltune.input.files import ParameterArchive
+from mltune.input.model import TuningInput
+from mltune.system.tools import run_tool, tool_path
 
 SCOPE = "mltune_weights"  # the archive's scope: apart from any scope of the user's own archives
 RESUME_PHASE = "global-optimization"

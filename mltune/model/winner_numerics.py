@@ -4,7 +4,7 @@ Model input: the winner's own build (the model compiled with its config) against
 build, on the run's inputs; the default build's outputs are computed once, first, and a default
 build that cannot run on its own model's arguments is bad input. Dispatch input: a dumped dispatch
 benchmark reads never-written buffers and returns nothing, so the problem's one-op model
-(`mltune.one_op_model`) is compiled with and without the config and both run on seeded inputs; a
+(`mltune.frontend.one_op_model`) is compiled with and without the config and both run on seeded inputs; a
 problem with no one-op model (convolutions, attention, a transposed LHS) is reported as not checked,
 and so is a config the one-op model's compile does not pick up (the builds come out identical). A refused winner is
 dropped and recorded as `wrong_result`, so that no later run seeds or learns it as fast.
@@ -19,21 +19,21 @@ from typing import Callable
 import numpy as np
 from iree.compiler import ir
 
-from mltune.dataset import Record
 from mltune.emit.apply import make_applier
 from mltune.errors import UserError
 from mltune.execution.build import Builder
-from mltune.inputs import Invocation, TuningInput, default_build, write_random_inputs
-from mltune.mlir import parse_module_file
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.one_op_model import ContractionShape, contraction_model
+from mltune.frontend.problem import Problem
+from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
 from mltune.model.numerics import Comparison, compare, run_outputs
-from mltune.one_op_model import ContractionShape, contraction_model
-from mltune.problem import Problem
+from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult
 from mltune.targets import CpuTarget, Target, TargetFacts
 
 
 def one_op_shape(problem: Problem) -> ContractionShape | None:
-    """The one-op model computing `problem`, if `mltune.one_op_model` can write it."""
+    """The one-op model computing `problem`, if `mltune.frontend.one_op_model` can write it."""
     if (problem.op_kind not in ("contraction", "matvec") or len(problem.batch) > 1 or problem.layout not in ("nn", "nt")
             or problem.lhs_type != problem.rhs_type or not len(problem.m) == len(problem.n) == len(problem.k) == 1):
         return None

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mltune.features import FeatureMatrix, extractor_for
-from mltune.paths import model_search_path
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.rankers.blend import blended_order, interleaved_order
 from mltune.rankers.heuristic import Heuristic, promote_data_tiled
+from mltune.system.paths import model_search_path
 
 if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel

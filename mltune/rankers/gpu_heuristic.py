@@ -21,7 +21,7 @@ BUCKETS_PER_OCTAVE = 4  # estimates within ~19 % of each other tie: the model is
 
 def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
                                 latency: float = MEMORY_LATENCY_CYCLES) -> np.ndarray:
-    """`latency`: the memory latency the estimate assumes (`benchmarks/heuristic_holdout.py` varies it)."""
+    """`latency`: the memory latency the estimate assumes (`benchmarks/ranking/heuristic_holdout.py` varies it)."""
     problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
     f = gpu_contraction_features(problem, target, candidates)
     estimate = contraction_estimate(problem, target, candidates, latency)

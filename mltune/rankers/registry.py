@@ -96,7 +96,7 @@ def _arch_records(dataset_dir: Path, arch: str) -> pandas.DataFrame:
     """The arch's records under `dataset_dir` as a frame; an empty frame when it has none (the ranker decides)."""
     import pandas as pd
 
-    from mltune.records import load
+    from mltune.records.frame import load
 
     if not (dataset_dir / arch).is_dir():
         return pd.DataFrame()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mltune.dataset import knobs_over, read_records, record_ratio
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
+from mltune.records.dataset import knobs_over, read_records, record_ratio
 
 
 def known_fast_by_problem(dataset_dir: Path, exclude_run: str | None = None) -> dict[str, list[dict[str, int]]]:

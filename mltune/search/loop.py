@@ -22,15 +22,15 @@ from typing import Callable, Sequence
 
 from iree.compiler import ir
 
-from mltune.dataset import Record
 from mltune.emit.apply import Applier
 from mltune.execution.build import BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
 from mltune.execution.run import Measurement, TimingPlan
-from mltune.problem import Problem
-from mltune.progress import Phase, display
+from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
+from mltune.records.dataset import Record
 from mltune.spaces.candidate import CandidateSet, Configurator
+from mltune.system.progress import Phase, display
 from mltune.targets import TargetFacts
 
 

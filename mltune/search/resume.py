@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from mltune.dataset import RecordWriter, knobs_over, read_records
 from mltune.execution.build import BuildResult
 from mltune.execution.run import Measurement
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
+from mltune.records.dataset import RecordWriter, knobs_over, read_records
 from mltune.search.loop import Trial
 from mltune.spaces.candidate import CandidateSet, Configurator
 

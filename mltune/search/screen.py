@@ -24,19 +24,19 @@ from typing import Any, Callable, Sequence
 from iree.compiler import ir
 from iree.compiler import version as compiler_version
 
-from mltune.dataset import Record
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
-from mltune.progress import display
 from mltune.rankers.base import RankingInput, StaticRanker
+from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
 from mltune.search.resume import earlier_trials
 from mltune.search.screen_module import ScreenModule, screen_module
+from mltune.system.progress import display
 from mltune.targets import Target, TargetFacts
 
-AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/screen_agreement.py`
+AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/whole_models/screen_agreement.py`
 DEFAULT_FINALISTS = 4
 
 

@@ -3,7 +3,7 @@
 - `dispatch`: the dispatch's dumped benchmark, alone (the constants its dump dropped restored as zeros, IREE's
   configuration stripped), timed as `mltune tune DISPATCH.mlir` times it: its benchmark function, which reads
   never-written memory.
-- `one-op`: the problem's one-op model (`mltune.one_op_model`: one `linalg.generic` with the problem's maps, sizes
+- `one-op`: the problem's one-op model (`mltune.frontend.one_op_model`: one `linalg.generic` with the problem's maps, sizes
   and element types), on seeded random inputs, as `mltune tune` times a one-op file. Only contractions have one; and
   only where IREE dispatches the one-op model as the same problem (its dump is read back to check: a unit loop IREE
   folds away would leave the spec nothing to match), else the dispatch is screened on its dump.
@@ -18,11 +18,11 @@ from typing import Sequence
 from iree.compiler import ir
 
 from mltune.errors import UserError
-from mltune.inputs import TuningInput, prepare_input
-from mltune.mlir import parse_module_file
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.one_op_model import generic_contraction_model
+from mltune.frontend.problem import Problem, read_root_ops
+from mltune.input.model import TuningInput, prepare_input
 from mltune.model.dump_constants import restore_dropped_constants
-from mltune.one_op_model import generic_contraction_model
-from mltune.problem import Problem, read_root_ops
 from mltune.targets import Target
 
 SCREEN_KINDS = ("dispatch", "one-op")

@@ -7,8 +7,8 @@ from typing import Callable
 
 from iree.compiler import ir
 
-from mltune.inputs import strip_configuration
-from mltune.problem import Problem, Untunable
+from mltune.frontend.problem import Problem, Untunable
+from mltune.input.model import strip_configuration
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction

@@ -22,7 +22,7 @@ Rules, so that candidates compile (checked with iree-compile 3.13 on f32 and f16
 
 from __future__ import annotations
 
-from mltune.problem import Problem
+from mltune.frontend.problem import Problem
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,

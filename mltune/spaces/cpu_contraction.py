@@ -17,7 +17,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.emit.op_config import flags_config
-from mltune.problem import ELEMENT_BYTES, Problem
+from mltune.frontend.problem import ELEMENT_BYTES, Problem
 from mltune.spaces import cpu_data_tiling
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.space import Knob, Space

@@ -21,7 +21,7 @@ Rules, so that candidates compile:
 
 from __future__ import annotations
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,

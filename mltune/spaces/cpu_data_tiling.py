@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.targets.cpu import CpuInfo
 
 PIPELINE = "Mmt4dTilingExpert"
@@ -35,7 +35,7 @@ IREE_DEFAULT_TILE_KIB, IREE_DEFAULT_THREADS = 256, 8
 UNDERCOUNT_WHOLE_MATRIX = 0.5  # `--iree-llvmcpu-matmul-tile-undercount-whole-matrix`, IREE's default
 # bf16 is left out: without native bf16 dot products (AVX2) the data-tiled mmt4d converts every element in its
 # inner loop, with or without the microkernel (measured 27-33x slower than IREE's default on znver3 for a bf16
-# 256x3072x768, `benchmarks/cpu_ukernel_variants.py`); f16 converts with F16C and measured 1.1x faster.
+# 256x3072x768, `benchmarks/cpu/cpu_ukernel_variants.py`); f16 converts with F16C and measured 1.1x faster.
 FLOAT_INPUTS = ("f32", "f16")
 
 

@@ -21,7 +21,7 @@ compile (IREE's large-vector check, `native_vector_size` x 512 bytes; docs/cpu-r
 
 from __future__ import annotations
 
-from mltune.problem import NORMALISED, Problem, element_bytes, reduction_inputs
+from mltune.frontend.problem import NORMALISED, Problem, element_bytes, reduction_inputs
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,

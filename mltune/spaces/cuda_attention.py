@@ -18,7 +18,7 @@ from typing import Sequence
 import z3
 from iree.compiler import ir
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.gpu_attention import (
     ACC,
     MAX_TILE,

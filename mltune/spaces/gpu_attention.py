@@ -31,7 +31,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
 
 from mltune.emit.op_config import COMPILATION_INFO, attribute_dictionary
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_contraction import lookup
 from mltune.spaces.iree_constraints import EmittedConstraints, divides_size
@@ -162,7 +162,7 @@ class GpuAttention:
 
     def shared_memory_bytes(self, candidates: CandidateSet) -> np.ndarray:
         """What IREE allocates for each candidate: the padded tiles where they fit the target, else the unpadded
-        ones (`benchmarks/cuda_attention_shared_memory.py --allocation` checks it against the compiler)."""
+        ones (`benchmarks/gpu/cuda_attention_shared_memory.py --allocation` checks it against the compiler)."""
         pairs = candidates.column("qk_mma") * len(self.pv_mmas) + candidates.column("pv_mma")
         in_registers = np.isin(pairs, [i * len(self.pv_mmas) + j for i, j in self.p_in_registers()])
         tiles = (candidates.column("m_tile"), candidates.column("n_tile"), candidates.column("red_k2"),

@@ -39,7 +39,7 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.spaces.occupancy import waves_per_eu_rules

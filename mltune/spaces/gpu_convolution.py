@@ -24,7 +24,7 @@ from typing import Sequence
 import z3
 from iree.compiler import ir
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.gpu_contraction import (
     MAX_SUBGROUP_COUNT,
     MAX_SUBGROUPS,

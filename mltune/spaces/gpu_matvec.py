@@ -33,7 +33,7 @@ from typing import Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_contraction import i64_array
 from mltune.spaces.iree_constraints import EmittedConstraints

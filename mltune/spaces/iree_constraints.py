@@ -18,8 +18,8 @@ import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from mltune.mlir import find_ops, parse_module_file
-from mltune.tools import run_tool, tool_path
+from mltune.frontend.mlir import find_ops, parse_module_file
+from mltune.system.tools import run_tool, tool_path
 
 EMIT_TIMEOUT_S = 120
 

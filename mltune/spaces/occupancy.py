@@ -9,7 +9,7 @@ point is a duplicate of the one without it. The space offers a value only where 
   times its subgroups, spread over the CU's SIMDs;
 - registers: a lane's accumulators within its share of the register file (`vgpr_space_bits` over N) less
   what the operands and addresses take (`RESERVED_REGISTERS`).
-`benchmarks/rocm_waves_per_eu.py` compiles sampled tilings with each value and counts LLVM's warnings
+`benchmarks/gpu/rocm_waves_per_eu.py` compiles sampled tilings with each value and counts LLVM's warnings
 against this rule (docs/rocm-space.md has the counts: the constants were read off one sample and checked on
 another).
 """

@@ -29,7 +29,7 @@ from typing import Callable
 
 import z3
 
-from mltune.problem import Problem, element_bytes
+from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.iree_constraints import pins_prefetch
 from mltune.spaces.subgroup_tiling import Derived
 from mltune.targets.gpu import GpuInfo

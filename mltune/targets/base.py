@@ -12,11 +12,11 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.errors import UserError
-from mltune.mlir import new_context, parse_module_file
-from mltune.one_op_model import ContractionShape, contraction_model
+from mltune.frontend.mlir import new_context, parse_module_file
+from mltune.frontend.one_op_model import ContractionShape, contraction_model
+from mltune.system.tools import ToolResult, run_tool, tool_path
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
-from mltune.tools import ToolResult, run_tool, tool_path
 
 TargetFacts = Union[CpuInfo, GpuInfo]
 _PROBE = ContractionShape(32, 32, 32, in_type="f16", out_type="f32")  # the module that asks the compiler

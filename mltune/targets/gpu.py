@@ -17,7 +17,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_gpu
 
 from mltune.errors import UserError
-from mltune.mlir import parse_module_file
+from mltune.frontend.mlir import parse_module_file
 
 # Hopper (H100 SXM) limits with the sm_89 intrinsic list: IREE 3.13 knows no sm_90 target.
 SM90_TARGET = (

@@ -1,0 +1,120 @@
+"""Rankers on GPU matmul shapes no dataset holds, measured: this checkout's rankers (and optionally another
+checkout's heuristic, e.g. the one before a change), run after one another shape by shape on one GPU.
+
+For each shape a one-op model is tuned with `mltune tune --ranker R --budget N` for each ranker of `--rankers`
+(this tree's `mltune` first on PYTHONPATH; with `--other-src`, also the other tree's heuristic). From each run's
+records: the best speedup over IREE's default within the budget, how many of the candidates ran more than 4x
+slower than the default, and the position of the first candidate within 5 % of the best any run on that shape
+found (the screening ratios, each against the default measured beside it; a candidate that failed to compile
+keeps its position). All runs of a shape use the same seed, budget, flags and GPU. With several `--devices`,
+shapes run side by side, each on its own GPU (its runs after one another): positions compare runs on one GPU.
+
+    python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
+        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--only NAME,...] [--out rows.json]
+        [--iree-flag=--iree-cuda-use-ptxas ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+from source_tree import python_path_first
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from mltune.frontend.one_op_model import ContractionShape, contraction_model  # noqa: E402
+
+# in no dataset of the project (datasets/sm_90) and not held out there: LLM and vision layers, f16 x f16 -> f32
+SHAPES = [
+    ContractionShape(8192, 8192, 8192, in_type="f16", transpose_rhs=True),
+    ContractionShape(2560, 7680, 2560, in_type="f16", transpose_rhs=True),
+    ContractionShape(2048, 5120, 1280, in_type="f16", transpose_rhs=True),
+    ContractionShape(4096, 14336, 4096, in_type="f16", transpose_rhs=True),  # Llama-3-8B MLP up, 4096 tokens
+]
+NEAR = 1.05
+SLOW = 4.0
+
+
+def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str,
+         args: argparse.Namespace) -> list[float]:
+    """Each candidate's time / default time (inf: failed), in the order the ranker proposed them."""
+    env = {**os.environ, "PYTHONPATH": python_path_first(source_tree)}
+    command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--ranker", ranker, "--budget",
+               str(args.budget), "--target", args.target, "--devices", device, "--run-dir", str(run_dir),
+               "--dataset-dir", str(run_dir.parent / f"datasets-{run_dir.name}"), "-o", str(run_dir / "out.mlir"), "--seed", "0",
+               "-q", *(f"--iree-flag={flag}" for flag in args.iree_flag)]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=run_dir.parent)
+    if result.returncode != 0:
+        sys.exit(f"{run_dir.name}: mltune tune failed:\n{result.stderr[-3000:]}")
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
+    records.sort(key=lambda r: r["position"])
+    ratios = [statistics.median(t / b for t, b in zip(r["time_us"], r["baseline_us"])) if r["status"] == "ok"
+              else float("inf") for r in records]
+    print(f"{run_dir.parent.name} {run_dir.name} on {device}: ratios in proposal order "
+          f"{' '.join(f'{r:.3f}' for r in ratios)}", flush=True)  # kept if a later run does not finish
+    return ratios
+
+
+def one_shape(shape: ContractionShape, device: str, runs: dict[str, tuple[Path, str]], work: Path,
+              args: argparse.Namespace) -> list[dict]:
+    """Every run of one shape on one GPU, and each run's row."""
+    folder = work / shape.name
+    folder.mkdir()
+    model = folder / f"{shape.name}.mlir"
+    model.write_text(contraction_model(shape))
+    ratios = {name: tune(tree, ranker, model, folder / name, device, args) for name, (tree, ranker) in runs.items()}
+    best = min(min(r) for r in ratios.values())
+    rows = []
+    for name, measured in ratios.items():
+        first = next((i + 1 for i, r in enumerate(measured) if r <= best * NEAR), None)
+        rows.append({"shape": shape.name, "run": name, "device": device, "best_speedup": 1 / min(measured),
+                     "slower_4x": sum(r > SLOW for r in measured), "tried": len(measured), "first_within_5pct": first,
+                     "ratios": [r if r != float("inf") else None for r in measured]})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rankers", default="heuristic,random-forest,shuffle")
+    parser.add_argument("--other-src", type=Path, default=None, help="another checkout's root: its heuristic too")
+    parser.add_argument("--budget", type=int, default=30)
+    parser.add_argument("--target", default="sm_90")
+    parser.add_argument("--devices", default="cuda://0", help="shapes run side by side, one per device")
+    parser.add_argument("--only", default="", help="shape names (comma-separated)")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
+    args = parser.parse_args()
+    runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}
+    if args.other_src is not None:
+        runs["other-heuristic"] = (args.other_src.resolve(), "heuristic")
+    shapes = [s for s in SHAPES if not args.only or s.name in args.only.split(",")]
+    devices = args.devices.split(",")
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="mltune-unseen-") as scratch, ThreadPoolExecutor(len(devices)) as pool:
+        jobs = [pool.submit(one_shape, shape, devices[i % len(devices)], runs, Path(scratch), args)
+                for i, shape in enumerate(shapes)]
+        rows = [row for job in jobs for row in job.result()]
+    print(f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
+    print(f"{'shape':<28} {'run':<16} {'device':<8} {'best':>6} {'>4x slower':>11} {'first within 5 %':>17}")
+    for row in rows:
+        first = row["first_within_5pct"]
+        print(f"{row['shape']:<28} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
+              f"{row['slower_4x']:>5} of {row['tried']:<3} {first if first else 'none':>17}")
+    if args.out is not None:
+        args.out.write_text(json.dumps({"budget": args.budget, "target": args.target, "load_average":
+                                        [load_before, os.getloadavg()[0]], "rows": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Does a screen order a model's candidates as the model does? (`mltune.search.screen`, docs/whole-model-tuning.md)
+
+For each exported model (`NAME.mlir` with its `NAME.flags`, as `examples/export/export_models.py` writes them),
+the dispatches with the largest share of its time (mltune's profile) are taken in turn; for each, the heuristic
+ranker's first `--candidates` candidates (what a screen sees first) are compiled three ways, with the same spec:
+into the whole model (weights split out as `mltune tune` does), into the dispatch's dumped benchmark, and into the
+problem's one-op model. Each set is timed against IREE's default build of its own module, interleaved in one process
+(mltune's runner, `--rounds` rounds); the whole model twice, so that the model's own repeatability bounds what any
+screen can reach. Printed per dispatch and screen: the Spearman rank correlation with the model's order, whether the
+model's best candidate is among the screen's K best (K = 2, 4, 8), the model speedup of the best of the screen's K
+best relative to the model's best ("kept": 1.00 is no loss), and each stage's compile seconds per candidate.
+
+    cd examples/models/exported && flock -x /tmp/mltune-cpu.lock python ../../../benchmarks/whole_models/screen_agreement.py \\
+        bert resnet50 gpt2 vit --candidates 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from scipy.stats import spearmanr
+
+from mltune.emit.apply import make_applier
+from mltune.execution.build import Builder
+from mltune.execution.run import Runner, TimingPlan
+from mltune.frontend.mlir import new_context
+from mltune.frontend.problem import Problem, Untunable
+from mltune.input.call import model_call
+from mltune.input.model import TuningInput, prepare_input
+from mltune.model.profile import call_counts, profile_model
+from mltune.model.weights import without_weights
+from mltune.rankers import make_ranker
+from mltune.rankers.base import RankingInput
+from mltune.search.screen_module import dispatch_module, one_op_module
+from mltune.targets import parse_target
+from mltune.tuning.tune import configurators, read_dispatches
+
+KS = (2, 4, 8)
+
+
+def _stage(name: str, tuning_input: TuningInput, applied: list, work: Path, plan: TimingPlan,
+           repeats: int = 1) -> tuple[list[dict[int, float]], float]:
+    """Each candidate's ratio to the stage's default build (per repeat), and compile seconds per candidate."""
+    builder = Builder(tuning_input, work / name, 2)
+    default = builder.compile(-1, None, "baseline")
+    if default.status != "ok":
+        raise RuntimeError(f"{name}: the default build fails: {default.detail}")
+    builds = builder.compile_many(applied, group=name)
+    compile_s = statistics.median(b.seconds for b in builds)
+    ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
+    runner = Runner(tuning_input.invocation, "local-task", work)
+    ratios = [{m.index: m.ratio for m in runner.measure(default.vmfb, ok, plan) if m.status == "ok"}
+              for _ in range(repeats)]
+    return ratios, compile_s
+
+
+def _compare(screen: dict[int, float], model: dict[int, float]) -> str:
+    common = [i for i in model if i in screen]
+    rho = spearmanr([screen[i] for i in common], [model[i] for i in common]).statistic
+    best = min(common, key=lambda i: model[i])
+    by_screen = sorted(common, key=lambda i: screen[i])
+    cells = [f"{rho:+.2f}"]
+    for k in KS:
+        kept = min(model[i] for i in by_screen[:k])
+        cells.append(f"{'yes' if best in by_screen[:k] else 'NO '} {model[best] / kept:.2f}")
+    return " | ".join(cells)
+
+
+def study(stem: Path, candidates: int, dispatches: int, plan: TimingPlan, work: Path) -> None:
+    context, target = new_context(), parse_target("host")
+    call = model_call((), (), None, None, None, stem.with_suffix(".flags"))
+    prepared = prepare_input(stem.with_suffix(".mlir"), target, work, context, call.function, 0, call.compile_flags,
+                             call.inputs)
+    tuning_input = without_weights(prepared, target.kind, work / "weights")
+    found = read_dispatches(tuning_input, context)
+    problems = [d for d in found if isinstance(d.problem, Problem)]
+    tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces")
+               if not isinstance(c, Untunable)}
+    named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
+    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), "local-task",
+                             work / "profile", 2)
+    applier = make_applier(target.kind, tuning_input.source, context)
+    for profile in [p for p in profiles if p.timed][:dispatches]:
+        dispatch, configurator = tunable[profile.problem_key]
+        problem = dispatch.problem
+        space = configurator.candidates()
+        ranker = make_ranker("heuristic", 0, dispatch.facts)
+        ranker.start(RankingInput(problem, dispatch.facts, space))
+        order = ranker.ask(candidates)
+        applied = [(i, applier.apply(problem, configurator.compilation_info(space.knobs(i)))) for i in order]
+        started = time.perf_counter()
+        model, model_s = _stage("model", tuning_input, applied, work / dispatch.name, plan, repeats=2)
+        screens = {"model again": (model[1], model_s)}
+        dump = dispatch_module(dispatch.bench, target, context, work / dispatch.name / "dump")
+        ratios, seconds = _stage("dispatch", dump.tuning_input, applied, work / dispatch.name, plan)
+        screens["dispatch"] = (ratios[0], seconds)
+        one_op = one_op_module(problem, target, context, work / dispatch.name / "one_op", call.compile_flags, 0)
+        if one_op is not None:
+            ratios, seconds = _stage("one-op", one_op.tuning_input, applied, work / dispatch.name, plan)
+            screens["one-op"] = (ratios[0], seconds)
+        print(f"\n{stem.name} {dispatch.name} {problem.key} (share {100 * profile.share:.0f} %, "
+              f"{len(model[0])} of {len(order)} candidates ran in the model; "
+              f"best model speedup {1 / min(model[0].values()):.2f}x; {time.perf_counter() - started:.0f} s)")
+        print("screen | compile s/candidate | spearman | " + " | ".join(f"best in top {k}, kept" for k in KS))
+        for name, (ratios, seconds) in screens.items():
+            print(f"{name} | {seconds:.2f} | {_compare(ratios, model[0])}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", help="NAME of NAME.mlir and NAME.flags in the current folder")
+    parser.add_argument("--candidates", type=int, default=16)
+    parser.add_argument("--dispatches", type=int, default=1, help="per model, the top dispatches by share")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    plan = TimingPlan(rounds=args.rounds)
+    for name in args.models:
+        with tempfile.TemporaryDirectory(prefix=f"screen_agreement_{name}_") as work:
+            study(Path(name), args.candidates, args.dispatches, plan, Path(work))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

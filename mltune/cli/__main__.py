@@ -1,0 +1,7 @@
+"""`python -m mltune.cli`: the `mltune` command."""
+
+import sys
+
+from mltune.cli.command import main
+
+sys.exit(main())

@@ -1,0 +1,321 @@
+"""`Problem`: what a dispatch's root op computes, read from IR through the IREE bindings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from iree.compiler import ir
+from iree.compiler.dialects import iree_codegen, iree_gpu, linalg
+
+from mltune.frontend.mlir import affine_map_text
+
+SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
+ONLINE_ATTENTION = "iree_linalg_ext.online_attention"
+SOURCE_ATTENTION = "iree_linalg_ext.attention"  # what a model holds; IREE's codegen converts it to ONLINE_ATTENTION
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def element_bytes(element_type: str) -> int:
+    """Bytes per element of a supported type (every f8 variant is one byte)."""
+    return 1 if element_type.startswith("f8") else ELEMENT_BYTES[element_type]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A contraction, matvec, convolution, attention or reduction root op: loop bounds grouped by role, operand element types
+    and indexing maps.
+
+    A matvec is a contraction that IREE itself lowers as a reduction (`reduction_configured`); its loops are a
+    contraction's.
+
+    Loops are named by their position in the op's iteration space; `batch`, `m`, `n`, `k`
+    hold those positions, `bounds` the trip count of every loop.
+    """
+
+    op_kind: str
+    op_name: str
+    bounds: tuple[int, ...]
+    batch: tuple[int, ...]
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: tuple[int, ...]
+    lhs_type: str
+    rhs_type: str
+    out_type: str
+    indexing_maps: tuple[str, ...]
+    layout: str  # `nn`, `nt`, `tn`, `tt`: LHS `t` unless K is its last dim; RHS `t` if K is its last dim
+    # convolutions only: `m` holds the output image loops, `n` the output channel (a depthwise conv's channel), `k`
+    # the filter loops then the input channel (none when depthwise); these name the filter loops and the window's
+    # steps. `layout`: nhwc_hwcf, nchw_fchw or nhwc_hwc (depthwise)
+    filter_loops: tuple[int, ...] = ()
+    strides: tuple[int, ...] = ()
+    dilations: tuple[int, ...] = ()
+    # attention only: `m` holds the query sequence loops, `k` the head dim (K1), `n` the value head dim,
+    # `k2` the key sequence loops; `operand_types` the element types of query, key, value, scale, output,
+    # max and sum (IREE's attention matcher names all seven)
+    k2: tuple[int, ...] = ()
+    operand_types: tuple[str, ...] = ()
+    # reductions: `m` holds the parallel loops, `k` the reduction loops, `operand_types` every operand's element type
+    # (inputs, then inits), `layout` the loops' kinds and the number of inputs (`ppr_in2`)
+    # masked attention only: the mask's element type (its indexing map follows the scale's in `indexing_maps`)
+    mask_type: str = ""
+
+    def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(self.bounds[i] for i in loops)
+
+    @property
+    def key(self) -> str:
+        """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
+        dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k)
+                        + self.sizes(self.k2))
+        window = "".join(f"_{tag}{'x'.join(map(str, steps))}" for tag, steps in (("s", self.strides), ("d", self.dilations))
+                         if any(step != 1 for step in steps))
+        mask = f"_mask{self.mask_type}" if self.mask_type else ""
+        return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}{mask}"
+
+    def to_record(self) -> dict[str, Any]:
+        """The problem as stored; `mask_type` only for a masked attention, so that other records stay as they were."""
+        data = asdict(self)
+        if not self.mask_type:
+            del data["mask_type"]
+        return data
+
+    @staticmethod
+    def from_record(data: dict[str, Any]) -> "Problem":
+        return Problem(**{name: tuple(value) if isinstance(value, list) else value for name, value in data.items()})
+
+
+@dataclass(frozen=True)
+class Untunable:
+    """A root op mltune cannot tune yet, and why: reported to the user, never silently dropped."""
+
+    op_name: str
+    reason: str
+
+
+def _loop_bounds(op: ir.Operation, maps: list[ir.AffineMap]) -> list[int]:
+    bounds: list[int | None] = [None] * maps[0].n_dims
+    for amap, value in zip(maps, op.operands):
+        if not amap.results:  # a scalar operand (attention's scale)
+            continue
+        shape = value.type.shape
+        for position, expr in enumerate(amap.results):
+            if isinstance(expr, ir.AffineDimExpr) and bounds[expr.position] is None:
+                bounds[expr.position] = shape[position]
+    if any(b is None for b in bounds):
+        raise ValueError("a loop bound is not the size of any operand dimension")
+    return [int(b) for b in bounds]  # type: ignore[arg-type]
+
+
+def _is_innermost(amap: ir.AffineMap, loop: int) -> bool:
+    last = amap.results[-1]
+    return isinstance(last, ir.AffineDimExpr) and last.position == loop
+
+
+def _operand_types(op: ir.Operation) -> list[str] | str:
+    """The three operands' element types, or why they cannot be tuned."""
+    types = [value.type for value in op.operands]
+    if len(types) != 3 or not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return "needs exactly three statically shaped operands"
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    return f"unsupported element type {unsupported[0]}" if unsupported else elements
+
+
+# The 2-D convolution layouts IREE's CPU conv pipeline decomposes (its named-op patterns, matched on generics too):
+# op kind, then the layout named by which loop is innermost in the input, the filter and the output.
+CONVOLUTION = "convolution"
+DEPTHWISE_CONVOLUTION = "depthwise_convolution"
+_CONVOLUTION_LAYOUTS = {  # (depthwise, input's, filter's, output's innermost role) -> layout
+    (False, "input_channel", "output_channel", "output_channel"): "nhwc_hwcf",
+    (False, "width", "width", "width"): "nchw_fchw",
+    (True, "depth", "depth", "depth"): "nhwc_hwc",
+}
+
+
+def _innermost_role(amap: ir.AffineMap, roles: dict[int, str]) -> str:
+    """The role of the loop an operand's last dimension walks ("width" for an output or filter width, or an input
+    dimension that is an expression of it, e.g. `ow * 2 + kw`)."""
+    last = amap.results[-1]
+    if isinstance(last, ir.AffineDimExpr):
+        return roles.get(last.position, "other")
+    return "width"  # an input's sliding window: output width and filter width together
+
+
+def _convolution(op: ir.Operation) -> Problem | Untunable:
+    """A 2-D convolution with one batch loop (of any size, 1 included): channel-last (NHWC x HWCF), channel-first
+    (NCHW x FCHW, as PyTorch exports it) or depthwise channel-last (NHWC x HWC), with its strides and dilations."""
+    name = op.name
+    elements = _operand_types(op)
+    if isinstance(elements, str):
+        return Untunable(name, elements)
+    dims = linalg.infer_convolution_dimensions(op)
+    maps = [attr.value for attr in linalg.get_indexing_maps(op)]  # named convs keep their maps implicit
+    depthwise = len(dims.depth) == 1
+    channels = (0, 0) if depthwise else (1, 1)
+    counts = (len(dims.batch), len(dims.output_image), len(dims.filter_loop), len(dims.output_channel),
+              len(dims.input_channel), len(dims.depth))
+    if counts != (1, 2, 2, *channels, int(depthwise)):
+        return Untunable(name, "only 2-D convolutions with one batch and one channel (or depth) loop are supported")
+    roles = {dims.output_image[1]: "width", dims.filter_loop[1]: "width"}
+    roles |= {loop: "input_channel" for loop in dims.input_channel} | {loop: "output_channel" for loop in dims.output_channel}
+    roles |= {loop: "depth" for loop in dims.depth}
+    layout = _CONVOLUTION_LAYOUTS.get((depthwise, *(_innermost_role(amap, roles) for amap in maps)))
+    if layout is None:
+        return Untunable(name, f"unsupported convolution layout; supported: {', '.join(_CONVOLUTION_LAYOUTS.values())}")
+    channel = tuple(dims.depth) if depthwise else tuple(dims.output_channel)
+    return Problem(
+        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
+        batch=tuple(dims.batch), m=tuple(dims.output_image), n=channel,
+        k=tuple(dims.filter_loop) + tuple(dims.input_channel), lhs_type=elements[0], rhs_type=elements[1],
+        out_type=elements[2], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
+        filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
+
+
+def _attention(op: ir.Operation) -> Problem | Untunable:
+    """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
+    it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
+    name = op.name
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    outputs = 3 if name == ONLINE_ATTENTION else 1
+    masked = len(op.operands) == 5 + outputs
+    if len(op.operands) not in (4 + outputs, 5 + outputs):
+        return Untunable(name, f"an attention with {len(op.operands)} operands")
+    types = [value.type for value in op.operands]
+    if not all(t.has_static_shape for t in types if isinstance(t, ir.ShapedType)):
+        return Untunable(name, "needs statically shaped operands")
+    elements = [str(t.element_type if isinstance(t, ir.ShapedType) else t) for t in types]
+    mask_type = elements.pop(4) if masked else ""
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    output_map = maps[5 if masked else 4]
+    detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], output_map)
+    if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
+        return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
+    (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
+    if name == SOURCE_ATTENTION:  # the output is the dispatch's f32 accumulator; max and sum are f32 too
+        elements = elements[:4] + ["f32", "f32", "f32"]
+    layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
+    return Problem(
+        op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
+        m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
+        out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
+        operand_types=tuple(elements), mask_type=mask_type)
+
+
+REDUCTION = "reduction"
+NORMALISED = "_norm"  # a reduction's layout tag: its result feeds only elementwise ops over its own loops
+_GENERIC = "linalg.generic"
+
+
+def reduction_inputs(problem: Problem) -> int:
+    """How many inputs a reduction reads (its layout's `_in<N>`)."""
+    return int(problem.layout.split("_in")[1].removesuffix(NORMALISED))
+
+
+def _is_reduction(op: ir.Operation) -> bool:
+    """A generic with at least one reduction loop (contractions and convolutions are told apart before)."""
+    if op.name != _GENERIC or "iterator_types" not in op.attributes:
+        return False
+    return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
+
+
+def _reduction(op: ir.Operation) -> Problem | Untunable:
+    """A reduction or normalisation (softmax, layer norm, RMS norm, mean pooling) as IREE dispatches it: a generic
+    whose other ops (the accumulator's fill, an elementwise normalisation, a first reduction such as softmax's max)
+    are fused around it. It reads one operand over every loop (the rows reduced), any others over parallel loops
+    only; its body is not part of the problem (the configuration is the same tiles whatever it computes).
+    `layout`: `p`/`r` per loop, then the number of inputs (`ppr_in2`: softmax's sum of exponentials, which reads
+    the rows and their max; softmax's max itself, fused before it, is `ppr_in1`), then `_norm` when its result
+    feeds only generics over its own loops (a norm's or softmax's normalisation; a spec configures those too)."""
+    name = op.name
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    types = [value.type for value in op.operands]
+    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return Untunable(name, "a reduction needs statically shaped tensor operands")
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    if not all(amap.is_projected_permutation for amap in maps):
+        return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
+    inputs = len(op.operands) - len(op.results)
+    reduction = [loop for loop, kind in enumerate(kinds) if kind == "r"]
+    reduced = [amap for amap in maps[:inputs]
+               if any(isinstance(e, ir.AffineDimExpr) and e.position in reduction for e in amap.results)]
+    if len(reduced) != 1:
+        return Untunable(name, f"a reduction reading {len(reduced)} operands along its reduction loops (one "
+                               "reduced operand is supported; more is a contraction)")
+    parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
+    if not parallel:
+        return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
+    users = [use.owner for use in op.results[0].uses]
+    normalised = bool(users) and all(user.name == _GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
+                                     for user in users)
+    return Problem(
+        op_kind=REDUCTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=(), m=parallel, n=(),
+        k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
+        out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
+
+
+def reduction_configured(op: ir.Operation) -> bool:
+    """IREE configured the op with its VectorDistribute reduction config (`partial_reduction`, `lane_basis`).
+
+    That is how IREE treats a matvec: its choice depends on the shape and on the target (a unit or 2-4 wide M or
+    N against the preferred subgroup size, K against the subgroup sizes, and its other pipelines declining first,
+    `KernelConfig.cpp`), so mltune reads the verdict from the dispatch IREE configured rather than restating it.
+    """
+    if "lowering_config" not in op.attributes:
+        return False
+    config = op.attributes["lowering_config"]
+    return (iree_gpu.LoweringConfigAttr.isinstance(config)
+            and "partial_reduction" in iree_gpu.LoweringConfigAttr(config).attributes)
+
+
+def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
+    """Describe a root op as a `Problem`, or say why it cannot be tuned."""
+    name = op.name
+    if not linalg.isa_contraction_op(op):
+        if linalg.isa_convolution_op(op):
+            return _convolution(op)
+        if name in (ONLINE_ATTENTION, SOURCE_ATTENTION):
+            return _attention(op)
+        if _is_reduction(op):
+            return _reduction(op)
+        if name.endswith("attention"):
+            return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
+                                   "attention)")
+        return Untunable(name, "non-contraction root ops are not supported yet (only contractions, convolutions, "
+                                   "attention and reductions)")
+    if "indexing_maps" not in op.attributes:
+        return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    elements = _operand_types(op)
+    if isinstance(elements, str):
+        return Untunable(name, elements)
+    dims = linalg.infer_contraction_dimensions(op)
+    if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
+        return Untunable(name, "only one M, one N and one K dimension are supported")
+    return Problem(
+        op_kind="matvec" if reduction_configured(op) else "contraction",
+        op_name=name,
+        bounds=tuple(_loop_bounds(op, maps)),
+        batch=tuple(dims.batch),
+        m=tuple(dims.m),
+        n=tuple(dims.n),
+        k=tuple(dims.k),
+        lhs_type=elements[0],
+        rhs_type=elements[1],
+        out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=("n" if _is_innermost(maps[0], dims.k[0]) else "t") + ("t" if _is_innermost(maps[1], dims.k[0]) else "n"),
+    )
+
+
+def read_root_ops(module: ir.Module) -> list[Problem | Untunable]:
+    """Every op marked `root_op` (needs `--iree-codegen-add-tuner-attributes` at dump time)."""
+    return [problem_from_root_op(op) for op in iree_codegen.get_tuner_root_ops(module)]

@@ -1,0 +1,1 @@
+"""What the user hands in: the model, the arguments it is called with, and the checks on given values."""

@@ -1,0 +1,98 @@
+"""`summary.json`: what a run found, as plain data, for scripts and for comparing runs."""
+
+from __future__ import annotations
+
+from statistics import median
+
+from mltune.execution.run import Measurement
+from mltune.frontend.problem import Untunable
+from mltune.model.fallback import Attempt
+from mltune.model.finish import RECOMMENDED
+from mltune.runs.report import TuneReport
+from mltune.search.loop import DispatchResult
+
+
+def baseline_us(results: list[DispatchResult]) -> float:
+    samples = [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]
+    return median(samples) if samples else float("nan")
+
+
+def _estimate_summary(measurement: Measurement) -> dict:
+    """A measurement's speedup over its baseline, its interval and how loaded the machine was, as plain data."""
+    estimate = measurement.estimate
+    known = estimate.rounds > 0
+    return {"speedup": estimate.speedup if known else None, "low": estimate.low if known else None,
+            "high": estimate.high if known else None, "confidence": estimate.confidence, "rounds": estimate.rounds,
+            "interval": estimate.describe(), "busy_cores": measurement.load if measurement.load == measurement.load
+            else None}
+
+
+def _attempt_summary(attempt: Attempt) -> dict:
+    """One result the final checks tried: each dispatch's finalist in it (rank 1: the search's winner), the verdict
+    and the end-to-end (and per-call) estimates it rests on."""
+    outcome = attempt.outcome
+    end_to_end = outcome.timing.measurement(RECOMMENDED) if outcome.timing is not None else None
+    return {"finalists": [{"dispatch": p.result.name, "problem": p.result.problem.key, "rank": p.rank + 1,
+                           "knobs": p.knobs} for p in attempt.picks],
+            "kept": attempt.kept, "withdrawn": outcome.withdrawn, "refused": outcome.refused,
+            "end_to_end": None if end_to_end is None else _estimate_summary(end_to_end),
+            "per_call": None if outcome.per_call is None else _estimate_summary(outcome.per_call)}
+
+
+def _model_summary(report: TuneReport) -> dict:
+    """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
+    model = report.model
+    return {
+        "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
+                     "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
+        "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
+                         "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
+        "flags": None if report.flags is None else {
+            "kept": list(report.flags.flags),
+            "measured": {n: _estimate_summary(m) for n, m in report.flags.measured.items()},
+            "failed": report.flags.failed,
+            "screened": {n: _estimate_summary(m) for n, m in report.flags.screened.items()}},
+        "leave_one_out": None if model is None else {
+            "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
+            "ratio_without": model.check.ratios},
+        "numerics": None if model is None or model.numerics is None else
+        {"ok": model.numerics.ok, "detail": model.numerics.detail},
+        "end_to_end": None if model is None or model.timing is None else {
+            label: {**_estimate_summary(m), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
+            for label, m in zip(model.timing.labels, model.timing.measurements)},
+        "refused": model.refused if model else "",
+        "withdrawn": model.withdrawn if model else "",
+        "attempts": [_attempt_summary(a) for a in report.attempts],  # more than one: the first was withdrawn
+        "compile_command": report.command,
+        "kernel_timing": None if report.kernel_timing is None else {
+            "repeat": report.kernel_timing.repeat, "overhead_per_kernel": report.kernel_timing.overhead_per_kernel},
+        "per_call": None if model is None or model.per_call is None else _estimate_summary(model.per_call),
+        "inputs": {"arguments": list(report.arguments),
+                   "generated": any(": generated" in a for a in report.arguments),
+                   "parameters": [p.flag for p in report.parameters]},
+    }
+
+
+def summary(report: TuneReport) -> dict:
+    """The run's outcome as plain data (written to `summary.json`)."""
+    return {
+        "level": report.input_level,
+        "baseline_us": report.baseline_us,
+        "spec": str(report.spec_path) if report.spec_path else None,
+        "wall_seconds": round(report.wall_seconds, 2),
+        "tuner_overhead_fraction": round(report.overhead_fraction, 4),
+        "untunable": [{"dispatch": d.name, "op": d.problem.op_name, "reason": d.problem.reason}
+                      for d in report.dispatches if isinstance(d.problem, Untunable)],
+        "dispatches": [
+            {
+                "dispatch": r.name, "problem": r.problem.key, "candidates": r.candidates,
+                "compiled": sum(1 for t in r.trials if t.build.status == "ok"), "tried": len(r.trials),
+                "benchmarked": r.benchmarked, "stop_reason": r.stop_reason,
+                "finalists": [{"knobs": t.knobs, **_estimate_summary(m)} for t, m in r.finals],
+                "winner": ({"knobs": r.winner[0].knobs, **_estimate_summary(r.winner[1])} if r.winner else None),
+                "numerics": report.numerics.get(r.name),
+            }
+            for r in report.results
+        ],
+        **(_model_summary(report) if report.input_level == "model" else {}),
+    }

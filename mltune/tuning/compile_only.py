@@ -1,0 +1,113 @@
+"""`mltune tune --compile-only`: build candidates without benchmarking them.
+
+For a target with no device on this machine (ROCm or CUDA on a CPU-only host), this still
+checks the whole path up to the binary: dispatches dumped, spaces enumerated, candidates
+ordered by the ranker, applied (spec or annotation) and compiled. It reports, per dispatch and
+pipeline, how many candidates the space holds, how long enumerating them took, and the fraction of
+the first `budget` candidates (in ranker order) that compiled.
+
+Nothing is timed here, so where a candidate compiles or fails alike from the dumped executable as from
+the whole model, the dumped executable (its configuration stripped) is compiled instead: it skips the
+model's host and stream compilation (`benchmarks/gpu/rocm_dispatch_compile.py` measures the difference).
+That holds for a tuning spec on ROCm contractions and convolutions; not on CUDA (the candidate is an
+annotation of the model's op) nor for matvecs (ROCm codegen first folds the unit M of the dumped
+dispatch, and the spec then matches no contraction).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+from iree.compiler import ir
+
+from mltune.emit.apply import Applier, make_applier
+from mltune.execution.build import Builder, BuildResult
+from mltune.frontend.problem import Problem, Untunable
+from mltune.input.model import prepare_input, strip_configuration
+from mltune.model.weights import without_weights
+from mltune.rankers import RankingInput, make_ranker
+from mltune.runs.report import Dispatch
+from mltune.spaces.candidate import CandidateSet, Configurator
+from mltune.tuning.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
+
+# (target kind, op kind) whose candidates compile from the dumped executable as from the model
+DISPATCH_LEVEL_COMPILE = {("rocm", "contraction"), ("rocm", "convolution")}
+
+
+@dataclass(frozen=True)
+class CompileCheck:
+    dispatch: str
+    problem: str
+    pipeline: str
+    candidates: int
+    generation_seconds: float
+    tried: int
+    compiled: int
+    first_error: str
+
+    @property
+    def fraction(self) -> float:
+        return self.compiled / self.tried if self.tried else 0.0
+
+
+def compile_indices(problem: Problem, configurator: Configurator, candidates: CandidateSet, applier: Applier,
+                    builder: Builder, indices: Sequence[int], group: str = "") -> list[BuildResult]:
+    """Compile the given candidates of one space, already enumerated (in parallel, `builder.jobs` at a time)."""
+    jobs = [(i, applier.apply(problem, configurator.compilation_info(candidates.knobs(i)))) for i in indices]
+    return builder.compile_many(jobs, group)
+
+
+def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, extra_flags: Sequence[str],
+                     work_dir: Path) -> Builder:
+    """A builder of `dispatch`'s dumped executable, stripped of IREE's configuration and compiled with the user's own
+    flags (the target is inside it), where candidates compile from it as from the model; else `builder`."""
+    assert isinstance(dispatch.problem, Problem)
+    already_dispatch = builder.tuning_input.invocation.dispatch_level  # the input is a dumped dispatch
+    if already_dispatch or (target_kind, dispatch.problem.op_kind) not in DISPATCH_LEVEL_COMPILE:
+        return builder
+    work_dir.mkdir(parents=True, exist_ok=True)
+    stripped = work_dir / f"{dispatch.name}.stripped.mlir"
+    strip_configuration(dispatch.bench, stripped)
+    return replace(builder, tuning_input=replace(builder.tuning_input, source=stripped, compile_flags=tuple(extra_flags)))
+
+
+def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
+    request.run_dir.mkdir(parents=True, exist_ok=True)
+    tuning_input = without_weights(prepare_input(request.input_path, request.target, request.run_dir, context,
+                                                 request.function, request.seed, request.compile_flags,
+                                                 request.call_inputs),
+                                   request.target.kind, request.run_dir / "weights")
+    dispatches = read_checked_dispatches(tuning_input, request, context)
+    untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
+    tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
+    if not tunable:
+        raise nothing_tunable(request, dispatches)
+    builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
+    applier = make_applier(request.target.kind, tuning_input.source, context)
+    # started afresh for each dispatch: made (and loaded) once
+    ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
+    checks = []
+    for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
+        if isinstance(configurator, Untunable):
+            untunable.append((dispatch.name, configurator))
+            continue
+        assert isinstance(dispatch.problem, Problem)
+        started = time.perf_counter()
+        candidates = configurator.candidates()
+        generation = time.perf_counter() - started
+        ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
+        fast = dispatch_builder(builder, dispatch, request.target.kind, request.compile_flags, request.run_dir / "stripped")
+        builds = compile_indices(dispatch.problem, configurator, candidates, applier, fast,
+                                 ranker.ask(request.settings.budget), dispatch.name)
+        pipelines = [configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))]
+        for pipeline in dict.fromkeys(pipelines[b.index] for b in builds):  # one row per pipeline tried
+            mine = [b for b in builds if pipelines[b.index] == pipeline]
+            failed = [b.detail for b in mine if b.status != "ok"]
+            checks.append(CompileCheck(dispatch.name, dispatch.problem.key, pipeline, pipelines.count(pipeline),
+                                       generation, len(mine), len(mine) - len(failed), failed[0] if failed else ""))
+    (request.run_dir / "compile_only.json").write_text(json.dumps([asdict(c) for c in checks], indent=2))
+    return checks, untunable

@@ -1,0 +1,377 @@
+"""`mltune tune`: from an input file to a tuning spec, a run directory and dataset records."""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, replace
+from functools import partial
+from pathlib import Path
+
+from iree.compiler import ir
+from iree.compiler import version as compiler_version
+from iree.compiler.dialects import iree_codegen
+
+from mltune.emit.apply import Applied, make_applier
+from mltune.errors import RunFailure, UserError
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.choose import make_executor
+from mltune.execution.devices import RunnerPool, make_runner
+from mltune.execution.kernel_timing import measured_builds
+from mltune.execution.run import Runner, TimingPlan
+from mltune.frontend.mlir import parse_module_file
+from mltune.frontend.problem import Problem, Untunable, read_root_ops
+from mltune.input.model import CallInputs, TuningInput, prepare_input
+from mltune.model.budget import problem_shares, select, split_budget
+from mltune.model.fallback import finish_with_fallbacks, winners
+from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
+from mltune.model.flags import FlagChoice, compare_tuned, compile_command
+from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
+from mltune.model.profile import DispatchProfile, call_counts, profile_model
+from mltune.model.profile_table import profile_lines
+from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+from mltune.model.weights import without_weights
+from mltune.model.winner_numerics import WinnerCheck
+from mltune.rankers import make_ranker
+from mltune.rankers.base import for_one_problem
+from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
+from mltune.records.dataset import Record, RecordWriter, device_id
+from mltune.runs.directory import RESULTS_FILE
+from mltune.runs.report import Dispatch, TuneReport
+from mltune.runs.summary import baseline_us, summary
+from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
+from mltune.search.resume import earlier_trials, reconcile
+from mltune.search.screen import DEFAULT_FINALISTS, ScreenStage, screen_kind
+from mltune.spaces.candidate import Configurator
+from mltune.spaces.configure import make_configurator
+from mltune.system.progress import display
+from mltune.targets import Target, facts_from_executable_target
+from mltune.targets.stored import facts_to_record
+
+
+@dataclass(frozen=True)
+class TuneRequest:
+    input_path: Path
+    target: Target
+    ranker: str
+    settings: LoopSettings
+    output: Path
+    run_dir: Path
+    dataset_dir: Path
+    function: str | None = None
+    seed: int = 0
+    jobs: int = 2
+    devices: tuple[str, ...] = ("local-task",)
+    top: int | None = None  # problems to tune in a model; None: those covering most of its time
+    starter_spec: Path | None = None
+    flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
+    compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
+    timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
+    model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.system.paths`' search path
+    cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
+    shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
+    call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range
+    screen: str = "auto"  # a model's candidates screened on a small module first: `mltune.search.screen`
+    screen_finalists: int = DEFAULT_FINALISTS  # per dispatch, the screen's best timed in the whole model
+
+
+def _dispatch_name(bench: Path) -> str:
+    return bench.stem.removeprefix("module_").removesuffix("_benchmark")
+
+
+def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Dispatch]:
+    """The root op of every dumped dispatch, with the target facts from its executable target."""
+    dispatches = []
+    for bench in tuning_input.dispatch_files:
+        module = parse_module_file(bench, context)
+        with context:
+            variants = iree_codegen.get_executable_variant_ops(module)
+            if not variants:
+                continue
+            facts = facts_from_executable_target(variants[0].attributes["target"])
+            roots = read_root_ops(module)
+        if not roots:
+            dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), facts, bench))
+        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench) for root in roots)
+    return dispatches
+
+
+def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
+    """A dumped dispatch carries its own target: it must be the kind `--target` names."""
+    for dispatch in dispatches:
+        if dispatch.facts.kind != target.kind:
+            raise UserError(f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
+                            f"not for --target {target.name} ({target.kind})")
+
+
+def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False):
+    """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
+    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned)."""
+    seen: set[str] = set()
+    for dispatch in tunable:
+        problem = dispatch.problem
+        assert isinstance(problem, Problem)
+        if problem.key in seen:
+            continue
+        seen.add(problem.key)
+        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before any work if the spec cannot be written; leave no empty file behind."""
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a"):
+            pass
+    except OSError as err:
+        raise UserError(f"cannot write {path}: {err.strerror}") from None
+    if not existed:
+        path.unlink()
+
+
+def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest) -> list[DispatchProfile]:
+    """Each dispatch's share of the model's time (timed on the first device); a single dispatch needs no measurement."""
+    named = []
+    for bench in tuning_input.dispatch_files:
+        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
+        if roots:  # a dispatch with several root ops is listed under its first tunable one
+            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
+            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
+    if tuning_input.invocation.dispatch_level or len(named) <= 1:
+        return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
+    counts = call_counts(tuning_input.source, tuning_input.compile_flags, request.run_dir)
+    return profile_model(named, counts, request.devices[0], request.run_dir / "profile", request.jobs)
+
+
+def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch],
+                    request: TuneRequest) -> list[DispatchProfile]:
+    """The model's profile, measured once per run directory: a resumed run splits its budget as the run it
+    continues did."""
+    path = request.run_dir / "profile.json"
+    if path.is_file():
+        try:
+            return [DispatchProfile(**row) for row in json.loads(path.read_text())]
+        except (ValueError, TypeError):
+            pass  # unreadable: measure it again
+    profiles = _profile(tuning_input, dispatches, request)
+    path.write_text(json.dumps([asdict(p) for p in profiles]))
+    return profiles
+
+
+def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
+    """Flag variants are measured on a whole model, for CPU targets only (`--iree-opt-data-tiling` is a CPU flag)."""
+    return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
+
+
+def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder, runner: Runner | RunnerPool,
+                    default_build: BuildResult, starter: StarterSpec | None, cores: int,
+                    plan: TimingPlan) -> tuple[ModelOutcome, FlagChoice]:
+    """The tuned model against its data-tiled variant, tuned in its own knobs, both timed against IREE's default
+    build; a data-tiled winner replaces the result (its flags, with the starter spec) once its numerics pass."""
+    tuned = builder.compile(0, model.result, "tuned_default") if model.result is not None else default_build
+    choice = compare_tuned(builder, runner, default_build.vmfb, (tuned if tuned.status == "ok" else default_build).vmfb,
+                           request.settings.screening, plan, request.settings.min_speedup, cores,
+                           starter.applied if starter else None)
+    if not choice.flags:
+        return model, choice
+    result = Applied("spec", starter.text if starter else "", choice.flags)
+    build = builder.compile(0, result, "flag_variant_chosen")
+    numerics_dir = request.run_dir / "flag_variant_numerics"
+    numerics_dir.mkdir(parents=True, exist_ok=True)
+    numerics = numerics_check(default_build, build, builder, request.devices[0], numerics_dir)
+    if build.status != "ok" or not numerics.ok:
+        return model, replace(choice, flags=(), name="default", failed={**choice.failed, choice.name: numerics.detail})
+    return replace(model, result=result, numerics=numerics, refused="", withdrawn=""), choice
+
+
+def nothing_measured(results: list[DispatchResult]) -> str:
+    """Why a run measured nothing: every candidate failed; the first failure names the reason."""
+    trials = [t for r in results for t in r.trials]
+    first = next((t.measurement.detail if t.measurement else t.build.detail for t in trials), "")
+    return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
+
+
+def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
+    reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
+    return UserError(f"nothing tunable in {request.input_path} ({reasons})")
+
+
+def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -> bool:
+    """A contraction's lowering (data tiling: compile flags, for the whole model) is tuned as part of its space when
+    the input is a model whose dispatches hold one problem, not already data-tiled."""
+    problems = {d.problem.key for d in dispatches if isinstance(d.problem, Problem)}
+    return (not tuning_input.invocation.dispatch_level and len(problems) == 1
+            and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
+
+
+def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path,
+               data_tiling: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+    """Every distinct problem's configurator, by problem key; a problem its target cannot configure
+    (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
+    configured: dict[str, tuple[Dispatch, Configurator]] = {}
+    untunable: dict[str, Untunable] = {}
+    for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
+                                                work_dir, data_tiling):
+        assert isinstance(dispatch.problem, Problem)
+        if isinstance(configurator, Untunable):
+            untunable[dispatch.problem.key] = configurator
+        else:
+            configured[dispatch.problem.key] = (dispatch, configurator)
+    listed = [replace(d, problem=untunable[d.problem.key]) if isinstance(d.problem, Problem)
+              and d.problem.key in untunable else d for d in dispatches]
+    return listed, configured
+
+
+def read_checked_dispatches(tuning_input: TuningInput, request: TuneRequest, context: ir.Context) -> list[Dispatch]:
+    """The dumped dispatches, each checked to be compiled for the kind of target `--target` names."""
+    dispatches = read_dispatches(tuning_input, context)
+    check_target_matches(dispatches, request.target)
+    return dispatches
+
+
+def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
+    started = time.perf_counter()
+    _check_writable(request.output)
+    starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
+    request.run_dir.mkdir(parents=True, exist_ok=True)
+    with display().phase("dump the input's dispatches (iree-compile)"):
+        prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
+                                 request.seed, request.compile_flags, request.call_inputs)
+    with display().phase("move the model's weights out of every build (once)"):
+        tuning_input = without_weights(prepared, request.target.kind, request.run_dir / "weights")
+    dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
+    dispatches = read_checked_dispatches(tuning_input, request, context)
+    tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
+    if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
+        raise nothing_tunable(request, dispatches)
+    facts = (tunable or dispatches)[0].facts
+    # a ranker missing its model for this target stops here; each problem gets its own copy (the forest's
+    # models are loaded once, shared by the copies)
+    inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir, request.dataset_dir)
+    builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
+    with display().phase("baseline: compile IREE's default build"):
+        default_build = builder.compile(-1, None, "baseline")
+    if default_build.status != "ok":
+        raise UserError(f"the input does not compile without a spec: {default_build.detail}")
+    starter_build = builder.compile(-1, starter.applied, "starter_baseline") if starter else default_build
+    if starter and starter_build.status != "ok":
+        raise UserError(f"the input does not compile with --starter-spec {starter.path}: {starter_build.detail}")
+    runner = make_runner(tuning_input.invocation, request.devices, request.run_dir)
+    winner_check = WinnerCheck(tuning_input, default_build.vmfb, request.devices[0], request.target, context,
+                               request.run_dir, request.jobs, request.seed)
+    winner_check.start()  # IREE's default build must run on the model's own arguments (an f64 model does not)
+    tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
+    flags: FlagChoice | None = None
+    baseline = default_build
+    search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
+    data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling)
+    level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
+    if not configured and not search_flags:
+        raise nothing_tunable(request, dispatches)
+    with display().phase("profile: time each dumped dispatch"):
+        profiles = _cached_profile(tuning_input, dispatches, request)
+    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
+    display().table(profile_lines(profiles, allocations, level == "model"))
+    tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
+                    + (starter_build.seconds if starter else 0.0))
+    runner_seconds_before_loop = runner.seconds_in_children
+    run_id = request.run_dir.name
+    priors = known_fast_by_problem(request.dataset_dir / facts.arch, exclude_run=run_id)  # earlier runs' fast configs
+    record_files = [request.dataset_dir / facts.arch / f"{run_id}.jsonl", request.run_dir / RESULTS_FILE]
+    recorded = reconcile(record_files)  # an interrupted run's trials, in both files
+    writers = [RecordWriter(path) for path in record_files]
+
+    def write(record: Record) -> None:
+        for writer in writers:
+            writer.append(record)
+
+    device = device_id(",".join(request.devices), facts.cores)
+    record_fields = {"arch": facts.arch, "device": device,
+                     "target": facts_to_record(facts), "run_id": run_id, "level": level}
+    applier = make_applier(request.target.kind, tuning_input.source, context)
+    measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
+                               runner, baseline, request.run_dir)
+    executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
+                             tuning_input.invocation, request.devices, request.target.kind != "cpu",
+                             request.settings.batch_size)
+    loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
+    tasks = []
+    for allocation in allocations:  # identical problems are one allocation: one spec matches them all
+        dispatch, configurator = configured[allocation.problem.key]
+        problem = dispatch.problem
+        assert isinstance(problem, Problem)
+        earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
+                          compiler=compiler_version.VERSION, device=device,
+                          vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
+        ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
+        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
+    results: list[DispatchResult] = []
+    try:
+        kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
+        stage = None
+        if kind is not None:
+            stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
+                                record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
+                                recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,
+                                request.cluster, request.shared_fs)
+            tasks = stage.run(tasks)
+        for task, searched in zip(tasks, loop.tune_all(tasks)):
+            if stage is not None:
+                stage.describe(searched)
+            if task.budget > searched.candidates:
+                print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
+                      f"{task.problem.key}")
+            with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
+                refused = winner_check.verify(searched, configured[task.problem.key][0].facts,
+                                              task.configurator.pipeline_of, task.ranker.name, record_fields)
+            if refused is not None:
+                write(refused)
+            results.append(searched)
+    finally:
+        executor.close()
+        for writer in writers:
+            writer.close()
+    if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
+        raise RunFailure(nothing_measured(results))
+    picks = winners(results)
+    tool_seconds += executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
+    finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
+    model, attempts = None, []
+    if level == "model":
+        plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
+                       max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
+        checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
+                             request.run_dir, request.devices[0])  # numerics on the tuning device: CPU or GPU alike
+        attempts = finish_with_fallbacks(picks, checks.run)
+        model = attempts[-1].outcome
+        if search_flags:
+            model, flags = _tuned_variants(request, model, builder, runner, default_build, starter, facts.cores, plan)
+        result = model.result
+    else:
+        result = merge_configs([p.config for p in picks], starter, applier, context, request.run_dir)
+    tool_seconds += time.perf_counter() - finish_started
+    spec_path, output_kind = None, "spec"
+    result_flags = result.flags if result is not None else ()  # a data-tiled winner is compile flags
+    if result is not None and result.text:
+        for path in (request.output, request.run_dir / ("best_spec.mlir" if result.kind == "spec" else "annotated.mlir")):
+            path.write_text(result.text)
+        spec_path, output_kind = request.output, result.kind
+    command = ""
+    if level == "model" and model and model.recommends and ((flags and flags.flags) or spec_path or result_flags):
+        compile_flags = (*prepared.compile_flags, *result_flags)  # the user's model, weights and all
+        command = (compile_command(spec_path, compile_flags, None) if output_kind == "source" else
+                   compile_command(request.input_path, compile_flags, spec_path))
+        (request.run_dir / "compile_command.txt").write_text(command + "\n")
+    wall = time.perf_counter() - started
+    report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,
+                        spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
+                        tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
+                        profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
+                        kernel_timing=measured.timing if measured.kernel_level else None,
+                        numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
+                        parameters=prepared.invocation.parameters)  # the user's, not the split's
+    (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
+    return report
