@@ -7,18 +7,29 @@ feature names can coincide, hence the prefixes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import pandas
 
-    from mltune.rankers.base import RankingInput
+    from mltune.features.base import FeatureMatrix
+    from mltune.spaces.candidate import CandidateSet
 
 KNOB_PREFIX = "knob."
 FEATURE_PREFIX = "feature."
 
 
-def candidate_frame(ranking_input: RankingInput) -> pandas.DataFrame:
+class CandidatesWithFeatures(Protocol):
+    """A problem's candidates and their features: what a frame is made of (a ranker's `RankingInput` is one)."""
+
+    @property
+    def candidates(self) -> CandidateSet: ...
+
+    @property
+    def features(self) -> FeatureMatrix: ...
+
+
+def candidate_frame(ranking_input: CandidatesWithFeatures) -> pandas.DataFrame:
     """The problem's candidates as a frame: row i is candidate i.
 
     Args:

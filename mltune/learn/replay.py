@@ -51,7 +51,6 @@ from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic
 from mltune.rankers.refit import RefittedForest
 from mltune.rankers.registry import learns_from_records
-from mltune.search.loop import LoopSettings
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
 SPLIT_NAMES = (PER_PROBLEM, HONEST)
@@ -277,8 +276,8 @@ def _summaries(scores: dict[str, dict[str, list[ProblemScore]]]) -> dict[str, di
             for split, by_ranker in scores.items() if all(by_ranker.values())}
 
 
-def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int = 0,
-             batch: int = LoopSettings.batch_size, kind: str | None = None,
+def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
+             batch: int, kind: str | None = None,
              leave_arch_out: bool = False) -> dict[str, dict[str, Summary]]:
     """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the tables, write
     `evaluation.json` and the PNG (of the honest split) under `out_dir`; per split (per problem, honest, the
