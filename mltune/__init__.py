@@ -16,8 +16,6 @@ first use, so that `import mltune` and the command line start fast.
 from __future__ import annotations
 
 import importlib
-import sys
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -32,9 +30,6 @@ _PUBLIC = {
     "RunFailure": "mltune.errors",
 }
 _PUBLIC_MODULES = ("api", "features", "rankers", "records")
-# public functions named like internal modules (`mltune/tuning/tune.py`, `mltune/learn/scoring.py`): importing such a module
-# sets the package's attribute to it, so these names are looked up before the attributes
-_SHADOWED = ("tune", "evaluate")
 
 __all__ = ["CandidateSet", "DispatchVerdict", "FeatureMatrix", "Ranker", "RankingInput", "RunFailure", "TuneResult",
            "UserError", "__version__", "api", "candidate_frame", "evaluate", "feature_columns", "features",
@@ -58,13 +53,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(ModuleType):
-    def __getattribute__(self, name: str) -> Any:
-        if name in _SHADOWED:
-            return getattr(importlib.import_module("mltune.api"), name)
-        return super().__getattribute__(name)
-
-
-sys.modules[__name__].__class__ = _Package

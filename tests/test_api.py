@@ -25,7 +25,7 @@ DATASETS = REPO / "datasets"
 
 
 def test_every_public_name_resolves():
-    import mltune.tuning.tune  # noqa: F401 (the internal module of the same name must not hide the function)
+    import mltune.tuning.tune  # noqa: F401 (importing the tuning run's module leaves the function in place)
 
     for name in mltune.__all__:
         assert getattr(mltune, name) is not None, name
