@@ -22,8 +22,7 @@ from mltune.frontend.problem import Problem, Untunable
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
-from mltune.spaces.cpu_contraction import CpuContraction
+from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR, CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
 from mltune.system.tools import tool_path
 

@@ -5,9 +5,9 @@ configuration dumped is the spec's, the binary changes, the result does not), fe
 from __future__ import annotations
 
 import filecmp
-import re
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np

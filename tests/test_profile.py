@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from iree_helpers import dump_command, run
 
-from mltune.model.dump_constants import missing_resources, restore_dropped_constants
+from mltune.frontend.dump_constants import missing_resources, restore_dropped_constants
 from mltune.model.profile import profile_model
 from mltune.model.profile_table import profile_lines
 from mltune.system.tools import tool_path

@@ -25,6 +25,7 @@ from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
 from mltune.tuning.tune import read_dispatches
 
+
 @pytest.fixture(scope="module")
 def mlp(tmp_path_factory, context):
     """The model as the user gave it (inlined) and split, with seeded inputs."""

@@ -9,7 +9,6 @@ from iree.compiler import ir
 
 from mltune.errors import UserError
 
-
 # `iree-compile` printing flags that leave a model's weights out of the IR it writes: what mltune reads from an
 # intermediate phase is structure, and hundreds of megabytes of constants would only be read past
 ELIDE_WEIGHTS = ("--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")

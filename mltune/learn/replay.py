@@ -26,10 +26,10 @@ from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.scoring import (
     TOLERANCES,
-    first_near_optimal,
     TOP_K,
     ProblemScore,
     Summary,
+    first_near_optimal,
     score_order,
     shuffle_solved_fraction,
     solved_fraction,

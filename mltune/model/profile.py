@@ -20,10 +20,10 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.errors import UserError
+from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
 from mltune.input.model import strip_configuration
-from mltune.model.dump_constants import restore_dropped_constants
 from mltune.system.tools import run_tool, tool_path
 
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")

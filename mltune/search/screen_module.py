@@ -18,11 +18,11 @@ from typing import Sequence
 from iree.compiler import ir
 
 from mltune.errors import UserError
+from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import generic_contraction_model
 from mltune.frontend.problem import Problem, read_root_ops
 from mltune.input.model import TuningInput, prepare_input
-from mltune.model.dump_constants import restore_dropped_constants
 from mltune.targets import Target
 
 SCREEN_KINDS = ("dispatch", "one-op")
