@@ -56,7 +56,8 @@ def synthetic_models(tmp_path_factory):
     return train_synthetic_model(tmp_path_factory.mktemp("learned"))
 
 
-@pytest.mark.parametrize("name", BUILT_IN)
+# TPE proposes one trial at a time through Optuna: its whole order over 1,000+ candidates takes half a minute (slow)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "tpe" else n for n in BUILT_IN])
 def test_ranker_returns_a_permutation_in_batches(name, ranking_input, synthetic_models, monkeypatch):
     monkeypatch.setenv("MLTUNE_HOME", str(synthetic_models))  # the forest loads the data home's models/ARCH/KIND first
     n = len(ranking_input.candidates)
