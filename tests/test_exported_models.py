@@ -44,6 +44,7 @@ def test_tune_an_iree_turbine_export_with_its_flags_files(tmp_path):
     assert "tensor<1x32xi64>: --input=@bert.input0.npy" in result.stdout
 
 
+@pytest.mark.slow  # two whole tuning runs through the command line
 def test_a_run_continues_from_another_directory_with_the_same_call(tmp_path):
     """Killed, then resumed from elsewhere: relative paths resolve where the run started; a flags file changed
     since is refused rather than mixed into the run."""

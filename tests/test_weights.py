@@ -133,6 +133,7 @@ def test_a_model_below_the_threshold_is_left_as_it_is(mlp, tmp_path, monkeypatch
     assert json.loads((tmp_path / "c" / "split.json").read_text())["weight_bytes"] == 2 * 32 * 1024
 
 
+@pytest.mark.slow  # a whole tuning run through the command line
 def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypatch, capsys):
     """A whole `mltune tune`: its builds compile the split module, its numerics and timing run with the archive, and
     the command it prints compiles the file the user gave, with the user's flags alone."""
