@@ -83,3 +83,38 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     assert len(whole) <= 2 * len({r["problem"]["bounds"].__repr__() for r in whole})
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["level"] == "model" and "end_to_end" in summary
+
+
+def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
+    """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
+    the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
+    from mltune.emit.apply import SpecApplier
+    from mltune.execution.build import Builder
+    from mltune.execution.local import LocalExecutor
+    from mltune.execution.run import Runner, TimingPlan
+    from mltune.search.loop import TuningLoop
+    from mltune.spaces.cpu_contraction import CpuContraction
+    from mltune.targets import CpuTarget
+
+    tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
+    (dispatch,) = read_dispatches(tuning_input, context)
+    builder = Builder(tuning_input, tmp_path / "candidates", jobs=2)
+    baseline = builder.compile(-1, None, "baseline")
+    executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 4)
+    plans: list[TimingPlan] = []
+    submit = executor.submit_benchmark
+    executor.submit_benchmark = lambda job: (plans.append(job.plan), submit(job))[1]
+    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
+                            final=TimingPlan(rounds=2, round_seconds=0.03))
+    records: list[Record] = []
+    loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context, records.append,
+                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    configurator = CpuContraction(dispatch.problem, dispatch.facts, context)
+    order = ScreenedOrder([0, 1, 2], "heuristic+dispatch-screen")
+    task = SearchTask(dispatch.name, dispatch.problem, configurator, order, 3, finalists_only=True)
+    (result,) = loop.tune_all([task])
+    assert plans == [settings.final] * 3 and len(records) == 3
+    assert all(len(r.time_us) == 2 for r in records if r.status == "ok")
+    faster = sorted((t for t in result.trials if t.measurement and t.measurement.ratio < 1),
+                    key=lambda t: t.measurement.ratio)
+    assert [(t.index, t.measurement) for t in faster] == [(t.index, m) for t, m in result.finals]

@@ -10,7 +10,8 @@ searched concurrently on a cluster. The budget of each counts benchmarked candid
 interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
 is recorded and told to its dispatch's ranker as soon as it is known, in completion order. At the end the best
 few of each dispatch are measured again against the baseline, and a winner is kept only if its median speedup
-reaches `min_speedup` and the confidence interval of its speedup lies above 1.
+reaches `min_speedup` and the confidence interval of its speedup lies above 1. A task whose candidates are its
+finalists already (a screen chose them) measures each once, with the finals' plan, and is not measured again.
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ class DispatchResult:
 
 @dataclass(frozen=True)
 class SearchTask:
-    """One dispatch to tune: its ranker (its own: it keeps this dispatch's state), its budget of benchmarks, and
-    `earlier_of(candidates)`, the trials an interrupted run of it already recorded."""
+    """One dispatch to tune: its ranker (its own: it keeps this dispatch's state), its budget of benchmarks,
+    `earlier_of(candidates)`, the trials an interrupted run of it already recorded, and `finalists_only`: every
+    candidate it measures is a finalist (a screen chose them), so each is measured with the finals' plan at once
+    rather than screened first and measured again."""
 
     name: str
     problem: Problem
@@ -102,6 +105,7 @@ class SearchTask:
     ranker: Ranker
     budget: int
     earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None
+    finalists_only: bool = False
 
 
 @dataclass
@@ -156,37 +160,45 @@ class TuningLoop:
 
     def _finish(self, searches: Sequence[_Search]) -> None:
         """Re-measure each dispatch's best few together with the baseline; keep a winner only beyond the noise.
-        A finalist measured by an interrupted run is compiled again (its module may be gone)."""
+        A finalist measured by an interrupted run is compiled again (its module may be gone); one this run
+        measured with the finals' plan already keeps that measurement."""
         by_name = {search.name: search for search in searches}
-        finalists = {search.name: search.finalists() for search in searches}
+        finals: dict[tuple[str, int], Measurement] = {}
+        to_measure: dict[str, list[Trial]] = {}
+        for search in searches:
+            for t in search.finalists():
+                if search.measured_as_final(t):
+                    finals[(search.name, t.index)] = t.measurement
+                else:
+                    to_measure.setdefault(search.name, []).append(t)
 
         def submit_rebuilds() -> None:
-            for name, trials in finalists.items():
+            for name, trials in to_measure.items():
                 for t in trials:
                     if t.build.vmfb is None or not t.build.vmfb.exists():
                         by_name[name].submit_compile(t.index, t.knobs)
 
         rebuilt = self._results(submit_rebuilds)
-        for name, trials in finalists.items():
+        for name, trials in to_measure.items():
             trials = [replace(t, build=rebuilt[(name, t.index)]) if (name, t.index) in rebuilt else t for t in trials]
-            finalists[name] = [t for t in trials if t.build.status == "ok"]
-        count = sum(1 for trials in finalists.values() if trials)
-        if not count:
-            return
+            to_measure[name] = [t for t in trials if t.build.status == "ok"]
+        count = sum(1 for trials in to_measure.values() if trials)
 
         def submit_finals() -> None:
-            for name, trials in finalists.items():
+            for name, trials in to_measure.items():
                 for t in trials:
                     self.executor.submit_benchmark(BenchmarkJob(t.index, t.build.vmfb, self.settings.final, name))
 
-        what = next(name for name, trials in finalists.items() if trials) if count == 1 else f"{count} dispatches"
-        with display().phase(f"re-measure the finalists of {what} against IREE's default"):
-            remeasured = self._results(submit_finals)
-        for name, trials in finalists.items():
-            if not trials:
+        if count:
+            what = next(name for name, trials in to_measure.items() if trials) if count == 1 else f"{count} dispatches"
+            with display().phase(f"re-measure the finalists of {what} against IREE's default"):
+                finals.update(self._results(submit_finals))
+        for search in searches:
+            kept = [t for t in search.finalists() if search.measured_as_final(t)] + to_measure.get(search.name, [])
+            if not kept:
                 continue
-            result = by_name[name].result
-            result.finals = sorted(((t, remeasured[(name, t.index)]) for t in trials), key=lambda pair: pair[1].ratio)
+            result = search.result
+            result.finals = sorted(((t, finals[(search.name, t.index)]) for t in kept), key=lambda pair: pair[1].ratio)
             trial, measurement = result.finals[0]
             if measurement.wins(self.settings.min_speedup):
                 result.winner = (trial, measurement)
@@ -251,6 +263,7 @@ class _Search:
     progress: Phase
     tried: set[int]
     earlier: int = 0  # trials an interrupted run measured, not timed here
+    finalists_only: bool = False
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
@@ -268,7 +281,17 @@ class _Search:
         progress = display().phase(f"search {task.name}", total=task.budget,
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
-                   progress, tried={t.index for t in earlier}, earlier=len(earlier))
+                   progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only)
+
+    @property
+    def plan(self) -> TimingPlan:
+        """How each candidate is measured: the finals' plan when every candidate is a finalist."""
+        return self.loop.settings.final if self.finalists_only else self.loop.settings.screening
+
+    def measured_as_final(self, trial: Trial) -> bool:
+        """Whether this run measured `trial` with the finals' plan (an interrupted run's trials are measured
+        again: their plan is not recorded)."""
+        return self.finalists_only and trial.position >= self.earlier and trial.measurement is not None
 
     def refill(self, room: int) -> None:
         """Ask the ranker for up to `room` more candidates; set the stop reason when the search is over."""
@@ -325,8 +348,7 @@ class _Search:
         measured."""
         if isinstance(outcome, BuildResult) and outcome.status == "ok":
             self.built[job.index] = outcome
-            self.loop.executor.submit_benchmark(BenchmarkJob(job.index, outcome.vmfb, self.loop.settings.screening,
-                                                             self.name))
+            self.loop.executor.submit_benchmark(BenchmarkJob(job.index, outcome.vmfb, self.plan, self.name))
             return
         if isinstance(outcome, BuildResult):
             self._conclude(job.index, outcome, None)

@@ -4,9 +4,10 @@ Compiling and timing a real model for every candidate is what limits a model's s
 minutes each). The screen (`--screen`) spends a dispatch's budget on its small module instead
 (`mltune.search.screen_module`): each candidate compiled into it and timed against IREE's default build of that
 same module, interleaved in one process, by the same executor, runner and plan as the model's candidates; the
-ranker is told the screen's ratios. The screen's best `finalists` then go to the model as they always did: compiled
-whole, timed against IREE's default model, re-measured as finalists, and then leave-one-out, numerics and the end
-to end timing, all on the model. A screen disagrees with the model at times (dumped benchmarks read never-written
+ranker is told the screen's ratios. The screen's best `finalists` then go to the model: compiled whole and
+measured once against IREE's default model with the finals' plan (they are the finalists; a screening measurement
+of the model before it would only repeat it), and then leave-one-out, numerics and the end to end timing, all on
+the model. A screen disagrees with the model at times (dumped benchmarks read never-written
 memory, a one-op model leaves out the fused ops: `docs/dispatch-benchmarks-vs-model.md`), which is why no verdict
 rests on it; `docs/whole-model-tuning.md` measures how often its order misses the model's best.
 
@@ -136,4 +137,4 @@ class ScreenStage:
         self.screened[task.name] = (module.kind, screened)
         order = finalists_of(screened, self.finalists)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{module.kind}-screen"),
-                       budget=len(order))
+                       budget=len(order), finalists_only=len(order) <= self.settings.finalists)
