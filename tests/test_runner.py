@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from math import ceil
+
 import numpy as np
 import pytest
 
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution import run
+from mltune.execution.run import Measurement, Pace, Runner, TimingPlan
 from mltune.input.files import InputFile
 from mltune.input.model import Invocation
 
@@ -70,3 +73,29 @@ def test_ratio_is_the_median_of_round_ratios():
     m = Measurement(0, "ok", time_us=(10.0, 20.0, 9.0), baseline_us=(10.0, 10.0, 10.0))
     assert m.ratio == pytest.approx(1.0)
     assert Measurement(0, "timeout").ratio == float("inf")
+
+
+def test_the_deadline_follows_the_pace_the_worker_reports():
+    """Synthetic numbers: a ViT-B/16 call of 1.7 s with 5 pairs a round needs 51 s for three rounds, beyond the
+    33.6 s a screening plan allows by its round length; once the worker says so, the deadline covers the rounds."""
+    pace = Pace(TimingPlan())
+    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + 10 * 3 * 0.12)
+    pace.heard({"call_s": 1.7})
+    assert pace.seconds > 3 * 2 * 5 * 1.7
+    pace.heard({"call_s": 1.7, "calls": 5})
+    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + run.PACE_FACTOR * 5 * 2 * 5 * 1.7)
+
+
+@pytest.mark.slow
+def test_a_model_slower_than_the_plans_allowance_is_measured_at_its_pace(tiny, runner, monkeypatch):
+    """Rounds of enough pairs of the tiny model to take three times the startup allowance, with a plan whose own
+    allowance is that startup alone: measured, not a timeout."""
+    (quick,) = runner.measure(tiny.vmfb, [(0, tiny.vmfb)], PLAN)
+    call_s = min(quick.baseline_us) / 1e6
+    monkeypatch.setattr(run, "STARTUP_SECONDS", 5.0)
+    pairs = ceil(3 * 5.0 / (3 * 2 * call_s))
+    plan = TimingPlan(rounds=3, round_seconds=1e-4, min_calls=pairs, max_calls=pairs, timeout_factor=1.0)
+    assert Pace(plan).seconds < 6.0
+    (measurement,) = runner.measure(tiny.vmfb, [(1, tiny.vmfb)], plan)
+    assert measurement.status == "ok", measurement.detail
+    assert len(measurement.time_us) == 3

@@ -26,6 +26,7 @@ from mltune.input.model import Invocation
 from mltune.system.tools import spawn
 
 STARTUP_SECONDS = 30.0
+PACE_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,32 @@ class TimingPlan:
 OnResult = Callable[[Measurement], None]
 
 
+@dataclass
+class Pace:
+    """How long the timing worker may go without a word: long enough for its plan's rounds at the pace it reports.
+
+    A round lasts `round_seconds` only while a call is short; it holds at least `min_calls` pairs, so with a model's
+    call of 1.7 s (ViT-B/16 on 2 cores) three rounds take 51 s. The worker reports its baseline's call time after
+    the first call and again with its calls per round once measured (`timing_worker`), and each report moves the
+    deadline: `PACE_FACTOR` times the rounds (with the few a disturbed round adds) at that pace, where that is longer
+    than the plan's own allowance (a candidate far slower than the baseline stops after its first round)."""
+
+    plan: TimingPlan
+    call_s: float = 0.0
+    calls: int = 0  # pairs per round, once the worker has said
+
+    def heard(self, message: dict) -> None:
+        self.call_s = float(message["call_s"])
+        self.calls = int(message.get("calls", self.calls))
+
+    @property
+    def seconds(self) -> float:
+        plan = self.plan
+        rounds = plan.most_rounds + plan.rounds // 2 + 1  # the worker measures a disturbed round again
+        paced = rounds * 2 * max(self.calls, plan.min_calls) * self.call_s
+        return STARTUP_SECONDS + max(plan.timeout_factor * plan.most_rounds * plan.round_seconds, PACE_FACTOR * paced)
+
+
 def pool(measurements: Sequence[Measurement]) -> Measurement:
     """One candidate's rounds from several timing processes, as one measurement (the first failure, if any)."""
     failed = next((m for m in measurements if m.status != "ok"), None)
@@ -209,13 +236,13 @@ class Runner:
                     on_result: OnResult | None) -> list[Measurement]:
         """Run one worker until it finishes, crashes or stalls; return what it measured."""
         request = self._request(baseline, items, plan)
-        per_candidate = STARTUP_SECONDS + plan.timeout_factor * plan.most_rounds * plan.round_seconds
+        pace = Pace(plan)
         done = _Collected(on_result)
         started = time.perf_counter()
         proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         running: int | None = None
-        deadline = time.monotonic() + per_candidate
+        deadline = time.monotonic() + pace.seconds
         selector = selectors.DefaultSelector()
         selector.register(proc.stdout, selectors.EVENT_READ)
         try:
@@ -223,7 +250,7 @@ class Runner:
                 if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
                     os.killpg(proc.pid, signal.SIGKILL)
                     if running is not None:
-                        done.append(Measurement(running, "timeout", detail=f"no result within {per_candidate:.0f} s"))
+                        done.append(Measurement(running, "timeout", detail=f"no result within {pace.seconds:.0f} s"))
                     elif not done:  # the baseline itself hangs: nothing can be measured
                         done.extend(Measurement(i, "timeout", detail="baseline did not run") for i, _ in items)
                     break
@@ -231,9 +258,12 @@ class Runner:
                 if not line:
                     break
                 message = json.loads(line)
-                if "start" in message:
+                if "call_s" in message:
+                    pace.heard(message)
+                    deadline = time.monotonic() + pace.seconds
+                elif "start" in message:
                     running = message["start"]
-                    deadline = time.monotonic() + per_candidate
+                    deadline = time.monotonic() + pace.seconds
                 else:
                     done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
                                             busy_cores=tuple(message.get("busy_cores", ())),

@@ -16,7 +16,8 @@ candidate). A lasting load cannot be waited out: on this project's 2-core machin
 estimator by about 10 % (`docs/measurement-protocol.md`).
 
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so the
-parent knows which candidate was running if this process crashes or hangs.
+parent knows which candidate was running if this process crashes or hangs, and `{"call_s": ...}` lines with the
+baseline's call time (and then its calls per round), so the parent's deadline follows the model's pace.
 """
 
 from __future__ import annotations
@@ -182,10 +183,12 @@ def main(request_path: str) -> None:
     parameters = Parameters(config, request.get("parameters", []))  # the weights' archives, mapped once
     keep_alive = [load_module(parameters, request["baseline"], request["function"])]
     baseline = keep_alive[0].function
-    for _ in range(3):
+    _emit({"call_s": _call_seconds(baseline, args)})  # the parent's deadline follows the model's pace
+    for _ in range(2):
         _call_seconds(baseline, args)
     base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
     calls = int(np.clip(round(request["round_seconds"] / (2 * base_call)), request["min_calls"], request["max_calls"]))
+    _emit({"call_s": base_call, "calls": calls})
     for index, vmfb in request["candidates"]:
         _emit({"start": index})
         keep_alive.append(load_module(parameters, vmfb, request["function"]))
