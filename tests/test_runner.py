@@ -99,3 +99,15 @@ def test_a_model_slower_than_the_plans_allowance_is_measured_at_its_pace(tiny, r
     (measurement,) = runner.measure(tiny.vmfb, [(1, tiny.vmfb)], plan)
     assert measurement.status == "ok", measurement.detail
     assert len(measurement.time_us) == 3
+
+
+def test_a_long_call_fills_a_round_with_two_pairs_not_five():
+    """Synthetic call times: short calls fill `round_seconds` (at least 5 pairs); from a call of 0.1 s on, five
+    pairs would last over a second, and a round is one A B B A turn."""
+    from mltune.execution.timing_worker import pairs_per_round
+
+    plan = TimingPlan()
+    request = {"round_seconds": plan.round_seconds, "min_calls": plan.min_calls, "max_calls": plan.max_calls,
+               "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds}
+    assert [pairs_per_round(request, call_s) for call_s in (1e-5, 1e-3, 0.05, 0.11, 0.78)] == [400, 60, 5, 2, 2]
+    assert pairs_per_round({**request, "long_call_pairs": 0}, 0.78) == 5

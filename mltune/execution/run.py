@@ -82,12 +82,19 @@ class TimingPlan:
     pooled: at least `processes` of them, one after the other, then (with `max_rounds`) one more at a time until the
     pooled interval lies on one side of 1. Rounds in one process share its memory layout, so a build whose speed
     depends on it (a data-tiled one read 0.85x to 1.03x of IREE's default in eight processes, each interval a few
-    percent wide: `benchmarks/timing/timing_processes.py`) gets an interval that says so."""
+    percent wide: `benchmarks/timing/timing_processes.py`) gets an interval that says so.
+
+    A round holds at least `min_calls` (baseline, candidate) pairs, except where that many pairs would last over
+    `long_round_seconds` (a whole model's call of more than 0.1 s): then `long_call_pairs`, one A B B A turn. On GPT-2,
+    whose call takes 0.78 s on 2 cores, 30 rounds of 2 pairs gave the speedup and interval width of 30 rounds of 5
+    pairs (1.827x and 0.022 against 1.822x and 0.023) in 40 % of the time (`benchmarks/timing/pairs_per_round.py`)."""
 
     rounds: int = 3
     round_seconds: float = 0.12
     min_calls: int = 5
     max_calls: int = 400
+    long_call_pairs: int = 2
+    long_round_seconds: float = 1.0
     slow_factor: float = 2.0  # stop after the first round when a candidate is this much slower
     timeout_factor: float = 10.0
     max_rounds: int = 0
@@ -124,8 +131,8 @@ OnResult = Callable[[Measurement], None]
 class Pace:
     """How long the timing worker may go without a word: long enough for its plan's rounds at the pace it reports.
 
-    A round lasts `round_seconds` only while a call is short; it holds at least `min_calls` pairs, so with a model's
-    call of 1.7 s (ViT-B/16 on 2 cores) three rounds take 51 s. The worker reports its baseline's call time after
+    A round lasts `round_seconds` only while a call is short; it holds at least two pairs (`TimingPlan`), so with a
+    model's call of 1.7 s (ViT-B/16 on 2 cores) three rounds take 20 s, and 51 s at five pairs a round. The worker reports its baseline's call time after
     the first call and again with its calls per round once measured (`timing_worker`), and each report moves the
     deadline: `PACE_FACTOR` times the rounds (with the few a disturbed round adds) at that pace, where that is longer
     than the plan's own allowance (a candidate far slower than the baseline stops after its first round)."""
@@ -142,7 +149,7 @@ class Pace:
     def seconds(self) -> float:
         plan = self.plan
         rounds = plan.most_rounds + plan.rounds // 2 + 1  # the worker measures a disturbed round again
-        paced = rounds * 2 * max(self.calls, plan.min_calls) * self.call_s
+        paced = rounds * 2 * (self.calls or plan.min_calls) * self.call_s
         return STARTUP_SECONDS + max(plan.timeout_factor * plan.most_rounds * plan.round_seconds, PACE_FACTOR * paced)
 
 
@@ -224,6 +231,7 @@ class Runner:
             "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
             "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
+            "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
             "looks": list(plan.looks.schedule),
         }

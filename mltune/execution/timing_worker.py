@@ -170,6 +170,15 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
     return {**message, "raw": raw} if raw else message
 
 
+def pairs_per_round(request: dict, call_s: float) -> int:
+    """Enough (baseline, candidate) pairs to fill `round_seconds`, at least `min_calls`; where that many would last
+    over `long_round_seconds`, at least `long_call_pairs` (`TimingPlan` says why; absent: `min_calls` always)."""
+    floor = request["min_calls"]
+    if request.get("long_call_pairs") and 2 * floor * call_s > request["long_round_seconds"]:
+        floor = min(floor, request["long_call_pairs"])
+    return int(np.clip(round(request["round_seconds"] / (2 * call_s)), floor, request["max_calls"]))
+
+
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text())
     if request["device"] == "local-task":
@@ -187,7 +196,7 @@ def main(request_path: str) -> None:
     for _ in range(2):
         _call_seconds(baseline, args)
     base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
-    calls = int(np.clip(round(request["round_seconds"] / (2 * base_call)), request["min_calls"], request["max_calls"]))
+    calls = pairs_per_round(request, base_call)
     _emit({"call_s": base_call, "calls": calls})
     for index, vmfb in request["candidates"]:
         _emit({"start": index})
