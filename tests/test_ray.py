@@ -99,6 +99,24 @@ def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_
     assert_searched_together(run_dir, summary, records)
 
 
+def test_a_screened_model_through_ray_ends(cluster, tmp_path):
+    """The screen's executors and the model's each take every benchmark actor of the cluster: the model's starts
+    once the screen's are closed (created first, it held every device and the screen's calls waited forever)."""
+    from iree_helpers import TWO_OP_SOURCE
+
+    (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "RAY_ADDRESS": cluster.address}
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", "two_ops.mlir", "--budget", "6",
+                             "--screen", "dispatch", "--screen-finalists", "1", "--cluster", "auto", "--run-dir",
+                             str(run_dir), "--dataset-dir", str(tmp_path / "datasets"), "-o", "spec.mlir"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    assert result.returncode in (0, 1), result.stderr[-3000:]  # 1: no winner, which the model decides
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert {r["screen"] for r in records} == {"dispatch", ""}
+    assert all(r["status"] != "timeout" for r in records)
+
+
 def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tiny, tmp_path):
     """Ctrl-C on the driver: exit 130 with every record kept, and the actors and compile tasks it held are given
     back to the cluster (its benchmarking and compile resources are all free again)."""

@@ -294,10 +294,6 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     applier = make_applier(request.target.kind, tuning_input.source, context)
     measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
                                runner, baseline, request.run_dir)
-    executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
-                             tuning_input.invocation, request.devices, request.target.kind != "cpu",
-                             request.settings.batch_size)
-    loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
     tasks = []
     for allocation in allocations:  # identical problems are one allocation: one spec matches them all
         dispatch, configurator = configured[allocation.problem.key]
@@ -309,15 +305,20 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
         tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
     results: list[DispatchResult] = []
+    executor = None
     try:
         kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
         stage = None
-        if kind is not None:
+        if kind is not None:  # before the model's executor: on a cluster each executor takes every device's actor
             stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
                                 record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
                                 recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,
                                 request.cluster, request.shared_fs)
             tasks = stage.run(tasks)
+        executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
+                                 tuning_input.invocation, request.devices, request.target.kind != "cpu",
+                                 request.settings.batch_size)
+        loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
         for task, searched in zip(tasks, loop.tune_all(tasks)):
             if stage is not None:
                 stage.describe(searched)
@@ -331,7 +332,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                 write(refused)
             results.append(searched)
     finally:
-        executor.close()
+        if executor is not None:
+            executor.close()
         for writer in writers:
             writer.close()
     if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
