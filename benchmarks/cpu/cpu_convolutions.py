@@ -39,6 +39,7 @@ from iree.compiler import ir  # noqa: E402
 from iree.compiler.dialects import iree_codegen  # noqa: E402
 
 from mltune.emit.spec import build_spec  # noqa: E402
+from mltune.execution.build import COMPILE_TIMEOUT_S  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.one_op_model import convolution_model  # noqa: E402
 from mltune.frontend.problem import read_root_ops  # noqa: E402
@@ -59,8 +60,13 @@ DEFAULT_ONLY = tuple(list(SHAPES)[:3])
 
 
 def compile_to(model: Path, out: Path, *flags: str) -> bool:
-    done = subprocess.run(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True,
-                          text=True)
+    """Whether the build compiled; one that runs past mltune's compile timeout is killed and counts as failed (an
+    `iree-compile` of a layer-norm candidate waited on a futex for ten minutes without using the CPU)."""
+    try:
+        done = subprocess.run(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True,
+                              text=True, timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return False
     return done.returncode == 0
 
 
