@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler.dialects import iree_codegen
+from iree.compiler.ir import FunctionType, RankedTensorType
 from iree_helpers import (
     CPU_FLAGS,
     checked_heuristic_order,
@@ -194,3 +195,16 @@ def test_tune_a_small_softmax_end_to_end(tmp_path):
     assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] for r in measured)
     assert {"wg_p0", "vec_p1", "red_r0"} <= set(measured[0]["knobs"])
     assert Problem.from_record(measured[0]["problem"]).op_kind == "reduction"
+
+
+@pytest.mark.parametrize("kind, dims", [("layernorm", (4, 8)), ("rmsnorm", (4, 8)), ("softmax", (2, 4, 8)),
+                                        ("meanpool", (1, 8, 3, 3))])
+def test_the_shapes_said_of_the_arguments_are_main_s_arguments(context, tmp_path, kind, dims):
+    """What the study feeds `@main` (`ReductionShape.inputs`) is its argument list (a layer norm's bias was left
+    out once, and the runtime refused the call)."""
+    shape = ReductionShape(kind, dims)
+    (tmp_path / "model.mlir").write_text(reduction_model(shape))
+    (main,) = [op for op in parse_module_file(tmp_path / "model.mlir", context).body.operations
+               if op.operation.name == "func.func"]
+    arguments = [tuple(RankedTensorType(t).shape) for t in FunctionType(main.attributes["function_type"].value).inputs]
+    assert arguments == list(shape.inputs)

@@ -28,7 +28,8 @@ class ReductionShape:
     @property
     def inputs(self) -> tuple[tuple[int, ...], ...]:
         """The shapes of `@main`'s arguments."""
-        return (self.dims, self.dims[-1:]) if self.kind in ("layernorm", "rmsnorm") else (self.dims,)
+        scales = {"layernorm": 2, "rmsnorm": 1}.get(self.kind, 0)  # a layer norm's weight and bias, an RMS norm's weight
+        return (self.dims, *[self.dims[-1:]] * scales)
 
 
 def _t(dims: tuple[int, ...]) -> str:
