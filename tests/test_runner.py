@@ -76,14 +76,14 @@ def test_ratio_is_the_median_of_round_ratios():
 
 
 def test_the_deadline_follows_the_pace_the_worker_reports():
-    """Synthetic numbers: a ViT-B/16 call of 1.7 s with 5 pairs a round needs 51 s for three rounds, beyond the
+    """Synthetic numbers: a ViT-B/16 call of 3.3 s with 2 pairs a round needs 40 s for three rounds, beyond the
     33.6 s a screening plan allows by its round length; once the worker says so, the deadline covers the rounds."""
     pace = Pace(TimingPlan())
     assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + 10 * 3 * 0.12)
-    pace.heard({"call_s": 1.7})
-    assert pace.seconds > 3 * 2 * 5 * 1.7
-    pace.heard({"call_s": 1.7, "calls": 5})
-    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + run.PACE_FACTOR * 5 * 2 * 5 * 1.7)
+    pace.heard({"call_s": 3.3})
+    assert pace.seconds > 3 * 2 * 5 * 3.3
+    pace.heard({"call_s": 3.3, "calls": 2})
+    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + run.PACE_FACTOR * 5 * 2 * 2 * 3.3)
 
 
 @pytest.mark.slow
