@@ -132,10 +132,11 @@ class Pace:
     """How long the timing worker may go without a word: long enough for its plan's rounds at the pace it reports.
 
     A round lasts `round_seconds` only while a call is short; it holds at least two pairs (`TimingPlan`), so with a
-    model's call of 3.3 s (ViT-B/16 on 2 cores) three rounds take 40 s, where a screening plan allows 34 s. The worker reports its baseline's call time after
-    the first call and again with its calls per round once measured (`timing_worker`), and each report moves the
-    deadline: `PACE_FACTOR` times the rounds (with the few a disturbed round adds) at that pace, where that is longer
-    than the plan's own allowance (a candidate far slower than the baseline stops after its first round)."""
+    model's call of 3.3 s (ViT-B/16 on 2 cores) three rounds take 40 s, where a screening plan allows 34 s. The
+    worker reports its baseline's call time after the first call and again with its calls per round once measured
+    (`timing_worker`), and each report moves the deadline: `PACE_FACTOR` times the rounds (with the few a disturbed
+    round adds) at that pace, where that is longer than the plan's own allowance (a candidate far slower than the
+    baseline stops after its first round)."""
 
     plan: TimingPlan
     call_s: float = 0.0

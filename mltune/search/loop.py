@@ -163,14 +163,12 @@ class TuningLoop:
         A finalist measured by an interrupted run is compiled again (its module may be gone); one this run
         measured with the finals' plan already keeps that measurement."""
         by_name = {search.name: search for search in searches}
-        finals: dict[tuple[str, int], Measurement] = {}
-        to_measure: dict[str, list[Trial]] = {}
+        ready: dict[str, list[Trial]] = {search.name: [] for search in searches}
+        to_measure: dict[str, list[Trial]] = {search.name: [] for search in searches}
         for search in searches:
             for t in search.finalists():
-                if search.measured_as_final(t):
-                    finals[(search.name, t.index)] = t.measurement
-                else:
-                    to_measure.setdefault(search.name, []).append(t)
+                (ready if search.measured_as_final(t) else to_measure)[search.name].append(t)
+        finals = {(name, t.index): t.measurement for name, trials in ready.items() for t in trials}
 
         def submit_rebuilds() -> None:
             for name, trials in to_measure.items():
@@ -193,12 +191,12 @@ class TuningLoop:
             what = next(name for name, trials in to_measure.items() if trials) if count == 1 else f"{count} dispatches"
             with display().phase(f"re-measure the finalists of {what} against IREE's default"):
                 finals.update(self._results(submit_finals))
-        for search in searches:
-            kept = [t for t in search.finalists() if search.measured_as_final(t)] + to_measure.get(search.name, [])
+        for name, search in by_name.items():
+            kept = ready[name] + to_measure[name]
             if not kept:
                 continue
             result = search.result
-            result.finals = sorted(((t, finals[(search.name, t.index)]) for t in kept), key=lambda pair: pair[1].ratio)
+            result.finals = sorted(((t, finals[(name, t.index)]) for t in kept), key=lambda pair: pair[1].ratio)
             trial, measurement = result.finals[0]
             if measurement.wins(self.settings.min_speedup):
                 result.winner = (trial, measurement)
