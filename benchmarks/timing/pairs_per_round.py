@@ -20,30 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+from timing.timing_protocol import sample
+
 from mltune.execution.verdict import SpeedupEstimate
-
-
-def raw_rounds(default: Path, tuned: Path, inputs: list[Path], function: str, rounds: int, pairs: int) -> list:
-    """One timing process: per round [tuned calls, default calls] in microseconds, `pairs` of each."""
-    request = {"device": "local-task", "function": function, "dispatch_level": False, "parameters": [],
-               "inputs": [(str(p), list(np.load(p, mmap_mode="r").shape), "npy") for p in inputs],
-               "baseline": str(default), "candidates": [(0, str(tuned))], "rounds": rounds, "round_seconds": 0.0,
-               "min_calls": pairs, "max_calls": pairs, "slow_factor": 1e9, "max_rounds": rounds, "raw": True}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump(request, handle)
-    try:
-        out = subprocess.run([sys.executable, "-m", "mltune.execution.timing_worker", handle.name],
-                             capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(handle.name)
-    return next(json.loads(line)["raw"] for line in out.splitlines() if '"raw"' in line)
+from mltune.input.files import InputFile
 
 
 def estimate(rounds: list, k: int) -> tuple[SpeedupEstimate, float]:
@@ -65,8 +52,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="save the raw calls (JSON)")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
-    rounds = [r for _ in range(args.processes)
-              for r in raw_rounds(args.default, args.tuned, args.input, args.function, args.rounds, args.pairs)]
+    inputs = [InputFile(path, np.load(path, mmap_mode="r").shape, "npy") for path in args.input]
+    with tempfile.TemporaryDirectory() as work:
+        rounds = [r for _ in range(args.processes) for r in sample(args.default, args.tuned, inputs, args.rounds,
+                                                                   Path(work), pairs=args.pairs, function=args.function)]
     if args.out:
         args.out.write_text(json.dumps(rounds))
     call_ms = np.median([x for _, b in rounds for x in b]) / 1e3

@@ -97,13 +97,17 @@ def compile_pair(name: str, spec: Path, work: Path) -> tuple[Path, Path, list]:
     return default, tuned, inputs
 
 
-def sample(baseline: Path, candidate: Path, inputs: list, rounds: int, work: Path, cpu: bool = False) -> list:
+def sample(baseline: Path, candidate: Path, inputs: list, rounds: int, work: Path, cpu: bool = False,
+           pairs: int | None = None, function: str = "main") -> list:
     """Raw calls of one interleaved run: per round, [candidate calls, baseline calls] in microseconds; with
-    `cpu`, each call is [wall, most CPU time of one thread, CPU time of all threads]."""
-    request = {"device": "local-task", "function": "main", "dispatch_level": False,
+    `cpu`, each call is [wall, most CPU time of one thread, CPU time of all threads]. A round fills 0.25 s with at
+    least 5 call pairs, or holds exactly `pairs`."""
+    calls = {"round_seconds": 0.25, "min_calls": 5, "max_calls": 400} if pairs is None else \
+        {"round_seconds": 0.0, "min_calls": pairs, "max_calls": pairs}
+    request = {"device": "local-task", "function": function, "dispatch_level": False,
                "inputs": [(str(f.path), f.shape, f.element_type) for f in inputs], "baseline": str(baseline),
-               "candidates": [(0, str(candidate))], "rounds": rounds, "round_seconds": 0.25, "min_calls": 5,
-               "max_calls": 400, "slow_factor": 1e9, "raw": True, "cpu": cpu}
+               "candidates": [(0, str(candidate))], "rounds": rounds, **calls, "slow_factor": 1e9, "raw": True,
+               "cpu": cpu}
     path = work / "request.json"
     path.write_text(json.dumps(request))
     out = subprocess.run([sys.executable, "-m", "mltune.execution.timing_worker", str(path)],
