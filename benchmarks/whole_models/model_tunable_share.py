@@ -1,27 +1,35 @@
-"""The share of a model's llvm-cpu time in dispatches mltune can tune, by op kind, from mltune's own profile.
+"""The share of a model in dispatches mltune can tune, by op kind: by time where the dispatches are timed, by FLOPs
+and bytes (compile-only) everywhere.
 
-The model (any input `iree-compile` reads: torch, linalg) is compiled for this CPU with its dispatches dumped;
-each dispatch's root op is read as mltune reads it and given a space (`make_configurator`) or a reason; the
-profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
-`iree-benchmark-module`, times the calls the model's flow IR makes) weighs them. Prints one line per op kind and
-per reason, then every dispatch, and the tunable share with and without the convolution kinds. Compiling holds `--lock` shared,
-timing the dispatches holds it exclusively.
+The model (any input `iree-compile` reads: torch, linalg) is compiled for `--target` (this CPU, a CUDA or a ROCm
+arch) up to its executable configurations with its dispatches dumped; each dispatch's root op is read as mltune
+reads it and given a space (`make_configurator`) or a reason, and its FLOPs and bytes are read from its IR
+(`dispatch_cost`), times the calls the model's flow IR makes. Given a `--device` (llvm-cpu: this CPU by default),
+the profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
+`iree-benchmark-module`) weighs them by time too. A GPU without the machine to time on is split in two: `--work W`
+here (the dump, `W/dispatches.json`: no weights, a few MB), then `--dumped W --device cuda` where the GPU is.
+Compiling holds `--lock` shared, timing on this CPU holds it exclusively.
 
-    python benchmarks/whole_models/model_tunable_share.py MODEL.mlir [--lock /tmp/mltune-cpu.lock] [--jobs 2]
+    python benchmarks/whole_models/model_tunable_share.py MODEL.mlir [--target host|sm_90|gfx942] [--work W]
+        [--lock /tmp/mltune-cpu.lock] [--jobs 2] [--device local-task]
+    python benchmarks/whole_models/model_tunable_share.py --dumped W --device cuda [--iree-flag=--iree-cuda-use-ptxas]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
+from whole_models.dispatch_cost import DispatchCost, dispatch_cost
+from whole_models.share_report import Dispatch, print_report
 from whole_models.tune_examples import CPU_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,74 +40,107 @@ from iree.compiler.dialects import iree_codegen  # noqa: E402
 
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable, read_root_ops  # noqa: E402
-from mltune.model.profile import call_counts, compile_dispatches, rank_dispatches  # noqa: E402
+from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
 from mltune.spaces.configure import make_configurator  # noqa: E402
-from mltune.targets import facts_from_executable_target  # noqa: E402
+from mltune.system.tools import run_tool, tool_path  # noqa: E402
+from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402
 
-CONVOLUTION_KINDS = ("convolution", "depthwise_convolution")
+DUMPED = "dispatches.json"
 
 
-def classify(bench: Path, context: ir.Context, work: Path) -> tuple[str, Problem | None, str]:
-    """(root op name, problem if tunable, op kind or the reason it is not tunable) of one dumped dispatch."""
+def classify(bench: Path, context: ir.Context, work: Path) -> tuple[str, Problem | None, str, DispatchCost]:
+    """(root op name, problem if tunable, op kind or the reason it is not tunable, FLOPs and bytes) of one dumped
+    dispatch."""
     module = parse_module_file(bench, context)
+    cost = dispatch_cost(module)
     with context:
         variants = iree_codegen.get_executable_variant_ops(module)
         roots = read_root_ops(module) if variants else []
         facts = facts_from_executable_target(variants[0].attributes["target"]) if variants else None
     if not roots:
-        return "(none)", None, "no root op"
+        return "(none)", None, "no root op", cost
     root = next((r for r in roots if isinstance(r, Problem)), roots[0])
     if not isinstance(root, Problem):
-        return root.op_name, None, f"not tunable: {root.reason}"
+        return root.op_name, None, f"not tunable: {root.reason}", cost
     configurator = make_configurator(root, facts, context, bench, work)
     if isinstance(configurator, Untunable):
-        return root.op_name, None, f"not tunable: {configurator.reason}"
-    return root.op_name, root, root.op_kind
+        return root.op_name, None, f"not tunable: {configurator.reason}", cost
+    return root.op_name, root, root.op_kind, cost
+
+
+def dump(model: Path, target_name: str, work: Path) -> list[Dispatch]:
+    """Compile `model` for the target up to its executable configurations with its dispatches dumped into `work`,
+    classify them, and write what the timing needs (`work/dispatches.json`, relative paths) beside them."""
+    target = parse_target(target_name, probe=False)
+    context = ir.Context()
+    with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
+        source = target.prepare_source(model, Path(tmp), context)  # sm_90: a copy carrying its device target
+        flags = [*CPU_FLAGS] if target.kind == "cpu" else target.compile_flags()
+        result = run_tool([tool_path("iree-compile"), str(source), *flags, "--iree-codegen-add-tuner-attributes",
+                           f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
+                           "--compile-to=executable-configurations", "-o", os.devnull], timeout_s=1800)
+        if not result.ok:
+            raise SystemExit(f"iree-compile cannot compile {model} for {target_name}: {result.describe_failure()}")
+        counts = call_counts(source, flags, Path(tmp))
+    dispatches = []
+    for bench in sorted((work / "dump").glob("*_benchmark.mlir")):
+        name = bench.stem.removeprefix("module_").removesuffix("_benchmark")
+        op, problem, kind, cost = classify(bench, context, work / "spaces")
+        executable = executable_of(name, list(counts))
+        dispatches.append(Dispatch(name, bench, op, kind, problem, cost, counts[executable] if executable else 1))
+    (work / DUMPED).write_text(json.dumps({"model": str(model), "target": target_name, "dispatches": [
+        {**asdict(d), "bench": str(d.bench.relative_to(work)), "problem": d.problem.to_record() if d.problem else None,
+         "cost": asdict(d.cost)} for d in dispatches]}, indent=1))
+    return dispatches
+
+
+def load(work: Path) -> tuple[str, str, list[Dispatch]]:
+    """The model, target and dispatches `dump` wrote into `work`."""
+    data = json.loads((work / DUMPED).read_text())
+    return data["model"], data["target"], [
+        Dispatch(**{**d, "bench": work / d["bench"], "problem": Problem.from_record(d["problem"]) if d["problem"] else None,
+                    "cost": DispatchCost(**d["cost"])}) for d in data["dispatches"]]
+
+
+def time_dispatches(dispatches: list[Dispatch], work: Path, device: str, flags: list[str], jobs: int,
+                    lock: Path | None) -> list[DispatchProfile]:
+    """mltune's profile of the dumped dispatches on `device`: compiled (lock shared), then timed one at a time."""
+    named = [(d.name, d.bench, d.op, d.problem) for d in dispatches]
+    with held(lock, shared=True):
+        built = compile_dispatches(named, work / "profile", jobs, flags)
+    counts = Counter({d.name: d.calls for d in dispatches})
+    with held(lock):
+        return rank_dispatches(named, built, counts, device)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", type=Path)
+    parser.add_argument("model", type=Path, nargs="?", help="the model to compile (not with --dumped)")
+    parser.add_argument("--target", default="host", help="host (llvm-cpu), a CUDA arch (sm_90) or a ROCm arch (gfx942)")
+    parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
+    parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
+                                                       "none on a GPU target: FLOPs and bytes only")
+    parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to each dispatch's compile")
     parser.add_argument("--lock", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--work", type=Path, default=None, help="keep the dumped dispatches here (default: a temporary folder)")
     args = parser.parse_args()
+    if (args.model is None) == (args.dumped is None):
+        parser.error("give a MODEL or --dumped W, not both")
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
-    context = ir.Context()
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
-        work = args.work or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        with held(args.lock, shared=True):
-            dump = f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}"
-            subprocess.run(["iree-compile", str(args.model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes", dump,
-                            "-o", str(work / "model.vmfb")], check=True, capture_output=True)
-            counts = call_counts(args.model, CPU_FLAGS, work)
-            benches = sorted((work / "dump").glob("*_benchmark.mlir"))
-            named, kinds = [], {}
-            for bench in benches:
-                name = bench.stem.removeprefix("module_").removesuffix("_benchmark")
-                op, problem, kind = classify(bench, context, work / "spaces")
-                named.append((name, bench, op, problem))
-                kinds[name] = kind
-            built = compile_dispatches(named, work / "profile", args.jobs)
-        with held(args.lock):
-            profiles = rank_dispatches(named, built, counts, "local-task")
-    share: dict[str, float] = defaultdict(float)
-    dispatches: dict[str, int] = defaultdict(int)
-    for profile in profiles:
-        share[kinds[profile.name]] += profile.share
-        dispatches[kinds[profile.name]] += 1
-    print(f"{len(profiles)} dispatches, {sum(p.calls for p in profiles)} calls")
-    print("| root op kind or reason | dispatches | share of the model's time |\n| --- | --- | --- |")
-    for kind in sorted(share, key=lambda k: -share[k]):
-        print(f"| {kind} | {dispatches[kind]} | {100 * share[kind]:.1f} % |")
-    print("| dispatch | root op | kind or reason | time us x calls | share |\n| --- | --- | --- | --- | --- |")
-    for profile in profiles:
-        print(f"| {profile.name} | {profile.op} | {kinds[profile.name]} | {profile.time_us:.1f} x {profile.calls} "
-              f"| {100 * profile.share:.1f} % |")
-    tunable = sum(v for k, v in share.items() if not k.startswith(("not tunable", "no root")))
-    convolutions = sum(share[k] for k in CONVOLUTION_KINDS)
-    print(f"tunable: {100 * tunable:.1f} % (without the convolution kinds: {100 * (tunable - convolutions):.1f} %)")
+        work = args.dumped or args.work or Path(tmp)
+        if args.dumped:
+            model, target, dispatches = load(work)
+        else:
+            model, target = str(args.model), args.target
+            work.mkdir(parents=True, exist_ok=True)
+            with held(args.lock, shared=True):
+                dispatches = dump(args.model, target, work)
+        device = args.device or ("local-task" if parse_target(target, probe=False).kind == "cpu" else None)
+        profiles = time_dispatches(dispatches, work, device, args.iree_flag, args.jobs, args.lock) if device else []
+    print(f"{model} for {target}" + (f", timed on {device}" if device else ", compile-only (not timed)"))
+    print_report(dispatches, profiles)
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
     return 0
 

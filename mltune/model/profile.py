@@ -69,12 +69,13 @@ def executable_of(dispatch_name: str, executables: Sequence[str]) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
+def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[Path, str]:
     """Compile a dumped benchmark as dumped (with the constants the dump dropped restored); if IREE cannot compile
     its own dumped configuration (seen on convolutions: the large-vector check fails), strip it and let IREE
-    configure again. The second item is why it does not compile ("" when it does)."""
+    configure again; `flags` are added to both compiles. The second item is why it does not compile ("" when it
+    does)."""
     bench = restore_dropped_constants(bench, out.with_suffix(".constants.mlir"))
-    result = run_tool([tool_path("iree-compile"), str(bench), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    result = run_tool([tool_path("iree-compile"), str(bench), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     if result.ok:
         return out, ""
     stripped = out.with_suffix(".stripped.mlir")
@@ -82,7 +83,7 @@ def _compile_bench(bench: Path, out: Path) -> tuple[Path, str]:
         strip_configuration(bench, stripped)
     except UserError:
         return out, result.describe_failure()
-    retry = run_tool([tool_path("iree-compile"), str(stripped), "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    retry = run_tool([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     return out, "" if retry.ok else result.describe_failure()
 
 
@@ -121,11 +122,12 @@ def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], c
 
 
 def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path,
-                       jobs: int) -> list[tuple[Path, str]]:
-    """Each dispatch benchmark compiled as dumped, in parallel: (module, error or "")."""
+                       jobs: int, flags: Sequence[str] = ()) -> list[tuple[Path, str]]:
+    """Each dispatch benchmark compiled as dumped (with `flags` added, e.g. the CUDA ptxas ones), in parallel:
+    (module, error or "")."""
     work_dir.mkdir(parents=True, exist_ok=True)
     return Parallel(n_jobs=jobs, prefer="threads")(
-        delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb") for name, bench, _, _ in dispatches)
+        delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb", flags) for name, bench, _, _ in dispatches)
 
 
 def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], built: Sequence[tuple[Path, str]],
