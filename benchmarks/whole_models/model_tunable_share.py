@@ -25,6 +25,7 @@ import tempfile
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
+from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
@@ -68,14 +69,14 @@ def classify(bench: Path, context: ir.Context, work: Path) -> tuple[str, Problem
     return root.op_name, root, root.op_kind, cost
 
 
-def dump(model: Path, target_name: str, work: Path) -> list[Dispatch]:
+def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] = ()) -> list[Dispatch]:
     """Compile `model` for the target up to its executable configurations with its dispatches dumped into `work`,
     classify them, and write what the timing needs (`work/dispatches.json`, relative paths) beside them."""
     target = parse_target(target_name, probe=False)
     context = ir.Context()
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         source = target.prepare_source(model, Path(tmp), context)  # sm_90: a copy carrying its device target
-        flags = [*CPU_FLAGS] if target.kind == "cpu" else target.compile_flags()
+        flags = [*(CPU_FLAGS if target.kind == "cpu" else target.compile_flags()), *extra_flags]
         result = run_tool([tool_path("iree-compile"), str(source), *flags, "--iree-codegen-add-tuner-attributes",
                            f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
                            "--compile-to=executable-configurations", "-o", os.devnull], timeout_s=1800)
@@ -120,13 +121,14 @@ def main() -> int:
     parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
     parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
                                                        "none on a GPU target: FLOPs and bytes only")
-    parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to each dispatch's compile")
+    parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to every compile (the model's "
+                        "and each dispatch's), e.g. --iree-flag=--iree-input-demote-f32-to-f16")
     parser.add_argument("--lock", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--work", type=Path, default=None, help="keep the dumped dispatches here (default: a temporary folder)")
     args = parser.parse_args()
     if (args.model is None) == (args.dumped is None):
-        parser.error("give a MODEL or --dumped W, not both")
+        parser.error("give either MODEL or --dumped W")
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         work = args.dumped or args.work or Path(tmp)
@@ -136,7 +138,7 @@ def main() -> int:
             model, target = str(args.model), args.target
             work.mkdir(parents=True, exist_ok=True)
             with held(args.lock, shared=True):
-                dispatches = dump(args.model, target, work)
+                dispatches = dump(args.model, target, work, args.iree_flag)
         device = args.device or ("local-task" if parse_target(target, probe=False).kind == "cpu" else None)
         profiles = time_dispatches(dispatches, work, device, args.iree_flag, args.jobs, args.lock) if device else []
     print(f"{model} for {target}" + (f", timed on {device}" if device else ", compile-only (not timed)"))
