@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from iree.compiler import ir  # noqa: E402
 from iree.compiler.dialects import iree_codegen  # noqa: E402
 
+from mltune.errors import UserError  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable, read_root_ops  # noqa: E402
 from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
@@ -81,7 +82,7 @@ def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] =
                            f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
                            "--compile-to=executable-configurations", "-o", os.devnull], timeout_s=1800)
         if not result.ok:
-            raise SystemExit(f"iree-compile cannot compile {model} for {target_name}: {result.describe_failure()}")
+            raise UserError(f"iree-compile cannot compile {model} for {target_name}: {result.describe_failure()}")
         counts = call_counts(source, flags, Path(tmp))
     dispatches = []
     for bench in sorted((work / "dump").glob("*_benchmark.mlir")):
@@ -97,6 +98,8 @@ def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] =
 
 def load(work: Path) -> tuple[str, str, list[Dispatch]]:
     """The model, target and dispatches `dump` wrote into `work`."""
+    if not (work / DUMPED).is_file():
+        raise UserError(f"{work} holds no {DUMPED}: give the --work folder of a run with a MODEL")
     data = json.loads((work / DUMPED).read_text())
     return data["model"], data["target"], [
         Dispatch(**{**d, "bench": work / d["bench"], "problem": Problem.from_record(d["problem"]) if d["problem"] else None,
@@ -148,4 +151,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except UserError as err:
+        print(f"model_tunable_share.py: {err}", file=sys.stderr)
+        sys.exit(2)
