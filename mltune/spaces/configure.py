@@ -15,6 +15,7 @@ from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import CpuConvolution
 from mltune.spaces.cpu_reduction import CpuReduction
 from mltune.spaces.cuda_attention import CudaAttention
+from mltune.spaces.emitted_loops import in_problem_loops
 from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.gpu_convolution import GpuConvolution
@@ -43,7 +44,7 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
                       work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
     """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
-    for the dispatch (`bench`, a dumped benchmark file) where it emits them. `data_tiling`: a CPU contraction's
+    for the dispatch (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU contraction's
     space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES:
@@ -56,9 +57,9 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"
     strip_configuration(bench, stripped)
-    emitted = emit_constraints(stripped, work_dir, context)
     space = CudaAttention if problem.op_kind == "attention" and facts.api == "cuda" else _GPU_SPACES[problem.op_kind]
     try:
+        emitted = [in_problem_loops(c, problem) for c in emit_constraints(stripped, work_dir, context)]
         return space(problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

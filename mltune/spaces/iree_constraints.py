@@ -4,19 +4,20 @@ On GPU targets the compiler can describe which configurations its pipelines acce
 `iree_codegen.smt.constraints` ops (one per pipeline). Conjoining them with mltune's own
 model keeps the space in step with the compiler: what the compiler knows to reject is never
 enumerated. They exist for matmuls and convolutions, not for every op (batch matmul on
-ROCm crashes the compiler in 3.13), so they are optional.
+ROCm crashes the compiler in 3.13), so they are optional. Their loop knobs are numbered in the loop nest of
+the op the compiler configured, which may differ from the dispatch's (`emitted_loops.py`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 import z3
 from iree.compiler import ir
-from iree.compiler.dialects import iree_codegen
+from iree.compiler.dialects import iree_codegen, linalg
 
 from mltune.frontend.mlir import find_ops, parse_module_file
 from mltune.system.tools import run_tool, tool_path
@@ -32,6 +33,8 @@ class EmittedConstraints:
     assertions: tuple[z3.BoolRef, ...]
     mma_choices: tuple[str, ...]  # the `mma_idx` one_of list
     knobs_text: str  # the printed `knobs` dictionary: which lowering-config entries are knobs
+    # the role (batch, m, n or k) of each loop of the op the constraints were emitted for; () unless a contraction
+    loop_roles: tuple[str, ...] = ()
 
     def variables(self) -> set[str]:
         return set().union(*(variables_of(assertion) for assertion in self.assertions))
@@ -50,7 +53,12 @@ class EmittedConstraints:
     def without(self, unwanted: Callable[[z3.BoolRef, set[str]], bool]) -> "EmittedConstraints":
         """These constraints less the assertions for which `unwanted(assertion, its variables)` holds."""
         kept = [assertion for assertion in self.assertions if not unwanted(assertion, variables_of(assertion))]
-        return EmittedConstraints(self.pipeline, tuple(kept), self.mma_choices, self.knobs_text)
+        return replace(self, assertions=tuple(kept))
+
+    def renamed(self, pairs: Sequence[tuple[z3.ArithRef, z3.ArithRef]]) -> "EmittedConstraints":
+        """These constraints with each (variable, expression) pair substituted at once."""
+        return replace(self, assertions=tuple(z3.substitute(assertion, *pairs) if pairs else assertion
+                                              for assertion in self.assertions))
 
 
 def pins_prefetch(assertion: z3.BoolRef, variables: set[str]) -> bool:
@@ -89,6 +97,26 @@ def _constraint_ops(module: ir.Module) -> list[ir.Operation]:
     return find_ops(module, lambda op: op.name == "iree_codegen.smt.constraints")
 
 
+def _root_set(attribute: ir.Attribute) -> str:
+    """The root-op set a `root_op` attribute or a constraints op's `target` names."""
+    found = re.search(r"set = (\d+)", str(attribute))
+    return found.group(1) if found else ""
+
+
+def _loop_roles(module: ir.Module, constraints: ir.Operation) -> tuple[str, ...]:
+    """Each loop's role in the contraction the constraints op describes (its root op of the same set); () otherwise."""
+    wanted = _root_set(constraints.attributes["target"])
+    roots = [op for op in iree_codegen.get_tuner_root_ops(module) if _root_set(op.attributes["root_op"]) == wanted]
+    if len(roots) != 1 or not linalg.isa_contraction_op(roots[0]) or "indexing_maps" not in roots[0].attributes:
+        return ()
+    dims = linalg.infer_contraction_dimensions(roots[0])
+    roles = [""] * roots[0].attributes["indexing_maps"][0].value.n_dims
+    for role in ("batch", "m", "n", "k"):
+        for loop in getattr(dims, role):
+            roles[loop] = role
+    return tuple(roles)
+
+
 def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) -> list[EmittedConstraints]:
     """Run the compiler on a stripped dispatch benchmark; [] where it emits nothing or fails."""
     out = work_dir / f"{stripped_bench.stem}.constraints.mlir"
@@ -105,5 +133,5 @@ def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) 
             names = tuple(re.findall(r"mma_layout<(\w+)>", mmas.group(1))) if mmas else ()
             assertions = tuple(z3.parse_smt2_string(iree_codegen.convert_constraints_op_to_smtlib(op)))
             emitted.append(EmittedConstraints(pipeline.group(1) if pipeline else "", assertions, names,
-                                              str(op.attributes["knobs"])))
+                                              str(op.attributes["knobs"]), _loop_roles(module, op)))
     return emitted

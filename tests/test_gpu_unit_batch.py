@@ -1,0 +1,100 @@
+"""Batch matmuls with a unit batch (a transformer's matmuls as exported) on GPU targets, compile only (no GPU here).
+
+IREE emits their constraints for another loop nest than the dispatch's (`mltune/spaces/emitted_loops.py`); the space
+must still exist, and its candidates, applied the target's way to the model, must compile with their own tiles."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from iree_helpers import batch_matmul_source, read_gpu_dump, run
+
+from mltune.emit.apply import make_applier
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
+from mltune.spaces.iree_constraints import emit_constraints
+from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
+from mltune.system.tools import tool_path
+from mltune.targets import parse_target
+
+CASES = {  # target: operand type (sm_90 has no f32 MMA intrinsic)
+    "gfx942": "f32",
+    "sm_90": "f16",
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def unit_batch(request, tmp_path_factory, context):
+    """A 1 x 128 x 192 (K 256) batch matmul dumped for the target: (target, model source, problem, configurator)."""
+    directory = tmp_path_factory.mktemp(f"unit_batch_{request.param}")
+    target = parse_target(request.param, probe=False)
+    source = directory / "model.mlir"
+    source.write_text(batch_matmul_source(1, 128, 256, 192, CASES[request.param], "f32"))
+    source = target.prepare_source(source, directory, context)
+    result = run([tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
+                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
+    configurator = make_configurator(problem, gpu, context, bench, directory / "spaces")
+    return target, source, stripped, problem, configurator
+
+
+def test_iree_emits_constraints_for_another_loop_nest(unit_batch, context, tmp_path):
+    """Why the renumbering exists: the dispatch holds loops (1, 128, 192, 256), IREE's constraints a contraction
+    whose unit batch became a unit M and a unit K loop. If IREE stops doing so, this test says the mapping is moot."""
+    _, _, stripped, problem, _ = unit_batch
+    assert problem.bounds == (1, 128, 192, 256) and problem.batch == (0,)
+    tile_and_fuse = next(c for c in emit_constraints(stripped, tmp_path, context) if c.pipeline == PIPELINE)
+    assert tile_and_fuse.loop_roles == ("m", "m", "n", "k", "k")
+    assert {"wg_0", "sg_0", "red_4", "problem_dim_4"} <= tile_and_fuse.variables()
+
+
+def test_unit_batch_gets_both_pipelines(unit_batch):
+    _, _, _, _, configurator = unit_batch
+    assert isinstance(configurator, GpuContraction), configurator
+    candidates = configurator.candidates()
+    pipelines = {configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))}
+    assert pipelines == {PIPELINE, VECTOR_DISTRIBUTE}
+
+
+def _picks(configurator: GpuContraction) -> list[dict[str, int]]:
+    """Of each pipeline, its first and its middle candidate."""
+    candidates = configurator.candidates()
+    picked = []
+    for pipeline in (PIPELINE, VECTOR_DISTRIBUTE):
+        rows = [i for i in range(len(candidates)) if configurator.pipeline_of(candidates.knobs(i)) == pipeline]
+        picked += [candidates.knobs(rows[0]), candidates.knobs(rows[len(rows) // 2])]
+    return picked
+
+
+@pytest.mark.e2e
+def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp_path):
+    """Candidates of both pipelines, applied to the model as `mltune tune` applies them (a spec on ROCm, an annotation
+    on CUDA), compile, and the compiler configured the dispatch with their pipeline and workgroup tiles."""
+    target, source, _, problem, configurator = unit_batch
+    applier = make_applier(target.kind, source, context)
+    procs = []
+    for index, knobs in enumerate(_picks(configurator)):
+        info = configurator.compilation_info(knobs)
+        applied = applier.apply(problem, info)
+        out = tmp_path / str(index)
+        out.mkdir()
+        model, extra = source, []
+        if applied.kind == "spec":
+            (out / "spec.mlir").write_text(applied.text)
+            extra = [f"--iree-codegen-tuning-spec-path={out / 'spec.mlir'}"]
+        else:
+            model = out / "annotated.mlir"
+            model.write_text(applied.text)
+        args = [tool_path("iree-compile"), str(model), *target.compile_flags(), *applied.flags, *extra,
+                f"--iree-hal-dump-executable-configurations-to={out / 'configs'}", "-o", str(out / "x.vmfb")]
+        procs.append((info, out, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+    for info, out, proc in procs:
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr[-2000:]
+        configured = "".join(p.read_text() for p in (out / "configs").glob("*.mlir"))
+        workgroup = re.search(r"workgroup = \[[^\]]*\]", info).group(0)
+        pipeline = re.search(r"pipeline<\w+>", info).group(0)
+        assert workgroup in configured and pipeline in configured, (info, configured[-2000:])
