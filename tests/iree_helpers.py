@@ -18,6 +18,7 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
+from mltune.emit.apply import Applied
 from mltune.features.base import FeatureMatrix
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
@@ -25,7 +26,7 @@ from mltune.frontend.problem import Problem, read_root_ops
 from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.system.tools import tool_path
-from mltune.targets import facts_from_executable_target
+from mltune.targets import facts_from_executable_target, parse_target
 from mltune.targets.cpu import CpuInfo
 
 # The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
@@ -123,6 +124,34 @@ def read_gpu_dump(directory: Path, context) -> tuple[Path, Path, ir.Module, Prob
         facts = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
         (root,) = iree_codegen.get_tuner_root_ops(module)
     return bench, stripped, module, problem, facts, root
+
+
+def dump_gpu_model(text: str, target_name: str, directory: Path, context) -> tuple:
+    """`text` written as `directory/model.mlir`, prepared for the GPU target and dumped as mltune dumps it:
+    (target, prepared source, bench, stripped bench, problem, target facts)."""
+    source = directory / "model.mlir"
+    source.write_text(text)
+    target = parse_target(target_name, probe=False)
+    prepared = target.prepare_source(source, directory, context)
+    dumped = run([tool_path("iree-compile"), str(prepared), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
+                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
+    return target, prepared, bench, stripped, problem, gpu
+
+
+def applied_compile_args(applied: Applied, source: Path, out: Path, flags: Sequence[str] = ()) -> list[str]:
+    """The iree-compile command building `source` with one applied candidate (its spec, or the annotated source it
+    replaces, written into `out`) that dumps the executable configurations to `out/configs`."""
+    extra = []
+    if applied.kind == "spec":
+        (out / "spec.mlir").write_text(applied.text)
+        extra = [f"--iree-codegen-tuning-spec-path={out / 'spec.mlir'}"]
+    else:
+        source = out / "annotated.mlir"
+        source.write_text(applied.text)
+    return [tool_path("iree-compile"), str(source), *flags, *applied.flags, *extra,
+            f"--iree-hal-dump-executable-configurations-to={out / 'configs'}", "-o", str(out / "x.vmfb")]
 
 
 def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = None,

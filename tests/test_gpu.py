@@ -14,7 +14,8 @@ import pytest
 import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, read_gpu_dump, run
+from iree_helpers import (applied_compile_args, batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune,
+                          read_gpu_dump, run)
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier
 from mltune.frontend.mlir import find_ops, parse_module_file
@@ -280,16 +281,7 @@ def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_pa
     knobs = candidates.knobs(next(differs))
     info = configurator.compilation_info(knobs)
     applier = AnnotationApplier(dump.stripped, context) if dump.target.kind == "cuda" else SpecApplier(context)
-    applied = applier.apply(dump.problem, info)
-    source, extra = dump.stripped, []
-    if applied.kind == "spec":
-        (tmp_path / "spec.mlir").write_text(applied.text)
-        extra = [f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}"]
-    else:
-        source = tmp_path / "annotated.mlir"
-        source.write_text(applied.text)
-    result = run([tool_path("iree-compile"), str(source), *extra,
-                  f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}", "-o", str(tmp_path / "x.vmfb")])
+    result = run(applied_compile_args(applier.apply(dump.problem, info), dump.stripped, tmp_path))
     assert result.returncode == 0, result.stderr[-2000:]
     configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     assert f"workgroup = {_workgroup(configurator, knobs)}" in configured and f"pipeline<{pipeline}>" in configured

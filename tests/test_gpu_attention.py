@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import attention_source, checked_heuristic_order, compile_only_vector_distribute, read_gpu_dump, run
+from iree_helpers import (applied_compile_args, attention_source, checked_heuristic_order, compile_only_vector_distribute,
+                          dump_gpu_model, read_gpu_dump, run)
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier, make_applier
 from mltune.emit.op_config import op_attributes
@@ -235,14 +236,8 @@ def test_key_length_no_tile_divides_gets_masked_k2_tiles(context, tmp_path, targ
     """77 key tokens (SDXL's text cross-attention), which no multiple of an intrinsic's K divides: the space offers
     K2 tiles up to 80 (77 rounded up), every one satisfies the space's Z3 constraints, and a candidate compiles with its K2 tile,
     the partial last tile masked (scores set to -inf before the softmax)."""
-    source = tmp_path / "model.mlir"
-    source.write_text(attention_source(2, 128, 64, 77, 64))
-    target = parse_target(target_name, probe=False)
-    prepared = target.prepare_source(source, tmp_path, context)
-    dumped = run([tool_path("iree-compile"), str(prepared), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                  f"--iree-hal-dump-executable-benchmarks-to={tmp_path / 'bench'}", "-o", str(tmp_path / "m.vmfb")])
-    assert dumped.returncode == 0, dumped.stderr[-2000:]
-    bench, stripped, _, problem, gpu, _ = read_gpu_dump(tmp_path, context)
+    _, _, bench, stripped, problem, gpu = dump_gpu_model(attention_source(2, 128, 64, 77, 64), target_name, tmp_path,
+                                                         context)
     configurator = make_configurator(problem, gpu, context, bench, tmp_path / "space")
     assert isinstance(configurator, GpuAttention), configurator
     candidates = configurator.candidates()
@@ -253,16 +248,8 @@ def test_key_length_no_tile_divides_gets_masked_k2_tiles(context, tmp_path, targ
         assert configurator.space.contains({k.name: knobs[k.name] for k in configurator.space.knobs}), knobs
     knobs = next(candidates.knobs(i) for i in range(len(candidates)) if candidates.knobs(i)["red_k2"] == 32)
     applied = make_applier(gpu.api, stripped, context).apply(problem, configurator.compilation_info(knobs))
-    compiled_source, flags = stripped, []
-    if applied.kind == "source":
-        compiled_source = tmp_path / "annotated.mlir"
-        compiled_source.write_text(applied.text)
-    else:
-        (tmp_path / "spec.mlir").write_text(applied.text)
-        flags = [f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}"]
-    compiled = run([tool_path("iree-compile"), str(compiled_source), *flags,
-                    f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}",
-                    f"--iree-hal-dump-executable-intermediates-to={tmp_path / 'llvm'}", "-o", str(tmp_path / "x.vmfb")])
+    compiled = run(applied_compile_args(applied, stripped, tmp_path,
+                                        [f"--iree-hal-dump-executable-intermediates-to={tmp_path / 'llvm'}"]))
     assert compiled.returncode == 0, compiled.stderr[-2000:]
     assert "reduction = [0, 0, 0, 0, 32]" in "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     (llvm,) = (tmp_path / "llvm").glob("*.optimized.ll")

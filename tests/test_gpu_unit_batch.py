@@ -9,15 +9,13 @@ import re
 import subprocess
 
 import pytest
-from iree_helpers import batch_matmul_source, read_gpu_dump, run
+from iree_helpers import applied_compile_args, batch_matmul_source, dump_gpu_model
 
 from mltune.emit.apply import make_applier
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
-from mltune.system.tools import tool_path
-from mltune.targets import parse_target
 
 CASES = {  # target: operand type (sm_90 has no f32 MMA intrinsic)
     "gfx942": "f32",
@@ -27,18 +25,12 @@ CASES = {  # target: operand type (sm_90 has no f32 MMA intrinsic)
 
 @pytest.fixture(scope="module", params=sorted(CASES))
 def unit_batch(request, tmp_path_factory, context):
-    """A 1 x 128 x 192 (K 256) batch matmul dumped for the target: (target, model source, problem, configurator)."""
+    """A 1 x 128 x 192 (K 256) batch matmul dumped for the target: (target, model source, stripped bench, problem,
+    configurator)."""
     directory = tmp_path_factory.mktemp(f"unit_batch_{request.param}")
-    target = parse_target(request.param, probe=False)
-    source = directory / "model.mlir"
-    source.write_text(batch_matmul_source(1, 128, 256, 192, CASES[request.param], "f32"))
-    source = target.prepare_source(source, directory, context)
-    result = run([tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
-    assert result.returncode == 0, result.stderr[-2000:]
-    bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
-    configurator = make_configurator(problem, gpu, context, bench, directory / "spaces")
-    return target, source, stripped, problem, configurator
+    text = batch_matmul_source(1, 128, 256, 192, CASES[request.param], "f32")
+    target, source, bench, stripped, problem, gpu = dump_gpu_model(text, request.param, directory, context)
+    return target, source, stripped, problem, make_configurator(problem, gpu, context, bench, directory / "spaces")
 
 
 def test_iree_emits_constraints_for_another_loop_nest(unit_batch, context, tmp_path):
@@ -78,18 +70,9 @@ def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp
     procs = []
     for index, knobs in enumerate(_picks(configurator)):
         info = configurator.compilation_info(knobs)
-        applied = applier.apply(problem, info)
         out = tmp_path / str(index)
         out.mkdir()
-        model, extra = source, []
-        if applied.kind == "spec":
-            (out / "spec.mlir").write_text(applied.text)
-            extra = [f"--iree-codegen-tuning-spec-path={out / 'spec.mlir'}"]
-        else:
-            model = out / "annotated.mlir"
-            model.write_text(applied.text)
-        args = [tool_path("iree-compile"), str(model), *target.compile_flags(), *applied.flags, *extra,
-                f"--iree-hal-dump-executable-configurations-to={out / 'configs'}", "-o", str(out / "x.vmfb")]
+        args = applied_compile_args(applier.apply(problem, info), source, out, target.compile_flags())
         procs.append((info, out, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
     for info, out, proc in procs:
         _, stderr = proc.communicate(timeout=300)
