@@ -136,7 +136,8 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
         tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
         data_tiling = lowering_is_tunable(tuning_input, dispatches)
         return [RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())
-                for dispatch, configurator in configurators(tunable, context, Path(work) / "spaces", data_tiling)
+                for dispatch, configurator in configurators(tunable, context, Path(work) / "spaces", data_tiling,
+                                                            tuning_input.invocation.dispatch_level)
                 if not isinstance(configurator, Untunable)]
 
 

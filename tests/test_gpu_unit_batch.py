@@ -1,7 +1,8 @@
 """Batch matmuls with a unit batch (a transformer's matmuls as exported) on GPU targets, compile only (no GPU here).
 
 IREE emits their constraints for another loop nest than the dispatch's (`mltune/spaces/emitted_loops.py`); the space
-must still exist, and its candidates, applied the target's way to the model, must compile with their own tiles."""
+must still exist, and its candidates, applied the target's way to the model, must compile with their own tiles; tuned
+from the dumped dispatch itself, which compiles as that other loop nest, it is refused."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ import re
 import subprocess
 
 import pytest
-from iree_helpers import applied_compile_args, batch_matmul_source, dump_gpu_model
+from iree_helpers import (
+    applied_compile_args,
+    batch_matmul_source,
+    dump_gpu_model,
+    mltune,
+)
 
 from mltune.emit.apply import make_applier
-from mltune.spaces.configure import make_configurator
+from mltune.spaces.configure import OTHER_LOOP_NEST, make_configurator
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
@@ -25,18 +31,18 @@ CASES = {  # target: operand type (sm_90 has no f32 MMA intrinsic)
 
 @pytest.fixture(scope="module", params=sorted(CASES))
 def unit_batch(request, tmp_path_factory, context):
-    """A 1 x 128 x 192 (K 256) batch matmul dumped for the target: (target, model source, stripped bench, problem,
-    configurator)."""
+    """A 1 x 128 x 192 (K 256) batch matmul dumped for the target: (target, model source, bench, stripped bench,
+    problem, configurator)."""
     directory = tmp_path_factory.mktemp(f"unit_batch_{request.param}")
     text = batch_matmul_source(1, 128, 256, 192, CASES[request.param], "f32")
     target, source, bench, stripped, problem, gpu = dump_gpu_model(text, request.param, directory, context)
-    return target, source, stripped, problem, make_configurator(problem, gpu, context, bench, directory / "spaces")
+    return target, source, bench, stripped, problem, make_configurator(problem, gpu, context, bench, directory / "spaces")
 
 
 def test_iree_emits_constraints_for_another_loop_nest(unit_batch, context, tmp_path):
     """Why the renumbering exists: the dispatch holds loops (1, 128, 192, 256), IREE's constraints a contraction
     whose unit batch became a unit M and a unit K loop. If IREE stops doing so, this test says the mapping is moot."""
-    _, _, stripped, problem, _ = unit_batch
+    _, _, _, stripped, problem, _ = unit_batch
     assert problem.bounds == (1, 128, 192, 256) and problem.batch == (0,)
     tile_and_fuse = next(c for c in emit_constraints(stripped, tmp_path, context) if c.pipeline == PIPELINE)
     assert tile_and_fuse.loop_roles == ("m", "m", "n", "k", "k")
@@ -44,7 +50,7 @@ def test_iree_emits_constraints_for_another_loop_nest(unit_batch, context, tmp_p
 
 
 def test_unit_batch_gets_both_pipelines(unit_batch):
-    _, _, _, _, configurator = unit_batch
+    _, _, _, _, _, configurator = unit_batch
     assert isinstance(configurator, GpuContraction), configurator
     candidates = configurator.candidates()
     pipelines = {configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))}
@@ -65,7 +71,7 @@ def _picks(configurator: GpuContraction) -> list[dict[str, int]]:
 def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp_path):
     """Candidates of both pipelines, applied to the model as `mltune tune` applies them (a spec on ROCm, an annotation
     on CUDA), compile, and the compiler configured the dispatch with their pipeline and workgroup tiles."""
-    target, source, _, problem, configurator = unit_batch
+    target, source, _, _, problem, configurator = unit_batch
     applier = make_applier(target.kind, source, context)
     procs = []
     for index, knobs in enumerate(_picks(configurator)):
@@ -81,3 +87,12 @@ def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp
         workgroup = re.search(r"workgroup = \[[^\]]*\]", info).group(0)
         pipeline = re.search(r"pipeline<\w+>", info).group(0)
         assert workgroup in configured and pipeline in configured, (info, configured[-2000:])
+
+
+def test_the_dumped_dispatch_itself_is_refused(unit_batch, tmp_path):
+    """Tuned from its dumped benchmark, the dispatch compiles as IREE's other loop nest, which no spec for the
+    dispatch's op matches (every candidate would build IREE's default): refused, with the reason."""
+    target, _, bench, _, _, _ = unit_batch
+    result = mltune(["tune", str(bench), "--target", target.name, "--compile-only", "--budget", "2", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 2 and OTHER_LOOP_NEST in result.stderr, result.stderr[-2000:]

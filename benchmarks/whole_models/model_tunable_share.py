@@ -8,11 +8,13 @@ reads it and given a space (`make_configurator`) or a reason, and its FLOPs and 
 the profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
 `iree-benchmark-module`) weighs them by time too. A GPU without the machine to time on is split in two: `--work W`
 here (the dump, `W/dispatches.json`: no weights, a few MB), then `--dumped W --device cuda` where the GPU is.
-Compiling holds `--lock` shared, timing on this CPU holds it exclusively.
+`--dumped W --reclassify` reads the dumped root ops again with this checkout's spaces (a change to them needs no new
+dump of the model). Compiling holds `--lock` shared, timing on this CPU holds it exclusively.
 
     python benchmarks/whole_models/model_tunable_share.py MODEL.mlir [--target host|sm_90|gfx942] [--work W]
         [--lock /tmp/mltune-cpu.lock] [--jobs 2] [--device local-task]
     python benchmarks/whole_models/model_tunable_share.py --dumped W --device cuda [--iree-flag=--iree-cuda-use-ptxas]
+    python benchmarks/whole_models/model_tunable_share.py --dumped W --reclassify [--lock /tmp/mltune-cpu.lock]
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -106,6 +108,16 @@ def load(work: Path) -> tuple[str, str, list[Dispatch]]:
                     "cost": DispatchCost(**d["cost"])}) for d in data["dispatches"]]
 
 
+def reclassify(dispatches: list[Dispatch], work: Path) -> list[Dispatch]:
+    """The dumped dispatches classified again (`classify`), their dump and calls kept."""
+    context = ir.Context()
+    classified = []
+    for dispatch in dispatches:
+        op, problem, kind, cost = classify(dispatch.bench, context, work / "spaces")
+        classified.append(replace(dispatch, op=op, kind=kind, problem=problem, cost=cost))
+    return classified
+
+
 def time_dispatches(dispatches: list[Dispatch], work: Path, device: str, flags: list[str], jobs: int,
                     lock: Path | None) -> list[DispatchProfile]:
     """mltune's profile of the dumped dispatches on `device`: compiled (lock shared), then timed one at a time."""
@@ -122,6 +134,8 @@ def main() -> int:
     parser.add_argument("model", type=Path, nargs="?", help="the model to compile (not with --dumped)")
     parser.add_argument("--target", default="host", help="host (llvm-cpu), a CUDA arch (sm_90) or a ROCm arch (gfx942)")
     parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
+    parser.add_argument("--reclassify", action="store_true", help="with --dumped: read the dumped root ops again with "
+                        "this checkout's spaces")
     parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
                                                        "none on a GPU target: FLOPs and bytes only")
     parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to every compile (the model's "
@@ -132,11 +146,16 @@ def main() -> int:
     args = parser.parse_args()
     if (args.model is None) == (args.dumped is None):
         parser.error("give either MODEL or --dumped W")
+    if args.reclassify and args.dumped is None:
+        parser.error("--reclassify reads an earlier run's dump: give --dumped W")
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         work = args.dumped or args.work or Path(tmp)
         if args.dumped:
             model, target, dispatches = load(work)
+            if args.reclassify:
+                with held(args.lock, shared=True):
+                    dispatches = reclassify(dispatches, work)
         else:
             model, target = str(args.model), args.target
             work.mkdir(parents=True, exist_ok=True)

@@ -41,11 +41,17 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 }
 
 
+OTHER_LOOP_NEST = ("IREE configures this dumped dispatch as another loop nest than the model does (a unit batch split "
+                   "into unit M and K loops), which no spec for the dispatch's op matches: tune the model it came from")
+
+
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
-                      work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
+                      work_dir: Path, data_tiling: bool = False, dispatch_level: bool = False) -> Configurator | Untunable:
     """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
     for the dispatch (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU contraction's
-    space holds its data-tiled lowering too."""
+    space holds its data-tiled lowering too. `dispatch_level`: candidates are compiled from the dumped benchmark
+    itself, where the compiler configures the loop nest it emitted constraints for, so a problem whose constraints
+    had to be renumbered is refused there."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES:
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
@@ -59,7 +65,10 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     strip_configuration(bench, stripped)
     space = CudaAttention if problem.op_kind == "attention" and facts.api == "cuda" else _GPU_SPACES[problem.op_kind]
     try:
-        emitted = [in_problem_loops(c, problem) for c in emit_constraints(stripped, work_dir, context)]
+        raw = emit_constraints(stripped, work_dir, context)
+        emitted = [in_problem_loops(c, problem) for c in raw]
+        if dispatch_level and any(new is not old for new, old in zip(emitted, raw)):
+            return Untunable(problem.op_name, OTHER_LOOP_NEST)
         return space(problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

@@ -55,8 +55,8 @@ def loop_pairs(emitted: EmittedConstraints, problem: Problem) -> dict[int, int |
 
 
 def in_problem_loops(emitted: EmittedConstraints, problem: Problem) -> EmittedConstraints:
-    """The constraints with their loop knobs renamed to the problem's loops (unchanged where the emitted op is not a
-    contraction, or is the problem's own loop nest)."""
+    """The constraints with their loop knobs renamed to the problem's loops; `emitted` itself where the emitted op is
+    not a contraction, or is the problem's own loop nest."""
     if not emitted.loop_roles or problem.op_kind not in ("contraction", "matvec"):
         return emitted
     pairs = loop_pairs(emitted, problem)
@@ -66,4 +66,4 @@ def in_problem_loops(emitted: EmittedConstraints, problem: Problem) -> EmittedCo
         if match and int(match.group(2)) in pairs and pairs[int(match.group(2))] != int(match.group(2)):
             target = pairs[int(match.group(2))]
             renames.append((z3.Int(name), z3.IntVal(1) if target is None else z3.Int(f"{match.group(1)}_{target}")))
-    return emitted.renamed(renames)
+    return emitted.renamed(renames) if renames else emitted

@@ -91,7 +91,8 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
     # started afresh for each dispatch: made (and loaded) once
     ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
     checks = []
-    for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces"):
+    for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces",
+                                                dispatch_level=tuning_input.invocation.dispatch_level):
         if isinstance(configurator, Untunable):
             untunable.append((dispatch.name, configurator))
             continue

@@ -105,9 +105,11 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
                             f"not for --target {target.name} ({target.kind})")
 
 
-def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False):
+def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
+                  dispatch_level: bool = False):
     """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
-    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned)."""
+    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
+    `dispatch_level`: the input is a dumped dispatch, compiled as it is (`make_configurator`)."""
     seen: set[str] = set()
     for dispatch in tunable:
         problem = dispatch.problem
@@ -115,7 +117,8 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, 
         if problem.key in seen:
             continue
         seen.add(problem.key)
-        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
+        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling,
+                                          dispatch_level)
 
 
 def _check_writable(path: Path) -> None:
@@ -206,14 +209,14 @@ def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -
             and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
 
 
-def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path,
-               data_tiling: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
+               dispatch_level: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
     for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir, data_tiling):
+                                                work_dir, data_tiling, dispatch_level):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
@@ -267,7 +270,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     baseline = default_build
     search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
     data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling)
+    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling,
+                                        tuning_input.invocation.dispatch_level)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
