@@ -3,6 +3,8 @@ FLOPs and bytes, and the dumped folder read back for timing elsewhere."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -39,3 +41,15 @@ def test_without_a_device_the_report_is_compile_only(dumped: Path, capsys: pytes
     out = capsys.readouterr().out
     assert "compile-only (not timed)" in out and "share of the model's time" not in out
     assert "tunable by FLOPs: 100.0 %" in out and "tunable by bytes: 100.0 %" in out
+
+
+def test_reclassify_reads_the_dumped_root_ops_again(dumped: Path, tmp_path: Path) -> None:
+    """A dump whose recorded kind is stale (here written over by the test: synthetic) gets this checkout's kind back."""
+    work = tmp_path / "work"
+    shutil.copytree(dumped, work, ignore=shutil.ignore_patterns("spaces"))
+    data = json.loads((work / model_tunable_share.DUMPED).read_text())
+    data["dispatches"][0].update(kind="not tunable: stale", problem=None)
+    (work / model_tunable_share.DUMPED).write_text(json.dumps(data))
+    _, _, dispatches = model_tunable_share.load(work)
+    (matmul,) = model_tunable_share.reclassify(dispatches, work)
+    assert matmul.kind == "contraction" and matmul.problem is not None and matmul.cost == dispatches[0].cost
