@@ -10,14 +10,16 @@ from mltune.frontend.problem import Problem
 
 
 def operand_loops(problem: Problem) -> list[tuple[int, ...]]:
-    """The loop each dimension of each operand walks, read from its indexing map (a projected permutation of
-    loops: `(d0, d3)`)."""
+    """The loop each dimension of each operand walks, read from its indexing map (`(d0, d3)`; a strided read
+    `d1 * 2` walks loop 1)."""
     results = [re.search(r"-> \(([^)]*)\)", amap).group(1) for amap in problem.indexing_maps]
     return [tuple(int(d) for d in re.findall(r"d(\d+)", dims)) for dims in results]
 
 
 def operand_shapes(problem: Problem) -> list[tuple[int, ...]]:
-    """Each operand's shape."""
+    """Each operand's shape: as recorded where a strided map does not give it, else the sizes of its loops."""
+    if problem.operand_shapes:
+        return list(problem.operand_shapes)
     return [tuple(problem.bounds[loop] for loop in loops) for loops in operand_loops(problem)]
 
 

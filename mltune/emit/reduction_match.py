@@ -1,5 +1,6 @@
-"""The spec matcher for a reduction (`Problem.op_kind == "reduction"`): IREE 3.13 has no `transform.iree.match`
-op for one, so it is matched structurally, as the masked attention is.
+"""The spec matcher for a reduction (`Problem.op_kind == "reduction"`) and for a multi-loop contraction (a 1x1
+convolution with its batch folded, strided or not): IREE 3.13 has no `transform.iree.match` op for either (its
+`match.contraction` wants one M, N and K), so they are matched structurally, as the masked attention is.
 
 A `linalg.generic` with the problem's number of inputs and inits, and every operand of the problem's tensor type
 (which fixes every loop's size and every element type). The counts tell a softmax's sum of exponentials (two

@@ -21,6 +21,7 @@ from mltune.features.base import FeatureMatrix
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
+from mltune.features.cpu_multi_loop import cpu_multi_loop_features
 from mltune.features.cpu_reduction import cpu_reduction_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
@@ -51,6 +52,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "depthwise_convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
     ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
     ("cpu", "reduction"): (cpu_reduction_features, (CPU_REDUCTION_PIPELINE,)),
+    ("cpu", "multi_loop_contraction"): (cpu_multi_loop_features, (CPU_REDUCTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),

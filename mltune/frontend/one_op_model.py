@@ -129,11 +129,13 @@ def _widen(value: str, source: str, target: str) -> tuple[str, str]:
 
 
 def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ...], indexing_maps: tuple[str, ...],
-                              lhs_type: str, rhs_type: str, out_type: str) -> str:
+                              lhs_type: str, rhs_type: str, out_type: str,
+                              operand_shapes: tuple[tuple[int, ...], ...] = ()) -> str:
     """MLIR source of `@main(lhs, rhs)`: one `linalg.generic` contraction with exactly these indexing maps, loop
     bounds and element types (operands widened to the output type, accumulating into zeros), so that a spec that
-    matches a model's contraction by maps, types and sizes matches it too."""
-    shapes = [_operand_dims(m, bounds) for m in indexing_maps]
+    matches a model's contraction by maps, types and sizes matches it too. `operand_shapes` where a strided map
+    (`d1 * 2`) does not give them."""
+    shapes = list(operand_shapes) or [_operand_dims(m, bounds) for m in indexing_maps]
     lhs, rhs, out = (_tensor(s, e) for s, e in zip(shapes, (lhs_type, rhs_type, out_type)))
     iterators = ", ".join('"reduction"' if i in reductions else '"parallel"' for i in range(len(bounds)))
     integer = out_type.startswith("i")

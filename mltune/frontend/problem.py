@@ -60,6 +60,8 @@ class Problem:
     # (inputs, then inits), `layout` the loops' kinds and the number of inputs (`ppr_in2`)
     # masked attention only: the mask's element type (its indexing map follows the scale's in `indexing_maps`)
     mask_type: str = ""
+    # multi-loop contractions with strided reads only: every operand's shape (a strided map does not give it)
+    operand_shapes: tuple[tuple[int, ...], ...] = ()
 
     def sizes(self, loops: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.bounds[i] for i in loops)
@@ -75,15 +77,22 @@ class Problem:
         return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}{mask}"
 
     def to_record(self) -> dict[str, Any]:
-        """The problem as stored; `mask_type` only for a masked attention, so that other records stay as they were."""
+        """The problem as stored; `mask_type` and `operand_shapes` only where set, so that other records stay as
+        they were."""
         data = asdict(self)
-        if not self.mask_type:
-            del data["mask_type"]
+        for optional in ("mask_type", "operand_shapes"):
+            if not data[optional]:
+                del data[optional]
         return data
 
     @staticmethod
-    def from_record(data: dict[str, Any]) -> "Problem":
-        return Problem(**{name: tuple(value) if isinstance(value, list) else value for name, value in data.items()})
+    def from_record(data: dict[str, Any]) -> Problem:
+        return Problem(**{name: _frozen(value) for name, value in data.items()})
+
+
+def _frozen(value: Any) -> Any:
+    """A record's lists as tuples, nested ones too (a frozen problem hashes)."""
+    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
 
 
 @dataclass(frozen=True)
@@ -240,6 +249,8 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
     if unsupported:
         return Untunable(name, f"unsupported element type {unsupported[0]}")
+    if _is_multiply_accumulate(op):
+        return _multi_loop_contraction(op)
     if not all(amap.is_projected_permutation for amap in maps):
         return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
     inputs = len(op.operands) - len(op.results)
@@ -260,6 +271,69 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
         k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
         out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
         layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
+
+
+MULTI_LOOP_CONTRACTION = "multi_loop_contraction"
+# the ops of a multiply-accumulate body, its operands possibly widened first
+_MULTIPLY_ACCUMULATE_OPS = {"arith.mulf", "arith.muli", "arith.addf", "arith.addi", "arith.extf", "arith.extsi",
+                            "arith.extui", "linalg.yield"}
+
+
+def _is_multiply_accumulate(op: ir.Operation) -> bool:
+    """A generic of two inputs and one init whose body is one multiply and one add: a contraction, whatever its
+    maps (`linalg.isa_contraction_op` refuses strided ones)."""
+    if len(op.operands) != 3 or len(op.results) != 1:
+        return False
+    names = [inner.name for inner in op.regions[0].blocks[0].operations]
+    return (set(names) <= _MULTIPLY_ACCUMULATE_OPS and sum(n.startswith("arith.mul") for n in names) == 1
+            and sum(n.startswith("arith.add") for n in names) == 1)
+
+
+def _loop_step(expr: ir.AffineExpr) -> tuple[int, int] | None:
+    """(loop, step) of an operand dimension read as `d` or `d * step`; None for anything else (a window's sum)."""
+    if isinstance(expr, ir.AffineDimExpr):
+        return expr.position, 1
+    if isinstance(expr, ir.AffineMulExpr) and isinstance(expr.lhs, ir.AffineDimExpr) and isinstance(
+            expr.rhs, ir.AffineConstantExpr):
+        return expr.lhs.position, expr.rhs.value
+    return None
+
+
+def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
+    """A contraction that the one-M-one-N-one-K contraction space cannot describe: several M or N loops (a 1x1
+    convolution whose batch IREE folded away: channels x height x width), or operands read with a step (a strided
+    1x1 projection, `d1 * 2`). IREE 3.13 tiles such an op per loop (`DoubleTilingExpert`, as a reduction), so it is
+    tuned per loop. `batch`: parallel loops both inputs read; `m`: those only the first reads; `n`: only the
+    second; `strides`: the step each loop is read with; `operand_shapes` is set when a step is not 1."""
+    name = op.name
+    maps = [attr.value for attr in op.attributes["indexing_maps"]]
+    types = [value.type for value in op.operands]
+    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return Untunable(name, "a contraction needs statically shaped tensor operands")
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    reads = [[_loop_step(expr) for expr in amap.results] for amap in maps]
+    if any(read is None for operand in reads for read in operand):
+        return Untunable(name, "a contraction whose operands are read with offsets or sums of loops (a window)")
+    steps = [1] * maps[0].n_dims
+    for loop, step in (read for operand in reads for read in operand):
+        steps[loop] = max(steps[loop], step)
+    kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    lhs, rhs = ({loop for loop, _ in operand} for operand in reads[:2])
+    parallel = [loop for loop, kind in enumerate(kinds) if kind == "p"]
+    strided = any(step != 1 for step in steps)
+    return Problem(
+        op_kind=MULTI_LOOP_CONTRACTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
+        batch=tuple(loop for loop in parallel if loop in lhs and loop in rhs),
+        m=tuple(loop for loop in parallel if loop in lhs and loop not in rhs),
+        n=tuple(loop for loop in parallel if loop in rhs and loop not in lhs),
+        k=tuple(loop for loop, kind in enumerate(kinds) if kind == "r"),
+        lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps), layout=f"{''.join(kinds)}_in2",
+        strides=tuple(steps) if strided else (), operand_types=tuple(elements),
+        operand_shapes=tuple(tuple(t.shape) for t in types) if strided else ())
 
 
 def reduction_configured(op: ir.Operation) -> bool:
@@ -299,6 +373,8 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, elements)
     dims = linalg.infer_contraction_dimensions(op)
     if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
+        if name == _GENERIC and _is_multiply_accumulate(op):
+            return _multi_loop_contraction(op)
         return Untunable(name, "only one M, one N and one K dimension are supported")
     return Problem(
         op_kind="matvec" if reduction_configured(op) else "contraction",

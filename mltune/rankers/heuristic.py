@@ -10,6 +10,7 @@ from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.rankers.cpu_attention_heuristic import cpu_attention_heuristic_order
+from mltune.rankers.cpu_multi_loop_heuristic import cpu_multi_loop_heuristic_order
 from mltune.rankers.cpu_reduction_heuristic import cpu_reduction_heuristic_order
 
 PACK_BYTES_PER_FLOP_LIMIT = 0.5  # above it, packing the operands costs more than data tiling can win back
@@ -77,7 +78,7 @@ def convolution_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 # The llvm-cpu order of each op kind that has a CPU space (`mltune.spaces.configure`).
 CPU_ORDERS = {"contraction": contraction_order, "convolution": convolution_order,
               "depthwise_convolution": convolution_order, "attention": cpu_attention_heuristic_order,
-              "reduction": cpu_reduction_heuristic_order}
+              "reduction": cpu_reduction_heuristic_order, "multi_loop_contraction": cpu_multi_loop_heuristic_order}
 
 
 class Heuristic(StaticRanker):

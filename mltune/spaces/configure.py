@@ -13,7 +13,7 @@ from mltune.spaces.candidate import Configurator
 from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.spaces.cpu_convolution import CpuConvolution
-from mltune.spaces.cpu_reduction import CpuReduction
+from mltune.spaces.cpu_reduction import CpuMultiLoopContraction, CpuReduction
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.emitted_loops import in_problem_loops
 from mltune.spaces.gpu_attention import GpuAttention
@@ -38,6 +38,7 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
     "depthwise_convolution": CpuConvolution,
     "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
     "reduction": CpuReduction,
+    "multi_loop_contraction": CpuMultiLoopContraction,
 }
 
 

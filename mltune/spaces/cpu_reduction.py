@@ -1,4 +1,6 @@
-"""The llvm-cpu `DoubleTilingExpert` space for reductions and normalisations (softmax, layer norm, RMS norm, pooling).
+"""The llvm-cpu `DoubleTilingExpert` space for reductions and normalisations (softmax, layer norm, RMS norm, pooling),
+and for multi-loop contractions (`MULTI_LOOP_CONTRACTION`: 1x1 convolutions as IREE dispatches them at batch 1, strided
+or not), which IREE configures with the same per-loop tiles.
 
 IREE 3.13 configures a reducing `linalg.generic` (`KernelDispatch.cpp`, its default generic-op config) with three
 tiling levels: `distribution` over the parallel loops (workgroups; reduction loops 0), `vector_common_parallel`
@@ -21,7 +23,13 @@ compile (IREE's large-vector check, `native_vector_size` x 512 bytes; docs/cpu-r
 
 from __future__ import annotations
 
-from mltune.frontend.problem import NORMALISED, Problem, element_bytes, reduction_inputs
+from mltune.frontend.problem import (
+    NORMALISED,
+    REDUCTION,
+    Problem,
+    element_bytes,
+    reduction_inputs,
+)
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,
@@ -38,9 +46,14 @@ ROW_BYTES = 4  # the fused elementwise op computes in f32 (or wider inputs' type
 LEVELS = ("distribution", "vector_common_parallel", "vector_reduction")
 
 
+def parallel_loops(problem: Problem) -> tuple[int, ...]:
+    """The op's parallel loops, in order (a reduction's `m`; a contraction's batch, M and N loops)."""
+    return tuple(sorted(problem.batch + problem.m + problem.n))
+
+
 def parallel_knobs(problem: Problem) -> list[tuple[str, str, int]]:
     """(workgroup knob, vector knob, loop) of each parallel loop."""
-    return [(f"wg_p{i}", f"vec_p{i}", loop) for i, loop in enumerate(problem.m)]
+    return [(f"wg_p{i}", f"vec_p{i}", loop) for i, loop in enumerate(parallel_loops(problem))]
 
 
 def reduction_knobs(problem: Problem) -> list[tuple[str, int]]:
@@ -51,7 +64,10 @@ def reduction_knobs(problem: Problem) -> list[tuple[str, int]]:
 def whole_rows(problem: Problem) -> bool:
     """Whether a fused op may stay unconfigured and be vectorised over whole rows (conservatively): always, unless
     the spec configures the consumers (`NORMALISED`) and no other reduction is fused before the root (softmax's
-    max, which reads the rows as the root does, is why a second input counts)."""
+    max, which reads the rows as the root does, is why a second input counts). A contraction's consumers have no
+    loop the root does not tile."""
+    if problem.op_kind != REDUCTION:
+        return False
     return not (problem.layout.endswith(NORMALISED) and reduction_inputs(problem) == 1)
 
 
@@ -113,3 +129,9 @@ class CpuReduction(CpuContraction):
 
     build_space = staticmethod(cpu_reduction_space)  # (problem, cpu) -> Space
     levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
+
+
+class CpuMultiLoopContraction(CpuReduction):
+    """The `Configurator` for a multi-loop contraction on llvm-cpu: IREE tiles it per loop as it does a reduction
+    (`distribution` and `vector_common_parallel` over the parallel loops, `vector_reduction` over K), and does not
+    data-tile it."""

@@ -1,0 +1,102 @@
+"""Features of llvm-cpu multi-loop contraction candidates: per-loop `DoubleTilingExpert` tiles on a contraction with
+several M or N loops or strided reads (a 1x1 convolution as IREE dispatches it at batch 1: output channels x
+height x width x input channels, its image read with a step of 2 in a projection).
+
+The features read a vector tile as a register tile of FMAs whose lanes run along one loop: the innermost loop of
+the output that the tile spans (vector tile above 1), as IREE's contraction lowering broadcasts along the other
+loops. Along that loop an operand is contiguous only if it is the operand's innermost dimension read with step 1;
+any other read (the strided image, a weight whose innermost dimension is K) is a gather per vector, and a store
+off the output's innermost loop is a scatter. Then, as for contractions: lane fill, accumulators against the
+register file, FMAs per loaded element, idle cores in the last wave of workgroups, padding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mltune.emit.operand_types import operand_loops
+from mltune.features.base import FeatureMatrix
+from mltune.features.cpu import (
+    ceil_div,
+    padding_waste,
+    register_overflow,
+    wave_inefficiency,
+)
+from mltune.frontend.problem import Problem, element_bytes
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.cpu_reduction import parallel_knobs, reduction_knobs
+from mltune.targets.cpu import CpuInfo
+
+
+def lane_loop(problem: Problem, vectors: dict[int, np.ndarray]) -> np.ndarray:
+    """Per candidate, the loop the SIMD lanes run along: the output's innermost loop whose vector tile is above
+    1 (the output's innermost loop when none is)."""
+    output = operand_loops(problem)[-1]
+    lane = np.full(len(next(iter(vectors.values()))), output[-1])
+    chosen = np.zeros(len(lane), dtype=bool)
+    for loop in reversed(output):
+        pick = ~chosen & (vectors[loop] > 1)
+        lane[pick], chosen = loop, chosen | pick
+    return lane
+
+
+def _contiguous_along(problem: Problem, operand: int, loop: int) -> bool:
+    """Whether `operand` is read along `loop` as its innermost dimension with step 1."""
+    loops = operand_loops(problem)[operand]
+    step = problem.strides[loop] if problem.strides and operand < 2 else 1
+    return loops[-1] == loop and step == 1
+
+
+def cpu_multi_loop_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+    col = candidates.column
+    parallel = parallel_knobs(problem)
+    vectors = {loop: col(vec) for _, vec, loop in parallel}
+    lane = lane_loop(problem, vectors)
+    lane_tile = np.choose(np.searchsorted([loop for _, _, loop in parallel], lane), [vectors[l] for _, _, l in parallel])
+    lanes = max(1, cpu.native_vector_bytes // element_bytes(problem.out_type))
+    vectors_per_lane_tile = ceil_div(lane_tile, lanes)
+    tile = np.prod([vectors[loop] for _, _, loop in parallel], axis=0)
+    accumulators = tile // lane_tile * vectors_per_lane_tile
+    step = np.prod([col(red) for red, _ in reduction_knobs(problem)], axis=0)
+    inputs = operand_loops(problem)[:2]
+    loaded = sum(np.prod([vectors.get(loop, np.ones_like(step)) for loop in loops if loop not in problem.k], axis=0)
+                 for loops in inputs) * step
+    gathers = np.zeros(len(candidates))
+    for operand, loops in enumerate(inputs):
+        for loop in set(loops) - set(problem.k):
+            if not _contiguous_along(problem, operand, loop):
+                gathers = gathers + (lane == loop)
+    workgroups = np.ones(len(candidates), dtype=np.int64)
+    parallel_waste, remainder = np.zeros(len(candidates)), np.zeros(len(candidates))
+    for wg, vec, loop in parallel:
+        size = problem.bounds[loop]
+        workgroups = workgroups * ceil_div(size, col(wg))
+        parallel_waste = parallel_waste + padding_waste(size, col(wg))
+        remainder = remainder + padding_waste(col(wg), col(vec))
+    reduction_waste = sum(padding_waste(problem.bounds[loop], col(red)) for red, loop in reduction_knobs(problem))
+    macs = float(np.prod(problem.bounds, dtype=np.float64))
+    columns = {
+        "vector_lane_fill": lane_tile / (vectors_per_lane_tile * lanes),
+        "gathered_inputs": gathers,
+        "scattered_output": lane != operand_loops(problem)[-1][-1],
+        "accumulators": accumulators,
+        "register_overflow": register_overflow(accumulators, vectors_per_lane_tile, cpu),
+        "register_fill": (accumulators + vectors_per_lane_tile + 1) / cpu.vector_registers,
+        "fma_per_load": tile * step / loaded,
+        "fma_latency_cover": np.minimum(accumulators / (cpu.fma_units * cpu.fma_latency), 4.0),
+        "padding_waste_parallel": parallel_waste,
+        "padding_waste_reduction": reduction_waste,
+        "vector_remainder": remainder,
+        "workgroups_per_core": workgroups / cpu.cores,
+        "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
+        "log2_workgroups": np.log2(workgroups),
+        "log2_vector_tile": np.log2(tile),
+        "log2_reduction_step": np.log2(step),
+    }
+    problem_level = {
+        "log2_peak_cycles": np.log2(2 * macs / (cpu.cores * cpu.peak_flops_per_cycle)),
+        "strided": bool(problem.strides), "input_bytes": element_bytes(problem.lhs_type),
+        "log2_k": np.log2(np.prod(problem.sizes(problem.k))),
+    }
+    columns.update({name: np.full(len(candidates), value, dtype=np.float64) for name, value in problem_level.items()})
+    return FeatureMatrix.from_columns(columns)
