@@ -184,17 +184,23 @@ def applied_configs(config_dir: Path) -> dict[str, list[dict[str, list[int]]]]:
 
 
 def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
-    """A one-op model written as `directory/NAME.mlir` and dumped for the host CPU: its dispatch benchmark, root
-    problem, target facts and IREE's tile levels (the module is kept: its ops die with it)."""
+    """A one-op model written as `directory/NAME.mlir` and dumped for the host CPU: its one tunable dispatch's
+    benchmark, root problem, target facts and IREE's tile levels (the module is kept: its ops die with it); other
+    dispatches (an elementwise producer) are left out."""
     source = directory / f"{name}.mlir"
     source.write_text(source_text)
     result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
-    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
-    module = parse_module_file(bench, context)
+    tunable = []
+    for bench in sorted((directory / "bench").glob("*_benchmark.mlir")):
+        module = parse_module_file(bench, context)
+        with context:
+            problems = [p for p in read_root_ops(module) if isinstance(p, Problem)]
+        if problems:
+            tunable.append((bench, module, problems))
+    ((bench, module, (problem,)),) = tunable
     with context:
-        (problem,) = read_root_ops(module)
         cpu = CpuInfo.from_executable_target(str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]))
         (root,) = iree_codegen.get_tuner_root_ops(module)
         levels = parse_levels(str(root.attributes["lowering_config"]))
@@ -223,6 +229,17 @@ def random_inputs(source: Path, context, directory: Path, seed: int = 0) -> Invo
     with context:
         main = next(op for op in module.body.operations if op.operation.name == "func.func")
         return Invocation("main", write_random_inputs(main, directory, seed), False)
+
+
+def compile_with_dumps(source: Path, out: Path, *flags: str) -> Path:
+    """`source` compiled for the host CPU into the new folder `out` (`module.vmfb`), with each executable's
+    configuration (`configured_*.mlir`) and binary (`*.so`) dumped beside it."""
+    out.mkdir()
+    result = run([tool_path("iree-compile"), str(source), *CPU_FLAGS, *flags,
+                  f"--iree-hal-dump-executable-configurations-to={out}", f"--iree-hal-dump-executable-binaries-to={out}",
+                  "-o", str(out / "module.vmfb")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out
 
 
 def compile_cpu(source: Path, out: Path, spec: Path | None = None) -> Path:

@@ -15,8 +15,8 @@ import pytest
 from iree.compiler.dialects import iree_codegen
 from iree.compiler.ir import FunctionType, RankedTensorType
 from iree_helpers import (
-    CPU_FLAGS,
     checked_heuristic_order,
+    compile_with_dumps,
     dump_command,
     dump_one_op,
     mltune,
@@ -108,15 +108,6 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(reductions, c
     assert tile_lists(problem, default) == dumped["levels"], "the knobs describe IREE's config exactly"
 
 
-def _compile(source: Path, out: Path, *flags: str) -> Path:
-    out.mkdir()
-    result = run([tool_path("iree-compile"), str(source), *CPU_FLAGS, *flags,
-                  f"--iree-hal-dump-executable-configurations-to={out}", f"--iree-hal-dump-executable-binaries-to={out}",
-                  "-o", str(out / "module.vmfb")])
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
-
-
 def _outputs(vmfb: Path, shape: ReductionShape, directory: Path) -> np.ndarray:
     args = []
     for index, dims in enumerate(shape.inputs):
@@ -142,8 +133,8 @@ def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_
     chosen = next(candidates.knobs(int(i)) for i in order if candidates.knobs(int(i)) != default)
     spec = tmp_path / "spec.mlir"
     spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
-    plain = _compile(dumped["source"], tmp_path / "plain")
-    tuned = _compile(dumped["source"], tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
+    plain = compile_with_dumps(dumped["source"], tmp_path / "plain")
+    tuned = compile_with_dumps(dumped["source"], tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
     config = next(tuned.glob("configured_*.mlir")).read_text()
     expected = ", ".join(f"{level} = {values}" for level, values in tile_lists(problem, chosen).items())
     levels = tile_lists(problem, chosen)
@@ -178,7 +169,7 @@ def test_the_dispatch_stripped_of_its_config_takes_the_spec(reductions, context,
     spec = tmp_path / "spec.mlir"
     spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
     stripped = strip_config(dumped["bench"], tmp_path / "stripped.mlir")
-    tuned = _compile(stripped, tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
+    tuned = compile_with_dumps(stripped, tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
     assert "vector_reduction = [0, 7]" in next(tuned.glob("configured_*.mlir")).read_text()
 
 

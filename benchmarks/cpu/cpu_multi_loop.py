@@ -1,8 +1,8 @@
 """1x1 convolutions as IREE dispatches ResNet-50's at batch 1 (multi-loop contractions), on llvm-cpu: mltune's best
 within a budget against IREE's default.
 
-Each shape is the dispatch's root op as a one-op model: output channels x height x width x input channels, the
-image read with a step of 2 in the three stride-2 projections (IREE's default vectorises them along the strided
+Each shape is the dispatch's root op as a one-op model (`one_by_one_convolution_model`: the image a ReLU's output, as
+in the model): output channels x height x width x input channels, the image read with a step of 2 in the three stride-2 projections (IREE's default vectorises them along the strided
 width; 43 % of ResNet-50's time on a 2-core AVX-512 Xeon) and with step 1 in two of the unstrided 1x1
 convolutions whose height and width IREE keeps apart. The procedure is `cpu_convolutions.py`'s: IREE's default
 read from the dispatch, the heuristic's and shuffle's (seed 0) first BUDGET candidates compiled with plain
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from iree.compiler import ir  # noqa: E402
 
-from mltune.frontend.one_op_model import generic_contraction_model  # noqa: E402
+from mltune.frontend.one_op_model import one_by_one_convolution_model  # noqa: E402
 from mltune.spaces.cpu_reduction import CpuMultiLoopContraction, knobs_of_levels  # noqa: E402
 
 SHAPES = {  # name: (output channels, output height = width, input channels, stride)
@@ -40,20 +40,11 @@ SHAPES = {  # name: (output channels, output height = width, input channels, str
 DEFAULT_ONLY = tuple(SHAPES)
 
 
-def model_source(out_channels: int, size: int, in_channels: int, stride: int) -> tuple[str, tuple[tuple[int, ...], ...]]:
-    """The one-op model and its arguments' shapes: image (in_channels x size*stride x size*stride), weights."""
-    read = (f"d1 * {stride}, d2 * {stride}" if stride != 1 else "d1, d2")
-    maps = (f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>", "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
-            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
-    shapes = ((in_channels, size * stride, size * stride), (out_channels, in_channels), (out_channels, size, size))
-    source = generic_contraction_model((out_channels, size, size, in_channels), (3,), maps, "f32", "f32", "f32",
-                                       shapes if stride != 1 else ())
-    return source, shapes[:2]
-
-
 def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) -> Study:
     """Compile IREE's default build and each ranker's first `budget` candidates of one shape."""
-    source, inputs = model_source(*SHAPES[name])
+    out_channels, size, in_channels, stride = SHAPES[name]
+    source = one_by_one_convolution_model(out_channels, size, in_channels, stride)
+    inputs = ((in_channels, size * stride, size * stride), (out_channels, in_channels))
     read = partial(dispatch, configurator=CpuMultiLoopContraction, knobs_of=knobs_of_levels)
     return build_study(name, source, inputs, read, budget, jobs, work, context)
 

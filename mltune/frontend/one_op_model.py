@@ -155,3 +155,29 @@ def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ..
   return %r : {out}
 }}
 """
+
+
+def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int, stride: int) -> str:
+    """MLIR source of `@main(image, weights)`: a 1x1 convolution as IREE dispatches a ResNet block's at batch 1, a
+    `linalg.generic` over output channels x height x width x input channels reading the image with `stride`.
+
+    The image is a ReLU's output, as in the model: IREE keeps the stride in the dispatch's indexing map then, where
+    it folds the stride of a function argument into a strided load (and the dispatch is another problem)."""
+    image = (in_channels, size * stride, size * stride)
+    read = f"d1 * {stride}, d2 * {stride}" if stride > 1 else "d1, d2"
+    maps = (f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>", "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
+            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
+    shapes = (image, (out_channels, in_channels), (out_channels, size, size))
+    contraction = generic_contraction_model((out_channels, size, size, in_channels), (3,), maps, "f32", "f32", "f32",
+                                            shapes)
+    x = _tensor(image, "f32")
+    relu = f"""  %relu_zero = arith.constant 0.0 : f32
+  %relu_empty = tensor.empty() : {x}
+  %relu = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%image : {x}) outs(%relu_empty : {x}) {{
+  ^bb0(%in: f32, %out: f32):
+    %positive = arith.maximumf %in, %relu_zero : f32
+    linalg.yield %positive : f32
+  }} -> {x}
+"""
+    header, body = contraction.split("\n", 1)
+    return header.replace("%lhs:", "%image:") + "\n" + relu + body.replace("ins(%lhs,", "ins(%relu,")
