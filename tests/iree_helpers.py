@@ -19,6 +19,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.emit.apply import Applied
+from mltune.emit.spec import build_spec
 from mltune.features.base import FeatureMatrix
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
@@ -240,6 +241,29 @@ def compile_with_dumps(source: Path, out: Path, *flags: str) -> Path:
                   "-o", str(out / "module.vmfb")])
     assert result.returncode == 0, result.stderr[-3000:]
     return out
+
+
+def configured_from_stripped_dump(configurator, knobs: dict[str, int], bench: Path, directory: Path, context) -> str:
+    """The configuration IREE dumps for a dumped benchmark stripped of its own and compiled with the spec of
+    `knobs`, as `mltune tune` and the screen compile a candidate."""
+    spec = directory / "spec.mlir"
+    spec.write_text(build_spec(configurator.problem, configurator.compilation_info(knobs), context))
+    tuned = compile_with_dumps(strip_config(bench, directory / "stripped.mlir"), directory / "tuned",
+                               f"--iree-codegen-tuning-spec-path={spec}")
+    return "".join(path.read_text() for path in tuned.glob("configured_*.mlir"))
+
+
+def outputs_on_random_inputs(vmfb: Path, input_shapes: Sequence[tuple[int, ...]], directory: Path) -> np.ndarray:
+    """`@main`'s result on seeded standard-normal f32 inputs of `input_shapes` (the same for every build)."""
+    args = []
+    for index, dims in enumerate(input_shapes):
+        path = directory / f"input{index}.npy"
+        np.save(path, np.random.default_rng(index).standard_normal(dims).astype(np.float32))
+        args.append(f"--input=@{path}")
+    out = directory / f"{vmfb.parent.name}.npy"
+    result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--function=main", *args, f"--output=@{out}"])
+    assert result.returncode == 0, result.stderr[-2000:]
+    return np.load(out)
 
 
 def compile_cpu(source: Path, out: Path, spec: Path | None = None) -> Path:

@@ -14,11 +14,12 @@ from iree.compiler.dialects import iree_codegen
 from iree_helpers import (
     checked_heuristic_order,
     compile_with_dumps,
+    outputs_on_random_inputs,
+    configured_from_stripped_dump,
     dump_command,
     dump_one_op,
     parse_levels,
     run,
-    strip_config,
 )
 
 from mltune.emit.spec import build_spec
@@ -28,7 +29,6 @@ from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_reduction import PIPELINE, CpuMultiLoopContraction, knobs_of_levels, tile_lists
-from mltune.system.tools import tool_path
 from mltune.targets.cpu import CpuInfo
 
 
@@ -90,18 +90,6 @@ def test_the_default_is_inside_and_every_candidate_keeps_the_rules(dumped, conte
         assert tile_lists(problem, default) == dump["levels"], "the knobs describe IREE's config exactly"
 
 
-def _outputs(vmfb, directory) -> np.ndarray:
-    args = []
-    for index, dims in enumerate(((16, 14, 14), (32, 16))):
-        path = directory / f"input{index}.npy"
-        np.save(path, np.random.default_rng(index).standard_normal(dims).astype(np.float32))
-        args.append(f"--input=@{path}")
-    out = directory / f"{vmfb.parent.name}.npy"
-    result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--function=main", *args, f"--output=@{out}"])
-    assert result.returncode == 0, result.stderr[-2000:]
-    return np.load(out)
-
-
 def test_the_heuristics_first_candidate_configures_the_projection_and_changes_the_binary_not_the_result(
         dumped, context, tmp_path):
     dump = dumped["projection"]
@@ -122,18 +110,15 @@ def test_the_heuristics_first_candidate_configures_the_projection_and_changes_th
     binaries = [(a, b) for a, b in zip(sorted(plain.glob("*.so")), sorted(tuned.glob("*.so")), strict=True)
                 if not filecmp.cmp(a, b, shallow=False)]
     assert len(binaries) == 1, "the spec changed the projection's binary only (not the ReLU's before it)"
-    np.testing.assert_allclose(_outputs(tuned / "module.vmfb", tmp_path), _outputs(plain / "module.vmfb", tmp_path),
-                               rtol=1e-4, atol=1e-4)
+    shapes = [(16, 14, 14), (32, 16)]
+    np.testing.assert_allclose(outputs_on_random_inputs(tuned / "module.vmfb", shapes, tmp_path),
+                               outputs_on_random_inputs(plain / "module.vmfb", shapes, tmp_path), rtol=1e-4, atol=1e-4)
 
 
 def test_the_dispatch_stripped_of_its_config_takes_the_spec(dumped, context, tmp_path):
     """The dumped benchmark, as `mltune tune` and the screen compile a candidate, is configured by the spec too."""
     dump = dumped["unstrided"]
-    problem = dump["problem"]
-    configurator = CpuMultiLoopContraction(problem, dump["cpu"], context)
-    chosen = dict(knobs_of_levels(problem, dump["levels"]), red_r0=5)
-    spec = tmp_path / "spec.mlir"
-    spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
-    tuned = compile_with_dumps(strip_config(dump["bench"], tmp_path / "stripped.mlir"), tmp_path / "tuned",
-                     f"--iree-codegen-tuning-spec-path={spec}")
-    assert "vector_reduction = [0, 0, 0, 5]" in next(tuned.glob("configured_*.mlir")).read_text()
+    chosen = dict(knobs_of_levels(dump["problem"], dump["levels"]), red_r0=5)
+    configurator = CpuMultiLoopContraction(dump["problem"], dump["cpu"], context)
+    assert "vector_reduction = [0, 0, 0, 5]" in configured_from_stripped_dump(configurator, chosen, dump["bench"],
+                                                                              tmp_path, context)

@@ -17,12 +17,13 @@ from iree.compiler.ir import FunctionType, RankedTensorType
 from iree_helpers import (
     checked_heuristic_order,
     compile_with_dumps,
+    outputs_on_random_inputs,
+    configured_from_stripped_dump,
     dump_command,
     dump_one_op,
     mltune,
     parse_levels,
     run,
-    strip_config,
 )
 
 from mltune.emit.spec import build_spec
@@ -33,7 +34,6 @@ from mltune.frontend.problem import NORMALISED, Problem, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cpu_reduction import PIPELINE, CpuReduction, knobs_of_levels, tile_lists, whole_rows
-from mltune.system.tools import tool_path
 from mltune.targets import facts_from_executable_target
 
 EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
@@ -108,18 +108,6 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(reductions, c
     assert tile_lists(problem, default) == dumped["levels"], "the knobs describe IREE's config exactly"
 
 
-def _outputs(vmfb: Path, shape: ReductionShape, directory: Path) -> np.ndarray:
-    args = []
-    for index, dims in enumerate(shape.inputs):
-        path = directory / f"input{index}.npy"
-        np.save(path, np.random.default_rng(index).standard_normal(dims).astype(np.float32))
-        args.append(f"--input=@{path}")
-    out = directory / f"{vmfb.parent.name}.npy"
-    result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--function=main", *args, f"--output=@{out}"])
-    assert result.returncode == 0, result.stderr[-2000:]
-    return np.load(out)
-
-
 @pytest.mark.parametrize("name", ["softmax", "rmsnorm"])
 def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_the_binary_not_the_result(
         reductions, context, tmp_path, name):
@@ -145,8 +133,8 @@ def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_
     (plain_binary,), (tuned_binary,) = plain.glob("*.so"), tuned.glob("*.so")
     assert not filecmp.cmp(plain_binary, tuned_binary, shallow=False), "the spec was ignored"
     shape = SHAPES[name]
-    np.testing.assert_allclose(_outputs(tuned / "module.vmfb", shape, tmp_path),
-                               _outputs(plain / "module.vmfb", shape, tmp_path), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outputs_on_random_inputs(tuned / "module.vmfb", shape.inputs, tmp_path),
+                               outputs_on_random_inputs(plain / "module.vmfb", shape.inputs, tmp_path), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -163,14 +151,10 @@ def test_the_heuristic_fills_whole_vectors_along_the_rows(reductions, context, n
 def test_the_dispatch_stripped_of_its_config_takes_the_spec(reductions, context, tmp_path):
     """The dumped benchmark, as `mltune tune` compiles a candidate, is configured by the spec too."""
     dumped = reductions["meanpool"]
-    problem = dumped["problem"]
-    configurator = CpuReduction(problem, dumped["cpu"], context)
-    chosen = dict(knobs_of_levels(problem, dumped["levels"]), red_r0=7)
-    spec = tmp_path / "spec.mlir"
-    spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
-    stripped = strip_config(dumped["bench"], tmp_path / "stripped.mlir")
-    tuned = compile_with_dumps(stripped, tmp_path / "tuned", f"--iree-codegen-tuning-spec-path={spec}")
-    assert "vector_reduction = [0, 7]" in next(tuned.glob("configured_*.mlir")).read_text()
+    chosen = dict(knobs_of_levels(dumped["problem"], dumped["levels"]), red_r0=7)
+    configurator = CpuReduction(dumped["problem"], dumped["cpu"], context)
+    assert "vector_reduction = [0, 7]" in configured_from_stripped_dump(configurator, chosen, dumped["bench"], tmp_path,
+                                                                        context)
 
 
 @pytest.mark.slow

@@ -1,8 +1,9 @@
 """1x1 convolutions as IREE dispatches ResNet-50's at batch 1 (multi-loop contractions), on llvm-cpu: mltune's best
 within a budget against IREE's default.
 
-Each shape is the dispatch's root op as a one-op model (`one_by_one_convolution_model`: the image a ReLU's output, as
-in the model): output channels x height x width x input channels, the image read with a step of 2 in the three stride-2 projections (IREE's default vectorises them along the strided
+Each shape is the dispatch's root op as a one-op model (`one_by_one_convolution_model`: the image a ReLU's output,
+the unstrided ones' result padded for the 3x3 convolution after them, as in the model, so that IREE dispatches the
+same problem with the same default): output channels x height x width x input channels, the image read with a step of 2 in the three stride-2 projections (IREE's default vectorises them along the strided
 width; 43 % of ResNet-50's time on a 2-core AVX-512 Xeon) and with step 1 in two of the unstrided 1x1
 convolutions whose height and width IREE keeps apart. The procedure is `cpu_convolutions.py`'s: IREE's default
 read from the dispatch, the heuristic's and shuffle's (seed 0) first BUDGET candidates compiled with plain
@@ -43,7 +44,8 @@ DEFAULT_ONLY = tuple(SHAPES)
 def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) -> Study:
     """Compile IREE's default build and each ranker's first `budget` candidates of one shape."""
     out_channels, size, in_channels, stride = SHAPES[name]
-    source = one_by_one_convolution_model(out_channels, size, in_channels, stride)
+    # the unstrided ones reduce channels before a 3x3 convolution, whose padding IREE fuses into their dispatch
+    source = one_by_one_convolution_model(out_channels, size, in_channels, stride, pad_output=1 if stride == 1 else 0)
     inputs = ((in_channels, size * stride, size * stride), (out_channels, in_channels))
     read = partial(dispatch, configurator=CpuMultiLoopContraction, knobs_of=knobs_of_levels)
     return build_study(name, source, inputs, read, budget, jobs, work, context)

@@ -16,12 +16,8 @@ import numpy as np
 
 from mltune.emit.operand_types import operand_loops
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import (
-    ceil_div,
-    padding_waste,
-    register_overflow,
-    wave_inefficiency,
-)
+from mltune.features.cpu import ceil_div, register_overflow
+from mltune.features.cpu_reduction import per_loop_tiling_columns
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.cpu_reduction import parallel_knobs, reduction_knobs
@@ -66,14 +62,6 @@ def cpu_multi_loop_features(problem: Problem, cpu: CpuInfo, candidates: Candidat
         for loop in set(loops) - set(problem.k):
             if not _contiguous_along(problem, operand, loop):
                 gathers = gathers + (lane == loop)
-    workgroups = np.ones(len(candidates), dtype=np.int64)
-    parallel_waste, remainder = np.zeros(len(candidates)), np.zeros(len(candidates))
-    for wg, vec, loop in parallel:
-        size = problem.bounds[loop]
-        workgroups = workgroups * ceil_div(size, col(wg))
-        parallel_waste = parallel_waste + padding_waste(size, col(wg))
-        remainder = remainder + padding_waste(col(wg), col(vec))
-    reduction_waste = sum(padding_waste(problem.bounds[loop], col(red)) for red, loop in reduction_knobs(problem))
     macs = float(np.prod(problem.bounds, dtype=np.float64))
     columns = {
         "vector_lane_fill": lane_tile / (vectors_per_lane_tile * lanes),
@@ -84,12 +72,7 @@ def cpu_multi_loop_features(problem: Problem, cpu: CpuInfo, candidates: Candidat
         "register_fill": (accumulators + vectors_per_lane_tile + 1) / cpu.vector_registers,
         "fma_per_load": tile * step / loaded,
         "fma_latency_cover": np.minimum(accumulators / (cpu.fma_units * cpu.fma_latency), 4.0),
-        "padding_waste_parallel": parallel_waste,
-        "padding_waste_reduction": reduction_waste,
-        "vector_remainder": remainder,
-        "workgroups_per_core": workgroups / cpu.cores,
-        "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
-        "log2_workgroups": np.log2(workgroups),
+        **per_loop_tiling_columns(problem, cpu, candidates),
         "log2_vector_tile": np.log2(tile),
         "log2_reduction_step": np.log2(step),
     }

@@ -27,22 +27,32 @@ def rows_contiguous(problem: Problem) -> bool:
     return reduced[-1] in problem.k
 
 
-def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+def per_loop_tiling_columns(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> dict[str, np.ndarray]:
+    """Columns of any per-loop tiling (reductions, multi-loop contractions): padding of partial workgroup and
+    reduction tiles, vector remainders, and the workgroups against the cores."""
     col = candidates.column
-    ones = np.ones(len(candidates), dtype=np.int64)
-    in_bytes = element_bytes(problem.lhs_type)
-    lanes = max(1, cpu.native_vector_bytes // in_bytes)
-    rows, workgroups = ones, ones
-    parallel_waste, remainder = 0.0 * ones, 0.0 * ones
+    workgroups = np.ones(len(candidates), dtype=np.int64)
+    parallel_waste, remainder = np.zeros(len(candidates)), np.zeros(len(candidates))
     for wg, vec, loop in parallel_knobs(problem):
         size = problem.bounds[loop]
-        rows, workgroups = rows * col(vec), workgroups * ceil_div(size, col(wg))
+        workgroups = workgroups * ceil_div(size, col(wg))
         parallel_waste = parallel_waste + padding_waste(size, col(wg))
         remainder = remainder + padding_waste(col(wg), col(vec))
-    step, row_elements, reduction_waste = rows, 1, 0.0 * ones
+    reduction_waste = sum((padding_waste(problem.bounds[loop], col(red)) for red, loop in reduction_knobs(problem)),
+                          np.zeros(len(candidates)))
+    return {"padding_waste_reduction": reduction_waste, "padding_waste_parallel": parallel_waste,
+            "vector_remainder": remainder, "workgroups_per_core": workgroups / cpu.cores,
+            "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores), "log2_workgroups": np.log2(workgroups)}
+
+
+def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+    col = candidates.column
+    in_bytes = element_bytes(problem.lhs_type)
+    lanes = max(1, cpu.native_vector_bytes // in_bytes)
+    rows = np.prod([col(vec) for _, vec, _ in parallel_knobs(problem)], axis=0)
+    step, row_elements = rows, 1
     for red, loop in reduction_knobs(problem):
         step, row_elements = step * col(red), row_elements * problem.bounds[loop]
-        reduction_waste = reduction_waste + padding_waste(problem.bounds[loop], col(red))
     contiguous = rows_contiguous(problem)
     lane_tile = col(reduction_knobs(problem)[-1][0]) if contiguous else col(parallel_knobs(problem)[-1][1])
     vectors_per_lane_tile = ceil_div(lane_tile, lanes)
@@ -56,12 +66,7 @@ def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: Candidate
         # independent partial sums hide the add latency only when there are units x latency of them
         "latency_cover": np.minimum(step_registers / (cpu.fma_units * cpu.fma_latency), 4.0),
         "row_tile_per_l1": rows * row_elements * max(ROW_BYTES, in_bytes) / cpu.l1d_bytes,
-        "padding_waste_reduction": reduction_waste,
-        "padding_waste_parallel": parallel_waste,
-        "vector_remainder": remainder,
-        "workgroups_per_core": workgroups / cpu.cores,
-        "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
-        "log2_workgroups": np.log2(workgroups),
+        **per_loop_tiling_columns(problem, cpu, candidates),
         "log2_rows": np.log2(rows),
         "log2_lane_tile": np.log2(lane_tile),
     }

@@ -157,12 +157,14 @@ def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ..
 """
 
 
-def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int, stride: int) -> str:
+def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int, stride: int, pad_output: int = 0) -> str:
     """MLIR source of `@main(image, weights)`: a 1x1 convolution as IREE dispatches a ResNet block's at batch 1, a
     `linalg.generic` over output channels x height x width x input channels reading the image with `stride`.
 
-    The image is a ReLU's output, as in the model: IREE keeps the stride in the dispatch's indexing map then, where
-    it folds the stride of a function argument into a strided load (and the dispatch is another problem)."""
+    As in the model, the image is a ReLU's output (IREE keeps the stride in the dispatch's indexing map then, where it
+    folds the stride of a function argument into a strided load), and with `pad_output` the result is padded for a
+    3x3 convolution after it (IREE then keeps height and width apart, where it collapses them otherwise); either
+    way the dispatch is another problem without."""
     image = (in_channels, size * stride, size * stride)
     read = f"d1 * {stride}, d2 * {stride}" if stride > 1 else "d1, d2"
     maps = (f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>", "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
@@ -170,7 +172,7 @@ def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int,
     shapes = (image, (out_channels, in_channels), (out_channels, size, size))
     contraction = generic_contraction_model((out_channels, size, size, in_channels), (3,), maps, "f32", "f32", "f32",
                                             shapes)
-    x = _tensor(image, "f32")
+    x, out = _tensor(image, "f32"), _tensor(shapes[2], "f32")
     relu = f"""  %relu_zero = arith.constant 0.0 : f32
   %relu_empty = tensor.empty() : {x}
   %relu = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%image : {x}) outs(%relu_empty : {x}) {{
@@ -180,4 +182,13 @@ def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int,
   }} -> {x}
 """
     header, body = contraction.split("\n", 1)
-    return header.replace("%lhs:", "%image:") + "\n" + relu + body.replace("ins(%lhs,", "ins(%relu,")
+    source = header.replace("%lhs:", "%image:") + "\n" + relu + body.replace("ins(%lhs,", "ins(%relu,")
+    if not pad_output:
+        return source
+    padded = _tensor((out_channels, size + 2 * pad_output, size + 2 * pad_output), "f32")
+    return source.replace(f"-> {out} {{", f"-> {padded} {{", 1).replace(f"  return %r : {out}", f"""  %pad_zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %r low[0, {pad_output}, {pad_output}] high[0, {pad_output}, {pad_output}] {{
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %pad_zero : f32
+  }} : {out} to {padded}
+  return %padded : {padded}""")

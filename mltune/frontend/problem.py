@@ -231,6 +231,18 @@ def _is_reduction(op: ir.Operation) -> bool:
     return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
 
 
+def _static_element_types(op: ir.Operation, kind: str) -> list[str] | Untunable:
+    """Every operand's element type, or why the op cannot be tuned (a dynamic shape, an unsupported type)."""
+    types = [value.type for value in op.operands]
+    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
+        return Untunable(op.name, f"a {kind} needs statically shaped tensor operands")
+    elements = [str(t.element_type) for t in types]
+    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
+    if unsupported:
+        return Untunable(op.name, f"unsupported element type {unsupported[0]}")
+    return elements
+
+
 def _reduction(op: ir.Operation) -> Problem | Untunable:
     """A reduction or normalisation (softmax, layer norm, RMS norm, mean pooling) as IREE dispatches it: a generic
     whose other ops (the accumulator's fill, an elementwise normalisation, a first reduction such as softmax's max)
@@ -242,13 +254,9 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
     kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
-    types = [value.type for value in op.operands]
-    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
-        return Untunable(name, "a reduction needs statically shaped tensor operands")
-    elements = [str(t.element_type) for t in types]
-    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
-    if unsupported:
-        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    elements = _static_element_types(op, REDUCTION)
+    if isinstance(elements, Untunable):
+        return elements
     if _is_multiply_accumulate(op):
         return _multi_loop_contraction(op)
     if not all(amap.is_projected_permutation for amap in maps):
@@ -307,13 +315,9 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
     second; `strides`: the step each loop is read with; `operand_shapes` is set when a step is not 1."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    types = [value.type for value in op.operands]
-    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
-        return Untunable(name, "a contraction needs statically shaped tensor operands")
-    elements = [str(t.element_type) for t in types]
-    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
-    if unsupported:
-        return Untunable(name, f"unsupported element type {unsupported[0]}")
+    elements = _static_element_types(op, "contraction")
+    if isinstance(elements, Untunable):
+        return elements
     reads = [[_loop_step(expr) for expr in amap.results] for amap in maps]
     if any(read is None for operand in reads for read in operand):
         return Untunable(name, "a contraction whose operands are read with offsets or sums of loops (a window)")
@@ -333,7 +337,7 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
         lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
         indexing_maps=tuple(affine_map_text(m) for m in maps), layout=f"{''.join(kinds)}_in2",
         strides=tuple(steps) if strided else (), operand_types=tuple(elements),
-        operand_shapes=tuple(tuple(t.shape) for t in types) if strided else ())
+        operand_shapes=tuple(tuple(value.type.shape) for value in op.operands) if strided else ())
 
 
 def reduction_configured(op: ir.Operation) -> bool:
