@@ -327,6 +327,8 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
     kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
     lhs, rhs = ({loop for loop, _ in operand} for operand in reads[:2])
     parallel = [loop for loop, kind in enumerate(kinds) if kind == "p"]
+    if not set(parallel) <= lhs | rhs:
+        return Untunable(name, "a contraction with a parallel loop no input reads (a broadcast into its result)")
     strided = any(step != 1 for step in steps)
     return Problem(
         op_kind=MULTI_LOOP_CONTRACTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
