@@ -27,6 +27,7 @@ from mltune.features import extractor_for
 from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
+from mltune.records.dataset import Record, RecordWriter, device_id, read_records
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_reduction import PIPELINE, CpuMultiLoopContraction, knobs_of_levels, tile_lists
 from mltune.targets.cpu import CpuInfo
@@ -122,3 +123,23 @@ def test_the_dispatch_stripped_of_its_config_takes_the_spec(dumped, context, tmp
     configurator = CpuMultiLoopContraction(dump["problem"], dump["cpu"], context)
     assert "vector_reduction = [0, 0, 0, 5]" in configured_from_stripped_dump(configurator, chosen, dump["bench"],
                                                                               tmp_path, context)
+
+
+def test_a_strided_problems_record_is_read_back_whole(tmp_path, capsys):
+    """Its operand shapes (lists of lists) pass the record check: a run resumed, a dataset trained, see them."""
+    # synthetic record (no measurement), of the problem a ResNet-50 projection reads as
+    problem = Problem(op_kind=MULTI_LOOP_CONTRACTION, op_name="linalg.generic", bounds=(512, 28, 28, 256), batch=(),
+                      m=(1, 2), n=(0,), k=(3,), lhs_type="f32", rhs_type="f32", out_type="f32",
+                      indexing_maps=("affine_map<(d0, d1, d2, d3) -> (d3, d1 * 2, d2 * 2)>",
+                                     "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
+                                     "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>"),
+                      layout="pppr_in2", strides=(1, 2, 2, 1), operand_types=("f32", "f32", "f32"),
+                      operand_shapes=((256, 56, 56), (512, 256), (512, 28, 28)))
+    path = tmp_path / "run.jsonl"
+    writer = RecordWriter(path)
+    writer.append(Record(arch="x", device=device_id("local-task", 2), problem=problem.to_record(), pipeline=PIPELINE,
+                         knobs={"wg_p0": 64, "vec_p0": 16, "wg_p1": 1, "vec_p1": 1, "wg_p2": 28, "vec_p2": 16,
+                                "red_r0": 16}, status="ok", time_us=[1.0], baseline_us=[1.1]))
+    writer.close()
+    (record,) = read_records(path)
+    assert Problem.from_record(record["problem"]) == problem and "warning" not in capsys.readouterr().err

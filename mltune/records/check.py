@@ -50,9 +50,10 @@ OPTIONAL_FIELDS: dict[str, _Check] = {
     "device": _STRING, "ranker": _STRING, "run_id": _STRING, "level": _STRING, "screen": _STRING, "detail": _STRING,
     "compiler": _STRING, "position": (_is_int, "an integer"), "timestamp": (_is_number, "a number"),
 }
-PROBLEM_FIELDS: dict[str, _Check] = {
-    field.name: _INDICES if field.type == "tuple[int, ...]" else _STRINGS if field.type == "tuple[str, ...]" else _STRING
-    for field in dataclasses.fields(Problem)}
+_SHAPES: _Check = (_list_of(_list_of(lambda x: _is_int(x) and x > 0)), "a list of lists of positive integers")
+_BY_TYPE = {"tuple[int, ...]": _INDICES, "tuple[str, ...]": _STRINGS, "tuple[tuple[int, ...], ...]": _SHAPES}
+PROBLEM_FIELDS: dict[str, _Check] = {field.name: _BY_TYPE.get(str(field.type), _STRING)
+                                     for field in dataclasses.fields(Problem)}
 PROBLEM_REQUIRED = tuple(field.name for field in dataclasses.fields(Problem) if field.default is dataclasses.MISSING)
 
 
