@@ -46,6 +46,7 @@ from mltune.frontend.problem import Problem, read_root_ops  # noqa: E402
 from mltune.learn.scoring import first_near_optimal  # noqa: E402
 from mltune.rankers import RankingInput, make_ranker  # noqa: E402
 from mltune.spaces.cpu_convolution import CpuConvolution, knobs_of_levels  # noqa: E402
+from mltune.system.tools import run_tool  # noqa: E402
 from mltune.targets.cpu import CpuInfo  # noqa: E402
 
 TOLERANCE = 0.05
@@ -60,14 +61,10 @@ DEFAULT_ONLY = tuple(list(SHAPES)[:3])
 
 
 def compile_to(model: Path, out: Path, *flags: str) -> bool:
-    """Whether the build compiled; one that runs past mltune's compile timeout is killed and counts as failed (an
-    `iree-compile` of a layer-norm candidate waited on a futex for ten minutes without using the CPU)."""
-    try:
-        done = subprocess.run(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True,
-                              text=True, timeout=COMPILE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return False
-    return done.returncode == 0
+    """Whether the build compiled; one that runs past mltune's compile timeout is killed, with the compiler process
+    the `iree-compile` wrapper started, and counts as failed (`iree-compile` sometimes waits on a futex for good
+    without using the CPU)."""
+    return run_tool(["iree-compile", str(model), *CPU_FLAGS, *flags, "-o", str(out)], COMPILE_TIMEOUT_S).ok
 
 
 def dispatch(model: Path, work: Path, context: ir.Context, configurator=CpuConvolution, knobs_of=knobs_of_levels):

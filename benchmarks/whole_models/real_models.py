@@ -28,9 +28,10 @@ from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
-from whole_models.tune_examples import benchmark_ms, run
+from whole_models.tune_examples import benchmark_ms
 from whole_models.tune_model import tuned_build_args
 
+from mltune.system.tools import run_tool
 from mltune.targets import parse_target
 
 
@@ -83,6 +84,20 @@ def end_to_end(summary: dict) -> str:
     return e2e["recommended"]["interval"]
 
 
+PLAIN_COMPILE_TIMEOUT_S = 1200.0  # a full-size model compiles in 1-4 minutes on 2 cores
+
+
+def compile_patiently(args: Sequence[str], cwd: Path | None = None) -> None:
+    """Run one plain `iree-compile`; one that waits past `PLAIN_COMPILE_TIMEOUT_S` (`iree-compile` sometimes hangs on
+    a futex without using the CPU) is killed with its process group and run once more; a failure raises."""
+    for _ in range(2):
+        done = run_tool(args, PLAIN_COMPILE_TIMEOUT_S, cwd)
+        if done.returncode is not None:
+            break
+    if not done.ok:
+        raise RuntimeError(f"plain compile failed: {done.stderr.strip()[-300:] or 'killed after its timeout twice'}")
+
+
 def retime(stem: Path, run_dir: Path, rounds: int) -> str:
     """The user's file built by plain `iree-compile` as IREE's default and as recommended, interleaved."""
     tuned_vmfb, default_vmfb = run_dir / "plain_tuned.vmfb", run_dir / "plain_default.vmfb"
@@ -90,8 +105,8 @@ def retime(stem: Path, run_dir: Path, rounds: int) -> str:
     if tuned_args is None:
         return "1.00x (IREE's default kept)"
     target_flags = parse_target("host").compile_flags()
-    run(["iree-compile", str(stem.with_suffix(".mlir")), *target_flags, "-o", str(default_vmfb)])
-    subprocess.run(tuned_args, cwd=stem.parent, check=True, capture_output=True, text=True)  # names the file as given
+    compile_patiently(["iree-compile", str(stem.with_suffix(".mlir")), *target_flags, "-o", str(default_vmfb)])
+    compile_patiently(tuned_args, cwd=stem.parent)  # names the file as given
     flags = run_dir / "inputs" / "flags.txt"
     ratios = []
     for index in range(rounds):
