@@ -139,7 +139,8 @@ def test_a_strided_problems_record_is_read_back_whole(tmp_path, capsys):
     writer = RecordWriter(path)
     writer.append(Record(arch="x", device=device_id("local-task", 2), problem=problem.to_record(), pipeline=PIPELINE,
                          knobs={"wg_p0": 64, "vec_p0": 16, "wg_p1": 1, "vec_p1": 1, "wg_p2": 28, "vec_p2": 16,
-                                "red_r0": 16}, status="ok", time_us=[1.0], baseline_us=[1.1]))
+                                "red_r0": 16}, status="ok", time_us=[1.0], baseline_us=[1.1], ranker="heuristic",
+                         position=0, run_id="run", level="model"))
     writer.close()
     (record,) = read_records(path)
     assert Problem.from_record(record["problem"]) == problem and "warning" not in capsys.readouterr().err

@@ -267,7 +267,7 @@ def _allocated_bytes(lowered: str) -> int:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", ["sm_80", "mi300x"])
+@pytest.mark.parametrize("name", [pytest.param("sm_80", marks=pytest.mark.slow), "mi300x"])  # sm_80: 11 s, with the slow tests
 def test_shared_memory_rule_is_what_iree_allocates(dumps, configurators, context, tmp_path, name):
     """Every candidate fits the target's shared memory as IREE lays the Q, K and V tiles out (rows padded on CUDA),
     and the space's largest candidate, lowered by iree-compile, allocates exactly the estimate."""
