@@ -24,10 +24,9 @@ from mltune.spaces.cpu_reduction import parallel_knobs, reduction_knobs
 from mltune.targets.cpu import CpuInfo
 
 
-def lane_loop(problem: Problem, vectors: dict[int, np.ndarray]) -> np.ndarray:
-    """Per candidate, the loop the SIMD lanes run along: the output's innermost loop whose vector tile is above
-    1 (the output's innermost loop when none is)."""
-    output = operand_loops(problem)[-1]
+def lane_loop(output: tuple[int, ...], vectors: dict[int, np.ndarray]) -> np.ndarray:
+    """Per candidate, the loop the SIMD lanes run along: the innermost loop of the `output` operand whose vector
+    tile is above 1 (the output's innermost loop when none is)."""
     lane = np.full(len(next(iter(vectors.values()))), output[-1])
     chosen = np.zeros(len(lane), dtype=bool)
     for loop in reversed(output):
@@ -36,37 +35,33 @@ def lane_loop(problem: Problem, vectors: dict[int, np.ndarray]) -> np.ndarray:
     return lane
 
 
-def _contiguous_along(problem: Problem, operand: int, loop: int) -> bool:
-    """Whether `operand` is read along `loop` as its innermost dimension with step 1."""
-    loops = operand_loops(problem)[operand]
-    step = problem.strides[loop] if problem.strides and operand < 2 else 1
-    return loops[-1] == loop and step == 1
+def _contiguous_along(problem: Problem, loops: tuple[int, ...], loop: int) -> bool:
+    """Whether an input whose dimensions walk `loops` is read along `loop` as its innermost dimension with step 1."""
+    return loops[-1] == loop and (not problem.strides or problem.strides[loop] == 1)
 
 
 def cpu_multi_loop_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
     col = candidates.column
-    parallel = parallel_knobs(problem)
-    vectors = {loop: col(vec) for _, vec, loop in parallel}
-    lane = lane_loop(problem, vectors)
-    lane_tile = np.choose(np.searchsorted([loop for _, _, loop in parallel], lane), [vectors[l] for _, _, l in parallel])
+    *inputs, output = operand_loops(problem)
+    vectors = {loop: col(vec) for _, vec, loop in parallel_knobs(problem)}
+    lane = lane_loop(output, vectors)
+    lane_tile = np.select([lane == loop for loop in vectors], list(vectors.values()))
     lanes = max(1, cpu.native_vector_bytes // element_bytes(problem.out_type))
     vectors_per_lane_tile = ceil_div(lane_tile, lanes)
-    tile = np.prod([vectors[loop] for _, _, loop in parallel], axis=0)
+    tile = np.prod(list(vectors.values()), axis=0)
     accumulators = tile // lane_tile * vectors_per_lane_tile
     step = np.prod([col(red) for red, _ in reduction_knobs(problem)], axis=0)
-    inputs = operand_loops(problem)[:2]
-    loaded = sum(np.prod([vectors.get(loop, np.ones_like(step)) for loop in loops if loop not in problem.k], axis=0)
-                 for loops in inputs) * step
+    loaded = sum(np.prod([vectors[loop] for loop in loops if loop not in problem.k], axis=0) for loops in inputs) * step
     gathers = np.zeros(len(candidates))
-    for operand, loops in enumerate(inputs):
+    for loops in inputs:
         for loop in set(loops) - set(problem.k):
-            if not _contiguous_along(problem, operand, loop):
+            if not _contiguous_along(problem, loops, loop):
                 gathers = gathers + (lane == loop)
     macs = float(np.prod(problem.bounds, dtype=np.float64))
     columns = {
         "vector_lane_fill": lane_tile / (vectors_per_lane_tile * lanes),
         "gathered_inputs": gathers,
-        "scattered_output": lane != operand_loops(problem)[-1][-1],
+        "scattered_output": lane != output[-1],
         "accumulators": accumulators,
         "register_overflow": register_overflow(accumulators, vectors_per_lane_tile, cpu),
         "register_fill": (accumulators + vectors_per_lane_tile + 1) / cpu.vector_registers,

@@ -231,6 +231,11 @@ def _is_reduction(op: ir.Operation) -> bool:
     return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
 
 
+def _loop_kinds(op: ir.Operation) -> list[str]:
+    """`r` or `p` for each loop of a generic: reduction or parallel."""
+    return ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+
+
 def _static_element_types(op: ir.Operation, kind: str) -> list[str] | Untunable:
     """Every operand's element type, or why the op cannot be tuned (a dynamic shape, an unsupported type)."""
     types = [value.type for value in op.operands]
@@ -253,12 +258,10 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     feeds only generics over its own loops (a norm's or softmax's normalisation; a spec configures those too)."""
     name = op.name
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    kinds = _loop_kinds(op)
     elements = _static_element_types(op, REDUCTION)
     if isinstance(elements, Untunable):
         return elements
-    if _is_multiply_accumulate(op):
-        return _multi_loop_contraction(op)
     if not all(amap.is_projected_permutation for amap in maps):
         return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
     inputs = len(op.operands) - len(op.results)
@@ -324,7 +327,7 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
     steps = [1] * maps[0].n_dims
     for loop, step in (read for operand in reads for read in operand):
         steps[loop] = max(steps[loop], step)
-    kinds = ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    kinds = _loop_kinds(op)
     lhs, rhs = ({loop for loop, _ in operand} for operand in reads[:2])
     parallel = [loop for loop, kind in enumerate(kinds) if kind == "p"]
     if not set(parallel) <= lhs | rhs:
@@ -364,8 +367,8 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
             return _convolution(op)
         if name in (ONLINE_ATTENTION, SOURCE_ATTENTION):
             return _attention(op)
-        if _is_reduction(op):
-            return _reduction(op)
+        if _is_reduction(op):  # a multiply-accumulate one is a contraction `linalg` does not take (strided maps)
+            return _multi_loop_contraction(op) if _is_multiply_accumulate(op) else _reduction(op)
         if name.endswith("attention"):
             return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
                                    "attention)")

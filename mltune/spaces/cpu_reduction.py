@@ -24,13 +24,7 @@ compile (IREE's large-vector check, `native_vector_size` x 512 bytes; docs/cpu-r
 
 from __future__ import annotations
 
-from mltune.frontend.problem import (
-    NORMALISED,
-    REDUCTION,
-    Problem,
-    element_bytes,
-    reduction_inputs,
-)
+from mltune.frontend.problem import NORMALISED, REDUCTION, Problem, element_bytes, reduction_inputs
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
     CpuContraction,
@@ -97,8 +91,10 @@ def cpu_reduction_space(problem: Problem, cpu: CpuInfo) -> Space:
         row_elements *= problem.bounds[loop]
     # a contraction's vector tile may pass its workgroup tile short of twice it, masked, as IREE's own default of a
     # ResNet 1x1 convolution does (workgroup 7, vector 8); a reduction's stays within it
-    past = 2 if problem.op_kind != REDUCTION else 1
-    constraints = [v(vec) <= past * v(wg) - (past - 1) for wg, vec, _ in parallel_knobs(problem)]
+    if problem.op_kind == REDUCTION:
+        constraints = [v(vec) <= v(wg) for wg, vec, _ in parallel_knobs(problem)]
+    else:
+        constraints = [v(vec) < 2 * v(wg) for wg, vec, _ in parallel_knobs(problem)]
     constraints.append(step * widest_bytes(problem) < limit)
     if whole_rows(problem):
         constraints.append(rows * row_elements * max(ROW_BYTES, widest_bytes(problem)) < limit)
