@@ -257,11 +257,15 @@ class RayExecutor:
             self._idle.append(actor)
 
     def close(self) -> None:
-        """Cancel the compiles still running and stop the actors (their timing workers die with them)."""
+        """Cancel the compiles still queued or running and stop the actors (their timing workers die with them).
+
+        A compile is interrupted, not force-killed: a killed worker makes Ray retry its task, and that retry can
+        race the cancellation inside Ray's core worker (a failed internal check that ends the driver with exit 1
+        after Ctrl-C). An interrupted compile's `iree-compile` is killed with its process group (`run_tool`)."""
         import ray
 
         for ref in self._compiling:
-            ray.cancel(ref, force=True)
+            ray.cancel(ref, force=False)
         for actor in self.actors:
             ray.kill(actor, no_restart=True)
         self._compiling.clear()
