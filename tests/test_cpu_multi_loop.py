@@ -20,6 +20,7 @@ from iree_helpers import (
     dump_one_op,
     parse_levels,
     run,
+    TEST_CPU,
 )
 
 from mltune.emit.spec import build_spec
@@ -28,9 +29,10 @@ from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
 from mltune.records.dataset import Record, RecordWriter, device_id, read_records
+from mltune.search.screen_module import one_op_module
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_reduction import PIPELINE, CpuMultiLoopContraction, knobs_of_levels, tile_lists
-from mltune.targets.cpu import CpuInfo
+from mltune.targets.cpu import CpuInfo, CpuTarget
 
 
 PROJECTION = one_by_one_convolution_model(32, 7, 16, 2)  # small on purpose
@@ -123,6 +125,22 @@ def test_the_dispatch_stripped_of_its_config_takes_the_spec(dumped, context, tmp
     configurator = CpuMultiLoopContraction(dump["problem"], dump["cpu"], context)
     assert "vector_reduction = [0, 0, 0, 5]" in configured_from_stripped_dump(configurator, chosen, dump["bench"],
                                                                               tmp_path, context)
+
+
+def test_each_exported_1x1_convolution_is_screened_on_a_one_op_model_iree_configures_alike(dumped, context, tmp_path):
+    """The one-op screen of a multi-loop contraction (a ReLU before it, a padded result after an unstrided one) is
+    dispatched by IREE as the model's dispatch: the same problem, and IREE's default tiles the same."""
+    for position, exported in enumerate(dumped["export"]):
+        module = one_op_module(exported["problem"], CpuTarget(TEST_CPU), context, tmp_path / str(position), (), 0)
+        assert module is not None, exported["problem"].key
+        screened = []
+        for bench in module.tuning_input.dispatch_files:
+            with context:
+                parsed = parse_module_file(bench, context)
+                if any(isinstance(p, Problem) for p in read_root_ops(parsed)):
+                    (root,) = iree_codegen.get_tuner_root_ops(parsed)
+                    screened.append(parse_levels(str(root.attributes["lowering_config"])))
+        assert screened == [exported["levels"]], exported["problem"].key
 
 
 def test_a_strided_problems_record_is_read_back_whole(tmp_path, capsys):

@@ -157,9 +157,62 @@ def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ..
 """
 
 
+def _produced(source: str, operand: str, shape: tuple[int, ...], element: str) -> str:
+    """`source` with function argument `%operand` first passed through a ReLU (named `%operand` from then on)."""
+    tensor = _tensor(shape, element)
+    loops = ", ".join(f"d{i}" for i in range(len(shape)))
+    identity = f"affine_map<({loops}) -> ({loops})>"
+    zero, maximum = ("0", "arith.maxsi") if element.startswith("i") else ("0.0", "arith.maximumf")
+    relu = f"""  %{operand}_zero = arith.constant {zero} : {element}
+  %{operand}_empty = tensor.empty() : {tensor}
+  %{operand} = linalg.generic {{indexing_maps = [{identity}, {identity}], iterator_types = [{", ".join(['"parallel"'] * len(shape))}]}} ins(%{operand}_in : {tensor}) outs(%{operand}_empty : {tensor}) {{
+  ^bb0(%in: {element}, %out: {element}):
+    %positive = {maximum} %in, %{operand}_zero : {element}
+    linalg.yield %positive : {element}
+  }} -> {tensor}
+"""
+    header, body = source.split("\n", 1)
+    return header.replace(f"%{operand}:", f"%{operand}_in:", 1) + "\n" + relu + body
+
+
+def _padded_result(source: str, shape: tuple[int, ...], padded: tuple[bool, ...], pad: int, element: str) -> str:
+    """`source` returning its result padded by `pad` on both sides of each dimension marked in `padded`."""
+    out = _tensor(shape, element)
+    grown = _tensor(tuple(size + 2 * pad * marked for size, marked in zip(shape, padded)), element)
+    edges = ", ".join(str(pad * marked) for marked in padded)
+    indices = ", ".join(f"%i{i}: index" for i in range(len(shape)))
+    zero = "0" if element.startswith("i") else "0.0"
+    return source.replace(f"-> {out} {{", f"-> {grown} {{", 1).replace(f"  return %r : {out}", f"""  %pad_zero = arith.constant {zero} : {element}
+  %padded = tensor.pad %r low[{edges}] high[{edges}] {{
+  ^bb0({indices}):
+    tensor.yield %pad_zero : {element}
+  }} : {out} to {grown}
+  return %padded : {grown}""")
+
+
+def dispatched_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ...], indexing_maps: tuple[str, ...],
+                                 types: tuple[str, str, str], operand_shapes: tuple[tuple[int, ...], ...] = (),
+                                 produced: tuple[int, ...] = (), padded_loops: tuple[int, ...] = (),
+                                 pad: int = 1) -> str:
+    """`generic_contraction_model` with the neighbours that make IREE dispatch it as a model's: each input in
+    `produced` (0 the left, 1 the right) a ReLU's output, as a previous layer's (IREE folds a step of a function
+    argument's read into a strided load, another problem), and the result padded by `pad` along `padded_loops`, as
+    for a padded convolution after it (IREE collapses M loops it can collapse otherwise)."""
+    operand_shapes = operand_shapes or tuple(_operand_dims(m, bounds) for m in indexing_maps)
+    source = generic_contraction_model(bounds, reductions, indexing_maps, *types, operand_shapes)
+    for position in produced:
+        source = _produced(source, ("lhs", "rhs")[position], operand_shapes[position], types[position])
+    if not padded_loops:
+        return source
+    result_loops = tuple(int(d) for d in re.findall(r"d(\d+)", indexing_maps[2].split("->", 1)[1]))
+    return _padded_result(source, operand_shapes[2], tuple(loop in padded_loops for loop in result_loops), pad,
+                          types[2])
+
+
 def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int, stride: int, pad_output: int = 0) -> str:
-    """MLIR source of `@main(image, weights)`: a 1x1 convolution as IREE dispatches a ResNet block's at batch 1, a
-    `linalg.generic` over output channels x height x width x input channels reading the image with `stride`.
+    """MLIR source of `@main(lhs, rhs)` (image, weights): a 1x1 convolution as IREE dispatches a ResNet block's at
+    batch 1, a `linalg.generic` over output channels x height x width x input channels reading the image with
+    `stride`.
 
     As in the model, the image is a ReLU's output (IREE keeps the stride in the dispatch's indexing map then, where it
     folds the stride of a function argument into a strided load), and with `pad_output` the result is padded for a
@@ -170,25 +223,6 @@ def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int,
     maps = (f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>", "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
             "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
     shapes = (image, (out_channels, in_channels), (out_channels, size, size))
-    contraction = generic_contraction_model((out_channels, size, size, in_channels), (3,), maps, "f32", "f32", "f32",
-                                            shapes)
-    x, out = _tensor(image, "f32"), _tensor(shapes[2], "f32")
-    relu = f"""  %relu_zero = arith.constant 0.0 : f32
-  %relu_empty = tensor.empty() : {x}
-  %relu = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%image : {x}) outs(%relu_empty : {x}) {{
-  ^bb0(%in: f32, %out: f32):
-    %positive = arith.maximumf %in, %relu_zero : f32
-    linalg.yield %positive : f32
-  }} -> {x}
-"""
-    header, body = contraction.split("\n", 1)
-    source = header.replace("%lhs:", "%image:") + "\n" + relu + body.replace("ins(%lhs,", "ins(%relu,")
-    if not pad_output:
-        return source
-    padded = _tensor((out_channels, size + 2 * pad_output, size + 2 * pad_output), "f32")
-    return source.replace(f"-> {out} {{", f"-> {padded} {{", 1).replace(f"  return %r : {out}", f"""  %pad_zero = arith.constant 0.0 : f32
-  %padded = tensor.pad %r low[0, {pad_output}, {pad_output}] high[0, {pad_output}, {pad_output}] {{
-  ^bb0(%i: index, %j: index, %k: index):
-    tensor.yield %pad_zero : f32
-  }} : {out} to {padded}
-  return %padded : {padded}""")
+    return dispatched_contraction_model((out_channels, size, size, in_channels), (3,), maps, ("f32", "f32", "f32"),
+                                        shapes, produced=(0,), padded_loops=(1, 2) if pad_output else (),
+                                        pad=pad_output)

@@ -3,9 +3,10 @@
 - `dispatch`: the dispatch's dumped benchmark, alone (the constants its dump dropped restored as zeros, IREE's
   configuration stripped), timed as `mltune tune DISPATCH.mlir` times it: its benchmark function, which reads
   never-written memory.
-- `one-op`: the problem's one-op model (`mltune.frontend.one_op_model`: one `linalg.generic` with the problem's maps, sizes
-  and element types), on seeded random inputs, as `mltune tune` times a one-op file. Only contractions have one; and
-  only where IREE dispatches the one-op model as the same problem (its dump is read back to check: a unit loop IREE
+- `one-op`: the problem's one-op model (`mltune.frontend.one_op_model`: one `linalg.generic` with the problem's
+  maps, sizes and element types; a multi-loop contraction with the neighbours that make IREE dispatch it as a
+  model's), on seeded random inputs, as `mltune tune` times a one-op file. Only contractions have one; and only
+  where IREE dispatches the one-op model as the same problem (its dump is read back to check: a unit loop IREE
   folds away would leave the spec nothing to match), else the dispatch is screened on its dump.
 """
 
@@ -13,15 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from iree.compiler import ir
 
 from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.one_op_model import generic_contraction_model
-from mltune.frontend.problem import Problem, read_root_ops
+from mltune.frontend.one_op_model import dispatched_contraction_model, generic_contraction_model
+from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
 from mltune.input.model import TuningInput, prepare_input
 from mltune.targets import Target
 
@@ -51,16 +52,39 @@ def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
     return keys
 
 
+def _contraction_source(problem: Problem) -> str:
+    return generic_contraction_model(problem.bounds, problem.k, problem.indexing_maps, problem.lhs_type,
+                                     problem.rhs_type, problem.out_type)
+
+
+def _multi_loop_source(problem: Problem) -> str:
+    """The op with a model's neighbours (`dispatched_contraction_model`): the left input, and any input read with a
+    step, produced by a previous op; several M or N loops kept apart by a padded result where no step does."""
+    strided = tuple(position for position in (0, 1) if "*" in problem.indexing_maps[position])
+    padded = () if problem.strides else tuple(loop for loops in (problem.m, problem.n) if len(loops) > 1
+                                              for loop in loops)
+    return dispatched_contraction_model(problem.bounds, problem.k, problem.indexing_maps,
+                                        (problem.lhs_type, problem.rhs_type, problem.out_type), problem.operand_shapes,
+                                        produced=tuple(sorted({0, *strided})), padded_loops=padded)
+
+
+# the one-op model of each op kind that has one, by `Problem.op_kind`
+ONE_OP_SOURCES: dict[str, Callable[[Problem], str]] = {
+    "contraction": _contraction_source, "matvec": _contraction_source,
+    MULTI_LOOP_CONTRACTION: _multi_loop_source,
+}
+
+
 def one_op_module(problem: Problem, target: Target, context: ir.Context, work_dir: Path,
                   compile_flags: Sequence[str], seed: int) -> ScreenModule | None:
     """The problem's one-op model as a tuning input (target flags and the user's `compile_flags`), or None when
     there is none that IREE dispatches as the same problem."""
-    if problem.op_kind not in ("contraction", "matvec"):
+    source_of = ONE_OP_SOURCES.get(problem.op_kind)
+    if source_of is None:
         return None
     work_dir.mkdir(parents=True, exist_ok=True)
     source = work_dir / "one_op.mlir"
-    source.write_text(generic_contraction_model(problem.bounds, problem.k, problem.indexing_maps, problem.lhs_type,
-                                                problem.rhs_type, problem.out_type))
+    source.write_text(source_of(problem))
     try:
         tuning_input = prepare_input(source, target, work_dir, context, "main", seed, compile_flags)
     except UserError:
