@@ -4,7 +4,6 @@ compiler and runtime, the screen's best forwarded to the model, screened records
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from statistics import median
 
@@ -12,13 +11,13 @@ import pytest
 from iree_helpers import TWO_OP_SOURCE, mltune
 
 from mltune.frontend.mlir import new_context
-from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem
+from mltune.frontend.problem import Problem
 from mltune.input.model import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
-from mltune.search.screen import ScreenedOrder, ScreenStage, auto_screen_of, screen_kind
+from mltune.search.screen import ScreenedOrder, ScreenStage, screen_kind
 from mltune.targets import parse_target
 from mltune.tuning.tune import configurators, read_dispatches
 
@@ -26,22 +25,12 @@ pytestmark = pytest.mark.e2e
 
 
 def test_screen_kind_is_off_where_the_model_is_the_small_module():
-    assert screen_kind("auto", False, 3) == "auto"  # chosen per dispatch: auto_screen_of
+    assert screen_kind("auto", False, 3) == "dispatch"
     assert screen_kind("auto", False, 1) is None  # a one-op model
     assert screen_kind("one-op", True, 1) is None  # a dispatch benchmark
     assert screen_kind("none", False, 5) is None
     assert screen_kind("one-op", False, 2) == "one-op"
     assert screen_kind("dispatch", False, 2, flags_in_space=True) == "one-op"  # data tiling forms the dispatch
-
-
-def test_auto_screens_a_1x1_convolution_on_its_one_op_model_and_others_on_their_dump():
-    """A multi-loop contraction's dump reads never-written pages (docs/whole-model-tuning.md): `auto` screens it on
-    its one-op model; a matmul and everything else on the dump. (Synthetic problems: only their kinds matter.)"""
-    maps = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
-            "affine_map<(d0, d1, d2) -> (d0, d1)>")
-    matmul = Problem("contraction", "linalg.matmul", (64, 64, 64), (), (0,), (1,), (2,), "f32", "f32", "f32", maps, "nn")
-    assert auto_screen_of(matmul) == "dispatch"
-    assert auto_screen_of(replace(matmul, op_kind=MULTI_LOOP_CONTRACTION)) == "one-op"
 
 
 def _tasks(tmp_path: Path, context, budget: int):

@@ -111,8 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--screen", choices=["auto", "none", "dispatch", "one-op"], default="auto",
                       help="a model's candidates: timed first on the dispatch's dumped benchmark (dispatch) or the "
                            "problem's one-op model (one-op), only the best --screen-finalists in the whole model; "
-                           "none: every one in the whole model; auto (default): for models of several dispatches, "
-                           "one-op for 1x1 convolutions (multi-loop contractions), dispatch for the others")
+                           "none: every one in the whole model; auto (default): dispatch for models of several "
+                           "dispatches")
     tune.add_argument("--screen-finalists", type=positive_int, default=4, metavar="K",
                       help="with a screen: the K screened best of each dispatch timed in the whole model (default 4)")
     tune.add_argument("--timing", choices=["auto", "call", "kernel"], default="auto",

@@ -29,7 +29,6 @@ from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
-from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
@@ -39,25 +38,17 @@ from mltune.system.progress import display
 from mltune.targets import Target, TargetFacts
 
 AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/whole_models/screen_agreement.py`
-# op kinds whose dump misleads the screen, and what `auto` screens them with instead: a 1x1 convolution's dump reads
-# never-written (zero) pages, and candidates that win in the model do not on it (docs/whole-model-tuning.md)
-AUTO_SCREEN_OF_OP_KIND = {MULTI_LOOP_CONTRACTION: "one-op"}
 DEFAULT_FINALISTS = 4
 
 
 def screen_kind(choice: str, dispatch_level: bool, dispatches: int, flags_in_space: bool = False) -> str | None:
     """The screen a run uses: none for a dispatch benchmark or a model of one dispatch (its whole model is already
-    the small module), else `choice` (`auto` is chosen per dispatch, `auto_screen_of`). Where candidates carry
-    compile flags that form the dispatches (a contraction's data-tiled lowering), a dump cannot screen them: the
-    one-op model does."""
+    the small module), `auto`'s kind for a model of several. Where candidates carry compile flags that form the
+    dispatches (a contraction's data-tiled lowering), a dump cannot screen them: the one-op model does."""
     if choice == "none" or dispatch_level or (choice == "auto" and dispatches <= 1):
         return None
-    return "one-op" if choice in ("auto", "dispatch") and flags_in_space else choice
-
-
-def auto_screen_of(problem: Problem) -> str:
-    """What `--screen auto` screens this dispatch with."""
-    return AUTO_SCREEN_OF_OP_KIND.get(problem.op_kind, AUTO_SCREEN)
+    kind = AUTO_SCREEN if choice == "auto" else choice
+    return "one-op" if kind == "dispatch" and flags_in_space else kind
 
 
 class ScreenedOrder(StaticRanker):
@@ -115,9 +106,8 @@ class ScreenStage:
         return [self._screened(task) for task in tasks]
 
     def _module(self, task: SearchTask) -> ScreenModule:
-        kind = auto_screen_of(task.problem) if self.kind == "auto" else self.kind
         with display().phase(f"screen module of {task.name}"):
-            return screen_module(kind, task.problem, self.benches[task.name], self.target, self.context,
+            return screen_module(self.kind, task.problem, self.benches[task.name], self.target, self.context,
                                  self.work_dir / task.name, self.compile_flags, self.seed)
 
     def _screened(self, task: SearchTask) -> SearchTask:
