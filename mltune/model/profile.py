@@ -1,6 +1,7 @@
 """Where a model spends its time: per-dispatch time x how often the model calls it.
 
-Each dumped dispatch benchmark is compiled as dumped (IREE's default configuration) and timed
+Where the device's HAL profiles dispatches (`mltune.model.in_model`: llvm-cpu), both come from runs of the model
+itself, IREE's default build (`rank_in_model`). Elsewhere each dumped dispatch benchmark is compiled as dumped (IREE's default configuration) and timed
 with `iree-benchmark-module`; the call counts come from the model's flow IR, where every
 `flow.dispatch @executable::@entry` is one call. Dumped benchmarks read never-written memory
 and can run up to 2x off the model (docs/dispatch-benchmarks-vs-model.md), so the shares rank
@@ -24,9 +25,11 @@ from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
 from mltune.input.model import strip_configuration
+from mltune.model.in_model import FunctionTime, NotProfiled
 from mltune.system.tools import run_tool, tool_path
 
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
+_EXECUTABLE = re.compile(r"^(.+?_dispatch_\d+)_")  # a dump's name: the executable, then the target's variant
 PROFILE_TIMEOUT_S = 120
 
 
@@ -42,6 +45,7 @@ class DispatchProfile:
     calls: int
     share: float
     untimed: str = ""
+    timed_in: str = "dump"  # "model": timed inside a run of the whole model (`mltune.model.in_model`)
 
     @property
     def timed(self) -> bool:
@@ -144,3 +148,21 @@ def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
     total = sum(t * c for _, _, _, t, c, why in rows if not why) or 1.0
     profiles = [DispatchProfile(n, op, key, t, c, 0.0 if why else t * c / total, why) for n, op, key, t, c, why in rows]
     return sorted(profiles, key=lambda p: (not p.timed, -p.share))  # not timed: share 0, listed last
+
+
+def rank_in_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
+                  times: Sequence[FunctionTime]) -> list[DispatchProfile]:
+    """Each dumped dispatch's calls, time and share from its executable's exports in a profiled run of the model
+    (`in_model.profile_in_model`), shares of all the model's dispatch time; NotProfiled when a dispatch is missing
+    from the profile (the caller then times the dumps)."""
+    total = sum(t.total_us for t in times) or 1.0
+    profiles = []
+    for name, _, op, problem in dispatches:
+        executable = _EXECUTABLE.match(name)
+        exports = [t for t in times if executable and t.function.startswith(executable.group(1) + "_")]
+        if not exports:
+            raise NotProfiled(f"{name} is not in the model's profile")
+        calls, total_us = sum(t.calls for t in exports), sum(t.total_us for t in exports)
+        profiles.append(DispatchProfile(name, op, problem.key if problem else None, total_us / calls, calls,
+                                        total_us / total, timed_in="model"))
+    return sorted(profiles, key=lambda p: -p.share)

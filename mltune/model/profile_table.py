@@ -23,7 +23,9 @@ def profile_lines(profiles: Sequence[DispatchProfile], allocations: Sequence[All
     for one dispatch."""
     if not whole_model or len(profiles) <= 1:
         return []
-    lines = ["", "Where the model spends its time (dumped dispatch benchmarks, IREE default, x calls per model run):",
+    source = ("timed in runs of the model" if all(p.timed_in == "model" for p in profiles)
+              else "dumped dispatch benchmarks")
+    lines = ["", f"Where the model spends its time ({source}, IREE default, x calls per model run):",
              f"  {'dispatch':<40} {'op':<22} {'us/call':>9} {'calls':>5} {'share':>6}  problem"]
     lines += [_row(p) for p in profiles]
     lines += [f"  tune {a.problem.key} ({100 * a.problem.share:.1f} % of the time, {len(a.problem.dispatches)} "

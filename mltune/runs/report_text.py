@@ -114,10 +114,14 @@ def _load_note(measurement) -> str:
 
 
 def _print_profile(report: TuneReport) -> None:
-    """The dumped dispatches' total against the model's own time (the table itself was shown before tuning)."""
+    """The profiled dispatches' total against the model's own time (the table itself was shown before tuning)."""
     if report.input_level != "model" or len(report.profiles) <= 1:
         return
     timed = sum(p.total_us for p in report.profiles if p.timed)
+    if all(p.timed_in == "model" for p in report.profiles):
+        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs); "
+              f"the model ran in {report.baseline_us:.0f} us in-process")
+        return
     print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
           f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
 

@@ -28,7 +28,8 @@ from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
-from mltune.model.profile import DispatchProfile, call_counts, profile_model
+from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
+from mltune.model.profile import DispatchProfile, call_counts, profile_model, rank_in_model
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.weights import without_weights
@@ -134,8 +135,10 @@ def _check_writable(path: Path) -> None:
         path.unlink()
 
 
-def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest) -> list[DispatchProfile]:
-    """Each dispatch's share of the model's time (timed on the first device); a single dispatch needs no measurement."""
+def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
+             default_vmfb: Path) -> list[DispatchProfile]:
+    """Each dispatch's share of the model's time (timed on the first device): in runs of IREE's default build where
+    the device profiles dispatches, else on the dumps; a single dispatch needs no measurement."""
     named = []
     for bench in tuning_input.dispatch_files:
         roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
@@ -144,12 +147,18 @@ def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: Tun
             named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
     if tuning_input.invocation.dispatch_level or len(named) <= 1:
         return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
+    if profiling_mode(request.devices[0]) is not None:
+        try:
+            return rank_in_model(named, profile_in_model(default_vmfb, tuning_input.invocation, request.devices[0],
+                                                         request.run_dir / "profile"))
+        except NotProfiled as why:
+            print(f"note: each dispatch is timed on its dump instead: {why}")
     counts = call_counts(tuning_input.source, tuning_input.compile_flags, request.run_dir)
     return profile_model(named, counts, request.devices[0], request.run_dir / "profile", request.jobs)
 
 
-def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch],
-                    request: TuneRequest) -> list[DispatchProfile]:
+def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
+                    default_vmfb: Path) -> list[DispatchProfile]:
     """The model's profile, measured once per run directory: a resumed run splits its budget as the run it
     continues did."""
     path = request.run_dir / "profile.json"
@@ -158,7 +167,7 @@ def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch],
             return [DispatchProfile(**row) for row in json.loads(path.read_text())]
         except (ValueError, TypeError):
             pass  # unreadable: measure it again
-    profiles = _profile(tuning_input, dispatches, request)
+    profiles = _profile(tuning_input, dispatches, request, default_vmfb)
     path.write_text(json.dumps([asdict(p) for p in profiles]))
     return profiles
 
@@ -275,8 +284,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
-    with display().phase("profile: time each dumped dispatch"):
-        profiles = _cached_profile(tuning_input, dispatches, request)
+    with display().phase("profile: time each dispatch"):
+        profiles = _cached_profile(tuning_input, dispatches, request, default_build.vmfb)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     display().table(profile_lines(profiles, allocations, level == "model"))
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
