@@ -44,7 +44,7 @@ def _model_summary(report: TuneReport) -> dict:
     model = report.model
     return {
         "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
-                     "calls": p.calls, "share": round(p.share, 4)} for p in report.profiles],
+                     "calls": p.calls, "share": round(p.share, 4), "timed_in": p.timed_in} for p in report.profiles],
         "allocations": [{"problem": a.problem.key, "dispatches": list(a.problem.dispatches),
                          "share": round(a.problem.share, 4), "budget": a.budget} for a in report.allocations],
         "flags": None if report.flags is None else {
