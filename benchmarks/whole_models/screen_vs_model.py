@@ -11,6 +11,7 @@ import json
 import statistics
 from pathlib import Path
 
+from mltune.frontend.problem import Problem
 from mltune.records.dataset import read_records
 
 
@@ -23,9 +24,7 @@ def compare(results: Path) -> list[str]:
     for record in read_records(results):
         if record.get("status") != "ok" or not record.get("time_us"):
             continue
-        problem = record["problem"]
-        entry = by_problem.setdefault(f"{problem['op_kind']}:{'x'.join(map(str, problem['bounds']))}",
-                                      {"screen": [], "model": {}})
+        entry = by_problem.setdefault(Problem.from_record(record["problem"]).key, {"screen": [], "model": {}})
         knobs = json.dumps(record["knobs"], sort_keys=True)
         if record.get("screen"):
             entry["screen"].append((_ratio(record), knobs))
@@ -36,7 +35,7 @@ def compare(results: Path) -> list[str]:
         screened = sorted(entry["screen"], reverse=True)
         pairs = ", ".join(f"{s:.2f}->{entry['model'][k]:.2f}" for s, k in screened if k in entry["model"])
         best = f"{screened[0][0]:.2f}" if screened else "none"
-        lines.append(f"  {name:60s} screen best {best}  finalists (screen->model): {pairs}")
+        lines.append(f"  {name:75s} screen best {best}  finalists (screen->model): {pairs}")
     return lines
 
 

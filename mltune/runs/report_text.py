@@ -51,7 +51,7 @@ def print_report(report: TuneReport) -> None:
         compiled = sum(1 for t in result.trials if t.build.status == "ok")
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
               f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
-        print("  finalists, each re-measured against IREE's default, call by call, in rounds (default: median of "
+        print(f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
               "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):

@@ -86,10 +86,27 @@ class DispatchResult:
     winner: tuple[Trial, Measurement] | None = None
     stop_reason: str = ""
     min_speedup: float = 1.0  # what a finalist had to reach to be kept
+    timed: str = "call by call"  # how the finals were timed against IREE's default, for the report
 
     @property
     def benchmarked(self) -> int:
         return sum(1 for t in self.trials if t.measurement is not None)
+
+
+def trial_record(problem: Problem, pipeline: str, trial: Trial, ranker: str, fields: dict) -> Record:
+    """The record of one trial: its measurement, or why it was not measured (its compile failed)."""
+    measurement = trial.measurement
+    if measurement is not None:
+        status, detail = measurement.status, measurement.detail and f"run: {measurement.detail}"
+    else:
+        status, detail = trial.build.status, trial.build.detail and f"compile: {trial.build.detail}"
+    return Record(
+        problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
+        time_us=list(measurement.time_us) if measurement else [],
+        baseline_us=list(measurement.baseline_us) if measurement else [],
+        ranker=ranker, position=trial.position, detail=detail,
+        busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **fields,
+    )
 
 
 @dataclass(frozen=True)
@@ -121,18 +138,7 @@ class TuningLoop:
     record_fields: dict
 
     def _record(self, problem: Problem, pipeline: str, trial: Trial, ranker: str) -> Record:
-        measurement = trial.measurement
-        if measurement is not None:
-            status, detail = measurement.status, measurement.detail and f"run: {measurement.detail}"
-        else:
-            status, detail = trial.build.status, trial.build.detail and f"compile: {trial.build.detail}"
-        return Record(
-            problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
-            time_us=list(measurement.time_us) if measurement else [],
-            baseline_us=list(measurement.baseline_us) if measurement else [],
-            ranker=ranker, position=trial.position, detail=detail,
-            busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **self.record_fields,
-        )
+        return trial_record(problem, pipeline, trial, ranker, self.record_fields)
 
     def _results(self, submit: Callable[[], None]) -> dict[tuple[str, int], Result]:
         """Submit jobs, run the executor until they are done, and return their results by (group, index)."""

@@ -29,6 +29,7 @@ from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
+from mltune.model.in_model_finals import NamedDispatch, ProfiledFinals
 from mltune.model.profile import DispatchProfile, call_counts, profile_model, rank_in_model
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
@@ -135,16 +136,23 @@ def _check_writable(path: Path) -> None:
         path.unlink()
 
 
+def _named_dispatches(tuning_input: TuningInput, dispatches: list[Dispatch]) -> list[NamedDispatch]:
+    """Each dumped dispatch with a root op: its name, benchmark, root op and problem (a dispatch with several root
+    ops is listed under its first tunable one)."""
+    named = []
+    for bench in tuning_input.dispatch_files:
+        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
+        if roots:
+            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
+            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
+    return named
+
+
 def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
              default_vmfb: Path) -> list[DispatchProfile]:
     """Each dispatch's share of the model's time (timed on the first device): in runs of IREE's default build where
     the device profiles dispatches, else on the dumps; a single dispatch needs no measurement."""
-    named = []
-    for bench in tuning_input.dispatch_files:
-        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
-        if roots:  # a dispatch with several root ops is listed under its first tunable one
-            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
-            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
+    named = _named_dispatches(tuning_input, dispatches)
     if tuning_input.invocation.dispatch_level or len(named) <= 1:
         return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
     if profiling_mode(request.devices[0]) is not None:
@@ -332,7 +340,14 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                                  tuning_input.invocation, request.devices, request.target.kind != "cpu",
                                  request.settings.batch_size)
         loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
-        for task, searched in zip(tasks, loop.tune_all(tasks)):
+        if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
+                and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
+            searches = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
+                                      measured.baseline.vmfb, _named_dispatches(tuning_input, dispatches),
+                                      request.settings, write, record_fields, request.run_dir / "in_model").run(tasks)
+        else:
+            searches = loop.tune_all(tasks)
+        for task, searched in zip(tasks, searches):
             if stage is not None:
                 stage.describe(searched)
             if task.budget > searched.candidates:

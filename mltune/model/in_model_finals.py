@@ -1,0 +1,133 @@
+"""The model stage of a screened run where the device times each dispatch inside the model (`mltune.model.in_model`):
+every dispatch's finalists timed in a few builds of the whole model instead of one build each.
+
+Build j holds the j-th finalist of every dispatch (one linked spec; a dispatch with fewer finalists keeps IREE's
+default there). IREE's default build and the combined builds run under profiling in turn, `rounds` times, and each
+finalist is measured by the time of its problem's dispatches inside the model, round by round, against the default
+build's in the same round. On ResNet-50's 48 finalists that took 5 builds and 66 s where one build each took
+20 min 43 s, and picked within 1 % (median) of the best finalist measured alone (docs/whole-model-tuning.md).
+Leave-one-out and the end-to-end timing then decide on the whole model, as after one build per finalist.
+
+Records of these measurements have `level` "in-model": their ratio is the dispatch's inside the model, not the
+whole model's.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from mltune.emit.apply import Applier
+from mltune.execution.build import Builder, BuildResult
+from mltune.execution.run import Measurement
+from mltune.frontend.problem import Problem
+from mltune.input.model import Invocation
+from mltune.model.in_model import profile_in_model
+from mltune.model.profile import rank_in_model
+from mltune.rankers.base import RankingInput
+from mltune.records.dataset import Record
+from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, Trial, trial_record
+from mltune.system.progress import display
+from mltune.targets import TargetFacts
+
+LEVEL = "in-model"
+ROUNDS = 5
+
+NamedDispatch = tuple[str, Path, str, Problem | None]
+
+
+@dataclass(frozen=True)
+class _Finalist:
+    index: int
+    knobs: dict[str, int]
+    compilation_info: str
+
+
+@dataclass
+class ProfiledFinals:
+    """Everything the stage needs besides the tasks; `dispatches` as `rank_in_model` takes them."""
+
+    builder: Builder
+    applier: Applier
+    facts: TargetFacts
+    invocation: Invocation
+    device: str
+    default_vmfb: Path
+    dispatches: Sequence[NamedDispatch]
+    settings: LoopSettings
+    on_record: Callable[[Record], None]
+    record_fields: dict
+    work_dir: Path
+    rounds: int = ROUNDS
+
+    def run(self, tasks: Sequence[SearchTask]) -> list[DispatchResult]:
+        """Each task's finalists (its ranker's order, `budget` long) measured inside the model; the results in the
+        tasks' order, each with its finals and a winner where one is faster beyond the noise."""
+        chosen = [self._finalists(task) for task in tasks]
+        builds = self._build(tasks, chosen)
+        with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
+            default, combined = self._time([b for b in builds if b.status == "ok"])
+        return [self._result(task, found, builds, default, combined) for task, found in zip(tasks, chosen)]
+
+    def _finalists(self, task: SearchTask) -> list[_Finalist]:
+        candidates = task.configurator.candidates()
+        task.ranker.start(RankingInput(task.problem, self.facts, candidates))
+        found = []
+        for index in task.ranker.ask(task.budget):
+            knobs = candidates.knobs(index)
+            found.append(_Finalist(index, knobs, task.configurator.compilation_info(knobs)))
+        return found
+
+    def _build(self, tasks: Sequence[SearchTask], chosen: Sequence[list[_Finalist]]) -> list[BuildResult]:
+        """Build j: every task's j-th finalist, linked into one spec."""
+        jobs = []
+        for j in range(max((len(found) for found in chosen), default=0)):
+            linked = self.work_dir / f"link_{j}"
+            linked.mkdir(parents=True, exist_ok=True)
+            jobs.append((j, self.applier.combine([(task.problem, found[j].compilation_info)
+                                                  for task, found in zip(tasks, chosen) if j < len(found)], linked)))
+        with display().phase(f"compile {len(jobs)} builds of every dispatch's finalists"):
+            return self.builder.compile_many(jobs, group="in_model")
+
+    def _problem_times(self, vmfb: Path, name: str) -> dict[str, float]:
+        totals: dict[str, float] = defaultdict(float)
+        profiled = profile_in_model(vmfb, self.invocation, self.device, self.work_dir / "profiles" / name)
+        for profile in rank_in_model(self.dispatches, profiled):
+            if profile.problem_key is not None:
+                totals[profile.problem_key] += profile.total_us
+        return totals
+
+    def _time(self, builds: Sequence[BuildResult]) -> tuple[list[dict[str, float]], dict[int, list[dict[str, float]]]]:
+        """Per round, IREE's default and then each build: microseconds per model call of each problem."""
+        default: list[dict[str, float]] = []
+        combined: dict[int, list[dict[str, float]]] = {build.index: [] for build in builds}
+        for round_ in range(self.rounds):
+            default.append(self._problem_times(self.default_vmfb, f"{round_}_default"))
+            for build in builds:
+                combined[build.index].append(self._problem_times(build.vmfb, f"{round_}_{build.index}"))
+        return default, combined
+
+    def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
+                default: list[dict[str, float]], combined: dict[int, list[dict[str, float]]]) -> DispatchResult:
+        key = task.problem.key
+        result = DispatchResult(task.name, task.problem, len(task.configurator.candidates()),
+                                min_speedup=self.settings.min_speedup,
+                                timed="its dispatches' time inside the model, all dispatches' finalists together",
+                                stop_reason=f"{len(found)} finalists timed inside the model, in {len(builds)} builds "
+                                            f"of every dispatch's finalists")
+        for position, (finalist, build) in enumerate(zip(found, builds)):
+            measurement = None
+            if build.status == "ok":
+                measurement = Measurement(finalist.index, "ok", tuple(times[key] for times in combined[build.index]),
+                                          tuple(times[key] for times in default))
+            trial = Trial(finalist.index, position, finalist.knobs, build, measurement, finalist.compilation_info)
+            result.trials.append(trial)
+            self.on_record(trial_record(task.problem, task.configurator.pipeline_of(finalist.knobs), trial,
+                                        task.ranker.name, {**self.record_fields, "level": LEVEL}))
+        measured = [(t, t.measurement) for t in result.trials if t.measurement is not None]
+        result.finals = sorted(measured, key=lambda pair: pair[1].ratio)
+        if result.finals and result.finals[0][1].wins(self.settings.min_speedup):
+            result.winner = result.finals[0]
+        return result
