@@ -73,7 +73,7 @@ def test_screen_forwards_its_fastest_and_marks_its_records(tmp_path, kind, level
 @pytest.mark.slow
 def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
-    done = mltune(["tune", "two_ops.mlir", "--budget", "16", "--screen-finalists", "2", "--run-dir", "run",
+    done = mltune(["tune", "two_ops.mlir", "--budget", "16", "--top", "2", "--screen-finalists", "2", "--run-dir", "run",
                    "--dataset-dir", "datasets", "-o", "spec.mlir", "-q"], cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr  # 1: a result refused, which the model decides
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]

@@ -326,7 +326,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
         tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
     results: list[DispatchResult] = []
-    executor = None
+    executor, in_model = None, None
     try:
         kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
         stage = None
@@ -342,12 +342,10 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
         if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
                 and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
-            searches = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
+            in_model = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
                                       measured.baseline.vmfb, _named_dispatches(tuning_input, dispatches),
-                                      request.settings, write, record_fields, request.run_dir / "in_model").run(tasks)
-        else:
-            searches = loop.tune_all(tasks)
-        for task, searched in zip(tasks, searches):
+                                      request.settings, write, record_fields, request.run_dir / "in_model")
+        for task, searched in zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)):
             if stage is not None:
                 stage.describe(searched)
             if task.budget > searched.candidates:
@@ -367,7 +365,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
         raise RunFailure(nothing_measured(results))
     picks = winners(results)
-    tool_seconds += executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
+    tool_seconds += (executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
+                     + (in_model.tool_seconds if in_model else 0.0))
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
     model, attempts = None, []
     if level == "model":
