@@ -4,7 +4,8 @@ Each model (`NAME.mlir` with `NAME.flags`, tuned in its own folder as a user run
 each round, the screens alternating which goes first, each run in a fresh data home (no records of the other run to
 seed its order). Printed per run: candidates measured (screened and whole-model alike, from the run's records),
 candidates per minute of the whole run, its wall time, mltune's end-to-end verdict, and the recommended build
-re-timed with plain `iree-compile` + `iree-benchmark-module` against IREE's default (`real_models.retime`).
+re-timed with plain `iree-compile` + `iree-benchmark-module` against IREE's default (`real_models.retime`). A run
+already finished in the same `--work` is only re-timed.
 
     cd examples/models/exported && python ../../../benchmarks/whole_models/screen_throughput.py bert resnet50 --budget 24 \\
         --lock /tmp/mltune-cpu.lock
@@ -34,8 +35,11 @@ def one_run(stem: Path, screen: str, budget: int, rounds: int, work: Path) -> li
     os.environ["MLTUNE_HOME"] = str(home)  # a fresh data home: no earlier records seed the order
     run_dir = home / "run"
     load = os.getloadavg()[0]
-    done, wall = tune(stem, budget, run_dir, ("--screen", screen))
-    (home / "log.txt").write_text(done.stdout + done.stderr)
+    if (run_dir / "summary.json").is_file():  # tuned by an earlier call with this --work: re-time only
+        wall = json.loads((run_dir / "summary.json").read_text())["wall_seconds"]
+    else:
+        done, wall = tune(stem, budget, run_dir, ("--screen", screen))
+        (home / "log.txt").write_text(done.stdout + done.stderr)
     if not (run_dir / "summary.json").is_file():
         return [stem.name, screen, f"failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:80]}"]
     summary = json.loads((run_dir / "summary.json").read_text())
