@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -63,6 +63,7 @@ class ProfiledFinals:
     work_dir: Path
     rounds: int = ROUNDS
     tool_seconds: float = 0.0  # compiling and profiling: the stage is little else
+    _space_sizes: dict[str, int] = field(default_factory=dict)
 
     def run(self, tasks: Sequence[SearchTask]) -> list[DispatchResult]:
         """Each task's finalists (its ranker's order, `budget` long) measured inside the model; the results in the
@@ -77,6 +78,7 @@ class ProfiledFinals:
 
     def _finalists(self, task: SearchTask) -> list[_Finalist]:
         candidates = task.configurator.candidates()
+        self._space_sizes[task.name] = len(candidates)  # enumerated once: the result reports it too
         task.ranker.start(RankingInput(task.problem, self.facts, candidates))
         found = []
         for index in task.ranker.ask(task.budget):
@@ -116,7 +118,7 @@ class ProfiledFinals:
     def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
                 default: list[dict[str, float]], combined: dict[int, list[dict[str, float]]]) -> DispatchResult:
         key = task.problem.key
-        result = DispatchResult(task.name, task.problem, len(task.configurator.candidates()),
+        result = DispatchResult(task.name, task.problem, self._space_sizes[task.name],
                                 min_speedup=self.settings.min_speedup,
                                 timed="its dispatches' time inside the model, all dispatches' finalists together",
                                 stop_reason=f"{len(found)} finalists timed inside the model, in {len(builds)} builds "
