@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from mltune.emit.apply import Applier
+from mltune.errors import RunFailure
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.run import Measurement
 from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation
-from mltune.model.in_model import profile_in_model
+from mltune.model.in_model import NotProfiled, profile_in_model
 from mltune.model.profile import rank_in_model
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
@@ -99,8 +100,12 @@ class ProfiledFinals:
 
     def _problem_times(self, vmfb: Path, name: str) -> dict[str, float]:
         totals: dict[str, float] = defaultdict(float)
-        profiled = profile_in_model(vmfb, self.invocation, self.device, self.work_dir / "profiles" / name)
-        for profile in rank_in_model(self.dispatches, profiled):
+        try:
+            ranked = rank_in_model(self.dispatches, profile_in_model(vmfb, self.invocation, self.device,
+                                                                      self.work_dir / "profiles" / name))
+        except NotProfiled as why:  # the default build profiled before this: a run failure, never a traceback
+            raise RunFailure(f"timing the finalists inside the model failed: {why}") from None
+        for profile in ranked:
             if profile.problem_key is not None:
                 totals[profile.problem_key] += profile.total_us
         return totals
