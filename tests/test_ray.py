@@ -115,6 +115,49 @@ def test_a_screened_model_through_ray_ends(cluster, tmp_path):
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert {r["screen"] for r in records} == {"dispatch", ""}
     assert all(r["status"] != "timeout" for r in records)
+    screened: dict[str, list[float]] = {}
+    for r in records:
+        if r["screen"]:
+            screened.setdefault(json.dumps(r["problem"], sort_keys=True), []).append(r["timestamp"])
+    first, second = sorted(screened.values())
+    assert len(screened) == 2 and second[0] < first[-1], "the two dispatches were screened at once"
+
+
+def test_each_group_is_built_and_timed_on_its_own_module(cluster, tiny, context, tmp_path):
+    """One executor, two groups with modules of their own (a screen's small modules): each group's candidates are
+    compiled from its module and timed against its own baseline and inputs, the split model's with its archive,
+    all through the object store. A job timed against the other module would fail (other function, inputs)."""
+    from iree_helpers import split_mlp
+
+    from mltune.execution.executor import Workload
+
+    for name in ("mlp", "tiny"):
+        (tmp_path / name).mkdir()
+    _, split, _ = split_mlp(tmp_path / "mlp", context)
+    tiny_input = prepare_input(tiny.source, CpuTarget(), tmp_path / "tiny", context)
+    workloads = {}
+    for name, tuning_input in (("tiny", tiny_input), ("mlp", split)):
+        builder = Builder(tuning_input, tmp_path / name / "candidates", jobs=1)
+        workloads[name] = Workload(builder, builder.compile(-1, None, "baseline").vmfb, tuning_input.invocation)
+    first = workloads["tiny"]
+    executor = RayExecutor(first.builder, first.baseline, first.invocation, "local-task", gpu=False,
+                           groups=workloads)
+    try:
+        builds: list[tuple[str, BuildResult]] = []
+        for index in range(3):
+            for name in workloads:
+                executor.submit_compile(CompileJob(index, None, name))
+        executor.run(lambda job, build: builds.append((job.group, build)))
+        assert all(b.status == "ok" and b.vmfb.is_relative_to(tmp_path / g / "candidates") for g, b in builds), builds
+        measured: list[tuple[str, Measurement]] = []
+        for name, build in builds:
+            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
+                                                   name))
+        executor.run(lambda job, measurement: measured.append((job.group, measurement)))
+        assert sorted((g, m.index) for g, m in measured) == sorted((g, i) for g in workloads for i in range(3))
+        assert all(m.status == "ok" for _, m in measured), measured
+    finally:
+        executor.close()
 
 
 def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tiny, tmp_path):

@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.execution.ray_cluster import BENCH_RESOURCE  # noqa: E402
-from mltune.execution.ray_workers import BenchmarkActor  # noqa: E402
+from mltune.execution.executor import Workload  # noqa: E402
+from mltune.execution.ray_workers import BenchmarkActor, ShippedWorkload  # noqa: E402
 from mltune.execution.run import Runner, TimingPlan  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.input.model import prepare_input  # noqa: E402
@@ -72,9 +73,8 @@ def main() -> None:
         ray.init(address=cluster.address, log_to_driver=False, logging_level="ERROR")
         try:
             placement = {"num_gpus": 1} if gpu else {"num_cpus": 0, "resources": {BENCH_RESOURCE: 1}}
-            inputs = [f.path.read_bytes() for f in tuning_input.invocation.inputs]
-            actor = ray.remote(BenchmarkActor).options(**placement).remote(
-                tuning_input.invocation, device, baseline.read_bytes(), inputs)
+            shipped = ShippedWorkload.put(Workload(builder, baseline, tuning_input.invocation), shared_fs=False)
+            actor = ray.remote(BenchmarkActor).options(**placement).remote(device)
             ray.get(actor.pid.remote())
             walls: dict[str, list[float]] = {"local runner": [], "actor, streamed": [], "actor, whole": []}
             for _ in range(args.rounds):
@@ -83,11 +83,11 @@ def main() -> None:
                 walls["local runner"].append(time.perf_counter() - started)
                 sent = [(i, path.read_bytes()) for i, path in items]
                 started = time.perf_counter()
-                for ref in actor.measure.remote(sent, plan):
+                for ref in actor.measure.remote("", shipped, sent, plan):
                     ray.get(ref)
                 walls["actor, streamed"].append(time.perf_counter() - started)
                 started = time.perf_counter()
-                ray.get(actor.measure_all.remote(sent, plan))
+                ray.get(actor.measure_all.remote("", shipped, sent, plan))
                 walls["actor, whole"].append(time.perf_counter() - started)
         finally:
             ray.shutdown()

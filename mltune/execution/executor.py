@@ -4,7 +4,8 @@ out as they complete.
 The loop never calls a builder or a runner itself. It submits jobs, and `run` hands it each job with its result
 (a `BuildResult` or a `Measurement`) as soon as it is known; the loop may submit more jobs from inside that
 callback, and `run` returns once every job, those submitted meanwhile included, has given its result. Every job
-names its group (the dispatch it tunes), so the searches of several dispatches can share one executor. An
+names its group (the dispatch it tunes), so the searches of several dispatches can share one executor; a cluster's
+executor can also build and time each group from a module of its own (a `Workload`: a screen's small module). An
 executor says how many candidates the loop should keep in flight (`window`) and whether it may refill before
 the last of them is done (`pipelined`): the local executor works in phases, a cluster overlaps them.
 """
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Callable, Protocol, Union
 
 from mltune.emit.apply import Applied
-from mltune.execution.build import BuildResult
+from mltune.execution.build import Builder, BuildResult
 from mltune.execution.run import Measurement, TimingPlan
+from mltune.input.model import Invocation
 
 Result = Union[BuildResult, Measurement]
 
@@ -41,6 +43,16 @@ class BenchmarkJob:
     vmfb: Path
     plan: TimingPlan
     group: str
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a group's candidates are compiled from and timed against: the module's builder, IREE's default build
+    of it (the baseline), and how the module is called."""
+
+    builder: Builder
+    baseline: Path
+    invocation: Invocation
 
 
 Job = Union[CompileJob, BenchmarkJob]

@@ -2,7 +2,8 @@
 
 Compiles are Ray tasks (`num_cpus=1`; Ray runs one again elsewhere when its worker dies). Each device gets one
 long-lived actor (`num_gpus=1` on GPU nodes; on CPU-only nodes one unit of the custom resource `mltune_bench`,
-which a node declares for each set of cores it keeps for benchmarking) that measures against its own baseline.
+which a node declares for each set of cores it keeps for benchmarking) that measures against its own baseline
+copy; one actor serves every group of the run, groups with a module of their own (`groups`) included.
 An actor streams each measurement back as soon as it is taken; when it dies mid-call, the jobs it had not
 answered yet go back to the queue, so each job gives exactly one result, and the actor (restarted by Ray) is used
 again once it answers. Compiles and benchmarks overlap: the loop refills as results arrive. Rankers stay here,
@@ -18,12 +19,12 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder
-from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
-from mltune.execution.ray_workers import Artefact, BenchmarkActor, ShippedArchive, compile_candidate
+from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult, Workload
+from mltune.execution.ray_workers import Artefact, BenchmarkActor, ShippedWorkload, compile_candidate
 from mltune.input.model import Invocation
 
 BENCH_RESOURCE = "mltune_bench"
@@ -80,6 +81,16 @@ def call_share(queued: int, unanswered: int, actors: int) -> int:
     return max(1, min(queued, math.ceil((queued + unanswered) / max(actors, 1))))
 
 
+@dataclass(frozen=True)
+class _Shipped:
+    """A workload as the cluster gets it: the builder and source for compile tasks, the rest for the actors."""
+
+    workload: Workload
+    builder: Any  # ray.ObjectRef of the Builder
+    source: Any  # ray.ObjectRef of the source's text; None on a shared filesystem
+    benchmark: ShippedWorkload
+
+
 @dataclass
 class _Call:
     """One actor's measure call in flight: its jobs, and the positions of those already answered."""
@@ -93,7 +104,7 @@ class _Call:
 class RayExecutor:
     """Runs the loop's jobs on the Ray cluster this process joined (`connect`)."""
 
-    builder: Builder
+    builder: Builder  # with `baseline` and `invocation`: the workload of every group not in `groups`
     baseline: Path
     invocation: Invocation
     device: str  # each actor's runtime device: Ray shows an actor only its own GPU, so `cuda://0` on GPU nodes
@@ -102,6 +113,8 @@ class RayExecutor:
     window: int = 8  # the loop's batch: grown below to keep every CPU and actor busy
     pipelined: bool = True
     tool_seconds: float = 0.0  # the driver's time waiting on the cluster
+    groups: Mapping[str, Workload] = field(default_factory=dict)  # groups with a module of their own (screens)
+    _shipped: dict[str, _Shipped] = field(default_factory=dict)  # by workload key, once first used
     _compiling: dict[Any, CompileJob] = field(default_factory=dict)
     _compiles: deque[CompileJob] = field(default_factory=deque)
     _benchmarks: deque[BenchmarkJob] = field(default_factory=deque)
@@ -121,10 +134,7 @@ class RayExecutor:
             raise UserError(f"--cluster: the Ray cluster has {wanted}")
         placement = {"num_gpus": 1} if self.gpu else {"num_cpus": 0, "resources": {BENCH_RESOURCE: 1}}
         actor = ray.remote(BenchmarkActor).options(max_restarts=ACTOR_RESTARTS, max_task_retries=0, **placement)
-        baseline: Artefact = str(self.baseline) if self.shared_fs else self.baseline.read_bytes()
-        inputs = None if self.shared_fs else [f.path.read_bytes() for f in self.invocation.inputs]
-        archives = None if self.shared_fs else [ShippedArchive.put(a.path) for a in self.invocation.parameters]
-        self.actors = [actor.remote(self.invocation, self.device, baseline, inputs, archives) for _ in range(count)]
+        self.actors = [actor.remote(self.device) for _ in range(count)]
         self._idle = list(range(count))
         self._failures = [0] * count
         # Ray Client has no streaming generators: through it each call's measurements come back together
@@ -132,12 +142,25 @@ class RayExecutor:
 
         self._streams = not ray_client.is_connected()
         self._compile = ray.remote(compile_candidate).options(num_cpus=1, max_retries=COMPILE_RETRIES)
-        self._builder = ray.put(self.builder)
-        self._source = None if self.shared_fs else ray.put(self.builder.tuning_input.source.read_text())
         # an actor's call starts a timing worker (on a GPU a new device context, about a second): an idle actor
         # waits for its share of the loop's batch while compiles that could fill it are still running
         self.call_batch = math.ceil(self.window / count)
         self.window = max(self.window, 2 * count + int(resources.get("CPU", 0)))
+
+    def _key(self, group: str) -> str:
+        """The workload a group's jobs use: its own, or the executor's (key "")."""
+        return group if group in self.groups else ""
+
+    def _shipping(self, key: str) -> _Shipped:
+        """The workload of `key` in the object store, put there the first time one of its jobs is launched."""
+        import ray
+
+        if key not in self._shipped:
+            workload = self.groups[key] if key else Workload(self.builder, self.baseline, self.invocation)
+            source = None if self.shared_fs else ray.put(workload.builder.tuning_input.source.read_text())
+            self._shipped[key] = _Shipped(workload, ray.put(workload.builder), source,
+                                          ShippedWorkload.put(workload, self.shared_fs))
+        return self._shipped[key]
 
     def actor_pids(self) -> list[int]:
         """Each benchmark actor's process id, once all are up (call it while they are idle)."""
@@ -177,20 +200,33 @@ class RayExecutor:
         the queue holds a call's batch or no compile is left to add to it."""
         while self._compiles:
             job = self._compiles.popleft()
-            self._compiling[self._compile.remote(self._builder, self._source, job.index, job.applied, job.group)] = job
+            shipped = self._shipping(self._key(job.group))
+            self._compiling[self._compile.remote(shipped.builder, shipped.source, job.index, job.applied,
+                                                 job.group)] = job
         while self._benchmarks and self._idle and (len(self._benchmarks) >= self.call_batch or not self._compiling):
             unanswered = sum(len(call.jobs) - len(call.answered) for call in self._measuring.values())
             live = len(self._idle) + len(self._measuring) + len(self._recovering)
             share = call_share(len(self._benchmarks), unanswered, live)
             actor = self._idle.pop(0)
-            plan = self._benchmarks[0].plan
-            jobs = []
-            while self._benchmarks and len(jobs) < share and self._benchmarks[0].plan == plan:
-                jobs.append(self._benchmarks.popleft())
+            jobs = self._alike(share)
+            key = self._key(jobs[0].group)
             items = [(position, self._artefact(job.vmfb)) for position, job in enumerate(jobs)]  # jobs of
             # several groups may share an index: the actor answers by position in its call
             measure = self.actors[actor].measure if self._streams else self.actors[actor].measure_all
-            self._measuring[measure.remote(items, plan)] = _Call(actor, jobs)
+            self._measuring[measure.remote(key, self._shipping(key).benchmark, items, jobs[0].plan)] = \
+                _Call(actor, jobs)
+
+    def _alike(self, share: int) -> list[BenchmarkJob]:
+        """Up to `share` queued jobs for one call, taken in queue order: those of the first job's plan and workload
+        (one call times against one baseline with one plan)."""
+        first = self._benchmarks[0]
+        key, kept, jobs = self._key(first.group), deque(), []
+        while self._benchmarks:
+            job = self._benchmarks.popleft()
+            alike = len(jobs) < share and job.plan == first.plan and self._key(job.group) == key
+            (jobs if alike else kept).append(job)
+        self._benchmarks = kept
+        return jobs
 
     def _artefact(self, vmfb: Path) -> Artefact:
         return str(vmfb) if self.shared_fs else vmfb.read_bytes()
@@ -205,7 +241,7 @@ class RayExecutor:
             raise RunFailure(f"a compile task failed {COMPILE_RETRIES + 1} times on the Ray cluster: "
                              f"{str(err).strip().splitlines()[0][:300]}") from None
         if module is not None:  # no shared filesystem: the module came back as bytes, kept where the builder puts it
-            path = self.builder.candidate_vmfb(job.group, job.index)
+            path = self._shipping(self._key(job.group)).workload.builder.candidate_vmfb(job.group, job.index)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(module)
             build = replace(build, vmfb=path)

@@ -2,11 +2,13 @@
 
 Without a shared filesystem, a node sees nothing of the driver's files: the source goes to compile tasks through
 the object store and is written once per worker process; a compile task sends the module's bytes back; an actor
-gets the baseline's and the inputs' bytes once, when it starts, and each candidate's bytes with its job. Parameter
-archives (weights, often far larger than everything else) are put in the object store once and written once per
-node. Compiles never read them: a module names its parameters, the runtime loads them. With a shared filesystem,
-paths travel instead. An actor runs the same timing worker as one machine does, in a child
-process with its own timeout, so a hung or crashing kernel becomes a measurement, not a dead actor.
+fetches a group's baseline and argument files from the object store the first time it times that group, and gets
+each candidate's bytes with its job. Parameter archives (weights, often far larger than everything else) are put in
+the object store once and written once per node. Compiles never read them: a module names its parameters, the
+runtime loads them. With a shared filesystem, paths travel instead. An actor serves every group of a run, each
+against its own baseline: the screens of several dispatches, each on its own small module, share the cluster's
+actors. An actor runs the same timing worker as one machine does, in a child process with its own timeout, so a
+hung or crashing kernel becomes a measurement, not a dead actor.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Iterator, Sequence
 
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
+from mltune.execution.executor import Workload
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.input.model import Invocation
 
@@ -90,25 +93,64 @@ def compile_candidate(builder: Builder, source_text: str | None, index: int, app
         shutil.rmtree(work_dir, ignore_errors=True)
 
 
-class BenchmarkActor:
-    """One device's benchmarker: measures candidates against its own copy of the baseline on its own device, so
-    each ratio is normalised on the device that measured it."""
+@dataclass(frozen=True)
+class ShippedWorkload:
+    """A group's module to time against and how to call it, as an actor gets it: without a shared filesystem the
+    baseline's and the argument files' bytes sit in the object store, once, and an actor fetches them the first time
+    it times that group (the references are nested, so Ray does not resolve them for every call); with one, paths."""
 
-    def __init__(self, invocation: Invocation, device: str, baseline: Artefact, inputs: Sequence[bytes] | None,
-                 archives: Sequence[ShippedArchive] | None = None):
-        self.dir = _scratch("bench")
-        if inputs is not None:  # no shared filesystem: the driver sent the argument files' bytes
+    invocation: Invocation
+    baseline: Any  # ray.ObjectRef of the baseline's bytes, or its path on a shared filesystem
+    inputs: list | None  # one ray.ObjectRef per argument file; None on a shared filesystem
+    archives: tuple[ShippedArchive, ...] | None
+
+    @staticmethod
+    def put(workload: Workload, shared_fs: bool) -> ShippedWorkload:
+        import ray
+
+        if shared_fs:
+            return ShippedWorkload(workload.invocation, str(workload.baseline), None, None)
+        return ShippedWorkload(workload.invocation, ray.put(workload.baseline.read_bytes()),
+                               [ray.put(f.path.read_bytes()) for f in workload.invocation.inputs],
+                               tuple(ShippedArchive.put(a.path) for a in workload.invocation.parameters))
+
+
+class BenchmarkActor:
+    """One device's benchmarker: measures candidates against its own copy of their group's baseline on its own
+    device, so each ratio is normalised on the device that measured it. It keeps each group it timed (a restarted
+    actor starts with none and gets them again with its next calls)."""
+
+    def __init__(self, device: str):
+        self.device, self.dir = device, _scratch("bench")
+        self.loaded: dict[str, tuple[Runner, Path]] = {}
+
+    def _workload(self, key: str, shipped: ShippedWorkload) -> tuple[Runner, Path]:
+        """The runner and baseline of group `key`, placed on this node the first time it is timed here."""
+        import ray
+
+        if key in self.loaded:
+            return self.loaded[key]
+        folder = self.dir / f"workload{len(self.loaded)}"
+        folder.mkdir()
+        invocation = shipped.invocation
+        if shipped.inputs is not None:  # no shared filesystem: the argument files' bytes
             files = []
-            for position, (spec, data) in enumerate(zip(invocation.inputs, inputs)):
-                path = self.dir / f"input{position}{spec.path.suffix}"
+            for position, (spec, data) in enumerate(zip(invocation.inputs, ray.get(shipped.inputs))):
+                path = folder / f"input{position}{spec.path.suffix}"
                 path.write_bytes(data)
                 files.append(replace(spec, path=path))
             invocation = replace(invocation, inputs=tuple(files))
-        if archives is not None:  # no shared filesystem: each archive once per node, from the object store
+        if shipped.archives is not None:  # no shared filesystem: each archive once per node, from the object store
             invocation = replace(invocation, parameters=tuple(
-                replace(spec, path=_local_archive(shipped)) for spec, shipped in zip(invocation.parameters, archives)))
-        self.baseline = self._place("baseline", baseline)
-        self.runner = Runner(invocation, device, self.dir)
+                replace(spec, path=_local_archive(archive)) for spec, archive in zip(invocation.parameters,
+                                                                                     shipped.archives)))
+        if isinstance(shipped.baseline, str):
+            baseline = Path(shipped.baseline)
+        else:
+            baseline = folder / "baseline.vmfb"
+            baseline.write_bytes(ray.get(shipped.baseline))
+        self.loaded[key] = Runner(invocation, self.device, folder), baseline
+        return self.loaded[key]
 
     def _place(self, name: str, artefact: Artefact) -> Path:
         if isinstance(artefact, str):
@@ -121,15 +163,18 @@ class BenchmarkActor:
         """The actor's process (answers once the actor is up)."""
         return os.getpid()
 
-    def measure(self, jobs: Sequence[tuple[int, Artefact]], plan: TimingPlan) -> Iterator[Measurement]:
-        """Yield each candidate's measurement as soon as the timing worker gives it (a Ray streaming generator)."""
+    def measure(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
+                plan: TimingPlan) -> Iterator[Measurement]:
+        """Yield each candidate's measurement (candidates of group `key`) as soon as the timing worker gives it (a
+        Ray streaming generator)."""
+        runner, baseline = self._workload(key, shipped)
         items = [(index, self._place(f"candidate_{index}", artefact)) for index, artefact in jobs]
         results: queue.Queue = queue.Queue()
         failure: list[BaseException] = []
 
         def work() -> None:  # the thread that starts the timing worker waits for it (it dies with this thread)
             try:
-                self.runner.measure(self.baseline, items, plan, results.put)
+                runner.measure(baseline, items, plan, results.put)
             except BaseException as err:  # noqa: BLE001 - handed to the generator, raised there
                 failure.append(err)
             finally:
@@ -148,6 +193,7 @@ class BenchmarkActor:
         if failure:
             raise failure[0]
 
-    def measure_all(self, jobs: Sequence[tuple[int, Artefact]], plan: TimingPlan) -> list[Measurement]:
+    def measure_all(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
+                    plan: TimingPlan) -> list[Measurement]:
         """`measure`'s measurements together, for drivers that cannot take a stream (Ray Client)."""
-        return list(self.measure(jobs, plan))
+        return list(self.measure(key, shipped, jobs, plan))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from iree.compiler import ir
 
@@ -114,7 +114,8 @@ class SearchTask:
     """One dispatch to tune: its ranker (its own: it keeps this dispatch's state), its budget of benchmarks,
     `earlier_of(candidates)`, the trials an interrupted run of it already recorded, and `finalists_only`: every
     candidate it measures is a finalist (a screen chose them), so each is measured with the finals' plan at once
-    rather than screened first and measured again."""
+    rather than screened first and measured again. A task searched on a module of its own (a screen's) brings
+    that module's `applier` and the fields its records add to the loop's."""
 
     name: str
     problem: Problem
@@ -123,6 +124,8 @@ class SearchTask:
     budget: int
     earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None
     finalists_only: bool = False
+    applier: Applier | None = None  # None: the loop's
+    record_fields: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -136,9 +139,6 @@ class TuningLoop:
     context: ir.Context
     on_record: Callable[[Record], None]
     record_fields: dict
-
-    def _record(self, problem: Problem, pipeline: str, trial: Trial, ranker: str) -> Record:
-        return trial_record(problem, pipeline, trial, ranker, self.record_fields)
 
     def _results(self, submit: Callable[[], None]) -> dict[tuple[str, int], Result]:
         """Submit jobs, run the executor until they are done, and return their results by (group, index)."""
@@ -268,6 +268,8 @@ class _Search:
     tried: set[int]
     earlier: int = 0  # trials an interrupted run measured, not timed here
     finalists_only: bool = False
+    applier: Applier | None = None
+    record_fields: dict = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
@@ -285,7 +287,8 @@ class _Search:
         progress = display().phase(f"search {task.name}", total=task.budget,
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
-                   progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only)
+                   progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only,
+                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields})
 
     @property
     def plan(self) -> TimingPlan:
@@ -338,7 +341,7 @@ class _Search:
     def submit_compile(self, index: int, knobs: dict[str, int]) -> str:
         """Send candidate `index` to be compiled; its compilation info."""
         info = self.configurator.compilation_info(knobs)
-        self.loop.executor.submit_compile(CompileJob(index, self.loop.applier.apply(self.problem, info), self.name))
+        self.loop.executor.submit_compile(CompileJob(index, self.applier.apply(self.problem, info), self.name))
         return info
 
     def finalists(self) -> list[Trial]:
@@ -364,8 +367,8 @@ class _Search:
         trial = Trial(index, len(result.trials), self.candidates.knobs(index), build, measurement,
                       self.in_flight.pop(index))
         result.trials.append(trial)
-        self.loop.on_record(self.loop._record(self.problem, self.configurator.pipeline_of(trial.knobs), trial,
-                                              self.ranker.name))
+        self.loop.on_record(trial_record(self.problem, self.configurator.pipeline_of(trial.knobs), trial,
+                                         self.ranker.name, self.record_fields))
         self.ranker.tell(index, trial.told_ratio)
         if measurement is not None:
             self.progress.update(1)

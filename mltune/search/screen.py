@@ -29,6 +29,8 @@ from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
+from mltune.execution.executor import Workload
+from mltune.input.model import Invocation
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
@@ -102,39 +104,71 @@ class ScreenStage:
                                   f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
-        """Each task screened; each comes back with the screen's finalists as its order and count as budget."""
-        return [self._screened(task) for task in tasks]
+        """Each task screened; each comes back with the screen's finalists as its order and count as budget. On a
+        cluster every dispatch is screened at once, through one executor whose actors time each dispatch against
+        its own module's baseline (one after another, a dispatch's few candidates left most GPUs idle); on one
+        machine the device times one dispatch after another."""
+        screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
+        if self.cluster is None:
+            for name, screen in screens.items():
+                self._search(screen.builder, screen.invocation, screen.baseline, [screen.task], {})
+        elif screens:
+            first = next(iter(screens.values()))
+            self._search(first.builder, first.invocation, first.baseline, [s.task for s in screens.values()],
+                         {name: Workload(s.builder, s.baseline, s.invocation) for name, s in screens.items()})
+        return [self._finalists(task, screens[task.name].kind) if task.name in screens else task for task in tasks]
 
     def _module(self, task: SearchTask) -> ScreenModule:
         with display().phase(f"screen module of {task.name}"):
             return screen_module(self.kind, task.problem, self.benches[task.name], self.target, self.context,
                                  self.work_dir / task.name, self.compile_flags, self.seed)
 
-    def _screened(self, task: SearchTask) -> SearchTask:
+    def _prepare(self, task: SearchTask) -> _Screen | None:
+        """The task's small module, IREE's default build of it, and the task as the screen searches it; None when
+        the module does not compile (the dispatch is then searched on the whole model)."""
         module = self._module(task)
         builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)
         default = builder.compile(-1, None, "baseline")
         if default.status != "ok":
             print(f"note: {task.name} is searched on the whole model: its {module.kind} screen does not compile "
                   f"({default.detail[:200]})")
-            return task
+            return None
         invocation = module.tuning_input.invocation
-        runner = make_runner(invocation, self.devices, self.work_dir / task.name)
-        executor = make_executor(self.cluster, self.shared_fs, builder, runner, default.vmfb, invocation,
-                                 self.devices, self.target.kind != "cpu", self.settings.batch_size)
-        fields = {**self.record_fields, "screen": module.kind,
-                  "level": "dispatch" if invocation.dispatch_level else "model"}
-        loop = TuningLoop(executor, self.facts, make_applier(self.target.kind, module.tuning_input.source,
-                                                             self.context),
-                          replace(self.settings, finalists=0), self.context, self.on_record, fields)
         earlier = partial(earlier_trials, self.recorded, task.problem, configurator=task.configurator,
                           compiler=compiler_version.VERSION, device=self.device,
                           vmfb_of=partial(builder.candidate_vmfb, task.name), screen=module.kind)
+        applier = make_applier(self.target.kind, module.tuning_input.source, self.context)
+        fields = {"screen": module.kind, "level": "dispatch" if invocation.dispatch_level else "model"}
+        return _Screen(module.kind, builder, invocation, default.vmfb,
+                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields))
+
+    def _search(self, builder: Builder, invocation: Invocation, baseline: Path, tasks: list[SearchTask],
+                workloads: dict[str, Workload]) -> None:
+        """Search `tasks` through one executor: on the module of `builder`, or each on its own (`workloads`)."""
+        runner = make_runner(invocation, self.devices, self.work_dir / tasks[0].name)
+        executor = make_executor(self.cluster, self.shared_fs, builder, runner, baseline, invocation, self.devices,
+                                 self.target.kind != "cpu", self.settings.batch_size, workloads)
+        loop = TuningLoop(executor, self.facts, tasks[0].applier, replace(self.settings, finalists=0), self.context,
+                          self.on_record, self.record_fields)
         try:
-            screened = loop.tune_all([replace(task, earlier_of=earlier)])[0]
+            for task, screened in zip(tasks, loop.tune_all(tasks)):
+                self.screened[task.name] = (task.record_fields["screen"], screened)
         finally:
             executor.close()
-        self.screened[task.name] = (module.kind, screened)
-        order = finalists_of(screened, self.finalists)
-        return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{module.kind}-screen"),
-                       budget=len(order), finalists_only=len(order) <= self.settings.finalists)
+
+    def _finalists(self, task: SearchTask, kind: str) -> SearchTask:
+        """The task for the model stage: the screen's finalists, fastest first, its whole budget."""
+        order = finalists_of(self.screened[task.name][1], self.finalists)
+        return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
+                       finalists_only=len(order) <= self.settings.finalists)
+
+
+@dataclass(frozen=True)
+class _Screen:
+    """One dispatch ready to screen: its module's kind, builder, invocation and default build, and its task."""
+
+    kind: str
+    builder: Builder
+    invocation: Invocation
+    baseline: Path
+    task: SearchTask
