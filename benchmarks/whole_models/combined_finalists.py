@@ -31,7 +31,7 @@ from mltune.input.call import model_call
 from mltune.input.model import prepare_input
 from mltune.model import weights
 from mltune.model.in_model import profile_in_model
-from mltune.model.profile import rank_in_model
+from mltune.model.profile import problem_times
 from mltune.records.dataset import read_records
 from mltune.targets import CpuTarget
 from mltune.tuning.tune import configurators, read_dispatches
@@ -56,14 +56,6 @@ def timed_finalists(results: Path) -> dict[str, list[tuple[dict, float]]]:
             finalists[problem.key].append((record["position"], record["knobs"], _ratio(record)))
     return {key: [(knobs, ratio) for _, knobs, ratio in sorted(found, key=lambda f: f[0])]
             for key, found in finalists.items()}
-
-
-def problem_times(vmfb: Path, invocation, named, work: Path) -> dict[str | None, float]:
-    """Microseconds per model call of each problem's dispatches (all dispatches: key None for untunable ones)."""
-    totals: dict[str | None, float] = defaultdict(float)
-    for profile in rank_in_model(named, profile_in_model(vmfb, invocation, DEVICE, work)):
-        totals[profile.problem_key] += profile.total_us
-    return totals
 
 
 def main() -> int:
@@ -102,7 +94,8 @@ def main() -> int:
     times: dict = {name: [] for name in builds}
     for round_ in range(args.rounds):
         for name, build in builds.items():
-            times[name].append(problem_times(build.vmfb, tuning_input.invocation, named, work / f"p{round_}_{name}"))
+            times[name].append(problem_times(named, profile_in_model(build.vmfb, tuning_input.invocation, DEVICE,
+                                                                  work / f"p{round_}_{name}")))
     profile_s = time.perf_counter() - started - compile_s
     model_us = statistics.median(sum(t.values()) for t in times["default"])
     print(f"{args.model.name}: {len(finalists)} problems, {sum(map(len, finalists.values()))} finalists timed whole "

@@ -15,7 +15,6 @@ whole model's.
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -24,10 +23,9 @@ from mltune.emit.apply import Applier
 from mltune.errors import RunFailure
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.run import Measurement
-from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation
 from mltune.model.in_model import NotProfiled, profile_in_model
-from mltune.model.profile import rank_in_model
+from mltune.model.profile import NamedDispatch, problem_times
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, Trial, trial_record
@@ -36,8 +34,6 @@ from mltune.targets import TargetFacts
 
 LEVEL = "in-model"
 ROUNDS = 5
-
-NamedDispatch = tuple[str, Path, str, Problem | None]
 
 
 @dataclass(frozen=True)
@@ -98,17 +94,12 @@ class ProfiledFinals:
         with display().phase(f"compile {len(jobs)} builds of every dispatch's finalists"):
             return self.builder.compile_many(jobs, group="in_model")
 
-    def _problem_times(self, vmfb: Path, name: str) -> dict[str, float]:
-        totals: dict[str, float] = defaultdict(float)
+    def _problem_times(self, vmfb: Path, name: str) -> dict[str | None, float]:
         try:
-            ranked = rank_in_model(self.dispatches, profile_in_model(vmfb, self.invocation, self.device,
-                                                                      self.work_dir / "profiles" / name))
+            return problem_times(self.dispatches, profile_in_model(vmfb, self.invocation, self.device,
+                                                                   self.work_dir / "profiles" / name))
         except NotProfiled as why:  # the default build profiled before this: a run failure, never a traceback
             raise RunFailure(f"timing the finalists inside the model failed: {why}") from None
-        for profile in ranked:
-            if profile.problem_key is not None:
-                totals[profile.problem_key] += profile.total_us
-        return totals
 
     def _time(self, builds: Sequence[BuildResult]) -> tuple[list[dict[str, float]], dict[int, list[dict[str, float]]]]:
         """Per round, IREE's default and then each build: microseconds per model call of each problem."""

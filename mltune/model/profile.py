@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +27,8 @@ from mltune.frontend.problem import Problem
 from mltune.input.model import strip_configuration
 from mltune.model.in_model import FunctionTime, NotProfiled
 from mltune.system.tools import run_tool, tool_path
+
+NamedDispatch = tuple[str, Path, str, Problem | None]  # a dumped dispatch: name, benchmark, root op, its problem
 
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
 _EXECUTABLE = re.compile(r"^(.+?_dispatch_\d+)_")  # a dump's name: the executable, then the target's variant
@@ -150,8 +152,7 @@ def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
     return sorted(profiles, key=lambda p: (not p.timed, -p.share))  # not timed: share 0, listed last
 
 
-def rank_in_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
-                  times: Sequence[FunctionTime]) -> list[DispatchProfile]:
+def rank_in_model(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionTime]) -> list[DispatchProfile]:
     """Each dumped dispatch's calls, time and share from its executable's exports in a profiled run of the model
     (`in_model.profile_in_model`), shares of all the model's dispatch time; NotProfiled when a dispatch is missing
     from the profile (the caller then times the dumps)."""
@@ -166,3 +167,12 @@ def rank_in_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
         profiles.append(DispatchProfile(name, op, problem.key if problem else None, total_us / calls, calls,
                                         total_us / total, timed_in="model"))
     return sorted(profiles, key=lambda p: -p.share)
+
+
+def problem_times(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionTime]) -> dict[str | None, float]:
+    """Microseconds per model call of each problem's dispatches in a profiled run of the model (key None: the
+    dispatches no problem describes)."""
+    totals: dict[str | None, float] = defaultdict(float)
+    for profile in rank_in_model(dispatches, times):
+        totals[profile.problem_key] += profile.total_us
+    return totals

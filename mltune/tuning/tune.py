@@ -29,8 +29,8 @@ from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
-from mltune.model.in_model_finals import NamedDispatch, ProfiledFinals
-from mltune.model.profile import DispatchProfile, call_counts, profile_model, rank_in_model
+from mltune.model.in_model_finals import ProfiledFinals
+from mltune.model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.weights import without_weights
