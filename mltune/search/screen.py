@@ -95,6 +95,7 @@ class ScreenStage:
     cluster: str | None = None
     shared_fs: bool = False
     screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
+    tool_seconds: float = 0.0  # compiling and timing: the run's report counts the rest as the tuner's overhead
 
     def describe(self, result: DispatchResult) -> None:
         """Say in the dispatch's stop reason what its screen measured, for the report."""
@@ -129,6 +130,7 @@ class ScreenStage:
         module = self._module(task)
         builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)
         default = builder.compile(-1, None, "baseline")
+        self.tool_seconds += default.seconds
         if default.status != "ok":
             print(f"note: {task.name} is searched on the whole model: its {module.kind} screen does not compile "
                   f"({default.detail[:200]})")
@@ -155,6 +157,7 @@ class ScreenStage:
                 self.screened[task.name] = (task.record_fields["screen"], screened)
         finally:
             executor.close()
+            self.tool_seconds += executor.tool_seconds + runner.seconds_in_children
 
     def _finalists(self, task: SearchTask, kind: str) -> SearchTask:
         """The task for the model stage: the screen's finalists, fastest first, its whole budget."""

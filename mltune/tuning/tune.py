@@ -366,7 +366,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         raise RunFailure(nothing_measured(results))
     picks = winners(results)
     tool_seconds += (executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
-                     + (in_model.tool_seconds if in_model else 0.0))
+                     + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
     finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
     model, attempts = None, []
     if level == "model":
