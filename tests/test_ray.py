@@ -22,6 +22,7 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob
 from mltune.execution.ray_cluster import BENCH_RESOURCE, RayExecutor
 from mltune.execution.run import Measurement, TimingPlan
+from mltune.frontend.problem import Problem
 from mltune.input.model import prepare_input
 from mltune.targets import CpuTarget
 
@@ -108,19 +109,22 @@ def test_a_screened_model_through_ray_ends(cluster, tmp_path):
     run_dir = tmp_path / "run"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
     result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", "two_ops.mlir", "--budget", "6",
-                             "--screen", "dispatch", "--screen-finalists", "1", "--cluster", "auto", "--run-dir",
+                             "--screen", "dispatch", "--screen-finalists", "1", "--top", "2", "--cluster", "auto", "--run-dir",
                              str(run_dir), "--dataset-dir", str(tmp_path / "datasets"), "-o", "spec.mlir"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
     assert result.returncode in (0, 1), result.stderr[-3000:]  # 1: no winner, which the model decides
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert {r["screen"] for r in records} == {"dispatch", ""}
     assert all(r["status"] != "timeout" for r in records)
-    screened: dict[str, list[float]] = {}
+    measured: dict[str, list[float]] = {}  # each problem's screened records' times
     for r in records:
         if r["screen"]:
-            screened.setdefault(json.dumps(r["problem"], sort_keys=True), []).append(r["timestamp"])
-    first, second = sorted(screened.values())
-    assert len(screened) == 2 and second[0] < first[-1], "the two dispatches were screened at once"
+            measured.setdefault(Problem.from_record(r["problem"]).key, []).append(r["timestamp"])
+    dispatches = json.loads((run_dir / "summary.json").read_text())["dispatches"]
+    built = {d["problem"]: min(p.stat().st_mtime for p in (run_dir / "screen" / d["dispatch"]).rglob("module.vmfb")
+                               if p.parent.name.startswith("candidate")) for d in dispatches}
+    first, second = sorted(measured, key=lambda key: min(measured[key]))
+    assert built[second] < max(measured[first]), "the second dispatch's screen began before the first one's ended"
 
 
 def test_each_group_is_built_and_timed_on_its_own_module(cluster, tiny, context, tmp_path):
