@@ -21,7 +21,8 @@ from iree.compiler import ir
 from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.one_op_model import dispatched_contraction_model, generic_contraction_model
+from mltune.frontend.one_op_model import (ContractionShape, contraction_model, dispatched_contraction_model,
+                                         generic_contraction_model)
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
 from mltune.input.model import TuningInput, prepare_input
 from mltune.targets import Target
@@ -52,7 +53,18 @@ def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
     return keys
 
 
+# a named batch matmul's maps: (batch, M, N, K) loops, row-major operands
+_BATCH_MATMUL_MAPS = ("affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>", "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>",
+                      "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
+
+
 def _contraction_source(problem: Problem) -> str:
+    """The op as a `linalg.generic` with its maps; a model's named batch matmul stays named, since IREE folds a
+    generic's unit batch loop away (a BERT layer's 1x128x768x3072 became 128x768x3072) but keeps a named op's."""
+    if (problem.op_name == "linalg.batch_matmul" and problem.indexing_maps == _BATCH_MATMUL_MAPS
+            and problem.lhs_type == problem.rhs_type):
+        batch, m, n, k = problem.bounds
+        return contraction_model(ContractionShape(m, n, k, batch, problem.lhs_type, problem.out_type))
     return generic_contraction_model(problem.bounds, problem.k, problem.indexing_maps, problem.lhs_type,
                                      problem.rhs_type, problem.out_type)
 
