@@ -12,6 +12,7 @@ import pytest
 from iree_helpers import TWO_OP_SOURCE, mltune
 
 from mltune.frontend.mlir import new_context
+from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.model import prepare_input
 from mltune.rankers import make_ranker
@@ -20,6 +21,7 @@ from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
 from mltune.model.in_model_finals import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, screen_kind
+from mltune.search.screen_module import one_op_module
 from mltune.targets import parse_target
 from mltune.tuning.tune import configurators, read_dispatches
 
@@ -125,3 +127,18 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
     faster = sorted((t for t in result.trials if t.measurement and t.measurement.ratio < 1),
                     key=lambda t: t.measurement.ratio)
     assert [(t.index, t.measurement) for t in faster] == [(t.index, m) for t, m in result.finals]
+
+
+def test_a_unit_batch_matmul_is_screened_on_a_one_op_model_iree_dispatches_alike(tmp_path):
+    """A model's `linalg.batch_matmul` with a batch of 1 (each BERT layer's projections, as iree-turbine exports
+    them) gets a one-op model that IREE dispatches as the same problem: written as a `linalg.generic`, its unit
+    batch loop was folded away and the problem could only be screened on its dump."""
+    context, target = new_context(), parse_target("host")
+    source = tmp_path / "batch_matmul.mlir"
+    source.write_text(contraction_model(ContractionShape(64, 96, 32, batch=1)))
+    tuning_input = prepare_input(source, target, tmp_path / "model", context)
+    (dispatch,) = read_dispatches(tuning_input, context)
+    problem = dispatch.problem
+    assert isinstance(problem, Problem) and problem.op_name == "linalg.batch_matmul" and problem.bounds[0] == 1
+    module = one_op_module(problem, target, context, tmp_path / "one_op", (), 0)
+    assert module is not None and module.kind == "one-op"
