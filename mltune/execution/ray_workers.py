@@ -144,12 +144,8 @@ class BenchmarkActor:
             invocation = replace(invocation, parameters=tuple(
                 replace(spec, path=_local_archive(archive)) for spec, archive in zip(invocation.parameters,
                                                                                      shipped.archives)))
-        if isinstance(shipped.baseline, str):
-            baseline = Path(shipped.baseline)
-        else:
-            baseline = folder / "baseline.vmfb"
-            baseline.write_bytes(ray.get(shipped.baseline))
-        self.loaded[key] = Runner(invocation, self.device, folder), baseline
+        baseline = shipped.baseline if isinstance(shipped.baseline, str) else ray.get(shipped.baseline)
+        self.loaded[key] = Runner(invocation, self.device, folder), self._place(f"{folder.name}/baseline", baseline)
         return self.loaded[key]
 
     def _place(self, name: str, artefact: Artefact) -> Path:

@@ -30,7 +30,6 @@ from mltune.execution.build import Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
 from mltune.execution.executor import Workload
-from mltune.input.model import Invocation
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
@@ -111,12 +110,11 @@ class ScreenStage:
         machine the device times one dispatch after another."""
         screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
         if self.cluster is None:
-            for name, screen in screens.items():
-                self._search(screen.builder, screen.invocation, screen.baseline, [screen.task], {})
+            for screen in screens.values():
+                self._search(screen.workload, [screen.task], {})
         elif screens:
-            first = next(iter(screens.values()))
-            self._search(first.builder, first.invocation, first.baseline, [s.task for s in screens.values()],
-                         {name: Workload(s.builder, s.baseline, s.invocation) for name, s in screens.items()})
+            self._search(next(iter(screens.values())).workload, [s.task for s in screens.values()],
+                         {name: s.workload for name, s in screens.items()})
         return [self._finalists(task, screens[task.name].kind) if task.name in screens else task for task in tasks]
 
     def _module(self, task: SearchTask) -> ScreenModule:
@@ -141,15 +139,15 @@ class ScreenStage:
                           vmfb_of=partial(builder.candidate_vmfb, task.name), screen=module.kind)
         applier = make_applier(self.target.kind, module.tuning_input.source, self.context)
         fields = {"screen": module.kind, "level": "dispatch" if invocation.dispatch_level else "model"}
-        return _Screen(module.kind, builder, invocation, default.vmfb,
+        return _Screen(module.kind, Workload(builder, default.vmfb, invocation),
                        replace(task, earlier_of=earlier, applier=applier, record_fields=fields))
 
-    def _search(self, builder: Builder, invocation: Invocation, baseline: Path, tasks: list[SearchTask],
-                workloads: dict[str, Workload]) -> None:
-        """Search `tasks` through one executor: on the module of `builder`, or each on its own (`workloads`)."""
-        runner = make_runner(invocation, self.devices, self.work_dir / tasks[0].name)
-        executor = make_executor(self.cluster, self.shared_fs, builder, runner, baseline, invocation, self.devices,
-                                 self.target.kind != "cpu", self.settings.batch_size, workloads)
+    def _search(self, workload: Workload, tasks: list[SearchTask], workloads: dict[str, Workload]) -> None:
+        """Search `tasks` through one executor: on `workload`'s module, or each on its own (`workloads`)."""
+        runner = make_runner(workload.invocation, self.devices, self.work_dir / tasks[0].name)
+        executor = make_executor(self.cluster, self.shared_fs, workload.builder, runner, workload.baseline,
+                                 workload.invocation, self.devices, self.target.kind != "cpu",
+                                 self.settings.batch_size, workloads)
         loop = TuningLoop(executor, self.facts, tasks[0].applier, replace(self.settings, finalists=0), self.context,
                           self.on_record, self.record_fields)
         try:
@@ -168,10 +166,8 @@ class ScreenStage:
 
 @dataclass(frozen=True)
 class _Screen:
-    """One dispatch ready to screen: its module's kind, builder, invocation and default build, and its task."""
+    """One dispatch ready to screen: its module's kind and workload, and its task."""
 
     kind: str
-    builder: Builder
-    invocation: Invocation
-    baseline: Path
+    workload: Workload
     task: SearchTask
