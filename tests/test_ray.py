@@ -101,8 +101,8 @@ def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_
 
 
 def test_a_screened_model_through_ray_ends(cluster, tmp_path):
-    """The screen's executors and the model's each take every benchmark actor of the cluster: the model's starts
-    once the screen's are closed (created first, it held every device and the screen's calls waited forever)."""
+    """Every dispatch's screen and its model stage run through one executor and its actors: the two dispatches'
+    screens overlap, and each dispatch's finalists are timed in the model after its own screen."""
     from iree_helpers import TWO_OP_SOURCE
 
     (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
@@ -125,6 +125,12 @@ def test_a_screened_model_through_ray_ends(cluster, tmp_path):
                                if p.parent.name.startswith("candidate")) for d in dispatches}
     first, second = sorted(measured, key=lambda key: min(measured[key]))
     assert built[second] < max(measured[first]), "the second dispatch's screen began before the first one's ended"
+    in_model = {}
+    for r in records:
+        if not r["screen"]:
+            in_model.setdefault(Problem.from_record(r["problem"]).key, []).append(r["timestamp"])
+    assert set(in_model) == set(measured)
+    assert all(min(in_model[key]) > max(measured[key]) for key in measured)
 
 
 def test_each_group_is_built_and_timed_on_its_own_module(cluster, tiny, context, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from statistics import median
 
@@ -20,7 +21,7 @@ from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
 from mltune.model.in_model_finals import ROUNDS
-from mltune.search.screen import ScreenedOrder, ScreenStage, screen_kind
+from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
 from mltune.search.screen_module import one_op_module
 from mltune.targets import parse_target
 from mltune.tuning.tune import configurators, read_dispatches
@@ -94,13 +95,13 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     assert summary["level"] == "model" and "end_to_end" in summary
 
 
-def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
-    """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
-    the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
+def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
+    """A loop over the tiny model's one dispatch on this machine, the plan of every benchmark it submits, its
+    records, the dispatch and its configurator."""
     from mltune.emit.apply import SpecApplier
     from mltune.execution.build import Builder
     from mltune.execution.local import LocalExecutor
-    from mltune.execution.run import Runner, TimingPlan
+    from mltune.execution.run import Runner
     from mltune.search.loop import TuningLoop
     from mltune.spaces.cpu_contraction import CpuContraction
     from mltune.targets import CpuTarget
@@ -110,15 +111,22 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
     builder = Builder(tuning_input, tmp_path / "candidates", jobs=2)
     baseline = builder.compile(-1, None, "baseline")
     executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 4)
-    plans: list[TimingPlan] = []
+    plans, records = [], []
     submit = executor.submit_benchmark
     executor.submit_benchmark = lambda job: (plans.append(job.plan), submit(job))[1]
-    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
-                            final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))  # no early stop
-    records: list[Record] = []
     loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context, records.append,
                       {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
-    configurator = CpuContraction(dispatch.problem, dispatch.facts, context)
+    return loop, plans, records, dispatch, CpuContraction(dispatch.problem, dispatch.facts, context)
+
+
+def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
+    """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
+    the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
+    from mltune.execution.run import TimingPlan
+
+    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
+                            final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))  # no early stop
+    loop, plans, records, dispatch, configurator = _tiny_loop(tiny, context, tmp_path, settings)
     order = ScreenedOrder([0, 1, 2], "heuristic+dispatch-screen")
     task = SearchTask(dispatch.name, dispatch.problem, configurator, order, 3, finalists_only=True)
     (result,) = loop.tune_all([task])
@@ -127,6 +135,31 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
     faster = sorted((t for t in result.trials if t.measurement and t.measurement.ratio < 1),
                     key=lambda t: t.measurement.ratio)
     assert [(t.index, t.measurement) for t in faster] == [(t.index, m) for t, m in result.finals]
+
+
+def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_path):
+    """A first stage that keeps no finalists hands its fastest candidate to the task that follows it, in the same
+    loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
+    from mltune.execution.run import TimingPlan
+
+    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
+                            final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))
+    loop, plans, records, dispatch, configurator = _tiny_loop(tiny, context, tmp_path, settings)
+    heuristic = make_ranker("heuristic")
+    second = SearchTask(dispatch.name, dispatch.problem, configurator, heuristic, 1, finalists_only=True)
+    handed: list[int] = []
+
+    def then(result):
+        handed.extend(finalists_of(result, 1))
+        return replace(second, ranker=ScreenedOrder(handed, "heuristic+screen"))
+
+    first = replace(second, name="screen", ranker=make_ranker("heuristic"), budget=3, finalists_only=False,
+                    finalists=0, then=then)
+    results = loop.tune_all([first])
+    assert [r.name for r in results] == ["screen", dispatch.name]
+    assert plans == [settings.screening] * 3 + [settings.final]
+    assert [t.index for t in results[1].trials] == handed and not results[0].finals
+    assert len(records) == 4
 
 
 def test_a_unit_batch_matmul_is_screened_on_a_one_op_model_iree_dispatches_alike(tmp_path):

@@ -6,7 +6,9 @@ results arrive when the executor is pipelined (a cluster), or once the window is
 compiles and benchmarks alternate in phases). Dispatches are searched in the order given; when the searches
 under way leave part of the window empty (one is near the end of its budget, or a cluster has more devices
 than one dispatch's batch fills), the next dispatch starts in that room, so a whole model's dispatches are
-searched concurrently on a cluster. The budget of each counts benchmarked candidates, those of an earlier,
+searched concurrently on a cluster. A task may name what follows it (`then`): once its search is over, the task
+made from its result starts at the front of the queue, so one dispatch's next stage runs while others are still in
+their first (a screen and the model stage on one cluster). The budget of each counts benchmarked candidates, those of an earlier,
 interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
 is recorded and told to its dispatch's ranker as soon as it is known, in completion order. At the end the best
 few of each dispatch are measured again against the baseline, and a winner is kept only if its median speedup
@@ -126,6 +128,8 @@ class SearchTask:
     finalists_only: bool = False
     applier: Applier | None = None  # None: the loop's
     record_fields: Mapping[str, Any] = field(default_factory=dict)
+    finalists: int | None = None  # how many of its best are re-measured at the end; None: the loop's settings
+    then: Callable[[DispatchResult], SearchTask | None] | None = None  # the task that follows once it is over
 
 
 @dataclass
@@ -241,6 +245,8 @@ class _Searches:
         if search.result.stop_reason and not search.in_flight:
             search.progress.close()
             del self.active[search.name]
+            if search.then is not None and (follows := search.then(search.result)) is not None:
+                self.pending.appendleft(follows)
 
     def on_result(self, job: Job, outcome: Result) -> None:
         self.active[job.group].on_result(job, outcome)
@@ -270,6 +276,8 @@ class _Search:
     finalists_only: bool = False
     applier: Applier | None = None
     record_fields: dict = field(default_factory=dict)
+    finalist_count: int = 0
+    then: Callable[[DispatchResult], SearchTask | None] | None = None
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
@@ -288,7 +296,8 @@ class _Search:
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
                    progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only,
-                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields})
+                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields},
+                   finalist_count=loop.settings.finalists if task.finalists is None else task.finalists, then=task.then)
 
     @property
     def plan(self) -> TimingPlan:
@@ -348,7 +357,7 @@ class _Search:
         """The best few measured candidates that screened faster than the baseline, fastest first."""
         measured = sorted((t for t in self.result.trials if t.measurement and t.measurement.status == "ok"),
                           key=lambda t: t.measurement.ratio)
-        return [t for t in measured[: self.loop.settings.finalists] if t.measurement.ratio < 1.0]
+        return [t for t in measured[: self.finalist_count] if t.measurement.ratio < 1.0]
 
     def on_result(self, job: Job, outcome: Result) -> None:
         """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be

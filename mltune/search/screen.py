@@ -27,9 +27,9 @@ from iree.compiler import version as compiler_version
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
-from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
 from mltune.execution.executor import Workload
+from mltune.execution.local import LocalExecutor
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
@@ -40,6 +40,11 @@ from mltune.targets import Target, TargetFacts
 
 AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/whole_models/screen_agreement.py`
 DEFAULT_FINALISTS = 4
+
+
+def screen_group(name: str) -> str:
+    """The name a dispatch's screen is searched under, apart from its model stage on the same executor."""
+    return f"screen of {name}"
 
 
 def screen_kind(choice: str, dispatch_level: bool, dispatches: int, flags_in_space: bool = False) -> str | None:
@@ -91,10 +96,9 @@ class ScreenStage:
     jobs: int
     seed: int = 0
     compile_flags: tuple[str, ...] = ()
-    cluster: str | None = None
-    shared_fs: bool = False
     screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
     tool_seconds: float = 0.0  # compiling and timing: the run's report counts the rest as the tuner's overhead
+    _screens: dict[str, _Screen] = field(default_factory=dict)  # a cluster's prepared screens, by dispatch
 
     def describe(self, result: DispatchResult) -> None:
         """Say in the dispatch's stop reason what its screen measured, for the report."""
@@ -104,18 +108,39 @@ class ScreenStage:
                                   f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
-        """Each task screened; each comes back with the screen's finalists as its order and count as budget. On a
-        cluster every dispatch is screened at once, through one executor whose actors time each dispatch against
-        its own module's baseline (one after another, a dispatch's few candidates left most GPUs idle); on one
-        machine the device times one dispatch after another."""
+        """On one machine: each task screened, one after another on its device; each comes back with the screen's
+        finalists as its order and count as budget, for the model stage that follows."""
         screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
-        if self.cluster is None:
-            for screen in screens.values():
-                self._search(screen.workload, [screen.task], {})
-        elif screens:
-            self._search(next(iter(screens.values())).workload, [s.task for s in screens.values()],
-                         {name: s.workload for name, s in screens.items()})
+        for name, screen in screens.items():
+            self.screened[name] = (screen.kind, self._search(screen))
         return [self._finalists(task, screens[task.name].kind) if task.name in screens else task for task in tasks]
+
+    def workloads(self, tasks: Sequence[SearchTask]) -> dict[str, Workload]:
+        """On a cluster, before `stream`: each task's screen prepared; their workloads by group, for the executor
+        that runs the screens and the model stage together."""
+        self._screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
+        return {screen_group(name): screen.workload for name, screen in self._screens.items()}
+
+    def stream(self, tasks: Sequence[SearchTask], loop: TuningLoop) -> list[tuple[SearchTask, DispatchResult]]:
+        """On a cluster: every dispatch screened at once, and each dispatch's finalists timed in the model as soon
+        as its own screen ends, all through `loop`, whose executor has `workloads`' groups besides the model. A
+        model stage that waited for every screen, and then for its own executor and actors, left every GPU idle
+        meanwhile (4 H100s reached 2.4-2.7x one GPU's rate, `docs/scaling.md`). Each task's model-stage task and
+        result, in the tasks' order; a task without a screen is searched on the model at once."""
+        model_tasks: dict[str, SearchTask] = {}
+
+        def follow(task: SearchTask, kind: str, screened: DispatchResult) -> SearchTask:
+            self.screened[task.name] = (kind, screened)
+            model_tasks[task.name] = self._finalists(task, kind)
+            return model_tasks[task.name]
+
+        first = []
+        for task in tasks:
+            screen = self._screens.get(task.name)
+            first.append(task if screen is None else replace(screen.task, name=screen_group(task.name), finalists=0,
+                                                             then=partial(follow, task, screen.kind)))
+        by_name = {result.name: result for result in loop.tune_all(first)}
+        return [(model_tasks.get(task.name, task), by_name[task.name]) for task in tasks]
 
     def _module(self, task: SearchTask) -> ScreenModule:
         with display().phase(f"screen module of {task.name}"):
@@ -142,17 +167,15 @@ class ScreenStage:
         return _Screen(module.kind, Workload(builder, default.vmfb, invocation),
                        replace(task, earlier_of=earlier, applier=applier, record_fields=fields))
 
-    def _search(self, workload: Workload, tasks: list[SearchTask], workloads: dict[str, Workload]) -> None:
-        """Search `tasks` through one executor: on `workload`'s module, or each on its own (`workloads`)."""
-        runner = make_runner(workload.invocation, self.devices, self.work_dir / tasks[0].name)
-        executor = make_executor(self.cluster, self.shared_fs, workload.builder, runner, workload.baseline,
-                                 workload.invocation, self.devices, self.target.kind != "cpu",
-                                 self.settings.batch_size, workloads)
-        loop = TuningLoop(executor, self.facts, tasks[0].applier, replace(self.settings, finalists=0), self.context,
-                          self.on_record, self.record_fields)
+    def _search(self, screen: _Screen) -> DispatchResult:
+        """One screen on this machine: its module's builder, device and baseline."""
+        workload = screen.workload
+        runner = make_runner(workload.invocation, self.devices, self.work_dir / screen.task.name)
+        executor = LocalExecutor(workload.builder, runner, workload.baseline, self.settings.batch_size)
+        loop = TuningLoop(executor, self.facts, screen.task.applier, replace(self.settings, finalists=0),
+                          self.context, self.on_record, self.record_fields)
         try:
-            for task, screened in zip(tasks, loop.tune_all(tasks)):
-                self.screened[task.name] = (task.record_fields["screen"], screened)
+            return loop.tune_all([screen.task])[0]
         finally:
             executor.close()
             self.tool_seconds += executor.tool_seconds + runner.seconds_in_children

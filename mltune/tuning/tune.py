@@ -329,23 +329,25 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     executor, in_model = None, None
     try:
         kind = screen_kind(request.screen, tuning_input.invocation.dispatch_level, len(profiles), data_tiling)
-        stage = None
-        if kind is not None:  # before the model's executor: on a cluster each executor takes every device's actor
+        stage, screens = None, {}
+        if kind is not None:
             stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context, write,
                                 record_fields, request.run_dir / "screen", {d.name: d.bench for d in dispatches},
-                                recorded, device, request.devices, request.jobs, request.seed, request.compile_flags,
-                                request.cluster, request.shared_fs)
-            tasks = stage.run(tasks)
+                                recorded, device, request.devices, request.jobs, request.seed, request.compile_flags)
+            screens = stage.workloads(tasks) if request.cluster else {}  # a cluster screens beside the model stage
+            tasks = tasks if request.cluster else stage.run(tasks)
         executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
                                  tuning_input.invocation, request.devices, request.target.kind != "cpu",
-                                 request.settings.batch_size)
+                                 request.settings.batch_size, screens)
         loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
         if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
                 and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
             in_model = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
                                       measured.baseline.vmfb, _named_dispatches(tuning_input, dispatches),
                                       request.settings, write, record_fields, request.run_dir / "in_model")
-        for task, searched in zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)):
+        searches = (stage.stream(tasks, loop) if stage is not None and request.cluster else
+                    zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)))
+        for task, searched in searches:
             if stage is not None:
                 stage.describe(searched)
             if task.budget > searched.candidates:
