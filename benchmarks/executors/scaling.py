@@ -22,7 +22,7 @@ worker start included, divided by their number).
 
     flock /tmp/mltune-cpu.lock python benchmarks/executors/scaling.py [--input examples/matmul_f32.mlir] [--budget 12]
         [--workers 1,2 | --gpus 1,2,4 --compile-cpus C] [--other-src TREE] [--repeats 2] [--target host]
-        [--devices local-task] [--out rows.json] [--iree-flag=FLAG ...]
+        [--devices local-task] [--out rows.json] [--logs DIR] [--iree-flag=FLAG ...]
 """
 
 from __future__ import annotations
@@ -88,6 +88,10 @@ def tune(args: argparse.Namespace, work: Path, name: str, config: Config, cluste
     wall = time.perf_counter() - started
     if result.returncode != 0:
         sys.exit(f"{name}: mltune tune failed:\n{result.stderr[-3000:]}")
+    if args.logs is not None:  # the run's own account (its phases' times) and records, beside the table
+        args.logs.mkdir(parents=True, exist_ok=True)
+        (args.logs / f"{name}.log").write_text(result.stdout)
+        (args.logs / f"{name}.jsonl").write_text((run_dir / "results.jsonl").read_text())
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
     timed = [r for r in records if r.get("time_us")]
     benchmarked = sum(1 for r in records if r["status"] != "compile_error")
@@ -182,6 +186,7 @@ def main() -> None:
     parser.add_argument("--target", default="host")
     parser.add_argument("--devices", default="local-task")
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here (after each run)")
+    parser.add_argument("--logs", type=Path, default=None, help="keep each run's output and records in this folder")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
                         help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
     args = parser.parse_args()
