@@ -69,10 +69,15 @@ class Builder:
         return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds, warnings=warnings)
 
     def compile_many(self, jobs: Sequence[tuple[int, Applied]], group: str = "") -> list[BuildResult]:
-        """Compile (index, applied candidate) pairs with `self.jobs` processes at a time; threads only wait on
-        them. Each goes to `work_dir/group/candidate_INDEX/` (indices restart with every dispatch)."""
+        """Compile (index, applied candidate) pairs with `self.jobs` processes at a time. Each goes to
+        `work_dir/group/candidate_INDEX/` (indices restart with every dispatch)."""
+        return self.compile_named([(index, applied, candidate_name(group, index)) for index, applied in jobs])
+
+    def compile_named(self, jobs: Sequence[tuple[int, Applied | None, str]]) -> list[BuildResult]:
+        """Compile (index, applied, folder name) triples with `self.jobs` processes at a time (one `iree-compile`
+        keeps about one core busy); threads only wait on them."""
         return Parallel(n_jobs=self.jobs, prefer="threads")(
-            delayed(self.compile)(index, applied, candidate_name(group, index)) for index, applied in jobs
+            delayed(self.compile)(index, applied, name) for index, applied, name in jobs
         )
 
     def candidate_vmfb(self, group: str, index: int) -> Path:

@@ -5,7 +5,7 @@ sharing, fusion around them), so each is checked by leave-one-out: the model bui
 configs is timed, interleaved, against the model built without that one config; a config is
 dropped when the model runs faster without it (median ratio < 1). Ties are kept, since the
 config already beat the default beyond the noise when it was tuned. One pass, not a search:
-n configs cost n extra compiles and one timing run.
+n configs cost n extra compiles, run side by side with the builder's jobs, and one timing run.
 """
 
 from __future__ import annotations
@@ -48,12 +48,12 @@ def leave_one_out(configs: Sequence[Config], merge: Callable[[Sequence[Config]],
     """Time the model with every config against the model without each one; drop those it runs faster without."""
     if not configs:
         return LeaveOneOut([])
-    full = builder.compile(0, merge(configs), "verify_all")
+    without = [(i + 1, merge([c for c in configs if c is not left_out]), f"verify_without_{i + 1}")
+               for i, left_out in enumerate(configs)]
+    full, *builds = builder.compile_named([(0, merge(configs), "verify_all"), *without])
     result = LeaveOneOut(list(configs), full_build=full)
     if full.status != "ok":
         return result
-    jobs = [(i + 1, merge([c for c in configs if c is not left_out])) for i, left_out in enumerate(configs)]
-    builds = [builder.compile(index, spec, f"verify_without_{index}") for index, spec in jobs]
     items = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     measured: dict[int, Measurement] = {m.index: m for m in runner.measure(full.vmfb, items, plan)}
     for i, config in enumerate(configs):

@@ -1,0 +1,86 @@
+"""How early may leave-one-out first read its intervals?
+
+Leave-one-out (`mltune.model.verify`) times the model built with every config against the model built without each
+one, and drops a config the model runs faster without. Each comparison is a sequential measurement: `rounds` rounds,
+then more at the planned looks until the interval of the ratio lies on one side of 1, at most `max_rounds`. On a
+2-core CPU a ResNet-50 call takes about 0.23 s and a round two A B B A turns, so the 15 rounds of the first look
+cost 14 s per config before anything is decided, and leave-one-out over 11 configs took 190 s of timing.
+
+This script times a finished run's leave-one-out builds again (`RUN/candidates/verify_all` against each
+`verify_without_N`), with each first look of `--looks` in turn, interleaved over `--repeats`, all up to the same
+`max_rounds`, and prints per config and look: the ratio (model without it / with all), its interval, the rounds
+taken, the verdict (kept or dropped) and, per look, the seconds the whole comparison took.
+
+    cd /work/exports && flock -x /tmp/mltune-cpu.lock python .../benchmarks/whole_models/loo_first_look.py \\
+        resnet50 --run /work/st38/w2/0/resnet50_dispatch/run [--looks 15,6] [--repeats 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from mltune.execution.run import Runner
+from mltune.frontend.mlir import new_context
+from mltune.input.call import model_call
+from mltune.input.model import prepare_input
+from mltune.model import weights
+from mltune.model.verify import VERIFY_MAX_ROUNDS
+from mltune.search.loop import final_plan
+from mltune.targets import CpuTarget
+
+DEVICE = "local-task"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model", type=Path, help="NAME: NAME.mlir and NAME.flags in this folder")
+    parser.add_argument("--run", type=Path, required=True, help="the finished run's folder (candidates/verify_*)")
+    parser.add_argument("--looks", default="15,6", help="first looks to compare (rounds), comma-separated")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="loo-first-look-"))
+    context = new_context()
+    call = model_call((), (), None, None, None, args.model.with_suffix(".flags"))
+    given = prepare_input(args.model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
+                          given=call.inputs)
+    if not (work / "weights").exists():  # the run's split: its builds take that archive
+        shutil.copytree(args.run / "weights", work / "weights")
+    tuning_input = weights.without_weights(given, "cpu", work / "weights")
+    builds = args.run / "candidates"
+    full = builds / "verify_all" / "module.vmfb"
+    items = sorted((int(p.parent.name.rsplit("_", 1)[1]), p) for p in builds.glob("verify_without_*/module.vmfb"))
+    runner = Runner(tuning_input.invocation, DEVICE, work)
+    looks = [int(x) for x in args.looks.split(",")]
+    print(f"{args.model.name}: {len(items)} configs left out one at a time, first looks {looks}, at most "
+          f"{VERIFY_MAX_ROUNDS} rounds, {args.repeats} repeat(s); load average {os.getloadavg()[0]:.2f}", flush=True)
+    rows: dict[tuple[int, int], list[str]] = {}
+    seconds: dict[int, list[float]] = {look: [] for look in looks}
+    for _ in range(args.repeats):
+        for look in looks:
+            plan = replace(final_plan("cpu"), rounds=look, max_rounds=VERIFY_MAX_ROUNDS)
+            started = time.perf_counter()
+            measured = runner.measure(full, items, plan)
+            seconds[look].append(time.perf_counter() - started)
+            for m in measured:
+                estimate = m.estimate
+                verdict = "dropped" if m.ratio < 1.0 else "kept"
+                rows.setdefault((m.index, look), []).append(
+                    f"{m.ratio:.3f} [{1 / estimate.high:.3f}-{1 / estimate.low:.3f}] {len(m.time_us):>2}r {verdict}")
+    print(f"{'config':>6} {'first look':>10}  ratio (without / with all) [interval] rounds verdict, per repeat")
+    for (index, look), cells in sorted(rows.items()):
+        print(f"{index:>6} {look:>10}  " + " | ".join(cells))
+    for look in looks:
+        print(f"first look {look:>2}: " + ", ".join(f"{s:.0f} s" for s in seconds[look]) + " for the whole comparison")
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
