@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 from iree.compiler import ir
 
 from mltune.emit.apply import Applier
-from mltune.execution.build import BuildResult
+from mltune.execution.build import NOT_APPLIED, BuildResult, unapplied
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
 from mltune.execution.run import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
@@ -33,6 +33,9 @@ from mltune.records.dataset import Record
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.system.progress import Phase, display
 from mltune.targets import TargetFacts
+
+
+NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,9 @@ class SearchTask:
     `earlier_of(candidates)`, the trials an interrupted run of it already recorded, and `finalists_only`: every
     candidate it measures is a finalist (a screen chose them), so each is measured with the finals' plan at once
     rather than screened first and measured again. A task searched on a module of its own (a screen's) brings
-    that module's `applier` and the fields its records add to the loop's."""
+    that module's `applier` and the fields its records add to the loop's. `default_sha256` is the hash of IREE's
+    default build of the module the candidates are built into: a candidate built to the same bytes is recorded
+    `not_applied`, never timed ("": not checked)."""
 
     name: str
     problem: Problem
@@ -126,6 +131,7 @@ class SearchTask:
     finalists_only: bool = False
     applier: Applier | None = None  # None: the loop's
     record_fields: Mapping[str, Any] = field(default_factory=dict)
+    default_sha256: str = ""
 
 
 @dataclass
@@ -270,6 +276,7 @@ class _Search:
     finalists_only: bool = False
     applier: Applier | None = None
     record_fields: dict = field(default_factory=dict)
+    default_sha256: str = ""
     started: float = field(default_factory=time.monotonic)
     in_flight: dict[int, str] = field(default_factory=dict)  # index -> compilation info
     built: dict[int, BuildResult] = field(default_factory=dict)
@@ -288,7 +295,8 @@ class _Search:
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
                    progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only,
-                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields})
+                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields},
+                   default_sha256=task.default_sha256)
 
     @property
     def plan(self) -> TimingPlan:
@@ -316,7 +324,10 @@ class _Search:
                 result.stop_reason = "time budget spent"
         if want <= 0:
             return
-        if len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
+        if self._none_applied():
+            if not self.in_flight:
+                result.stop_reason = NONE_APPLIED
+        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
             result.stop_reason = "too many candidates failed to compile"
         elif not (indices := _ask_untried(self.ranker, want, self.tried)):
             if not self.in_flight:
@@ -325,6 +336,13 @@ class _Search:
             self.tried.update(indices)
             for i in indices:
                 self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
+
+    def _none_applied(self) -> bool:
+        """Whether a first batch of this run's candidates all built to IREE's default module: the spec matches no
+        op of the module, so no further candidate would take effect either."""
+        mine = self.result.trials[self.earlier:]
+        return len(mine) >= min(self.budget, self.loop.executor.window) and all(
+            t.build.status == NOT_APPLIED for t in mine)
 
     def _fits_in_time(self, time_budget_s: float) -> int:
         """How many more candidates fit in the time left: one to start with (its cost is unknown), then as many
@@ -351,8 +369,10 @@ class _Search:
         return [t for t in measured[: self.loop.settings.finalists] if t.measurement.ratio < 1.0]
 
     def on_result(self, job: Job, outcome: Result) -> None:
-        """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be
-        measured."""
+        """A compile that failed, a build identical to IREE's default or a measurement concludes a trial; any other
+        compile that succeeded is sent to be measured."""
+        if isinstance(outcome, BuildResult):
+            outcome = unapplied(outcome, self.default_sha256)
         if isinstance(outcome, BuildResult) and outcome.status == "ok":
             self.built[job.index] = outcome
             self.loop.executor.submit_benchmark(BenchmarkJob(job.index, outcome.vmfb, self.plan, self.name))

@@ -26,7 +26,7 @@ from iree.compiler import ir
 from iree.compiler import version as compiler_version
 
 from mltune.emit.apply import make_applier
-from mltune.execution.build import Builder
+from mltune.execution.build import NOT_APPLIED, Builder
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import make_runner
 from mltune.execution.executor import Workload
@@ -100,8 +100,9 @@ class ScreenStage:
         """Say in the dispatch's stop reason what its screen measured, for the report."""
         if result.name in self.screened:
             kind, screen = self.screened[result.name]
+            which = "the best" if screen.benchmarked else "unscreened, the ranker's first"
             result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
-                                  f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
+                                  f"{screen.stop_reason}; {which} {result.benchmarked} timed in the model")
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
         """Each task screened; each comes back with the screen's finalists as its order and count as budget. On a
@@ -137,10 +138,11 @@ class ScreenStage:
         earlier = partial(earlier_trials, self.recorded, task.problem, configurator=task.configurator,
                           compiler=compiler_version.VERSION, device=self.device,
                           vmfb_of=partial(builder.candidate_vmfb, task.name), screen=module.kind)
-        applier = make_applier(self.target.kind, module.tuning_input.source, self.context)
+        applier = make_applier(self.target.kind, module.tuning_input.source, self.context, also_sliced=True)
         fields = {"screen": module.kind, "level": "dispatch" if invocation.dispatch_level else "model"}
         return _Screen(module.kind, Workload(builder, default.vmfb, invocation),
-                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields))
+                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields,
+                               default_sha256=default.sha256))
 
     def _search(self, workload: Workload, tasks: list[SearchTask], workloads: dict[str, Workload]) -> None:
         """Search `tasks` through one executor: on `workload`'s module, or each on its own (`workloads`)."""
@@ -158,8 +160,16 @@ class ScreenStage:
             self.tool_seconds += executor.tool_seconds + runner.seconds_in_children
 
     def _finalists(self, task: SearchTask, kind: str) -> SearchTask:
-        """The task for the model stage: the screen's finalists, fastest first, its whole budget."""
-        order = finalists_of(self.screened[task.name][1], self.finalists)
+        """The task for the model stage: the screen's finalists, fastest first, its whole budget. Where no screened
+        candidate took effect (each built to the small module's default: its spec matched nothing there), the
+        screen ordered nothing, so the model stage takes as many from the ranker's own order, unscreened."""
+        screen = self.screened[task.name][1]
+        order = finalists_of(screen, self.finalists)
+        if not order and any(t.build.status == NOT_APPLIED for t in screen.trials):
+            print(f"note: no screened candidate of {task.name} took effect on its {kind} screen (each built to IREE's "
+                  f"default module): the first {self.finalists} of {task.ranker.name}'s order go to the model "
+                  "unscreened")
+            return replace(task, budget=self.finalists, finalists_only=self.finalists <= self.settings.finalists)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
                        finalists_only=len(order) <= self.settings.finalists)
 

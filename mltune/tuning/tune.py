@@ -324,7 +324,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                           compiler=compiler_version.VERSION, device=device,
                           vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
         ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
-        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
+        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier,
+                                default_sha256=measured.baseline.sha256))
     results: list[DispatchResult] = []
     executor, in_model = None, None
     try:
