@@ -118,12 +118,14 @@ def _print_profile(report: TuneReport) -> None:
     if report.input_level != "model" or len(report.profiles) <= 1:
         return
     timed = sum(p.total_us for p in report.profiles if p.timed)
+    known = report.baseline_us == report.baseline_us  # nan: the model itself was never timed whole
     if all(p.timed_in == "model" for p in report.profiles):
-        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs); "
-              f"the model ran in {report.baseline_us:.0f} us in-process")
+        ran = f"; the model ran in {report.baseline_us:.0f} us in-process" if known else ""
+        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs){ran}")
         return
-    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
-          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
+    ran = f"; the model itself ran in {report.baseline_us:.0f} us (in-process, IREE default)" if known else ""
+    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run{ran}: dumps rank dispatches, they do not "
+          "predict the model")
 
 
 def _print_model(report: TuneReport) -> None:

@@ -396,7 +396,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                    compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
-    report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,
+    whole = in_model is None and not measured.kernel_level  # the trials' baselines are the input's own time
+    report = TuneReport(level, baseline_us=baseline_us(results if whole else [], model.timing if model else None),
+                        dispatches=dispatches, results=results,
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
