@@ -51,8 +51,8 @@ class Applier(Protocol):
 
 @dataclass(frozen=True)
 class SpecApplier:
-    """`also_sliced`: each candidate's spec matches the op as a dumped benchmark's compile gives it too (a screen's:
-    `mltune.emit.sliced`); the combined result matches the model's op only."""
+    """`also_sliced`: each candidate's spec matches the op as a dumped benchmark's compile gives it too (a screen's,
+    or a dispatch benchmark's: `mltune.emit.sliced`); the combined result matches the model's op only."""
 
     context: ir.Context
     also_sliced: bool = False
