@@ -118,9 +118,7 @@ class SearchTask:
     `earlier_of(candidates)`, the trials an interrupted run of it already recorded, and `finalists_only`: every
     candidate it measures is a finalist (a screen chose them), so each is measured with the finals' plan at once
     rather than screened first and measured again. A task searched on a module of its own (a screen's) brings
-    that module's `applier` and the fields its records add to the loop's. `default_sha256` is the hash of IREE's
-    default build of the module the candidates are built into: a candidate built to the same bytes is recorded
-    `not_applied`, never timed ("": not checked)."""
+    that module's `applier` and the fields its records add to the loop's."""
 
     name: str
     problem: Problem
@@ -131,7 +129,7 @@ class SearchTask:
     finalists_only: bool = False
     applier: Applier | None = None  # None: the loop's
     record_fields: Mapping[str, Any] = field(default_factory=dict)
-    default_sha256: str = ""
+    default_sha256: str = ""  # of IREE's default build of the task's module: a candidate built to it is not timed
 
 
 @dataclass
@@ -338,8 +336,7 @@ class _Search:
                 self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
 
     def _none_applied(self) -> bool:
-        """Whether a first batch of this run's candidates all built to IREE's default module: the spec matches no
-        op of the module, so no further candidate would take effect either."""
+        """Whether a first batch of this run's candidates all built to IREE's default module (the spec matches no op)."""
         mine = self.result.trials[self.earlier:]
         return len(mine) >= min(self.budget, self.loop.executor.window) and all(
             t.build.status == NOT_APPLIED for t in mine)
