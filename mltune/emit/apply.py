@@ -126,5 +126,5 @@ def annotates_source(target_kind: str) -> bool:
 
 
 def make_applier(target_kind: str, source: Path, context: ir.Context, also_sliced: bool = False) -> Applier:
-    """A spec everywhere except CUDA, where the source is annotated; `also_sliced`: a screen's (`SpecApplier`)."""
+    """A spec everywhere except CUDA, where the source is annotated; `also_sliced`: for a dump (`SpecApplier`)."""
     return AnnotationApplier(source, context) if annotates_source(target_kind) else SpecApplier(context, also_sliced)

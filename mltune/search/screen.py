@@ -166,10 +166,10 @@ class ScreenStage:
         screen = self.screened[task.name][1]
         order = finalists_of(screen, self.finalists)
         if not order and any(t.build.status == NOT_APPLIED for t in screen.trials):
+            count = min(self.finalists, task.budget)
             print(f"note: no screened candidate of {task.name} took effect on its {kind} screen (each built to IREE's "
-                  f"default module): the first {self.finalists} of {task.ranker.name}'s order go to the model "
-                  "unscreened")
-            return replace(task, budget=self.finalists, finalists_only=self.finalists <= self.settings.finalists)
+                  f"default module): the first {count} of {task.ranker.name}'s order go to the model unscreened")
+            return replace(task, budget=count, finalists_only=count <= self.settings.finalists)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
                        finalists_only=len(order) <= self.settings.finalists)
 
