@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
+from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Untunable
 from mltune.model.fallback import MAX_FALLBACKS, Attempt
 from mltune.rankers import LEARNED
@@ -48,9 +49,12 @@ def print_report(report: TuneReport) -> None:
         if isinstance(dispatch.problem, Untunable):
             print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
     for result in report.results:
-        compiled = sum(1 for t in result.trials if t.build.status == "ok")
+        compiled = sum(1 for t in result.trials if t.build.status in ("ok", NOT_APPLIED))
+        same = sum(1 for t in result.trials if t.build.status == NOT_APPLIED)
+        default = f" ({same} built to IREE's default)" if same else ""
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
-              f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
+              f"compiled {compiled}/{len(result.trials)}{default}, "
+              f"benchmarked {result.benchmarked}; {result.stop_reason})")
         print(f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
               "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")

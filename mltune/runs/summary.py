@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from statistics import median
 
+from mltune.execution.build import NOT_APPLIED
 from mltune.execution.run import Measurement
 from mltune.frontend.problem import Untunable
 from mltune.model.fallback import Attempt
@@ -92,7 +93,8 @@ def summary(report: TuneReport) -> dict:
         "dispatches": [
             {
                 "dispatch": r.name, "problem": r.problem.key, "candidates": r.candidates,
-                "compiled": sum(1 for t in r.trials if t.build.status == "ok"), "tried": len(r.trials),
+                "compiled": sum(1 for t in r.trials if t.build.status in ("ok", NOT_APPLIED)), "tried": len(r.trials),
+                "not_applied": sum(1 for t in r.trials if t.build.status == NOT_APPLIED),
                 "benchmarked": r.benchmarked, "stop_reason": r.stop_reason,
                 "finalists": [{"knobs": t.knobs, **_estimate_summary(m)} for t, m in r.finals],
                 "winner": ({"knobs": r.winner[0].knobs, **_estimate_summary(r.winner[1])} if r.winner else None),
