@@ -118,6 +118,6 @@ def test_a_screen_where_no_candidate_takes_effect_falls_back_to_the_rankers_orde
     (forwarded,) = stage.run([task])
     assert [r.status for r in records] == [NOT_APPLIED]
     assert stage.screened[task.name][1].stop_reason == NONE_APPLIED
-    assert forwarded.ranker is task.ranker and forwarded.budget == 3, "the model takes the ranker's first three"
+    assert forwarded.ranker is task.ranker and forwarded.budget == 1, "the ranker's first (no more than its budget)"
     (line,) = [line for line in capsys.readouterr().out.splitlines() if "took effect" in line]
     assert task.name in line and "unscreened" in line
