@@ -69,3 +69,19 @@ def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
     tiled = dict(plain, lowering=2, dt_tile_kib=64, dt_threads=2)
     line = DispatchVerdict("d0", "p", 100, 8, True, 2.5, 2.4, 2.6, tiled, None, "budget").describe()
     assert "dt_tile_kib=64" in line and "wg_m" not in line
+
+
+def test_the_models_time_is_its_own_default_never_a_dispatchs(tmp_path, capsys):
+    """Synthetic times: finalists timed inside the model (a dispatch's 9.8 ms) and the model's end-to-end timing
+    (230 ms): the report gives the model's; without an end-to-end timing or trials of the whole model, none."""
+    from mltune.model.verify import EndToEnd
+    from mltune.runs.summary import baseline_us
+
+    dispatch = (9800.0, 9790.0, 9810.0)
+    trial = Trial(0, 0, {}, BuildResult(0, "ok", None), Measurement(0, "ok", (9000.0,) * 3, dispatch), "")
+    in_model = DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, trials=[trial])
+    model = (230e3, 231e3, 229e3)
+    timing = EndToEnd(("recommended",), (Measurement(0, "ok", (180e3,) * 3, model),))
+    assert baseline_us([], timing) == 230e3
+    assert baseline_us([in_model]) == 9800.0, "a dispatch benchmark's trials time the input itself"
+    assert baseline_us([]) != baseline_us([])  # nan: nothing timed the model whole

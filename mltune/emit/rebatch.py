@@ -12,6 +12,8 @@ the pass then finds nothing left to do. docs/cpu-convolutions.md has the measure
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from mltune.frontend.problem import CONVOLUTION, DEPTHWISE_CONVOLUTION, Problem
 
 INSERT_BATCH_PASS = "iree-codegen-insert-batch-dim-for-batchless-conv"
@@ -23,14 +25,14 @@ def needs_rebatch(problem: Problem) -> bool:
     return problem.op_kind in _REBATCHED_KINDS and problem.sizes(problem.batch) == (1,)
 
 
-def rebatching_entrypoint(matcher: str, action: str) -> str:
+def rebatching_entrypoint(matchers: Sequence[str], action: str) -> str:
     """`@__kernel_config`: insert the unit batch loops in every function of the variant, then match and configure.
     The variant's handle is read, not consumed (the pass invalidates it), and found again from the functions;
     linking still needs the argument marked consumed, as every other spec's is (the verifier warns, harmlessly)."""
     return f"""  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
     %funcs = transform.structured.match ops{{["func.func"]}} in %variant_op : (!transform.any_op) -> !transform.any_op
     %batched = transform.apply_registered_pass "{INSERT_BATCH_PASS}" to %funcs : (!transform.any_op) -> !transform.any_op
-    %matched = transform.foreach_match in %batched @{matcher} -> @{action} : (!transform.any_op) -> !transform.any_op
+    %matched = transform.foreach_match in %batched {", ".join(f"@{matcher} -> @{action}" for matcher in matchers)} : (!transform.any_op) -> !transform.any_op
     %variant = transform.get_parent_op %matched <{{op_name = "hal.executable.variant", deduplicate}}> : (!transform.any_op) -> !transform.any_op
     transform.yield %variant : !transform.any_op
   }}"""

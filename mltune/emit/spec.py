@@ -18,6 +18,7 @@ from mltune.emit.op_config import op_attributes
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.emit.reduction_match import reduction_consumers, reduction_match
+from mltune.emit.sliced import sliced_form
 from mltune.errors import UserError
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, ONLINE_ATTENTION, REDUCTION, Problem
 from mltune.system.tools import run_tool, tool_path
@@ -104,18 +105,20 @@ def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
   }}"""
 
 
-def _default_entrypoint(matcher: str, action: str) -> str:
-    """`@__kernel_config` as IREE's spec linker merges it: one `foreach_match`."""
+def _default_entrypoint(matchers: Sequence[str], action: str) -> str:
+    """`@__kernel_config` as IREE's spec linker merges it: one `foreach_match`, each matcher to `action`."""
+    pairs = ", ".join(f"@{matcher} -> @{action}" for matcher in matchers)
     return f"""  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
-    %res = transform.foreach_match in %variant_op @{matcher} -> @{action} : (!transform.any_op) -> !transform.any_op
+    %res = transform.foreach_match in %variant_op {pairs} : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op
   }}"""
 
 
-def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
+def build_spec(problem: Problem, config: str, context: ir.Context, also_sliced: bool = False) -> str:
     """A spec setting a configuration (`op_config`: a `compilation_info`, or a dictionary of root-op
     attributes) on every op equal to `problem` (same sizes, element types and indexing maps); checked by parsing.
-    A batch-1 convolution's spec inserts the unit batch loop first (`rebatch`)."""
+    A batch-1 convolution's spec inserts the unit batch loop first (`rebatch`). `also_sliced`: the op is matched in
+    the form a dumped benchmark's compile gives it too (`sliced`: a strided input read through a slice)."""
     if problem.op_kind not in _MATCHERS:
         raise ValueError(f"no spec matcher for {problem.op_kind}")
     attributes = op_attributes(config, context)
@@ -123,10 +126,15 @@ def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     entrypoint = rebatching_entrypoint if rebatched else _default_entrypoint
     default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
     consumers, helpers = reduction_consumers(problem, attributes) if problem.op_kind == REDUCTION else ("", "")
+    forms = {"match_" + problem.key: problem}
+    sliced = sliced_form(problem) if also_sliced else None
+    if sliced is not None:
+        forms["match_" + problem.key + "_sliced"] = sliced
+    matchers = "\n".join(_matcher(name, form, attributes) for name, form in forms.items())
     text = f"""module attributes {{transform.with_named_sequence{default}}} {{
 {_apply_sequence(list(attributes), consumers)}{helpers}
-{_matcher("match_" + problem.key, problem, attributes)}
-{entrypoint("match_" + problem.key, "apply_op_config")}
+{matchers}
+{entrypoint(list(forms), "apply_op_config")}
 }}
 """
     with context:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -14,11 +14,13 @@ from mltune.input.model import TuningInput
 from mltune.system.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
+NOT_APPLIED = "not_applied"  # a candidate built to IREE's default module: its configuration did not take effect
 
 
 @dataclass(frozen=True)
 class BuildResult:
-    """One compile: `ok` with a vmfb and its hash, or `compile_error` / `timeout` with the reason."""
+    """One compile: `ok` with a vmfb and its hash, or `compile_error` / `timeout` with the reason; `not_applied`
+    when the vmfb is IREE's default build byte for byte (`unapplied`)."""
 
     index: int
     status: str
@@ -27,6 +29,15 @@ class BuildResult:
     detail: str = ""
     seconds: float = 0.0
     warnings: tuple[str, ...] = ()  # the compiler's warning lines (e.g. an LLVM attribute it could not honour)
+
+
+def unapplied(build: BuildResult, default_sha256: str) -> BuildResult:
+    """`build` marked `not_applied` when it is byte-identical to IREE's default build (hash `default_sha256`; ""
+    checks nothing): its spec matched no op, or set IREE's own choice, so timing it would time the default."""
+    if build.status != "ok" or not default_sha256 or build.sha256 != default_sha256:
+        return build
+    return replace(build, status=NOT_APPLIED,
+                   detail="the build is identical to IREE's default build: the configuration did not take effect")
 
 
 def _sha256(path: Path) -> str:

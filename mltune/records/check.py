@@ -15,7 +15,7 @@ from typing import Any, Callable
 from mltune.frontend.problem import Problem
 from mltune.targets.stored import facts_from_record
 
-STATUSES = ("ok", "compile_error", "run_error", "timeout", "wrong_result")
+STATUSES = ("ok", "compile_error", "run_error", "timeout", "wrong_result", "not_applied")
 LOOP_FIELDS = ("batch", "m", "n", "k", "k2", "filter_loops")  # positions in `bounds`
 
 

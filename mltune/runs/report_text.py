@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
+from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Untunable
 from mltune.model.fallback import MAX_FALLBACKS, Attempt
 from mltune.rankers import LEARNED
@@ -48,9 +49,12 @@ def print_report(report: TuneReport) -> None:
         if isinstance(dispatch.problem, Untunable):
             print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
     for result in report.results:
-        compiled = sum(1 for t in result.trials if t.build.status == "ok")
+        compiled = sum(1 for t in result.trials if t.build.status in ("ok", NOT_APPLIED))
+        same = sum(1 for t in result.trials if t.build.status == NOT_APPLIED)
+        default = f" ({same} built to IREE's default)" if same else ""
         print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
-              f"compiled {compiled}/{len(result.trials)}, benchmarked {result.benchmarked}; {result.stop_reason})")
+              f"compiled {compiled}/{len(result.trials)}{default}, "
+              f"benchmarked {result.benchmarked}; {result.stop_reason})")
         print(f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
               "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
@@ -118,12 +122,14 @@ def _print_profile(report: TuneReport) -> None:
     if report.input_level != "model" or len(report.profiles) <= 1:
         return
     timed = sum(p.total_us for p in report.profiles if p.timed)
+    known = report.baseline_us == report.baseline_us  # nan: the model itself was never timed whole
     if all(p.timed_in == "model" for p in report.profiles):
-        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs); "
-              f"the model ran in {report.baseline_us:.0f} us in-process")
+        ran = f"; the model ran in {report.baseline_us:.0f} us in-process" if known else ""
+        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs){ran}")
         return
-    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run; the model itself ran in "
-          f"{report.baseline_us:.0f} us (in-process, IREE default): dumps rank dispatches, they do not predict the model")
+    ran = f"; the model itself ran in {report.baseline_us:.0f} us (in-process, IREE default)" if known else ""
+    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run{ran}: dumps rank dispatches, they do not "
+          "predict the model")
 
 
 def _print_model(report: TuneReport) -> None:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from iree.compiler import ir
 
 from mltune.emit.apply import Applier
-from mltune.execution.build import BuildResult
+from mltune.execution.build import NOT_APPLIED, BuildResult, unapplied
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
 from mltune.execution.run import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
@@ -35,6 +35,9 @@ from mltune.records.dataset import Record
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.system.progress import Phase, display
 from mltune.targets import TargetFacts
+
+
+NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,7 @@ class SearchTask:
     finalists_only: bool = False
     applier: Applier | None = None  # None: the loop's
     record_fields: Mapping[str, Any] = field(default_factory=dict)
+    default_sha256: str = ""  # of IREE's default build of the task's module: a candidate built to it is not timed
     finalists: int | None = None  # how many of its best are re-measured at the end; None: the loop's settings
     then: Callable[[DispatchResult], SearchTask | None] | None = None  # the task that follows once it is over
 
@@ -276,6 +280,7 @@ class _Search:
     finalists_only: bool = False
     applier: Applier | None = None
     record_fields: dict = field(default_factory=dict)
+    default_sha256: str = ""
     finalist_count: int = 0
     then: Callable[[DispatchResult], SearchTask | None] | None = None
     started: float = field(default_factory=time.monotonic)
@@ -297,7 +302,8 @@ class _Search:
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
                    progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only,
                    applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields},
-                   finalist_count=loop.settings.finalists if task.finalists is None else task.finalists, then=task.then)
+                   default_sha256=task.default_sha256, then=task.then,
+                   finalist_count=loop.settings.finalists if task.finalists is None else task.finalists)
 
     @property
     def plan(self) -> TimingPlan:
@@ -325,7 +331,10 @@ class _Search:
                 result.stop_reason = "time budget spent"
         if want <= 0:
             return
-        if len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
+        if self._none_applied():
+            if not self.in_flight:
+                result.stop_reason = NONE_APPLIED
+        elif len(result.trials) + len(self.in_flight) >= settings.max_tries_per_benchmark * self.budget:
             result.stop_reason = "too many candidates failed to compile"
         elif not (indices := _ask_untried(self.ranker, want, self.tried)):
             if not self.in_flight:
@@ -334,6 +343,12 @@ class _Search:
             self.tried.update(indices)
             for i in indices:
                 self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
+
+    def _none_applied(self) -> bool:
+        """Whether a first batch of this run's candidates all built to IREE's default module (the spec matches no op)."""
+        mine = self.result.trials[self.earlier:]
+        return len(mine) >= min(self.budget, self.loop.executor.window) and all(
+            t.build.status == NOT_APPLIED for t in mine)
 
     def _fits_in_time(self, time_budget_s: float) -> int:
         """How many more candidates fit in the time left: one to start with (its cost is unknown), then as many
@@ -360,8 +375,10 @@ class _Search:
         return [t for t in measured[: self.finalist_count] if t.measurement.ratio < 1.0]
 
     def on_result(self, job: Job, outcome: Result) -> None:
-        """A compile that failed or a measurement concludes a trial; a compile that succeeded is sent to be
-        measured."""
+        """A compile that failed, a build identical to IREE's default or a measurement concludes a trial; any other
+        compile that succeeded is sent to be measured."""
+        if isinstance(outcome, BuildResult):
+            outcome = unapplied(outcome, self.default_sha256)
         if isinstance(outcome, BuildResult) and outcome.status == "ok":
             self.built[job.index] = outcome
             self.loop.executor.submit_benchmark(BenchmarkJob(job.index, outcome.vmfb, self.plan, self.name))

@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from mltune.execution.build import BuildResult
+from mltune.execution.build import NOT_APPLIED, BuildResult
 from mltune.execution.run import Measurement
 from mltune.frontend.problem import Problem
 from mltune.records.dataset import RecordWriter, knobs_over, read_records
 from mltune.search.loop import Trial
 from mltune.spaces.candidate import CandidateSet, Configurator
 
-BUILD_FAILURES = ("compile_error", "timeout")
+BUILD_FAILURES = ("compile_error", "timeout", NOT_APPLIED)  # concluded at the build: never timed
 
 
 def _trial(record: dict[str, Any], index: int, knobs: dict[str, int], configurator: Configurator,

@@ -26,7 +26,8 @@ from iree.compiler import ir
 from iree.compiler import version as compiler_version
 
 from mltune.emit.apply import make_applier
-from mltune.execution.build import Builder
+from mltune.emit.sliced import sliced_form
+from mltune.execution.build import NOT_APPLIED, Builder
 from mltune.execution.devices import make_runner
 from mltune.execution.executor import Workload
 from mltune.execution.local import LocalExecutor
@@ -99,13 +100,18 @@ class ScreenStage:
     screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
     tool_seconds: float = 0.0  # compiling and timing: the run's report counts the rest as the tuner's overhead
     _screens: dict[str, _Screen] = field(default_factory=dict)  # a cluster's prepared screens, by dispatch
+    _unscreened: set[str] = field(default_factory=set)  # dispatches whose dump times another op than the model's
 
     def describe(self, result: DispatchResult) -> None:
         """Say in the dispatch's stop reason what its screen measured, for the report."""
+        if result.name in self._unscreened:
+            result.stop_reason = (f"not screened (its dump's compile slices the strided input); the ranker's first "
+                                  f"{result.benchmarked} timed in the model")
         if result.name in self.screened:
             kind, screen = self.screened[result.name]
+            which = "the best" if screen.benchmarked else "unscreened, the ranker's first"
             result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
-                                  f"{screen.stop_reason}; the best {result.benchmarked} timed in the model")
+                                  f"{screen.stop_reason}; {which} {result.benchmarked} timed in the model")
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
         """On one machine: each task screened, one after another on its device; each comes back with the screen's
@@ -113,7 +119,8 @@ class ScreenStage:
         screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
         for name, screen in screens.items():
             self.screened[name] = (screen.kind, self._search(screen))
-        return [self._finalists(task, screens[task.name].kind) if task.name in screens else task for task in tasks]
+        return [self._finalists(task, screens[task.name].kind) if task.name in screens else self._unscreened_task(task)
+                for task in tasks]
 
     def workloads(self, tasks: Sequence[SearchTask]) -> dict[str, Workload]:
         """On a cluster, before `stream`: each task's screen prepared; their workloads by group, for the executor
@@ -126,7 +133,7 @@ class ScreenStage:
         as its own screen ends, all through `loop`, whose executor has `workloads`' groups besides the model. A
         model stage that waited for every screen, and then for its own executor and actors, left every GPU idle
         meanwhile (4 H100s reached 2.4-2.7x one GPU's rate, `docs/scaling.md`). Each task's model-stage task and
-        result, in the tasks' order; a task without a screen is searched on the model at once."""
+        result, in the tasks' order; a task without a screen goes to the model at once."""
         model_tasks: dict[str, SearchTask] = {}
 
         def follow(task: SearchTask, kind: str, screened: DispatchResult) -> SearchTask:
@@ -137,8 +144,12 @@ class ScreenStage:
         first = []
         for task in tasks:
             screen = self._screens.get(task.name)
-            first.append(task if screen is None else replace(screen.task, name=screen_group(task.name), finalists=0,
-                                                             then=partial(follow, task, screen.kind)))
+            if screen is None:
+                model_tasks[task.name] = self._unscreened_task(task)
+                first.append(model_tasks[task.name])
+            else:
+                first.append(replace(screen.task, name=screen_group(task.name), finalists=0,
+                                     then=partial(follow, task, screen.kind)))
         by_name = {result.name: result for result in loop.tune_all(first)}
         return [(model_tasks.get(task.name, task), by_name[task.name]) for task in tasks]
 
@@ -149,8 +160,16 @@ class ScreenStage:
 
     def _prepare(self, task: SearchTask) -> _Screen | None:
         """The task's small module, IREE's default build of it, and the task as the screen searches it; None when
-        the module does not compile (the dispatch is then searched on the whole model)."""
+        the module does not compile (the dispatch is then searched on the whole model) or when it is a dump of a
+        strided contraction: compiling a dump slices the strided input first (`mltune.emit.sliced`), and on
+        ResNet-50's 28x28x512x256 projection the sliced op ran its candidates in 4-11 ms where the model's took
+        21-33 ms, so the dump would order the model's candidates by another op's times."""
         module = self._module(task)
+        if module.kind == "dispatch" and sliced_form(task.problem) is not None:
+            self._unscreened.add(task.name)
+            print(f"note: {task.name} is not screened: its dump's compile slices the strided input, so the dump "
+                  f"times another op than the model's")
+            return None
         builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)
         default = builder.compile(-1, None, "baseline")
         self.tool_seconds += default.seconds
@@ -165,7 +184,8 @@ class ScreenStage:
         applier = make_applier(self.target.kind, module.tuning_input.source, self.context)
         fields = {"screen": module.kind, "level": "dispatch" if invocation.dispatch_level else "model"}
         return _Screen(module.kind, Workload(builder, default.vmfb, invocation),
-                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields))
+                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields,
+                               default_sha256=default.sha256))
 
     def _search(self, screen: _Screen) -> DispatchResult:
         """One screen on this machine: its module's builder, device and baseline."""
@@ -181,10 +201,28 @@ class ScreenStage:
             self.tool_seconds += executor.tool_seconds + runner.seconds_in_children
 
     def _finalists(self, task: SearchTask, kind: str) -> SearchTask:
-        """The task for the model stage: the screen's finalists, fastest first, its whole budget."""
-        order = finalists_of(self.screened[task.name][1], self.finalists)
+        """The task for the model stage: the screen's finalists, fastest first, its whole budget. Where no screened
+        candidate took effect (each built to the small module's default: its spec matched nothing there), the
+        screen ordered nothing, so the model stage takes as many from the ranker's own order, unscreened."""
+        screen = self.screened[task.name][1]
+        order = finalists_of(screen, self.finalists)
+        if not order and any(t.build.status == NOT_APPLIED for t in screen.trials):
+            print(f"note: no screened candidate of {task.name} took effect on its {kind} screen (each built to IREE's "
+                  f"default module): the first {min(self.finalists, task.budget)} of {task.ranker.name}'s order go "
+                  f"to the model unscreened")
+            return self._ranker_first(task)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
                        finalists_only=len(order) <= self.settings.finalists)
+
+    def _unscreened_task(self, task: SearchTask) -> SearchTask:
+        """A task the screen left out: a dump that times another op goes to the model as the ranker's first few,
+        one whose screen does not compile is searched on the model with its whole budget."""
+        return self._ranker_first(task) if task.name in self._unscreened else task
+
+    def _ranker_first(self, task: SearchTask) -> SearchTask:
+        """The task for the model stage without a screen's order: the ranker's first finalists."""
+        count = min(self.finalists, task.budget)
+        return replace(task, budget=count, finalists_only=count <= self.settings.finalists)
 
 
 @dataclass(frozen=True)

@@ -312,7 +312,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     device = device_id(",".join(request.devices), facts.cores)
     record_fields = {"arch": facts.arch, "device": device,
                      "target": facts_to_record(facts), "run_id": run_id, "level": level}
-    applier = make_applier(request.target.kind, tuning_input.source, context)
+    applier = make_applier(request.target.kind, tuning_input.source, context,
+                           also_sliced=tuning_input.invocation.dispatch_level)  # a dump: its op may be sliced
     measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
                                runner, baseline, request.run_dir)
     tasks = []
@@ -324,7 +325,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                           compiler=compiler_version.VERSION, device=device,
                           vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
         ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
-        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier))
+        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier,
+                                default_sha256=measured.baseline.sha256))
     results: list[DispatchResult] = []
     executor, in_model = None, None
     try:
@@ -397,7 +399,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                    compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
-    report = TuneReport(level, baseline_us=baseline_us(results), dispatches=dispatches, results=results,
+    whole = in_model is None and not measured.kernel_level  # the trials' baselines are the input's own time
+    report = TuneReport(level, baseline_us=baseline_us(results if whole else [], model.timing if model else None),
+                        dispatches=dispatches, results=results,
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
