@@ -83,6 +83,7 @@ def test_the_dumps_lack_their_constants_and_get_them_back(dumps, tmp_path):
         assert fixed.returncode == 0, fixed.stderr[-2000:]
 
 
+@pytest.mark.slow  # 5 s: on CPUs the time shares come from the model's own profile (test_in_model_profile)
 def test_every_dispatch_is_timed(dumps, tmp_path):
     named = [(bench.stem, bench, "op", None) for bench in dumps]
     profiles = profile_model(named, Counter(), "local-task", tmp_path / "profile", jobs=1)

@@ -49,6 +49,7 @@ def _tasks(tmp_path: Path, context, budget: int):
     return target, dispatches, tasks
 
 
+@pytest.mark.slow  # 13 s: test_screen_applied screens a dump and forwards its fastest in the default run
 @pytest.mark.parametrize("kind, level", [("dispatch", "dispatch"), ("one-op", "model")])
 def test_screen_forwards_its_fastest_and_marks_its_records(tmp_path, kind, level):
     context = new_context()
