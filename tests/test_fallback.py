@@ -22,7 +22,7 @@ from mltune.model.verify import Config, LeaveOneOut
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.runs.summary import summary
-from mltune.search.loop import DispatchResult, Trial
+from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets import CpuTarget
 from mltune.tuning.tune import read_dispatches

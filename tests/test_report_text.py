@@ -10,7 +10,7 @@ from mltune.execution.build import BuildResult
 from mltune.execution.run import Measurement
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
-from mltune.search.loop import DispatchResult, Trial
+from mltune.search.results import DispatchResult, Trial
 
 
 def _report(tmp_path: Path, spec_path: Path | None) -> TuneReport:

@@ -17,7 +17,7 @@ from mltune.input.model import Invocation, TuningInput
 from mltune.model import winner_numerics
 from mltune.model.numerics import compare
 from mltune.model.winner_numerics import WinnerCheck, one_op_shape
-from mltune.search.loop import DispatchResult, Trial
+from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget, parse_target

@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 
 from mltune.model.finish import ModelOutcome
 from mltune.model.verify import Config
-from mltune.search.loop import DispatchResult
+from mltune.search.results import DispatchResult
 
 MAX_FALLBACKS = 2
 

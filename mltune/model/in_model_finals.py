@@ -28,7 +28,8 @@ from mltune.model.in_model import NotProfiled, profile_in_model
 from mltune.model.profile import NamedDispatch, problem_times
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
-from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, Trial, trial_record
+from mltune.search.loop import LoopSettings, SearchTask
+from mltune.search.results import DispatchResult, Trial, trial_record
 from mltune.system.progress import display
 from mltune.targets import TargetFacts
 

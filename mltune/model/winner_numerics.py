@@ -28,7 +28,7 @@ from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.records.dataset import Record
-from mltune.search.loop import DispatchResult
+from mltune.search.results import DispatchResult
 from mltune.targets import CpuTarget, Target, TargetFacts
 
 

@@ -16,7 +16,7 @@ from mltune.model.fallback import Attempt
 from mltune.model.finish import ModelOutcome
 from mltune.model.flags import FlagChoice
 from mltune.model.profile import DispatchProfile
-from mltune.search.loop import DispatchResult
+from mltune.search.results import DispatchResult
 from mltune.targets import TargetFacts
 
 

@@ -11,7 +11,7 @@ from mltune.model.fallback import Attempt
 from mltune.model.finish import RECOMMENDED
 from mltune.model.verify import EndToEnd
 from mltune.runs.report import TuneReport
-from mltune.search.loop import DispatchResult
+from mltune.search.results import DispatchResult
 
 
 def baseline_us(results: list[DispatchResult], timing: EndToEnd | None = None) -> float:

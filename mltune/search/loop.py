@@ -32,6 +32,7 @@ from mltune.execution.run import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.records.dataset import Record
+from mltune.search.results import DispatchResult, Trial, trial_record
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.system.progress import Phase, display
 from mltune.targets import TargetFacts
@@ -59,59 +60,6 @@ def final_plan(target_kind: str) -> TimingPlan:
     final phases of a one-op tune took 37 s instead of 24 s) and no measurement has shown a need."""
     plan = LoopSettings.final
     return replace(plan, processes=3) if target_kind == "cpu" else plan
-
-
-@dataclass(frozen=True)
-class Trial:
-    """A candidate that was compiled, and measured if it compiled."""
-
-    index: int
-    position: int
-    knobs: dict[str, int]
-    build: BuildResult
-    measurement: Measurement | None
-    compilation_info: str
-
-    @property
-    def told_ratio(self) -> float:
-        """What the ranker is told: the measured ratio, inf for a compile failure (adaptive rankers learn where
-        candidates fail)."""
-        return self.measurement.ratio if self.measurement is not None else float("inf")
-
-
-@dataclass
-class DispatchResult:
-    """What tuning one dispatch found: every trial, the re-measured finalists and the winner (if any)."""
-
-    name: str
-    problem: Problem
-    candidates: int
-    trials: list[Trial] = field(default_factory=list)
-    finals: list[tuple[Trial, Measurement]] = field(default_factory=list)
-    winner: tuple[Trial, Measurement] | None = None
-    stop_reason: str = ""
-    min_speedup: float = 1.0  # what a finalist had to reach to be kept
-    timed: str = "call by call"  # how the finals were timed against IREE's default, for the report
-
-    @property
-    def benchmarked(self) -> int:
-        return sum(1 for t in self.trials if t.measurement is not None)
-
-
-def trial_record(problem: Problem, pipeline: str, trial: Trial, ranker: str, fields: dict) -> Record:
-    """The record of one trial: its measurement, or why it was not measured (its compile failed)."""
-    measurement = trial.measurement
-    if measurement is not None:
-        status, detail = measurement.status, measurement.detail and f"run: {measurement.detail}"
-    else:
-        status, detail = trial.build.status, trial.build.detail and f"compile: {trial.build.detail}"
-    return Record(
-        problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
-        time_us=list(measurement.time_us) if measurement else [],
-        baseline_us=list(measurement.baseline_us) if measurement else [],
-        ranker=ranker, position=trial.position, detail=detail,
-        busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [], **fields,
-    )
 
 
 @dataclass(frozen=True)

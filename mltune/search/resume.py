@@ -15,7 +15,7 @@ from mltune.execution.build import NOT_APPLIED, BuildResult
 from mltune.execution.run import Measurement
 from mltune.frontend.problem import Problem
 from mltune.records.dataset import RecordWriter, knobs_over, read_records
-from mltune.search.loop import Trial
+from mltune.search.results import Trial
 from mltune.spaces.candidate import CandidateSet, Configurator
 
 BUILD_FAILURES = ("compile_error", "timeout", NOT_APPLIED)  # concluded at the build: never timed

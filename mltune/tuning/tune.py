@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -28,9 +28,7 @@ from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
-from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
 from mltune.model.in_model_finals import ProfiledFinals
-from mltune.model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.weights import without_weights
@@ -42,7 +40,8 @@ from mltune.records.dataset import Record, RecordWriter, device_id
 from mltune.runs.directory import RESULTS_FILE
 from mltune.runs.report import Dispatch, TuneReport
 from mltune.runs.summary import baseline_us, summary
-from mltune.search.loop import DispatchResult, LoopSettings, SearchTask, TuningLoop
+from mltune.search.loop import LoopSettings, SearchTask, TuningLoop
+from mltune.search.results import DispatchResult
 from mltune.search.resume import earlier_trials, reconcile
 from mltune.search.screen import DEFAULT_FINALISTS, ScreenStage, screen_kind
 from mltune.spaces.candidate import Configurator
@@ -50,6 +49,7 @@ from mltune.spaces.configure import make_configurator
 from mltune.system.progress import display
 from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
+from mltune.tuning.time_shares import cached_shares, named_dispatches
 
 
 @dataclass(frozen=True)
@@ -134,50 +134,6 @@ def _check_writable(path: Path) -> None:
         raise UserError(f"cannot write {path}: {err.strerror}") from None
     if not existed:
         path.unlink()
-
-
-def _named_dispatches(tuning_input: TuningInput, dispatches: list[Dispatch]) -> list[NamedDispatch]:
-    """Each dumped dispatch with a root op: its name, benchmark, root op and problem (a dispatch with several root
-    ops is listed under its first tunable one)."""
-    named = []
-    for bench in tuning_input.dispatch_files:
-        roots = [d.problem for d in dispatches if d.name == _dispatch_name(bench)]
-        if roots:
-            root = next((r for r in roots if isinstance(r, Problem)), roots[0])
-            named.append((_dispatch_name(bench), bench, root.op_name, root if isinstance(root, Problem) else None))
-    return named
-
-
-def _profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
-             default_vmfb: Path) -> list[DispatchProfile]:
-    """Each dispatch's share of the model's time (timed on the first device): in runs of IREE's default build where
-    the device profiles dispatches, else on the dumps; a single dispatch needs no measurement."""
-    named = _named_dispatches(tuning_input, dispatches)
-    if tuning_input.invocation.dispatch_level or len(named) <= 1:
-        return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
-    if profiling_mode(request.devices[0]) is not None:
-        try:
-            return rank_in_model(named, profile_in_model(default_vmfb, tuning_input.invocation, request.devices[0],
-                                                         request.run_dir / "profile"))
-        except NotProfiled as why:
-            print(f"note: each dispatch is timed on its dump instead: {why}")
-    counts = call_counts(tuning_input.source, tuning_input.compile_flags, request.run_dir)
-    return profile_model(named, counts, request.devices[0], request.run_dir / "profile", request.jobs)
-
-
-def _cached_profile(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
-                    default_vmfb: Path) -> list[DispatchProfile]:
-    """The model's profile, measured once per run directory: a resumed run splits its budget as the run it
-    continues did."""
-    path = request.run_dir / "profile.json"
-    if path.is_file():
-        try:
-            return [DispatchProfile(**row) for row in json.loads(path.read_text())]
-        except (ValueError, TypeError):
-            pass  # unreadable: measure it again
-    profiles = _profile(tuning_input, dispatches, request, default_vmfb)
-    path.write_text(json.dumps([asdict(p) for p in profiles]))
-    return profiles
 
 
 def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
@@ -293,7 +249,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
     with display().phase("profile: time each dispatch"):
-        profiles = _cached_profile(tuning_input, dispatches, request, default_build.vmfb)
+        profiles = cached_shares(tuning_input, dispatches, request.devices[0], request.run_dir, request.jobs,
+                                 default_build.vmfb)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     display().table(profile_lines(profiles, allocations, level == "model"))
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
@@ -345,7 +302,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
                 and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
             in_model = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
-                                      measured.baseline.vmfb, _named_dispatches(tuning_input, dispatches),
+                                      measured.baseline.vmfb, named_dispatches(tuning_input, dispatches),
                                       request.settings, write, record_fields, request.run_dir / "in_model")
         searches = (stage.stream(tasks, loop) if stage is not None and request.cluster else
                     zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)))
