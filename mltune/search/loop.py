@@ -8,8 +8,8 @@ under way leave part of the window empty (one is near the end of its budget, or 
 than one dispatch's batch fills), the next dispatch starts in that room, so a whole model's dispatches are
 searched concurrently on a cluster. A task may name what follows it (`then`): once its search is over, the task
 made from its result starts at the front of the queue, so one dispatch's next stage runs while others are still in
-their first (a screen and the model stage on one cluster). The budget of each counts benchmarked candidates, those of an earlier,
-interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
+their first (a screen and the model stage on one cluster). The budget of each counts benchmarked candidates, those
+of an earlier, interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
 is recorded and told to its dispatch's ranker as soon as it is known, in completion order. At the end the best
 few of each dispatch are measured again against the baseline, and a winner is kept only if its median speedup
 reaches `min_speedup` and the confidence interval of its speedup lies above 1. A task whose candidates are its
