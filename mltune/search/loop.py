@@ -1,19 +1,19 @@
 """The budgeted tuning loop: for each dispatch, ask, compile, benchmark, tell, repeat.
 
-The loop talks to an executor only (`mltune.execution.executor`): it submits compile and benchmark jobs and
-is handed each result as it completes. It keeps the executor's `window` of candidates in flight, refilling as
-results arrive when the executor is pipelined (a cluster), or once the window is done (one machine, where
-compiles and benchmarks alternate in phases). Dispatches are searched in the order given; when the searches
-under way leave part of the window empty (one is near the end of its budget, or a cluster has more devices
-than one dispatch's batch fills), the next dispatch starts in that room, so a whole model's dispatches are
-searched concurrently on a cluster. A task may name what follows it (`then`): once its search is over, the task
-made from its result starts at the front of the queue, so one dispatch's next stage runs while others are still in
-their first (a screen and the model stage on one cluster). The budget of each counts benchmarked candidates, those
-of an earlier, interrupted run of the same problem included (they are told to the ranker, never measured again). Each result
-is recorded and told to its dispatch's ranker as soon as it is known, in completion order. At the end the best
-few of each dispatch are measured again against the baseline, and a winner is kept only if its median speedup
-reaches `min_speedup` and the confidence interval of its speedup lies above 1. A task whose candidates are its
-finalists already (a screen chose them) measures each once, with the finals' plan, and is not measured again.
+The loop talks to an executor only (`mltune.execution.executor`): it submits compile and benchmark jobs and is
+handed each result as it completes. It keeps the executor's `window` of candidates in flight, refilling as results
+arrive when the executor is pipelined (a cluster), or once the window is done (one machine, where compiles and
+benchmarks alternate in phases). Dispatches are searched in the order given; when the searches under way leave part
+of the window empty (one is near the end of its budget, or a cluster has more devices than one dispatch's batch
+fills), the next dispatch starts in that room, so a whole model's dispatches are searched concurrently on a cluster.
+A task may name what follows it (`then`): once its search is over, the task made from its result starts at the front
+of the queue, so one dispatch's next stage runs while others are still in their first (a screen and the model stage
+on one cluster). The budget of each counts benchmarked candidates, those of an earlier, interrupted run of the same
+problem included (they are told to the ranker, never measured again). Each result is recorded and told to its
+dispatch's ranker as soon as it is known, in completion order. At the end the best few of each dispatch are measured
+again against the baseline, and a winner is kept only if its median speedup reaches `min_speedup` and the confidence
+interval of its speedup lies above 1. A task whose candidates are its finalists already (a screen chose them)
+measures each once, with the finals' plan, and is not measured again.
 """
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ class _Search:
                 self.in_flight[i] = self.submit_compile(i, self.candidates.knobs(i))
 
     def _none_applied(self) -> bool:
-        """Whether a first batch of this run's candidates all built to IREE's default module (the spec matches no op)."""
+        """Whether a first batch of this run's candidates all built to IREE's default module (no op matched)."""
         mine = self.result.trials[self.earlier:]
         return len(mine) >= min(self.budget, self.loop.executor.window) and all(
             t.build.status == NOT_APPLIED for t in mine)
