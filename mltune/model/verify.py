@@ -83,6 +83,10 @@ class EndToEnd:
     def measurement(self, label: str) -> Measurement | None:
         return self.measurements[self.labels.index(label)] if label in self.labels else None
 
+    def relabelled(self, names: dict[str, str]) -> EndToEnd:
+        """The same measurements, the labels in `names` renamed."""
+        return EndToEnd(tuple(names.get(label, label) for label in self.labels), self.measurements)
+
     def estimate(self, label: str) -> SpeedupEstimate:
         """The speedup of `label` over IREE's default with its confidence interval (none when not measured)."""
         measurement = self.measurement(label)

@@ -152,6 +152,8 @@ def _print_model(report: TuneReport) -> None:
     for key, ratio in model.check.ratios.items():
         verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
         print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
+    if model.overruled:
+        print("  end to end, the model with every config ran faster than with leave-one-out's choice: all are kept")
     if model.numerics is not None:
         print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
     if model.timing is not None:

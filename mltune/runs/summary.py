@@ -61,7 +61,7 @@ def _model_summary(report: TuneReport) -> dict:
             "screened": {n: _estimate_summary(m) for n, m in report.flags.screened.items()}},
         "leave_one_out": None if model is None else {
             "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
-            "ratio_without": model.check.ratios},
+            "ratio_without": model.check.ratios, "overruled": model.overruled},
         "numerics": None if model is None or model.numerics is None else
         {"ok": model.numerics.ok, "detail": model.numerics.detail},
         "end_to_end": None if model is None or model.timing is None else {
