@@ -37,26 +37,36 @@ from mltune.targets import CpuTarget
 DEVICE = "local-task"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_arguments(description: str, builds_help: str) -> argparse.ArgumentParser:
+    """The arguments of a script that times a finished run's builds again."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("model", type=Path, help="NAME: NAME.mlir and NAME.flags in this folder")
-    parser.add_argument("--run", type=Path, required=True, help="the finished run's folder (candidates/verify_*)")
-    parser.add_argument("--looks", default="15,6", help="first looks to compare (rounds), comma-separated")
+    parser.add_argument("--run", type=Path, required=True, help=f"the finished run's folder ({builds_help})")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--work", type=Path, default=None)
-    args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="loo-first-look-"))
+    return parser
+
+
+def run_runner(model: Path, run: Path, work: Path | None) -> Runner:
+    """A runner of the finished run's builds: its model's call, with the weights' archive of the run's split."""
+    work = work or Path(tempfile.mkdtemp(prefix="retime-run-"))
     context = new_context()
-    call = model_call((), (), None, None, None, args.model.with_suffix(".flags"))
-    given = prepare_input(args.model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
+    call = model_call((), (), None, None, None, model.with_suffix(".flags"))
+    given = prepare_input(model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
                           given=call.inputs)
     if not (work / "weights").exists():  # the run's split: its builds take that archive
-        shutil.copytree(args.run / "weights", work / "weights")
-    tuning_input = weights.without_weights(given, "cpu", work / "weights")
+        shutil.copytree(run / "weights", work / "weights")
+    return Runner(weights.without_weights(given, "cpu", work / "weights").invocation, DEVICE, work)
+
+
+def main() -> int:
+    parser = run_arguments(__doc__.splitlines()[0], "candidates/verify_*")
+    parser.add_argument("--looks", default="15,6", help="first looks to compare (rounds), comma-separated")
+    args = parser.parse_args()
+    runner = run_runner(args.model, args.run, args.work)
     builds = args.run / "candidates"
     full = builds / "verify_all" / "module.vmfb"
     items = sorted((int(p.parent.name.rsplit("_", 1)[1]), p) for p in builds.glob("verify_without_*/module.vmfb"))
-    runner = Runner(tuning_input.invocation, DEVICE, work)
     looks = [int(x) for x in args.looks.split(",")]
     print(f"{args.model.name}: {len(items)} configs left out one at a time, first looks {looks}, at most "
           f"{VERIFY_MAX_ROUNDS} rounds, {args.repeats} repeat(s); load average {os.getloadavg()[0]:.2f}", flush=True)

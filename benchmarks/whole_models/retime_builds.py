@@ -11,44 +11,27 @@ build (`baseline`), with the final checks' plan, and prints each one's speedup a
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
-import tempfile
+import sys
 from dataclasses import replace
 from pathlib import Path
 
-from mltune.execution.run import Runner
-from mltune.frontend.mlir import new_context
-from mltune.input.call import model_call
-from mltune.input.model import prepare_input
-from mltune.model import weights
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+from whole_models.loo_first_look import run_arguments, run_runner
+
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.search.loop import final_plan
-from mltune.targets import CpuTarget
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", type=Path, help="NAME: NAME.mlir and NAME.flags in this folder")
-    parser.add_argument("--run", type=Path, required=True, help="the finished run's folder (candidates/NAME)")
+    parser = run_arguments(__doc__.splitlines()[0], "candidates/NAME")
     parser.add_argument("--builds", default="verify_all,final", help="build folders to time, comma-separated")
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="retime-builds-"))
-    context = new_context()
-    call = model_call((), (), None, None, None, args.model.with_suffix(".flags"))
-    given = prepare_input(args.model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
-                          given=call.inputs)
-    if not (work / "weights").exists():  # the run's split: its builds take that archive
-        shutil.copytree(args.run / "weights", work / "weights")
-    tuning_input = weights.without_weights(given, "cpu", work / "weights")
+    runner = run_runner(args.model, args.run, args.work)
     candidates = args.run / "candidates"
     names = args.builds.split(",")
     items = [(i, candidates / name / "module.vmfb") for i, name in enumerate(names)]
     plan = replace(final_plan("cpu"), rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS)
-    runner = Runner(tuning_input.invocation, "local-task", work)
     print(f"{args.model.name}: {', '.join(names)} against the run's default build, {args.repeats} repeat(s); "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
     for repeat in range(args.repeats):
