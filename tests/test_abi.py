@@ -56,7 +56,8 @@ def signature(source: Path, tmp_path: Path, function: str | None = None):
     return vmfb, read_function_abi(vmfb, source, CPU_FLAGS, tmp_path, new_context(), function)
 
 
-@pytest.mark.parametrize("name, function", [("bert.mlir", "main"), ("bert_onnx.mlir", "main_graph")])
+@pytest.mark.parametrize("name, function", [("bert.mlir", "main"),
+                                            pytest.param("bert_onnx.mlir", "main_graph", marks=pytest.mark.slow)])
 def test_torch_dialect_signature_from_iree_abi_lowering(tmp_path, name, function):
     """iree-turbine and iree-import-onnx export `!torch.vtensor<[1,32],si64>` arguments; IREE imports them as
     signless tensors and its torch input conversion leaves no reflection in the module."""

@@ -49,6 +49,7 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     assert configs["linalg.matmul"] == [tile_lists(dispatch.problem, trial.knobs)]
 
 
+@pytest.mark.slow  # 2 s
 def test_a_time_budget_ends_the_search_within_about_one_candidate(tiny, context, tmp_path):
     """A 1.5 s time budget with room for a batch of 8: the search starts with one candidate, then only as many as
     fit in the time left, so it ends about one candidate's time after the budget (a first batch of 8 ran 10x over)."""

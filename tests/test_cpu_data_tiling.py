@@ -84,7 +84,8 @@ def _iree_inner_tiles(tmp_path, cpu_name: str, shape: ContractionShape) -> tuple
     return CpuInfo.from_executable_target(text), InnerTiles(m0, n0, k0)
 
 
-@pytest.mark.parametrize("cpu_name", DATA_TILING_CPUS)
+@pytest.mark.parametrize("cpu_name", [cpu if cpu == TEST_CPU else pytest.param(cpu, marks=pytest.mark.slow)
+                                      for cpu in DATA_TILING_CPUS])  # the others: 2 s each
 def test_inner_tiles_are_the_compilers(tiny, tmp_path, cpu_name):
     """f32 and f16 inputs with an f32 accumulator get the packed tile IREE picks for the target's vector width (a
     narrow M its narrow tile), read back from the compiler for an AVX2 and an AVX-512 CPU."""
@@ -117,6 +118,7 @@ def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dum
         assert positions[tiled].min() <= 1  # little packing per flop: the first batch measures both lowerings
 
 
+@pytest.mark.slow  # 3 s
 def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, context):
     """The shipped cpu family model, ranking as on a CPU it was trained on (no blend), puts IREE's own data-tiled
     build second, as the heuristic does."""

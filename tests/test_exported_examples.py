@@ -71,6 +71,7 @@ def test_text_inputs_are_valid_token_ids():
         assert 0 <= ids.min() and ids.max() < vocab_size
 
 
+@pytest.mark.slow  # 10 s: every committed export compiled and run
 @pytest.mark.parametrize("stem", STEMS)
 def test_export_compiles_and_runs(results, stem):
     result = results[stem]
@@ -79,6 +80,7 @@ def test_export_compiles_and_runs(results, stem):
     assert result.std() > 0, "a constant result means the weights or the input did not arrive"
 
 
+@pytest.mark.slow  # shares the compiled exports
 def test_bert_routes_agree(results):
     """The same seeded BERT exported three ways computes the same hidden states."""
     reference = results[BERT_ROUTES[0]]

@@ -114,6 +114,7 @@ def one_op(tmp_path, context):
     return tuning_input, dispatch
 
 
+@pytest.mark.slow  # 8 s: a whole withdrawal and fallback, end to end
 def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kept(one_op, context, tmp_path, capsys):
     """The winner's config, slower than the default build, was claimed 1.37x by (synthetic) finals: leave-one-out
     keeps it, since the user's starter spec it replaces is slower still, and the real end-to-end timing against the

@@ -135,6 +135,7 @@ def test_tpe_learns_over_gpu_knobs():
     assert ratios[order[48:]].mean() < ratios.mean()
 
 
+@pytest.mark.slow  # 2 s: test_learn_cli trains and evaluates in the default run
 def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     """Synthetic TileAndFuse records: `train` and `evaluate` run every ranker and write the table, JSON and plot."""
     arch = SYNTHETIC_GPU.arch

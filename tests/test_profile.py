@@ -71,6 +71,7 @@ def dumps(tmp_path_factory) -> list[Path]:
     return benches
 
 
+@pytest.mark.slow  # the dumps' profile: on CPUs the time shares come from the model's own profile
 def test_the_dumps_lack_their_constants_and_get_them_back(dumps, tmp_path):
     for bench in dumps:
         missing = missing_resources(bench.read_text())
@@ -93,6 +94,7 @@ def test_every_dispatch_is_timed(dumps, tmp_path):
     assert "nan" not in table.lower() and "not timed" not in table
 
 
+@pytest.mark.slow  # the dumps' profile: on CPUs the time shares come from the model's own profile
 def test_a_dispatch_that_cannot_be_timed_is_named_with_the_reason(dumps, tmp_path):
     broken = tmp_path / "broken_benchmark.mlir"
     broken.write_text(dumps[0].read_text().replace("linalg.matmul", "linalg.no_such_op", 1))

@@ -149,6 +149,7 @@ def test_a_plugin_ranks_a_real_tune_by_name(tmp_path):
     assert len(records) >= 2 and {r["ranker"] for r in records} == {"reverse"}
 
 
+@pytest.mark.slow  # 4 s
 def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_records(tmp_path):
     """`held-out` fails on any problem its records hold: the evaluation passes only if every problem is scored by a
     plugin made from the other problems' records (synthetic dataset)."""

@@ -120,6 +120,7 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
     return loop, plans, records, dispatch, CpuContraction(dispatch.problem, dispatch.facts, context)
 
 
+@pytest.mark.slow  # test_a_task_that_ends_starts_the_task_that_follows_it checks the finals' plan in the default run
 def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
     """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
     the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""

@@ -66,6 +66,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+@pytest.mark.slow  # 2 s: the process-group kill is tested in the default run
 def test_a_spawned_child_dies_with_its_parent(tmp_path):
     """kill -9 of the parent: the kernel kills the child too (parent-death signal), within 2 s."""
     pid_file = tmp_path / "child.pid"

@@ -43,6 +43,7 @@ def family_models(two_archs):
     return models
 
 
+@pytest.mark.slow  # 3 s
 def test_leave_arch_out_on_a_known_rule(two_archs, tmp_path, capsys):
     """Known answer: the rule reads only target-relative features, so a forest trained on the wide CPU alone ranks the
     narrow CPU's candidates far better than shuffle (whose expectation is about n / 6 here)."""

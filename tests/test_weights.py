@@ -159,6 +159,7 @@ def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypa
         assert str(inlined.source) in text and "compile-from" not in text and "mltune_weights" not in text
 
 
+@pytest.mark.slow  # 2 s
 def test_a_users_own_archive_is_kept_beside_the_split_one(tmp_path, context):
     """A model whose first weight is already a parameter of the user's archive (scope `model`, written with IREE's
     runtime API) and whose second is inlined: both archives are loaded, and the outputs match the unsplit build."""
