@@ -89,7 +89,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         if starter_build.status == "ok":
             builds.append(("starter spec", starter_build.vmfb))
     builds.append((RECOMMENDED, final.vmfb))
-    everything = check.full_build if check.dropped and final is not check.full_build else None
+    everything = check.full_build if check.dropped else None  # dropped: `final` was built without some
     if everything is not None:
         builds.append((EVERY_CONFIG, everything.vmfb))
     with display().phase(f"end to end: {', '.join(label for label, _ in builds)} interleaved with IREE's default"):
