@@ -4,7 +4,7 @@ when it ran faster than leave-one-out's choice (synthetic measurements: the rule
 from __future__ import annotations
 
 from mltune.execution.run import Measurement
-from mltune.model.finish import EVERY_CONFIG, LEAVE_ONE_OUT_CHOICE, RECOMMENDED, every_config_faster
+from mltune.model.finish import EVERY_CONFIG, CHECK_CHOICE, RECOMMENDED, every_config_faster
 from mltune.model.verify import EndToEnd
 
 
@@ -16,9 +16,9 @@ def _measured(index: int, speedup: float) -> Measurement:
 def test_every_config_is_kept_when_it_ran_faster_than_leave_one_outs_choice():
     timing = EndToEnd((RECOMMENDED, EVERY_CONFIG), (_measured(0, 1.05), _measured(1, 1.16)))
     assert every_config_faster(timing)
-    swapped = timing.relabelled({RECOMMENDED: LEAVE_ONE_OUT_CHOICE, EVERY_CONFIG: RECOMMENDED})
+    swapped = timing.relabelled({RECOMMENDED: CHECK_CHOICE, EVERY_CONFIG: RECOMMENDED})
     assert round(swapped.estimate(RECOMMENDED).speedup, 2) == 1.16
-    assert round(swapped.estimate(LEAVE_ONE_OUT_CHOICE).speedup, 2) == 1.05
+    assert round(swapped.estimate(CHECK_CHOICE).speedup, 2) == 1.05
 
 
 def test_leave_one_outs_choice_stays_when_every_config_was_slower_or_not_measured():

@@ -18,7 +18,7 @@ from mltune.input.model import prepare_input
 from mltune.model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
 from mltune.model.finish import FinalChecks, ModelOutcome
 from mltune.model.merge import read_starter_spec
-from mltune.model.verify import Config, LeaveOneOut
+from mltune.model.verify import Config, ConfigCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.runs.summary import summary
@@ -49,7 +49,7 @@ def _result(name: str, problem, finals: list[tuple[dict[str, int], str, float]])
 
 def _withdrawn(picks: tuple[Pick, ...], kept: list[Pick]) -> Attempt:
     """Synthetic: the final checks withdrew the result of `picks`, leave-one-out having kept `kept`'s configs."""
-    return Attempt(picks, ModelOutcome(None, LeaveOneOut([p.config for p in kept]), None, None, withdrawn="slower"))
+    return Attempt(picks, ModelOutcome(None, ConfigCheck([p.config for p in kept]), None, None, withdrawn="slower"))
 
 
 def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_passed(dumps, context, tmp_path,
@@ -73,7 +73,7 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
     withdrawn, fallback = (applier.apply(tiny.problem, p.config.compilation_info) for p in (first[0], following[0]))
     assert "--iree-opt-data-tiling" in withdrawn.flags and not withdrawn.text
     assert fallback.text and not fallback.flags
-    emptied = Attempt(first, ModelOutcome(None, LeaveOneOut([], dropped=[p.result.problem.key for p in first]),
+    emptied = Attempt(first, ModelOutcome(None, ConfigCheck([], dropped=[p.result.problem.key for p in first]),
                                           None, None))
     assert emptied.lost and not emptied.kept
     assert [(p.result.name, p.rank) for p in fallbacks(emptied)] == [("a", 2), ("c", 1)]

@@ -20,7 +20,7 @@ from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
-from mltune.model.in_model_finals import ROUNDS
+from mltune.model.in_model_timer import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
 from mltune.search.screen_module import one_op_module
 from mltune.targets import parse_target
@@ -94,6 +94,10 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     assert builds == [f"candidate_{j:06d}" for j in range(max(per_problem.values()))]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["level"] == "model" and "end_to_end" in summary
+    check = summary["config_check"]  # the winners, if any, checked in one build profiled against none: no leave-one-out
+    if check["kept"] or check["dropped"]:
+        assert check["method"] == "inside the model" or "leave-one-out decided" in check["note"]
+        assert not list((tmp_path / "run").glob("**/verify_without_*"))
 
 
 def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):

@@ -93,7 +93,7 @@ def test_tune_a_model(tiny, tmp_path):
     assert tiny.problem.key in result.stdout
     (dispatch,) = summary["dispatches"]
     if summary["spec"] is None:  # nothing won, or the winner did not pay off in the whole-model check
-        assert dispatch["winner"] is None or summary["leave_one_out"]["dropped"] or summary["withdrawn"]
+        assert dispatch["winner"] is None or summary["config_check"]["dropped"] or summary["withdrawn"]
         assert "No tuning spec written" in result.stdout
         assert not output.exists(), "no empty spec file is left behind"
     else:

@@ -119,10 +119,10 @@ def print_breakdown(summary: dict) -> None:
         d = winners[a["problem"]]
         won = f"{d['winner']['speedup']:.2f}x in the model" if d["winner"] else "no config beat the default"
         verdict = ""
-        if summary["leave_one_out"] and a["problem"] in summary["leave_one_out"]["ratio_without"]:
-            ratio = summary["leave_one_out"]["ratio_without"][a["problem"]]
-            kept = a["problem"] in summary["leave_one_out"]["kept"]
-            verdict = f"; leave-one-out without/with = {ratio:.3f}: {'kept' if kept else 'dropped'}"
+        check = summary["config_check"]
+        if check and a["problem"] in check["gain"]:
+            kept = a["problem"] in check["kept"]
+            verdict = f"; checked {check['method']}, gain {check['gain'][a['problem']]:.3f}: {'kept' if kept else 'dropped'}"
         print(f"  {a['problem']:<40} {100 * a['share']:5.1f}% of time, {a['budget']:3d} candidates "
               f"({d['benchmarked']} benchmarked): {won}{verdict}")
     flags = summary["flags"]

@@ -1,4 +1,4 @@
-"""The last steps of a whole-model run: keep the configs that pay off, merge them with the starter
+"""The last steps of a whole-model run: keep the configs that pay off (`mltune.model.verify`), merge them with the starter
 spec, refuse a result that changes the model's outputs, and time the result end to end.
 
 The result is whatever the target's applier makes of the configs (a tuning spec, or on CUDA the
@@ -6,7 +6,6 @@ annotated source). The numerics check runs both builds on the tuning device, CPU
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -20,12 +19,14 @@ from mltune.execution.kernel_timing import MeasuredBuilds, call_level
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
-from mltune.model.verify import Config, EndToEnd, LeaveOneOut, end_to_end, leave_one_out
+from mltune.model.in_model_check import InModelCheck
+from mltune.model.in_model_timer import InModelTimer
+from mltune.model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
 from mltune.system.progress import display
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
-EVERY_CONFIG = "every config"  # where leave-one-out dropped some: the build with all of them, timed beside its choice
-LEAVE_ONE_OUT_CHOICE = "leave-one-out"  # the label of leave-one-out's choice once every config beat it
+EVERY_CONFIG = "every config"  # where the check dropped some: the build with all of them, timed beside its choice
+CHECK_CHOICE = "check's choice"  # the label of the check's choice once every config beat it
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,13 @@ class ModelOutcome:
     """What the checks kept: the merged result (None: nothing to emit) and the evidence for it."""
 
     result: Applied | None
-    check: LeaveOneOut
+    check: ConfigCheck
     numerics: Comparison | None
     timing: EndToEnd | None
     refused: str = ""  # why nothing is emitted although configs were found (an error: exit code 1)
     withdrawn: str = ""  # why nothing is recommended: the final measurement found no gain
     per_call: Measurement | None = None  # kernel-level runs: the result timed call by call, as it will run
-    overruled: bool = False  # every config ran faster end to end than leave-one-out's choice, so all were kept
+    overruled: bool = False  # every config ran faster end to end than the check's choice, so all were kept
 
     @property
     def recommends(self) -> bool:
@@ -48,9 +49,9 @@ class ModelOutcome:
 
 def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
                  default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
-                 plan: TimingPlan, context: ir.Context, work_dir: Path,
-                 numerics_device: str | None) -> ModelOutcome:
-    """Leave-one-out, merge, numerics against IREE's default build, then the end-to-end timing; a
+                 plan: TimingPlan, context: ir.Context, work_dir: Path, numerics_device: str | None,
+                 check_configs: CheckConfigs | None = None) -> ModelOutcome:
+    """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's default build, then the end-to-end timing; a
     result that is not faster than IREE's default build in that last measurement is withdrawn.
 
     `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
@@ -61,14 +62,12 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     def merged(kept: Sequence[Config]) -> Applied | None:
         return merge_configs(kept, starter, applier, context, work_dir)
 
-    with display().phase(f"leave-one-out over {len(configs)} config(s): compile and time the model without each") \
-            if configs else nullcontext():
-        check = leave_one_out(configs, merged, builder, runner, plan)
+    check = (check_configs or LeaveOneOut(builder, runner, plan))(configs, merged)
     result = merged(check.kept)
     if result is None:
         final = flags_baseline
     elif check.full_build is not None and check.full_build.status == "ok" and not check.dropped:
-        final = check.full_build  # the spec leave-one-out started from, already compiled
+        final = check.full_build  # the spec the check started from, already compiled
     else:
         final = builder.compile(0, result, "final")
     if final.status != "ok":
@@ -95,13 +94,13 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     with display().phase(f"end to end: {', '.join(label for label, _ in builds)} interleaved with IREE's default"):
         timing = end_to_end(default_build.vmfb, builds, runner, plan)
     overruled = everything is not None and every_config_faster(timing)
-    if overruled:  # leave-one-out's single comparisons against one build of all were outweighed end to end
+    if overruled:  # the check's single comparisons against one build of all were outweighed end to end
         every_numerics = (numerics_check(default_build, everything, builder, numerics_device, work_dir)
                           if numerics_device is not None else None)
         overruled = every_numerics is None or every_numerics.ok
         if overruled:
             result, numerics, check = merged(configs), every_numerics or numerics, replace(check, kept=list(configs))
-            timing = timing.relabelled({RECOMMENDED: LEAVE_ONE_OUT_CHOICE, EVERY_CONFIG: RECOMMENDED})
+            timing = timing.relabelled({RECOMMENDED: CHECK_CHOICE, EVERY_CONFIG: RECOMMENDED})
     estimate = timing.estimate(RECOMMENDED)
     # Only mltune's own part is withdrawn: a starter spec with nothing added is the user's choice, kept as given.
     adds_something = bool(check.kept) or flags_baseline.vmfb != default_build.vmfb
@@ -113,7 +112,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
 
 
 def every_config_faster(timing: EndToEnd) -> bool:
-    """Whether the build with every config ran faster than leave-one-out's choice against IREE's default (median
+    """Whether the build with every config ran faster than the check's choice against IREE's default (median
     speedups of one interleaved run). Each leave-one-out comparison is against the one build of all, so a slow
     reading of that build drops every config: on ResNet-50 it dropped 9 of 11, and its choice measured 1.05x where
     all 11 measured 1.16x (`benchmarks/whole_models/retime_builds.py`)."""
@@ -137,6 +136,7 @@ class FinalChecks:
     context: ir.Context
     work_dir: Path
     numerics_device: str | None
+    in_model: InModelTimer | None = None  # the device times each dispatch in the model: configs checked there
 
     def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
         """Check the model tuned with `configs`; a later `attempt` builds and writes into folders of its own, so
@@ -148,9 +148,13 @@ class FinalChecks:
             builder, work_dir = replace(builder, work_dir=builder.work_dir / name), work_dir / name
             work_dir.mkdir(parents=True, exist_ok=True)
         kernel = measured.kernel_level
+        check: CheckConfigs = LeaveOneOut(measured.builder, self.runner, self.plan)
+        if self.in_model is not None and not kernel:
+            check = InModelCheck(replace(self.in_model, work_dir=work_dir / "in_model_check"), measured.builder,
+                                 measured.baseline.vmfb, check)
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
-                               self.applier, self.plan, self.context, work_dir, self.numerics_device)
+                               self.applier, self.plan, self.context, work_dir, self.numerics_device, check)
         if not kernel or outcome.result is None:
             return outcome
         with display().phase("per call: the result as it will run, against IREE's default"):

@@ -20,12 +20,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from mltune.emit.apply import Applier
-from mltune.errors import RunFailure
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.run import Measurement
-from mltune.input.model import Invocation
-from mltune.model.in_model import NotProfiled, profile_in_model
-from mltune.model.profile import NamedDispatch, problem_times
+from mltune.model.in_model_timer import InModelTimer, ProblemTimes
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
@@ -34,7 +31,6 @@ from mltune.system.progress import display
 from mltune.targets import TargetFacts
 
 LEVEL = "in-model"
-ROUNDS = 5
 
 
 @dataclass(frozen=True)
@@ -46,20 +42,17 @@ class _Finalist:
 
 @dataclass
 class ProfiledFinals:
-    """Everything the stage needs besides the tasks; `dispatches` as `rank_in_model` takes them."""
+    """Everything the stage needs besides the tasks."""
 
     builder: Builder
     applier: Applier
     facts: TargetFacts
-    invocation: Invocation
-    device: str
+    timer: InModelTimer
     default_vmfb: Path
-    dispatches: Sequence[NamedDispatch]
     settings: LoopSettings
     on_record: Callable[[Record], None]
     record_fields: dict
     work_dir: Path
-    rounds: int = ROUNDS
     tool_seconds: float = 0.0  # compiling and profiling: the stage is little else
     _space_sizes: dict[str, int] = field(default_factory=dict)
 
@@ -70,7 +63,8 @@ class ProfiledFinals:
         chosen = [self._finalists(task) for task in tasks]
         builds = self._build(tasks, chosen)
         with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
-            default, combined = self._time([b for b in builds if b.status == "ok"])
+            default, combined = self.timer.time(self.default_vmfb, [(b.index, b.vmfb) for b in builds
+                                                                   if b.status == "ok"])
         self.tool_seconds += time.perf_counter() - started
         return [self._result(task, found, builds, default, combined) for task, found in zip(tasks, chosen)]
 
@@ -95,25 +89,8 @@ class ProfiledFinals:
         with display().phase(f"compile {len(jobs)} builds of every dispatch's finalists"):
             return self.builder.compile_many(jobs, group="in_model")
 
-    def _problem_times(self, vmfb: Path, name: str) -> dict[str | None, float]:
-        try:
-            return problem_times(self.dispatches, profile_in_model(vmfb, self.invocation, self.device,
-                                                                   self.work_dir / "profiles" / name))
-        except NotProfiled as why:  # the default build profiled before this: a run failure, never a traceback
-            raise RunFailure(f"timing the finalists inside the model failed: {why}") from None
-
-    def _time(self, builds: Sequence[BuildResult]) -> tuple[list[dict[str, float]], dict[int, list[dict[str, float]]]]:
-        """Per round, IREE's default and then each build: microseconds per model call of each problem."""
-        default: list[dict[str, float]] = []
-        combined: dict[int, list[dict[str, float]]] = {build.index: [] for build in builds}
-        for round_ in range(self.rounds):
-            default.append(self._problem_times(self.default_vmfb, f"{round_}_default"))
-            for build in builds:
-                combined[build.index].append(self._problem_times(build.vmfb, f"{round_}_{build.index}"))
-        return default, combined
-
     def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
-                default: list[dict[str, float]], combined: dict[int, list[dict[str, float]]]) -> DispatchResult:
+                default: list[ProblemTimes], combined: dict[int, list[ProblemTimes]]) -> DispatchResult:
         key = task.problem.key
         result = DispatchResult(task.name, task.problem, self._space_sizes[task.name],
                                 min_speedup=self.settings.min_speedup,

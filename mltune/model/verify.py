@@ -1,18 +1,21 @@
 """End-to-end check of the merged spec: every config must pay for itself in the whole model.
 
-A config won against IREE's default on its own, but configs interact in one model (cache
-sharing, fusion around them), so each is checked by leave-one-out: the model built with all
-configs is timed, interleaved, against the model built without that one config; a config is
-dropped when the model runs faster without it (median ratio < 1). Ties are kept, since the
-config already beat the default beyond the noise when it was tuned. One pass, not a search:
-n configs cost n extra compiles, run side by side with the builder's jobs, and one timing run.
+A config won against IREE's default on its own, but configs interact in one model (the caches
+one dispatch leaves the next), so each is checked once all are in: a `CheckConfigs` gives each
+config a gain (above 1: the model is faster with it) and drops those below 1. Ties are kept,
+since the config already beat the default beyond the noise when it was tuned.
+
+Leave-one-out, here, measures the gain on the whole model: the model built with all configs is
+timed, interleaved, against the model built without each one. One pass, not a search: n configs
+cost n extra compiles, run side by side with the builder's jobs, and one timing run. Where the
+device times each dispatch inside the model, `mltune.model.in_model_check` measures it in one build.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
@@ -20,6 +23,7 @@ from mltune.execution.devices import RunnerPool
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.execution.verdict import SpeedupEstimate
 from mltune.frontend.problem import Problem
+from mltune.system.progress import display
 
 VERIFY_ROUNDS = 15  # leave-one-out and the end-to-end timing decide what ships: measure them longest ...
 VERIFY_MAX_ROUNDS = 45  # ... and on until the interval of the speedup lies on one side of 1
@@ -33,38 +37,69 @@ class Config:
     compilation_info: str
 
 
+LEAVE_ONE_OUT = "leave-one-out"
+WITHOUT_OVER_ALL = "the model's time without it / with all"
+
+Merge = Callable[[Sequence[Config]], Applied | None]  # configs -> the result that holds them (None: nothing to build)
+
+
 @dataclass
-class LeaveOneOut:
-    """The configs kept, and for each config the measured ratio (model without it / model with all)."""
+class ConfigCheck:
+    """The configs kept, and for each config its measured gain (above 1: the model is faster with it), what that
+    gain is a ratio of, and which check measured it."""
 
     kept: list[Config]
     ratios: dict[str, float] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
-    full_build: BuildResult | None = None
+    full_build: BuildResult | None = None  # the build with every config
+    method: str = LEAVE_ONE_OUT
+    ratio_of: str = WITHOUT_OVER_ALL
+    note: str = ""  # why this check was used where another was asked for
+
+    def decide(self, configs: Sequence[Config]) -> ConfigCheck:
+        """Drop the configs whose gain is below 1; keep the rest, the unmeasured included."""
+        self.dropped = [c.problem.key for c in configs if self.ratios.get(c.problem.key, 1.0) < 1.0]
+        self.kept = [c for c in configs if c.problem.key not in self.dropped]
+        return self
 
 
-def leave_one_out(configs: Sequence[Config], merge: Callable[[Sequence[Config]], Applied | None], builder: Builder,
-                  runner: Runner | RunnerPool, plan: TimingPlan) -> LeaveOneOut:
+class CheckConfigs(Protocol):
+    """Measures each config's gain in the model built with them all, and decides which are kept."""
+
+    def __call__(self, configs: Sequence[Config], merge: Merge) -> ConfigCheck: ...
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """Leave-one-out on the whole model, with `builder`'s flags, timed by `runner`."""
+
+    builder: Builder
+    runner: Runner | RunnerPool
+    plan: TimingPlan
+
+    def __call__(self, configs: Sequence[Config], merge: Merge) -> ConfigCheck:
+        with display().phase(f"leave-one-out over {len(configs)} config(s): compile and time the model without each"):
+            return leave_one_out(configs, merge, self.builder, self.runner, self.plan)
+
+
+def leave_one_out(configs: Sequence[Config], merge: Merge, builder: Builder, runner: Runner | RunnerPool,
+                  plan: TimingPlan) -> ConfigCheck:
     """Time the model with every config against the model without each one; drop those it runs faster without."""
     if not configs:
-        return LeaveOneOut([])
+        return ConfigCheck([])
     without = [(i + 1, merge([c for c in configs if c is not left_out]), f"verify_without_{i + 1}")
                for i, left_out in enumerate(configs)]
     full, *builds = builder.compile_named([(0, merge(configs), "verify_all"), *without])
-    result = LeaveOneOut(list(configs), full_build=full)
+    result = ConfigCheck(list(configs), full_build=full)
     if full.status != "ok":
         return result
     items = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     measured: dict[int, Measurement] = {m.index: m for m in runner.measure(full.vmfb, items, plan)}
     for i, config in enumerate(configs):
         measurement = measured.get(i + 1)
-        if measurement is None or measurement.status != "ok":
-            continue
-        result.ratios[config.problem.key] = measurement.ratio
-        if measurement.ratio < 1.0:
-            result.dropped.append(config.problem.key)
-    result.kept = [c for c in configs if c.problem.key not in result.dropped]
-    return result
+        if measurement is not None and measurement.status == "ok":
+            result.ratios[config.problem.key] = measurement.ratio
+    return result.decide(configs)
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def _print_profile(report: TuneReport) -> None:
 
 
 def _print_model(report: TuneReport) -> None:
-    """Flags, leave-one-out, numerics and the end-to-end timing of a model run."""
+    """Flags, the configs' check, numerics and the end-to-end timing of a model run."""
     if report.flags is not None:
         for name, detail in report.flags.failed.items():
             print(f"\nFlag variant {name}: does not compile (with the starter spec, if any): {detail}")
@@ -149,11 +149,14 @@ def _print_model(report: TuneReport) -> None:
     if model is None:
         return
     _print_attempts(report.attempts)
-    for key, ratio in model.check.ratios.items():
-        verdict = "dropped: the model runs faster without it" if key in model.check.dropped else "kept"
-        print(f"  leave-one-out {key}: model without it / with all = {ratio:.3f} -> {verdict}")
+    check = model.check
+    if check.ratios:
+        print(f"Each config checked {check.method}, {check.ratio_of}:" + (f" ({check.note})" if check.note else ""))
+    for key, ratio in check.ratios.items():
+        verdict = "dropped: the model runs faster without it" if key in check.dropped else "kept"
+        print(f"  {key}: {ratio:.3f} -> {verdict}")
     if model.overruled:
-        print("  end to end, the model with every config ran faster than with leave-one-out's choice: all are kept")
+        print("  end to end, the model with every config ran faster than with the check's choice: all are kept")
     if model.numerics is not None:
         print(f"Numerics vs IREE's default build on the same inputs: {model.numerics.detail}")
     if model.timing is not None:
@@ -166,7 +169,7 @@ def _print_model(report: TuneReport) -> None:
 
 
 def _print_attempts(attempts: list[Attempt]) -> None:
-    """A result the final checks withdrew (or leave-one-out emptied), the finalists that replaced it and what became
+    """A result the final checks withdrew (or the configs' check emptied), the finalists that replaced it and what became
     of them; the checks printed after this are the last attempt's."""
     if not attempts or not attempts[0].lost:
         return
@@ -175,7 +178,7 @@ def _print_attempts(attempts: list[Attempt]) -> None:
         outcome = attempt.outcome
         verdict = (f"withdrawn: {outcome.withdrawn}" if outcome.withdrawn else f"refused: {outcome.refused}"
                    if outcome.refused else "kept: the checks below are this result's" if attempt.kept else
-                   "leave-one-out dropped every config: the model ran faster without each")
+                   "the configs' check dropped every config: the model ran faster without each")
         print(f"\n{'The first result' if number == 0 else f'Fallback {number}'}: {picks}\n  {verdict}")
     if attempts[-1].lost:
         print("Every fallback lost too." if len(attempts) > MAX_FALLBACKS else

@@ -47,7 +47,7 @@ def _attempt_summary(attempt: Attempt) -> dict:
 
 
 def _model_summary(report: TuneReport) -> dict:
-    """The whole-model part of `summary.json`: time shares, flags, leave-one-out, numerics, end to end."""
+    """The whole-model part of `summary.json`: time shares, flags, the configs' check, numerics, end to end."""
     model = report.model
     return {
         "profile": [{"dispatch": p.name, "op": p.op, "problem": p.problem_key, "time_us": p.time_us if p.time_us == p.time_us else None,
@@ -59,9 +59,10 @@ def _model_summary(report: TuneReport) -> dict:
             "measured": {n: _estimate_summary(m) for n, m in report.flags.measured.items()},
             "failed": report.flags.failed,
             "screened": {n: _estimate_summary(m) for n, m in report.flags.screened.items()}},
-        "leave_one_out": None if model is None else {
-            "kept": [c.problem.key for c in model.check.kept], "dropped": model.check.dropped,
-            "ratio_without": model.check.ratios, "overruled": model.overruled},
+        "config_check": None if model is None else {
+            "method": model.check.method, "kept": [c.problem.key for c in model.check.kept],
+            "dropped": model.check.dropped, "gain": model.check.ratios, "gain_is": model.check.ratio_of,
+            "note": model.check.note, "overruled": model.overruled},
         "numerics": None if model is None or model.numerics is None else
         {"ok": model.numerics.ok, "detail": model.numerics.detail},
         "end_to_end": None if model is None or model.timing is None else {

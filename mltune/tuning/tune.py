@@ -29,6 +29,7 @@ from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
 from mltune.model.in_model_finals import ProfiledFinals
+from mltune.model.in_model_timer import InModelTimer
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.weights import without_weights
@@ -301,8 +302,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
         if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
                 and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
-            in_model = ProfiledFinals(measured.builder, applier, facts, tuning_input.invocation, request.devices[0],
-                                      measured.baseline.vmfb, named_dispatches(tuning_input, dispatches),
+            timer = InModelTimer(tuning_input.invocation, request.devices[0],
+                                 named_dispatches(tuning_input, dispatches), request.run_dir / "in_model")
+            in_model = ProfiledFinals(measured.builder, applier, facts, timer, measured.baseline.vmfb,
                                       request.settings, write, record_fields, request.run_dir / "in_model")
         searches = (stage.stream(tasks, loop) if stage is not None and request.cluster else
                     zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)))
@@ -328,13 +330,14 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     picks = winners(results)
     tool_seconds += (executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
                      + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
-    finish_started = time.perf_counter()  # leave-one-out, numerics and the end-to-end timing: tool runs too
+    finish_started = time.perf_counter()  # the configs' check, numerics and the end-to-end timing: tool runs too
     model, attempts = None, []
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
         checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
-                             request.run_dir, request.devices[0])  # numerics on the tuning device: CPU or GPU alike
+                             request.run_dir, request.devices[0],  # numerics on the tuning device: CPU or GPU alike
+                             in_model.timer if in_model else None)
         attempts = finish_with_fallbacks(picks, checks.run)
         model = attempts[-1].outcome
         if search_flags:

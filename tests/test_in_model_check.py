@@ -1,0 +1,56 @@
+"""The configs' check inside the model: each config's gain from one build profiled against the build with none.
+
+The profiles here are synthetic (microseconds per model call per problem, round by round); the check on real
+profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_the_model."""
+
+from mltune.frontend.problem import Problem
+from mltune.model.in_model_check import IN_MODEL, decide
+from mltune.model.verify import Config, ConfigCheck
+
+
+MAPS = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
+        "affine_map<(d0, d1, d2) -> (d0, d1)>")
+
+
+def _config(m: int) -> Config:
+    return Config(Problem("contraction", "linalg.matmul", (m, 64, 64), (), (0,), (1,), (2,), "f32", "f32", "f32",
+                          MAPS, "nn"), f"info_{m}")
+
+
+A, B = _config(128), _config(256)
+
+
+def _rounds(a: list[float], b: list[float], others: list[float]) -> list[dict]:
+    return [{A.problem.key: x, B.problem.key: y, None: z} for x, y, z in zip(a, b, others)]
+
+
+def _check() -> ConfigCheck:
+    return ConfigCheck([A, B], method=IN_MODEL)
+
+
+def test_a_config_whose_dispatches_ran_slower_inside_the_model_is_dropped():
+    without = _rounds([100, 101, 99, 100, 102], [50, 50, 51, 49, 50], [1000] * 5)
+    with_all = _rounds([80, 81, 79, 82, 80], [52, 53, 51, 52, 54], [1001, 999, 1000, 1002, 998])
+    check = decide([A, B], with_all, without, _check())
+    assert check is not None and check.kept == [A] and check.dropped == [B.problem.key]
+    assert 1.2 < check.ratios[A.problem.key] < 1.3 and check.ratios[B.problem.key] < 1.0
+
+
+def test_the_other_dispatches_slowing_beyond_the_noise_hands_the_decision_on():
+    without = _rounds([100] * 5, [50] * 5, [1000, 1001, 999, 1000, 1002])
+    with_all = _rounds([80] * 5, [40] * 5, [1050, 1060, 1045, 1055, 1040])  # 5 % slower in every round
+    assert decide([A, B], with_all, without, _check()) is None
+
+
+def test_the_other_dispatches_within_the_noise_or_slightly_slower_leave_the_decision_here():
+    without = _rounds([100] * 5, [50] * 5, [1000, 1001, 999, 1000, 1002])
+    with_all = _rounds([80] * 5, [40] * 5, [1010, 985, 1012, 1020, 995])
+    check = decide([A, B], with_all, without, _check())
+    assert check is not None and check.kept == [A, B] and not check.dropped
+
+
+def test_a_config_the_profiles_did_not_time_is_kept_unmeasured():
+    without = [{A.problem.key: 100.0, None: 1000.0}] * 5
+    with_all = [{A.problem.key: 90.0, None: 1000.0}] * 5
+    check = decide([A, B], with_all, without, _check())
+    assert check is not None and check.kept == [A, B] and B.problem.key not in check.ratios
