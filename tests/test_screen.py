@@ -100,6 +100,44 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
         assert not list((tmp_path / "run").glob("**/verify_without_*"))
 
 
+
+@pytest.mark.slow
+def test_a_run_stopped_after_the_in_model_stage_resumes_without_timing_it_again(tmp_path):
+    """SIGTERM while the winners are checked, after the in-model stage; the resumed run keeps that stage's records,
+    and builds and times nothing of it again."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
+    proc = subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", "two_ops.mlir", "--budget", "16", "--top", "2",
+                             "--screen-finalists", "2", "--run-dir", "run", "--dataset-dir", "datasets", "-o",
+                             "spec.mlir", "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    results = tmp_path / "run" / "results.jsonl"
+
+    def in_model() -> list[dict]:
+        return [r for r in map(json.loads, results.read_text().splitlines()) if r["level"] == "in-model"]
+
+    deadline = time.monotonic() + 240
+    while not (tmp_path / "run" / "in_model_check").exists():  # the winners' check: the stage before it is over
+        assert proc.poll() is None and time.monotonic() < deadline, "the run never checked its winners"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run ended before the signal reached it")
+    kept = in_model()
+    builds = tmp_path / "run" / "candidates" / "in_model"
+    stamps = {p: p.stat().st_mtime_ns for p in builds.rglob("module.vmfb")}
+    done = mltune(["tune", "--resume", "run"], cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert "every finalist was timed inside the model by the interrupted run" in done.stdout
+    assert in_model() == kept, "no finalist was timed inside the model again"
+    assert {p: p.stat().st_mtime_ns for p in builds.rglob("module.vmfb")} == stamps, "no build was made again"
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["level"] == "model"
+
 def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
     """A loop over the tiny model's one dispatch on this machine, the plan of every benchmark it submits, its
     records, the dispatch and its configurator."""

@@ -15,7 +15,7 @@ whole model's.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -31,6 +31,7 @@ from mltune.system.progress import display
 from mltune.targets import TargetFacts
 
 LEVEL = "in-model"
+GROUP = "in_model"  # the builder's folder of the combined builds
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class _Finalist:
     index: int
     knobs: dict[str, int]
     compilation_info: str
+    earlier: Trial | None  # an interrupted run of this stage measured it
 
 
 @dataclass
@@ -61,7 +63,10 @@ class ProfiledFinals:
         tasks' order, each with its finals and a winner where one is faster beyond the noise."""
         started = time.perf_counter()
         chosen = [self._finalists(task) for task in tasks]
-        builds = self._build(tasks, chosen)
+        if all(f.earlier is not None for found in chosen for f in found):  # a resumed run: the stage was done
+            print("note: every finalist was timed inside the model by the interrupted run: its measurements are kept")
+            return [self._earlier_result(task, found) for task, found in zip(tasks, chosen)]
+        builds = self._build(tasks, chosen)  # timed together or not at all: the rounds compare builds of one stage
         with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
             default, combined = self.timer.time(self.default_vmfb, [(b.index, b.vmfb) for b in builds
                                                                    if b.status == "ok"])
@@ -72,10 +77,11 @@ class ProfiledFinals:
         candidates = task.configurator.candidates()
         self._space_sizes[task.name] = len(candidates)  # enumerated once: the result reports it too
         task.ranker.start(RankingInput(task.problem, self.facts, candidates))
+        earlier = {trial.index: trial for trial in (task.earlier_of(candidates) if task.earlier_of else ())}
         found = []
         for index in task.ranker.ask(task.budget):
             knobs = candidates.knobs(index)
-            found.append(_Finalist(index, knobs, task.configurator.compilation_info(knobs)))
+            found.append(_Finalist(index, knobs, task.configurator.compilation_info(knobs), earlier.get(index)))
         return found
 
     def _build(self, tasks: Sequence[SearchTask], chosen: Sequence[list[_Finalist]]) -> list[BuildResult]:
@@ -87,16 +93,13 @@ class ProfiledFinals:
             jobs.append((j, self.applier.combine([(task.problem, found[j].compilation_info)
                                                   for task, found in zip(tasks, chosen) if j < len(found)], linked)))
         with display().phase(f"compile {len(jobs)} builds of every dispatch's finalists"):
-            return self.builder.compile_many(jobs, group="in_model")
+            return self.builder.compile_many(jobs, group=GROUP)
 
     def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
                 default: list[ProblemTimes], combined: dict[int, list[ProblemTimes]]) -> DispatchResult:
         key = task.problem.key
-        result = DispatchResult(task.name, task.problem, self._space_sizes[task.name],
-                                min_speedup=self.settings.min_speedup,
-                                timed="its dispatches' time inside the model, all dispatches' finalists together",
-                                stop_reason=f"{len(found)} finalists timed inside the model, in {len(builds)} builds "
-                                            f"of every dispatch's finalists")
+        result = self._new_result(task, f"{len(found)} finalists timed inside the model, in {len(builds)} builds of "
+                                        f"every dispatch's finalists")
         for position, (finalist, build) in enumerate(zip(found, builds)):
             measurement = None
             if build.status == "ok":
@@ -106,6 +109,26 @@ class ProfiledFinals:
             result.trials.append(trial)
             self.on_record(trial_record(task.problem, task.configurator.pipeline_of(finalist.knobs), trial,
                                         task.ranker.name, {**self.record_fields, "level": LEVEL}))
+        return self._decided(result)
+
+    def _earlier_result(self, task: SearchTask, found: Sequence[_Finalist]) -> DispatchResult:
+        """The stage as an interrupted run measured it; each finalist's build is that run's build of its rank."""
+        result = self._new_result(task, f"{len(found)} finalists timed inside the model by the interrupted run")
+        for position, finalist in enumerate(found):
+            assert finalist.earlier is not None
+            trial = finalist.earlier
+            vmfb = self.builder.candidate_vmfb(GROUP, position)
+            result.trials.append(replace(trial, build=replace(trial.build, vmfb=vmfb if vmfb.is_file() else None)))
+        return self._decided(result)
+
+    def _new_result(self, task: SearchTask, stop_reason: str) -> DispatchResult:
+        return DispatchResult(task.name, task.problem, self._space_sizes[task.name],
+                              min_speedup=self.settings.min_speedup,
+                              timed="its dispatches' time inside the model, all dispatches' finalists together",
+                              stop_reason=stop_reason)
+
+    def _decided(self, result: DispatchResult) -> DispatchResult:
+        """The result's finals, fastest first, and its winner where the fastest wins beyond the noise."""
         measured = [(t, t.measurement) for t in result.trials if t.measurement is not None]
         result.finals = sorted(measured, key=lambda pair: pair[1].ratio)
         if result.finals and result.finals[0][1].wins(self.settings.min_speedup):

@@ -6,8 +6,8 @@ minutes each). The screen (`--screen`) spends a dispatch's budget on its small m
 same module, interleaved in one process, by the same executor, runner and plan as the model's candidates; the
 ranker is told the screen's ratios. The screen's best `finalists` then go to the model: compiled whole and
 measured once against IREE's default model with the finals' plan (they are the finalists; a screening measurement
-of the model before it would only repeat it), and then leave-one-out, numerics and the end to end timing, all on
-the model. A screen disagrees with the model at times (dumped benchmarks read never-written
+of the model before it would only repeat it), and then the configs' check, numerics and the end to end timing, all
+on the model. A screen disagrees with the model at times (dumped benchmarks read never-written
 memory, a one-op model leaves out the fused ops: `docs/dispatch-benchmarks-vs-model.md`), which is why no verdict
 rests on it; `docs/whole-model-tuning.md` measures how often its order misses the model's best.
 
