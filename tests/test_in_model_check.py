@@ -1,10 +1,13 @@
-"""The configs' check inside the model: each config's gain from one build profiled against the build with none.
+"""Inside the model: the configs' check (each config's gain from one build profiled against the build with none), and the
+second look of the finalists' stage.
 
 The profiles here are synthetic (microseconds per model call per problem, round by round); the check on real
 profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_the_model."""
 
 from mltune.frontend.problem import Problem
+from mltune.execution.run import Measurement
 from mltune.model.in_model_check import IN_MODEL, decide
+from mltune.model.in_model_finals import LOOKS, second_look
 from mltune.model.verify import Config, ConfigCheck
 
 
@@ -54,3 +57,26 @@ def test_a_config_the_profiles_did_not_time_is_kept_unmeasured():
     with_all = [{A.problem.key: 90.0, None: 1000.0}] * 5
     check = decide([A, B], with_all, without, _check())
     assert check is not None and check.kept == [A, B] and B.problem.key not in check.ratios
+
+
+def _measured(*ratios: float) -> Measurement:
+    return Measurement(0, "ok", tuple(ratios), (1.0,) * len(ratios), looks=LOOKS)
+
+
+def test_a_fast_finalist_spoilt_by_one_slow_round_gets_a_second_look_and_a_decided_one_none():
+    """Synthetic rounds (candidate time / default time): the fastest finalist decides which build is timed again."""
+    spoilt = {0: _measured(0.7, 0.72, 1.05, 0.69, 0.71), 1: _measured(0.9, 0.91, 0.92, 0.9, 0.89)}
+    assert second_look(spoilt, 1.03) == 0
+    decided = {0: _measured(0.7, 0.72, 0.75, 0.69, 0.71), 1: _measured(1.2, 1.1, 1.3, 1.2, 1.1)}
+    assert second_look(decided, 1.03) is None
+    too_slow = {0: _measured(0.99, 1.0, 0.98, 1.01, 0.99)}  # not 1.03x at the median: more rounds would not win
+    assert second_look(too_slow, 1.03) is None
+    assert second_look({}, 1.03) is None
+
+
+def test_ten_rounds_read_at_two_looks_forgive_one_slow_round_not_two():
+    """Synthetic: at five rounds the interval is the slowest and fastest round; at ten, read at two looks, the second
+    slowest and second fastest."""
+    assert not _measured(0.7, 0.72, 1.05, 0.69, 0.71).wins(1.03)
+    assert _measured(0.7, 0.72, 1.05, 0.69, 0.71, 0.7, 0.73, 0.74, 0.7, 0.71).wins(1.03)
+    assert not _measured(0.7, 0.72, 1.05, 0.69, 0.71, 0.7, 0.73, 1.02, 0.7, 0.71).wins(1.03)

@@ -87,7 +87,7 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     assert len(screened) == 16
     assert whole and all(r["ranker"].endswith("+dispatch-screen") for r in whole)
     # llvm-cpu: the finalists of both dispatches timed inside the model together, in one build per rank
-    assert {r["level"] for r in whole} == {"in-model"} and all(len(r["time_us"]) == ROUNDS for r in whole)
+    assert {r["level"] for r in whole} == {"in-model"} and all(len(r["time_us"]) in (ROUNDS, 2 * ROUNDS) for r in whole)
     per_problem = Counter(json.dumps(r["problem"], sort_keys=True) for r in whole)
     assert len(per_problem) == 2 and max(per_problem.values()) <= 2
     builds = sorted(p.name for p in (tmp_path / "run" / "candidates" / "in_model").iterdir())

@@ -6,7 +6,10 @@ default there). IREE's default build and the combined builds run under profiling
 finalist is measured by the time of its problem's dispatches inside the model, round by round, against the default
 build's in the same round. On ResNet-50's 48 finalists that took 5 builds and 66 s where one build each took
 20 min 43 s, and picked within 1 % (median) of the best finalist measured alone (docs/whole-model-tuning.md).
-Leave-one-out and the end-to-end timing then decide on the whole model, as after one build per finalist.
+A dispatch whose fastest finalist is fast enough at the median but not beyond the noise (one slow round of five
+spoils it) has its build timed `rounds` more times with IREE's default: a second look, and every finalist's
+interval is read at the level of two looks. The configs' check and the end-to-end timing then decide on the
+whole model, as after one build per finalist.
 
 Records of these measurements have `level` "in-model": their ratio is the dispatch's inside the model, not the
 whole model's.
@@ -32,6 +35,7 @@ from mltune.targets import TargetFacts
 
 LEVEL = "in-model"
 GROUP = "in_model"  # the builder's folder of the combined builds
+LOOKS = 2  # the rounds, then as many again where a dispatch's fastest finalist is not yet decided
 
 
 @dataclass(frozen=True)
@@ -67,11 +71,27 @@ class ProfiledFinals:
             print("note: every finalist was timed inside the model by the interrupted run: its measurements are kept")
             return [self._earlier_result(task, found) for task, found in zip(tasks, chosen)]
         builds = self._build(tasks, chosen)  # timed together or not at all: the rounds compare builds of one stage
+        built = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
         with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
-            default, combined = self.timer.time(self.default_vmfb, [(b.index, b.vmfb) for b in builds
-                                                                   if b.status == "ok"])
+            default, combined = self.timer.time(self.default_vmfb, built)
+        timed = _Timed({index: list(default) for index, _ in built}, combined)
+        again = {index for task, found in zip(tasks, chosen) if (index := self._undecided(task, found, timed)) is not None}
+        if again:
+            with display().phase(f"time {len(again)} of those builds again: a dispatch's fastest finalist in each is "
+                                 "not yet decided"):
+                more_default, more = self.timer.time(self.default_vmfb, [b for b in built if b[0] in again],
+                                                     first_round=self.timer.rounds)
+            for index in again:
+                timed.default[index] += more_default
+                timed.combined[index] += more[index]
         self.tool_seconds += time.perf_counter() - started
-        return [self._result(task, found, builds, default, combined) for task, found in zip(tasks, chosen)]
+        return [self._result(task, found, builds, timed) for task, found in zip(tasks, chosen)]
+
+    def _undecided(self, task: SearchTask, found: Sequence[_Finalist], timed: _Timed) -> int | None:
+        """The build of `task`'s fastest finalist, where it reaches the speedup asked for at the median but its
+        interval does not lie above 1."""
+        return second_look({j: timed.measurement(f.index, task.problem.key, j) for j, f in enumerate(found)
+                            if j in timed.combined}, self.settings.min_speedup)
 
     def _finalists(self, task: SearchTask) -> list[_Finalist]:
         candidates = task.configurator.candidates()
@@ -96,15 +116,13 @@ class ProfiledFinals:
             return self.builder.compile_many(jobs, group=GROUP)
 
     def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
-                default: list[ProblemTimes], combined: dict[int, list[ProblemTimes]]) -> DispatchResult:
-        key = task.problem.key
+                timed: _Timed) -> DispatchResult:
         result = self._new_result(task, f"{len(found)} finalists timed inside the model, in {len(builds)} builds of "
                                         f"every dispatch's finalists")
         for position, (finalist, build) in enumerate(zip(found, builds)):
             measurement = None
             if build.status == "ok":
-                measurement = Measurement(finalist.index, "ok", tuple(times[key] for times in combined[build.index]),
-                                          tuple(times[key] for times in default))
+                measurement = timed.measurement(finalist.index, task.problem.key, build.index)
             trial = Trial(finalist.index, position, finalist.knobs, build, measurement, finalist.compilation_info)
             result.trials.append(trial)
             self.on_record(trial_record(task.problem, task.configurator.pipeline_of(finalist.knobs), trial,
@@ -134,3 +152,26 @@ class ProfiledFinals:
         if result.finals and result.finals[0][1].wins(self.settings.min_speedup):
             result.winner = result.finals[0]
         return result
+
+
+def second_look(finals: dict[int, Measurement], min_speedup: float) -> int | None:
+    """Of one dispatch's finalists by build, the build to time again: the fastest finalist's, where it reaches
+    `min_speedup` at the median but its interval does not lie above 1 (None: decided either way)."""
+    if not finals:
+        return None
+    build = min(finals, key=lambda j: finals[j].ratio)
+    best = finals[build]
+    return build if best.estimate.speedup >= min_speedup and not best.wins(min_speedup) else None
+
+
+@dataclass(frozen=True)
+class _Timed:
+    """Each build's rounds (by build index) and IREE's default build's rounds paired with them."""
+
+    default: dict[int, list[ProblemTimes]]
+    combined: dict[int, list[ProblemTimes]]
+
+    def measurement(self, candidate: int, key: str, build: int) -> Measurement:
+        """Candidate `candidate` of problem `key`, timed in build `build`, read as a plan of two looks."""
+        return Measurement(candidate, "ok", tuple(times[key] for times in self.combined[build]),
+                           tuple(times[key] for times in self.default[build]), looks=LOOKS)

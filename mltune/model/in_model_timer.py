@@ -37,11 +37,12 @@ class InModelTimer:
         except NotProfiled as why:  # the reference build profiled before this: a run failure, never a traceback
             raise RunFailure(f"timing inside the model failed: {why}") from None
 
-    def time(self, reference: Path, builds: Sequence[tuple[int, Path]]
+    def time(self, reference: Path, builds: Sequence[tuple[int, Path]], first_round: int = 0
              ) -> tuple[list[ProblemTimes], dict[int, list[ProblemTimes]]]:
-        """Per round, the reference build and then each build (by its index): each problem's time per model call."""
+        """Per round, the reference build and then each build (by its index): each problem's time per model call.
+        `first_round` numbers the rounds of a later look on from the earlier ones."""
         times: tuple[list[ProblemTimes], dict[int, list[ProblemTimes]]] = ([], {index: [] for index, _ in builds})
-        for round_ in range(self.rounds):
+        for round_ in range(first_round, first_round + self.rounds):
             times[0].append(self.problem_times(reference, f"{round_}_reference"))
             for index, vmfb in builds:
                 times[1][index].append(self.problem_times(vmfb, f"{round_}_{index}"))
