@@ -99,5 +99,5 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 
 __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
            "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
-           "feature_columns", "knob_columns", "gpu_attention_features", "gpu_contraction_features",
-           "gpu_matvec_features", "target_family"]
+           "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
+           "gpu_contraction_features", "gpu_matvec_features", "target_family"]
