@@ -7,7 +7,7 @@ import pytest
 from learn_helpers import matmul_problem
 
 from mltune.errors import UserError
-from mltune.features import EXTRACTORS, extractor_for
+from mltune.features import EXTRACTORS, extractor_for, gpu_any_contraction_features
 from mltune.features.cpu import cpu_contraction_features
 from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
@@ -84,8 +84,9 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     assert extractor_for(mm, cpu, ["DoubleTilingExpert"]) is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
         extractor_for(mm, cpu, ["amdsharktuner/x"])
-    # GPU contractions and convolutions of both pipelines share the GPU extractor
-    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_gemm_features
+    # GPU contractions and convolutions of both pipelines share the GPU extractor (contractions through the one that
+    # also reads SIMT candidates, for targets with no intrinsic for their types)
+    assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_any_contraction_features
     conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
     assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_gemm_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):

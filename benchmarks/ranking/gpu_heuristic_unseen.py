@@ -10,7 +10,8 @@ keeps its position). All runs of a shape use the same seed, budget, flags and GP
 shapes run side by side, each on its own GPU (its runs after one another): positions compare runs on one GPU.
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
-        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--only NAME,...] [--out rows.json]
+        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--shapes unseen-f16|f32-models]
+        [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
 
@@ -41,6 +42,15 @@ SHAPES = [
     ContractionShape(2048, 5120, 1280, in_type="f16", transpose_rhs=True),
     ContractionShape(4096, 14336, 4096, in_type="f16", transpose_rhs=True),  # Llama-3-8B MLP up, 4096 tokens
 ]
+# f32 layers of the full-size exports (`examples/export/export_models.py --preset full`) as IREE dispatches them (unit-batch
+# batch matmuls): sm_90 has no MMA intrinsic for f32, so these get the SIMT space (`gpu_simt_contraction`)
+F32_MODEL_SHAPES = [
+    ContractionShape(128, 50257, 768, batch=1),  # GPT-2 LM head, 128 tokens
+    ContractionShape(128, 3072, 768, batch=1),  # BERT-base / GPT-2 MLP up, 128 tokens
+    ContractionShape(197, 3072, 768, batch=1),  # ViT-B/16 MLP up, 197 tokens
+    ContractionShape(128, 768, 3072, batch=1),  # BERT-base MLP down
+]
+SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES}
 NEAR = 1.05
 SLOW = 4.0
 
@@ -90,18 +100,22 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--target", default="sm_90")
     parser.add_argument("--devices", default="cuda://0", help="shapes run side by side, one per device")
+    parser.add_argument("--shapes", choices=tuple(SHAPE_GROUPS), default="unseen-f16")
     parser.add_argument("--only", default="", help="shape names (comma-separated)")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--keep", type=Path, default=None, help="a new folder the runs are kept in (default: removed)")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
     args = parser.parse_args()
     runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}
     if args.other_src is not None:
         runs["other-heuristic"] = (args.other_src.resolve(), "heuristic")
-    shapes = [s for s in SHAPES if not args.only or s.name in args.only.split(",")]
+    shapes = [s for s in SHAPE_GROUPS[args.shapes] if not args.only or s.name in args.only.split(",")]
     devices = args.devices.split(",")
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="mltune-unseen-") as scratch, ThreadPoolExecutor(len(devices)) as pool:
-        jobs = [pool.submit(one_shape, shape, devices[i % len(devices)], runs, Path(scratch), args)
+        work = Path(scratch) if args.keep is None else args.keep
+        work.mkdir(exist_ok=True)
+        jobs = [pool.submit(one_shape, shape, devices[i % len(devices)], runs, work, args)
                 for i, shape in enumerate(shapes)]
         rows = [row for job in jobs for row in job.result()]
     print(f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "

@@ -7,7 +7,12 @@ rotates, so that each build runs first, second and third equally often. Prints, 
 median of each time over its round's median (> 1: that position reads slower), the copy's ratio (should be 1.00x)
 and the tuned build's speedup over the default, overall and by which of the two ran first.
 
+On a GPU (`--device cuda`), where mltune's output is the annotated model (`compile_command.txt` compiles it), the
+default build compiles `--default-source` instead: the input model as mltune compiled it (for sm_90, with its
+hand-written target written in).
+
     python benchmarks/timing/plain_tools_order.py --run-dir RUN [--rounds 12] [--lock /tmp/mltune-cpu.lock]
+        [--device cuda --default-source MODEL.sm_90.mlir]
 """
 
 from __future__ import annotations
@@ -32,12 +37,18 @@ def main() -> int:
                              "compile_command.txt and inputs/flags.txt")
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
+    parser.add_argument("--device", default="local-task", help="the IREE device to time on")
+    parser.add_argument("--default-source", type=Path, default=None,
+                        help="the model the default build compiles (default: the command's own source)")
     args = parser.parse_args()
     command = (args.run_dir / "compile_command.txt").read_text().strip()
     inputs = args.run_dir / "inputs" / "flags.txt"
     default_command = " ".join(word for word in shlex.split(command) if not word.startswith(
         ("--iree-codegen-tuning-spec-path", "--iree-opt-data-tiling", "--iree-llvmcpu-matmul-tile-bytes",
          "--iree-llvmcpu-number-of-threads", "--iree-llvmcpu-enable-ukernels")))
+    if args.default_source is not None:
+        words = shlex.split(default_command)
+        default_command = shlex.join([words[0], str(args.default_source), *words[2:]])
     vmfbs = {name: args.run_dir / f"order_{name}.vmfb" for name in ("default", "default copy", "tuned")}
     subprocess.run(tuned_build(default_command, vmfbs["default"]), check=True)
     vmfbs["default copy"].write_bytes(vmfbs["default"].read_bytes())
@@ -49,7 +60,7 @@ def main() -> int:
     with held(args.lock):
         for number in range(args.rounds):
             order = names[number % len(names):] + names[:number % len(names)]
-            measured = {name: benchmark_ms(vmfbs[name], inputs) for name in order}
+            measured = {name: benchmark_ms(vmfbs[name], inputs, args.device) for name in order}
             middle = statistics.median(measured.values())
             for position, name in enumerate(order):
                 times[name].append(measured[name])

@@ -27,6 +27,7 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.features.gpu_relative import ABSOLUTE_SIZES, gpu_gemm_features
+from mltune.features.gpu_simt import gpu_simt_features
 from mltune.features.table import candidate_frame, feature_columns, knob_columns
 from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
@@ -36,13 +37,24 @@ from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
 from mltune.spaces.cpu_data_tiling import PIPELINE as CPU_DATA_TILED_PIPELINE
 from mltune.spaces.cpu_reduction import PIPELINE as CPU_REDUCTION_PIPELINE
 from mltune.spaces.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
+from mltune.spaces.gpu_simt_contraction import PIPELINE as GPU_SIMT_PIPELINE
+from mltune.spaces.gpu_simt_contraction import is_simt
 from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
+
+def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: CandidateSet) -> FeatureMatrix:
+    """A GPU contraction's candidates are MMA tilings (both pipelines), or SIMT ones (`gpu_simt_contraction`) where
+    the target has no intrinsic for its operand types: a target gives one problem one kind only."""
+    extractor = gpu_simt_features if is_simt(candidates) else gpu_gemm_features
+    return extractor(problem, gpu, candidates)
+
+
 # (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
 # (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM;
 # GPU contractions of both pipelines share one set of knobs;
+# contractions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
 # (IREE's reduction config: no MMA, lanes and subgroups over the K loop). CPU contractions' data-tiled
 # candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
@@ -53,7 +65,8 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
     ("cpu", "reduction"): (cpu_reduction_features, (CPU_REDUCTION_PIPELINE,)),
     ("cpu", "multi_loop_contraction"): (cpu_multi_loop_features, (CPU_REDUCTION_PIPELINE,)),
-    ("gpu", "contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
+                                                            GPU_SIMT_PIPELINE)),
     ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -86,5 +99,5 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 
 __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
            "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
-           "feature_columns", "knob_columns", "gpu_attention_features", "gpu_contraction_features",
-           "gpu_matvec_features", "target_family"]
+           "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
+           "gpu_contraction_features", "gpu_matvec_features", "target_family"]

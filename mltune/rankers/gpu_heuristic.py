@@ -15,6 +15,8 @@ from mltune.features.gpu_throughput import MEMORY_LATENCY_CYCLES, contraction_es
 from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
 from mltune.rankers.matvec_heuristic import matvec_heuristic_order
+from mltune.rankers.simt_heuristic import simt_heuristic_order
+from mltune.spaces.gpu_simt_contraction import is_simt
 
 BUCKETS_PER_OCTAVE = 4  # estimates within ~19 % of each other tie: the model is first-order
 
@@ -47,8 +49,14 @@ def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
     return np.lexsort(keys[::-1])
 
 
+def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
+    """A contraction's candidates are MMA tilings, or SIMT ones where the target has no intrinsic for its types."""
+    order = simt_heuristic_order if is_simt(ranking_input.candidates) else contraction_heuristic_order
+    return order(ranking_input, seed)
+
+
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
-          "contraction": contraction_heuristic_order, "convolution": contraction_heuristic_order}
+          "contraction": any_contraction_order, "convolution": contraction_heuristic_order}
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

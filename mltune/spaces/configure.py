@@ -17,15 +17,18 @@ from mltune.spaces.cpu_reduction import CpuMultiLoopContraction, CpuReduction
 from mltune.spaces.cuda_attention import CudaAttention
 from mltune.spaces.emitted_loops import in_problem_loops
 from mltune.spaces.gpu_attention import GpuAttention
-from mltune.spaces.gpu_contraction import GpuContraction
+from mltune.spaces.gpu_contraction import GpuContraction, NoMmaIntrinsic
 from mltune.spaces.gpu_convolution import GpuConvolution
 from mltune.spaces.gpu_matvec import GpuMatvec
+from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention}
+# The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
+_GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM over channel-last operands)
 
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
@@ -70,6 +73,11 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
         emitted = [in_problem_loops(c, problem) for c in raw]
         if dispatch_level and any(new is not old for new, old in zip(emitted, raw)):
             return Untunable(problem.op_name, OTHER_LOOP_NEST)
-        return space(problem, facts, context, emitted)
+        try:
+            return space(problem, facts, context, emitted)
+        except NoMmaIntrinsic:
+            if problem.op_kind not in _GPU_SPACES_WITHOUT_MMA:
+                raise
+            return _GPU_SPACES_WITHOUT_MMA[problem.op_kind](problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

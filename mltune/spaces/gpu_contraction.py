@@ -67,6 +67,10 @@ CONTRACTION_SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
 ACCUMULATOR_BITS = 32  # f32 and i32 accumulators
 TILE_AND_FUSE_PREFETCH = 2  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
 WAVES_PER_EU = (0, 2, 4)
+class NoMmaIntrinsic(ValueError):
+    """The target has no MMA intrinsic for the operand types (`configure` then offers the SIMT space)."""
+
+
 def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | None = None) -> tuple[MmaShape, ...]:
     """The intrinsics the compiler would consider: its own list when it emitted one, else the
     target's intrinsics whose A/B types are the operand types and whose C type is the result's
@@ -283,7 +287,7 @@ class GpuContraction(MmaConfigurator):
         self.context = context
         self.mmas = with_virtual(usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None)), gpu)
         if not self.mmas:
-            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
+            raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
                              f"{problem.out_type}")
         self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
 

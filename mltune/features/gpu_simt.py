@@ -1,0 +1,91 @@
+"""Features and a first-order time estimate of GPU contraction candidates without MMA (`gpu_simt_contraction`).
+
+Each thread keeps a `th_m x th_n` block of accumulators and, per K element, reads `th_m + th_n` operand elements
+for `th_m * th_n` FMAs: the block's size decides whether the SM's FMA units or its operand reads (shared memory
+when promoted, L1 otherwise) limit a step. A workgroup reads `(wg_m + wg_n)` elements per K element from L2 for
+`wg_m * wg_n` FMAs; it waits a memory latency per K tile, which the workgroups resident on an SM hide from each
+other. The busiest SM runs ceil(workgroups / SMs) workgroups. Only datasheet rates and the knobs enter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mltune.features.base import FeatureMatrix
+from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
+from mltune.features.gpu import MAX_SUBGROUPS_PER_CU
+from mltune.features.gpu_throughput import GLOBAL_BYTES_PER_CYCLE, MEMORY_LATENCY_CYCLES, SHARED_BYTES_PER_CYCLE
+from mltune.frontend.problem import Problem, element_bytes
+from mltune.spaces.candidate import CandidateSet
+from mltune.spaces.gpu_simt_contraction import workgroup_sizes
+from mltune.targets.gpu import GpuInfo
+
+FMA_PER_CYCLE = 128  # f32 FMAs per SM and cycle (Ampere, Hopper; CDNA3 CUs likewise)
+UNPROMOTED_READ_COST = 2.0  # an operand read through L1 instead of shared memory: its tags, misses, uncoalesced rows
+BASE_REGISTERS = 24  # addresses, indices and loop counters beside the accumulators and operands
+
+
+@dataclass(frozen=True)
+class SimtEstimate:
+    """Per candidate: estimated cycles of the busiest SM, registers per thread and workgroups resident per SM."""
+
+    cycles: np.ndarray
+    registers: np.ndarray
+    resident: np.ndarray
+
+
+def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
+                  latency: float = MEMORY_LATENCY_CYCLES) -> SimtEstimate:
+    batch, m, n, k = gemm_sizes(problem)
+    c = candidates.column
+    wg_m, wg_n, th_m, th_n, red_k, promote = (c(x) for x in ("wg_m", "wg_n", "th_m", "th_n", "red_k", "promote"))
+    in_bytes = element_bytes(problem.lhs_type)
+    threads = workgroup_sizes(candidates)
+    registers = th_m * th_n + th_m + th_n + BASE_REGISTERS + promote * (wg_m + wg_n) * red_k // threads
+    shared = promote * (wg_m + wg_n) * red_k * in_bytes
+    resident = np.minimum.reduce([
+        np.where(shared > 0, gpu.shared_memory_bytes // np.maximum(shared, 1), MAX_SUBGROUPS_PER_CU),
+        gpu.registers_per_cu // np.maximum(registers * threads, 1),
+        np.maximum(MAX_SUBGROUPS_PER_CU * max(gpu.subgroup_sizes) // threads, 1)])
+    resident = np.maximum(resident, 1)
+    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
+    per_sm = ceil_div(workgroups, gpu.cores)
+    concurrent = np.minimum(resident, per_sm)
+    # one K tile of one workgroup
+    fmas = wg_m * wg_n * red_k
+    reads = threads * (th_m + th_n) * red_k * in_bytes * np.where(promote > 0, 1.0, UNPROMOTED_READ_COST)
+    global_bytes = (wg_m + wg_n) * red_k * in_bytes
+    step = np.maximum(fmas / FMA_PER_CYCLE, (reads + shared) / SHARED_BYTES_PER_CYCLE)
+    together = np.maximum.reduce([concurrent * step, concurrent * global_bytes / GLOBAL_BYTES_PER_CYCLE,
+                                  latency + step])
+    return SimtEstimate(per_sm * ceil_div(k, red_k) * together / concurrent, registers, resident)
+
+
+def gpu_simt_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
+    batch, m, n, k = gemm_sizes(problem)
+    c = candidates.column
+    wg_m, wg_n, th_m, th_n, red_k = (c(x) for x in ("wg_m", "wg_n", "th_m", "th_n", "red_k"))
+    estimate = simt_estimate(problem, gpu, candidates)
+    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
+    ideal = float(batch) * m * n * k / (FMA_PER_CYCLE * gpu.cores)
+    return FeatureMatrix.from_columns({
+        "log2_wg_m": np.log2(wg_m),
+        "log2_wg_n": np.log2(wg_n),
+        "thread_elements": th_m * th_n,
+        "thread_intensity": th_m * th_n / (th_m + th_n),
+        "workgroup_intensity": wg_m * wg_n / (wg_m + wg_n),
+        "log2_red_k": np.log2(red_k),
+        "promote": c("promote"),
+        "threads": workgroup_sizes(candidates),
+        "workgroups": workgroups,
+        "busy_sms": np.minimum(1.0, workgroups / gpu.cores),
+        "resident_workgroups": estimate.resident,
+        "wave_inefficiency": wave_inefficiency(workgroups, gpu.cores * estimate.resident),
+        "registers": estimate.registers,
+        "padding_waste_m": padding_waste(m, wg_m),
+        "padding_waste_n": padding_waste(n, wg_n),
+        "estimate_efficiency": ideal / estimate.cycles,
+        **problem_features(problem, (batch, m, n, k), len(candidates)),
+    })
