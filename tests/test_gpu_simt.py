@@ -102,3 +102,20 @@ def test_features_and_heuristic_order(dumped, configurator):
     # a thread block of several outputs, operands staged in shared memory, enough workgroups for most of the 132 SMs
     assert first["th_m"] * first["th_n"] >= 4 and first["promote"] == 1
     assert features.values[order[0], features.names.index("busy_sms")] >= 0.5
+
+
+def test_the_shipped_forest_leaves_simt_candidates_to_the_heuristic(dumped, configurator, capsys):
+    """The sm_90 contraction model learned MMA tilings: on SIMT candidates the forest ranker says so and ranks them
+    as the heuristic does, never failing the run."""
+    from mltune.rankers import make_ranker
+    from mltune.rankers.base import RankingInput
+
+    problem, gpu = dumped["problem"], dumped["gpu"]
+    candidates = configurator.candidates()
+    orders = []
+    for name in ("random-forest", "heuristic"):
+        ranker = make_ranker(name)
+        ranker.start(RankingInput(problem, gpu, candidates))
+        orders.append(ranker.ask(20))
+    assert orders[0] == orders[1]
+    assert "trained on candidates of another kind" in capsys.readouterr().err

@@ -54,6 +54,10 @@ class TrainedModel:
     ensemble: TreeEnsemble
     feature_names: tuple[str, ...]
 
+    def reads(self, names: tuple[str, ...]) -> bool:
+        """Whether features named `names` hold every column the model was trained on."""
+        return set(self.feature_names) <= set(names)
+
     def predict(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
         """Predicted log ratios; columns are picked by name, so a reordered extractor still works."""
         missing = [name for name in self.feature_names if name not in names]

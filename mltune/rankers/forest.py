@@ -78,6 +78,10 @@ class RandomForest(StaticRanker):
         if model is None:
             return Ranked(Heuristic(self.seed).order(ranking_input))
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
+        if not model.reads(features.names):  # e.g. SIMT candidates where the model learned MMA tilings of the kind
+            print(f"note: the {problem.op_kind} model was trained on candidates of another kind than "
+                  f"{problem.key}'s on {target.arch}: the heuristic ranks them", file=sys.stderr)
+            return Ranked(Heuristic(self.seed).order(ranking_input))
         predicted = model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))

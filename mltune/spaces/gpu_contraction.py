@@ -67,6 +67,8 @@ CONTRACTION_SUBGROUP_TILES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
 ACCUMULATOR_BITS = 32  # f32 and i32 accumulators
 TILE_AND_FUSE_PREFETCH = 2  # IREE: "prefetch_num_stages == 2" for non-IGEMM TileAndFuse
 WAVES_PER_EU = (0, 2, 4)
+
+
 class NoMmaIntrinsic(ValueError):
     """The target has no MMA intrinsic for the operand types (`configure` then offers the SIMT space)."""
 
