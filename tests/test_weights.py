@@ -150,13 +150,18 @@ def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypa
     assert (run_dir / "weights" / "weights.irpa").is_file()
     for stderr in (run_dir / "candidates").rglob("compile_stderr.txt"):
         pytest.fail(stderr.read_text())
-    assert json.loads((run_dir / "summary.json").read_text())
+    summary = json.loads((run_dir / "summary.json").read_text())
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert any(r["status"] == "ok" for r in records)
     command = run_dir / "compile_command.txt"
     if command.is_file():  # a result was kept: the user's file, without the split's flag
         text = command.read_text()
         assert str(inlined.source) in text and "compile-from" not in text and "mltune_weights" not in text
+        # and it was timed as the user will build it, weights inlined, against IREE's default built so
+        assert summary["as_built"]["low"] >= 1.0 and "with its weights" in out
+        assert all((run_dir / "as_built" / name / "module.vmfb").is_file() for name in ("default", "recommended"))
+    elif summary["end_to_end"]:  # timed without the weights, then withdrawn as built: the report says which
+        assert summary["as_built"] is None or "with the model's weights" in summary["withdrawn"]
 
 
 @pytest.mark.slow  # 2 s

@@ -19,6 +19,7 @@ from mltune.execution.kernel_timing import MeasuredBuilds, call_level
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.model.as_built import AsBuilt
 from mltune.model.in_model_check import InModelCheck
 from mltune.model.in_model_timer import InModelTimer
 from mltune.model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
@@ -41,6 +42,7 @@ class ModelOutcome:
     withdrawn: str = ""  # why nothing is recommended: the final measurement found no gain
     per_call: Measurement | None = None  # kernel-level runs: the result timed call by call, as it will run
     overruled: bool = False  # every config ran faster end to end than the check's choice, so all were kept
+    as_built: Measurement | None = None  # the result built into the user's model, weights and all (`as_built`)
 
     @property
     def recommends(self) -> bool:
@@ -124,7 +126,9 @@ def every_config_faster(timing: EndToEnd) -> bool:
 class FinalChecks:
     """The model's final checks and what they measure with: `finish_model`, then, where candidates were timed at
     kernel level, the result built as the user will build it and timed call by call against IREE's default, which
-    withdraws a result that is surely slower per call (faster kernels, yet slower calls)."""
+    withdraws a result that is surely slower per call (faster kernels, yet slower calls); where the run built the
+    model without its weights, the result built into the user's model and timed there (`as_built`), which withdraws
+    a result not surely faster so."""
 
     starter: StarterSpec | None
     measured: MeasuredBuilds  # the builder and IREE's default build the candidates were timed with
@@ -137,6 +141,7 @@ class FinalChecks:
     work_dir: Path
     numerics_device: str | None
     in_model: InModelTimer | None = None  # the device times each dispatch in the model: configs checked there
+    as_built: AsBuilt | None = None  # the user's model with its weights, where the candidates were built without
 
     def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
         """Check the model tuned with `configs`; a later `attempt` builds and writes into folders of its own, so
@@ -155,14 +160,30 @@ class FinalChecks:
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
                                self.applier, self.plan, self.context, work_dir, self.numerics_device, check)
-        if not kernel or outcome.result is None:
+        if outcome.result is None:
             return outcome
+        if not kernel:
+            return self._as_built(outcome, work_dir) if self.as_built is not None else outcome
         with display().phase("per call: the result as it will run, against IREE's default"):
             per_call = call_level(outcome.result, builder, self.runner, self.default_build, self.plan)
         if per_call is not None and per_call.estimate.slower():
             return replace(outcome, result=None, per_call=per_call, withdrawn="per call, as it will run, the result "
                            f"was {per_call.estimate.describe()} IREE's default speed")
         return replace(outcome, per_call=per_call)
+
+    def _as_built(self, outcome: ModelOutcome, work_dir: Path) -> ModelOutcome:
+        """`outcome`'s result built into the user's model, weights and all, and timed against IREE's default there."""
+        assert self.as_built is not None and outcome.result is not None
+        with display().phase("as you will build it: the result in the model with its weights, against IREE's default"):
+            measured = self.as_built.in_folder(work_dir / "as_built").measure(outcome.result, self.plan)
+        if isinstance(measured, str):
+            return replace(outcome, result=None, refused=f"the result does not build into the model with its "
+                                                         f"weights: {measured}")
+        if not measured.estimate.faster(1.0):
+            return replace(outcome, result=None, as_built=measured, withdrawn=(
+                f"built as you will build it, with the model's weights, the result ran {measured.estimate.describe()} "
+                "against IREE's default: not surely above 1"))
+        return replace(outcome, as_built=measured)
 
 
 def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,

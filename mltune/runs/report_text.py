@@ -9,6 +9,7 @@ from statistics import median
 from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Untunable
 from mltune.model.fallback import MAX_FALLBACKS, Attempt
+from mltune.model.finish import RECOMMENDED
 from mltune.rankers import LEARNED
 from mltune.runs.report import TuneReport
 from mltune.spaces.cpu_data_tiling import applicable_knobs
@@ -78,7 +79,10 @@ def print_report(report: TuneReport) -> None:
               f"iree-compile {report.spec_path} ...)")
     elif report.spec_path:
         print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
-    if report.spec_path and report.model is not None and report.model.timing is not None:
+    if report.spec_path and report.model is not None and report.model.as_built is not None:
+        print(f"Emitted: model-level speedup {report.model.as_built.estimate.describe()} over IREE's default, "
+              "both built as you will build them (the model with its weights)")
+    elif report.spec_path and report.model is not None and report.model.timing is not None:
         print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
               f"{' (kernel level)' if report.kernel_timing else ''}")
     if report.model is not None and report.model.per_call is not None:
@@ -164,6 +168,9 @@ def _print_model(report: TuneReport) -> None:
         print(f"  {'build':<14} {'default us':>11} {'tuned us':>10} {'speedup':>8}  interval")
         for label, m in zip(model.timing.labels, model.timing.measurements):
             print(f"  {label:<14} {_row(m)}{_load_note(m)}")
+    if model.as_built is not None:
+        print("As you will build it, the model with its weights (the builds above are without them):")
+        print(f"  {RECOMMENDED:<14} {_row(model.as_built)}{_load_note(model.as_built)}")
     if report.command:
         print(f"\nCompile the tuned model with:\n  {report.command}")
 

@@ -68,6 +68,7 @@ def _model_summary(report: TuneReport) -> dict:
         "end_to_end": None if model is None or model.timing is None else {
             label: {**_estimate_summary(m), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
             for label, m in zip(model.timing.labels, model.timing.measurements)},
+        "as_built": None if model is None or model.as_built is None else _estimate_summary(model.as_built),
         "refused": model.refused if model else "",
         "withdrawn": model.withdrawn if model else "",
         "attempts": [_attempt_summary(a) for a in report.attempts],  # more than one: the first was withdrawn

@@ -25,6 +25,7 @@ from mltune.frontend.problem import Problem, Untunable, read_root_ops
 from mltune.input.model import CallInputs, TuningInput, prepare_input
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
+from mltune.model.as_built import AsBuilt
 from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
 from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
@@ -335,9 +336,12 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
+        as_built = None if tuning_input is prepared else AsBuilt(  # built without its weights: time it with them
+            Builder(prepared, request.run_dir / "as_built", request.jobs),
+            make_runner(prepared.invocation, request.devices, request.run_dir / "as_built"))
         checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
                              request.run_dir, request.devices[0],  # numerics on the tuning device: CPU or GPU alike
-                             in_model.timer if in_model else None)
+                             in_model.timer if in_model else None, as_built)
         attempts = finish_with_fallbacks(picks, checks.run)
         model = attempts[-1].outcome
         if search_flags:
