@@ -110,6 +110,41 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     assert compare(*outputs).ok
 
 
+
+def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, tmp_path):
+    """`AsBuilt` builds a spec into the user's own model (weights inlined) beside IREE's default build of it and times
+    the two with the user's invocation; the verdict keeps a result surely faster so and withdraws or refuses one
+    that is not (the measurements given to the verdict here are synthetic rounds)."""
+    from mltune.execution.run import Measurement
+    from mltune.model.as_built import AsBuilt
+    from mltune.model.finish import ModelOutcome, as_built_verdict
+    from mltune.model.verify import ConfigCheck
+
+    inlined, split, _ = mlp
+    _dump(inlined.source, inlined.compile_flags, tmp_path / "dumps", context)
+    dumps = tuple(sorted((tmp_path / "dumps").glob("*_benchmark.mlir")))
+    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
+    dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
+    configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, tmp_path / "space")
+    result = make_applier("cpu", split.source, context).apply(
+        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+    as_built = AsBuilt(Builder(inlined, tmp_path / "unused", 1), Runner(inlined.invocation, "local-task", tmp_path))
+    measured = as_built.in_folder(tmp_path / "as_built").measure(result, TimingPlan(rounds=2, round_seconds=0.02))
+    assert isinstance(measured, Measurement) and measured.status == "ok" and measured.time_us, measured  # a far
+    # slower first round ends the measurement there (`TimingPlan.slow_factor`)
+    assert all((tmp_path / "as_built" / name / "module.vmfb").is_file() for name in ("default", "recommended"))
+    assert not inlined.invocation.parameters, "the user's model carries its weights: it ran without an archive"
+
+    outcome = ModelOutcome(result, ConfigCheck([]), None, None)
+    faster = Measurement(0, "ok", (80.0, 81.0, 79.0, 80.0, 82.0), (100.0,) * 5)
+    kept = as_built_verdict(outcome, faster)
+    assert kept.result is result and kept.as_built is faster and kept.recommends
+    tied = as_built_verdict(outcome, Measurement(0, "ok", (99.0, 101.0, 100.0, 102.0, 98.0), (100.0,) * 5))
+    assert tied.result is None and "with the model's weights" in tied.withdrawn and not tied.recommends
+    refused = as_built_verdict(outcome, "the result: error: no such op")
+    assert refused.result is None and "does not build into the model with its weights" in refused.refused
+
+
 def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
     inlined, split, made = mlp
     baseline = Builder(inlined, tmp_path, 1).compile(-1, None, "baseline")

@@ -175,15 +175,21 @@ class FinalChecks:
         """`outcome`'s result built into the user's model, weights and all, and timed against IREE's default there."""
         assert self.as_built is not None and outcome.result is not None
         with display().phase("as you will build it: the result in the model with its weights, against IREE's default"):
-            measured = self.as_built.in_folder(work_dir / "as_built").measure(outcome.result, self.plan)
-        if isinstance(measured, str):
-            return replace(outcome, result=None, refused=f"the result does not build into the model with its "
-                                                         f"weights: {measured}")
-        if not measured.estimate.faster(1.0):
-            return replace(outcome, result=None, as_built=measured, withdrawn=(
-                f"built as you will build it, with the model's weights, the result ran {measured.estimate.describe()} "
-                "against IREE's default: not surely above 1"))
-        return replace(outcome, as_built=measured)
+            return as_built_verdict(outcome, self.as_built.in_folder(work_dir / "as_built").measure(outcome.result,
+                                                                                                    self.plan))
+
+
+def as_built_verdict(outcome: ModelOutcome, measured: Measurement | str) -> ModelOutcome:
+    """`outcome` with its result timed as the user will build it (`AsBuilt.measure`): refused where it does not
+    build so, withdrawn where it is not surely faster so."""
+    if isinstance(measured, str):
+        return replace(outcome, result=None, refused=f"the result does not build into the model with its weights: "
+                                                     f"{measured}")
+    if not measured.estimate.faster(1.0):
+        return replace(outcome, result=None, as_built=measured, withdrawn=(
+            f"built as you will build it, with the model's weights, the result ran {measured.estimate.describe()} "
+            "against IREE's default: not surely above 1"))
+    return replace(outcome, as_built=measured)
 
 
 def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
