@@ -88,6 +88,18 @@ def _dump(source: Path, flags, out: Path, context) -> dict[str, list[tuple[str, 
     return roots
 
 
+def _first_candidate(mlp, dumped: Path, context):
+    """The first candidate of the model's first tunable dispatch (dumped from the inlined model into `dumped`),
+    applied as the split model's spec."""
+    inlined, split, _ = mlp
+    dumps = tuple(sorted(dumped.glob("*_benchmark.mlir")))
+    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
+    dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
+    configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, dumped / "space")
+    return make_applier("cpu", split.source, context).apply(
+        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+
+
 def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, context, tmp_path):
     """The same dispatches, root ops and IREE configurations (what a spec matches and what a candidate replaces);
     only the bindings differ: an inlined model's constants share one pooled buffer, each parameter is its own."""
@@ -95,12 +107,7 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     dumped = _dump(inlined.source, inlined.compile_flags, tmp_path / "inlined", context)
     assert len(dumped) == 2 and all(dumped.values())
     assert dumped == _dump(split.source, split.compile_flags, tmp_path / "split", context)
-    dumps = tuple(sorted((tmp_path / "inlined").glob("*_benchmark.mlir")))
-    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
-    dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
-    configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, tmp_path / "space")
-    applied = make_applier("cpu", split.source, context).apply(
-        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+    applied = _first_candidate(mlp, tmp_path / "inlined", context)
     assert applied.text, "a spec candidate"
     builds = [Builder(t, tmp_path / name, 1).compile(0, applied, "candidate")
               for name, t in (("inlined", inlined), ("split", split))]
@@ -108,7 +115,6 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     outputs = [run_outputs(b.vmfb, t.invocation, "local-task", tmp_path / f"out{i}")
                for i, (b, t) in enumerate(zip(builds, (inlined, split)))]
     assert compare(*outputs).ok
-
 
 
 def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, tmp_path):
@@ -120,14 +126,9 @@ def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, 
     from mltune.model.finish import ModelOutcome, as_built_verdict
     from mltune.model.verify import ConfigCheck
 
-    inlined, split, _ = mlp
+    inlined = mlp[0]
     _dump(inlined.source, inlined.compile_flags, tmp_path / "dumps", context)
-    dumps = tuple(sorted((tmp_path / "dumps").glob("*_benchmark.mlir")))
-    prepared = TuningInput(inlined.source, inlined.invocation, dumps, inlined.compile_flags)
-    dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
-    configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, tmp_path / "space")
-    result = make_applier("cpu", split.source, context).apply(
-        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+    result = _first_candidate(mlp, tmp_path / "dumps", context)
     as_built = AsBuilt(Builder(inlined, tmp_path / "unused", 1), Runner(inlined.invocation, "local-task", tmp_path))
     measured = as_built.in_folder(tmp_path / "as_built").measure(result, TimingPlan(rounds=2, round_seconds=0.02))
     assert isinstance(measured, Measurement) and measured.status == "ok" and measured.time_us, measured  # a far
