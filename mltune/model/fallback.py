@@ -7,9 +7,9 @@ e.g. a data-tiled winner measured 1.37x among the finalists and 0.90x end to end
 1.25x in the same re-measure, was never tried. The configs' check (`mltune.model.verify`) can say the same earlier:
 for a one-op model leave-one-out times the model with the winner against IREE's default, and a data-tiled winner
 measured 1.13x among the finalists ran 1.22x slower there, which dropped it and left no result. So a withdrawn
-result, or one whose every config the check dropped, is followed by another: each dispatch that was in it takes its next finalist that also
-passed the keep rule, in finals order (a dispatch with none left drops out, the others still fall back), until the
-final checks keep one.
+result, or one whose every config the check dropped, is followed by another: each dispatch that was in it takes
+its next finalist that also passed the keep rule, in finals order (a dispatch with none left drops out, the others
+still fall back), until the final checks keep one.
 
 Each try costs a check of its configs, a numerics check and an end-to-end timing of the whole model, which is why at
 most `MAX_FALLBACKS` follow the first result: the finalists further down measured slower still, and a run that

@@ -1,5 +1,5 @@
-"""The last steps of a whole-model run: keep the configs that pay off (`mltune.model.verify`), merge them with the starter
-spec, refuse a result that changes the model's outputs, and time the result end to end.
+"""The last steps of a whole-model run: keep the configs that pay off (`mltune.model.verify`), merge them with the
+starter spec, refuse a result that changes the model's outputs, and time the result end to end.
 
 The result is whatever the target's applier makes of the configs (a tuning spec, or on CUDA the
 annotated source). The numerics check runs both builds on the tuning device, CPU or GPU."""
@@ -53,8 +53,9 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
                  default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
                  plan: TimingPlan, context: ir.Context, work_dir: Path, numerics_device: str | None,
                  check_configs: CheckConfigs | None = None) -> ModelOutcome:
-    """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's default build, then the end-to-end timing; a
-    result that is not faster than IREE's default build in that last measurement is withdrawn.
+    """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's
+    default build, then the end-to-end timing; a result that is not faster than IREE's default build in that last
+    measurement is withdrawn.
 
     `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
     `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.

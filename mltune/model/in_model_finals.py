@@ -67,7 +67,7 @@ class ProfiledFinals:
         tasks' order, each with its finals and a winner where one is faster beyond the noise."""
         started = time.perf_counter()
         chosen = [self._finalists(task) for task in tasks]
-        if all(f.earlier is not None for found in chosen for f in found):  # a resumed run: the stage was done
+        if any(chosen) and all(f.earlier is not None for found in chosen for f in found):  # resumed: the stage was done
             print("note: every finalist was timed inside the model by the interrupted run: its measurements are kept")
             return [self._earlier_result(task, found) for task, found in zip(tasks, chosen)]
         builds = self._build(tasks, chosen)  # timed together or not at all: the rounds compare builds of one stage
@@ -75,7 +75,8 @@ class ProfiledFinals:
         with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
             default, combined = self.timer.time(self.default_vmfb, built)
         timed = _Timed({index: list(default) for index, _ in built}, combined)
-        again = {index for task, found in zip(tasks, chosen) if (index := self._undecided(task, found, timed)) is not None}
+        again = {index for task, found in zip(tasks, chosen)
+                 if (index := self._undecided(task, found, timed)) is not None}
         if again:
             with display().phase(f"time {len(again)} of those builds again: a dispatch's fastest finalist in each is "
                                  "not yet decided"):

@@ -176,8 +176,8 @@ def _print_model(report: TuneReport) -> None:
 
 
 def _print_attempts(attempts: list[Attempt]) -> None:
-    """A result the final checks withdrew (or the configs' check emptied), the finalists that replaced it and what became
-    of them; the checks printed after this are the last attempt's."""
+    """A result the final checks withdrew (or the configs' check emptied), the finalists that replaced it and what
+    became of them; the checks printed after this are the last attempt's."""
     if not attempts or not attempts[0].lost:
         return
     for number, attempt in enumerate(attempts):
