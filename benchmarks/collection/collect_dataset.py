@@ -21,11 +21,11 @@ whose whole space is smaller than `--budget` is known to be finished only by its
         --run-suffix .lowerings --budget 24
     python benchmarks/collection/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
-GPU targets measure `GPU_PROBLEMS` (f16/bf16 layers of LLMs, SDXL and BERT) and `GPU_MATVEC_PROBLEMS`
-(decode-step GEMVs) on one device, one
-problem at a time, compiling with `--cores-per-lane` jobs. On CUDA, `--iree-flag=--iree-cuda-use-ptxas`
-(with a CUDA toolkit's `ptxas` on PATH) assembles kernels at compile time, on all cores, instead of
-leaving the PTX to the driver's JIT when the timing worker loads each candidate one after another.
+GPU targets measure `GPU_PROBLEMS` and `GPU_LARGE_PROBLEMS` (f16/bf16 layers of LLMs, SDXL, BERT and ViT) and
+`GPU_MATVEC_PROBLEMS` (decode-step GEMVs) on one device, one problem at a time, compiling with `--cores-per-lane`
+jobs. On CUDA, `--iree-flag=--iree-cuda-use-ptxas` (with a CUDA toolkit's `ptxas` on PATH) assembles kernels at
+compile time, on all cores, instead of leaving the PTX to the driver's JIT when the timing worker loads each
+candidate one after another.
 """
 
 from __future__ import annotations
@@ -172,6 +172,20 @@ GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(256, 5120, 1280, **H), "SDXL mid-block projection"),
 ]
 
+# Larger LLM and diffusion layers, where the first 30 problems were thin (issue: rankings on shapes no model saw):
+# the 70B-class and 4096-token prefill layers, SDXL's layers at CFG batch 2, and ViT-L at 32 images (197 tokens, a
+# row count no tile divides). None is one of the unseen shapes `benchmarks/ranking/gpu_heuristic_unseen.py` times.
+GPU_LARGE_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(4096, 4096, 14336, **H), "Llama-3-8B MLP down, prefill 4096"),
+    (S(4096, 6144, 4096, **H), "Llama-3-8B fused QKV (grouped KV heads), prefill 4096"),
+    (S(2048, 28672, 8192, **H), "Llama-3-70B MLP gate and up, prefill 2048"),
+    (S(1024, 8192, 8192, **H), "Llama-3-70B attention output, prefill 1024"),
+    (S(8192, 5120, 640, **H), "SDXL GEGLU up, 64x64 latents, CFG batch 2"),
+    (S(8192, 640, 2560, **H), "SDXL feed-forward down, 64x64 latents, CFG batch 2"),
+    (S(2048, 1280, 1280, **H), "SDXL attention projection, 32x32 latents, CFG batch 2"),
+    (S(6304, 4096, 1024, **H), "ViT-L/16 MLP up, 32 images of 197 tokens"),
+]
+
 # Single-token GEMVs of LLM decoding, which IREE lowers as reductions: mltune tunes them in its matvec space,
 # and their runs and record files are named `mv_...`. (`datasets/sm_90/mm_1x4096x4096_f16f32_nt.jsonl` and
 # `mm_1x11008x4096_f16f32_nt.jsonl` hold the same two problems measured in the MMA contraction space, before
@@ -195,7 +209,7 @@ def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionSh
     """The (run name, shape) pairs a target measures; a run's name is its record file's."""
     if target == "host":
         return [(shape.name, shape) for shape, _ in (CPU_SECOND_PROBLEMS if problem_set == "cpu2" else PROBLEMS)]
-    return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS]
+    return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS + GPU_LARGE_PROBLEMS]
             + [("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS])
 
 
