@@ -8,8 +8,8 @@ import numpy as np
 
 from mltune.features.gpu_simt import simt_estimate
 from mltune.rankers.base import RankingInput
+from mltune.rankers.estimate_buckets import estimate_buckets
 
-BUCKETS_PER_OCTAVE = 4
 REGISTER_LIMIT = 255  # 32-bit registers per NVIDIA thread: beyond it the accumulators spill
 
 
@@ -19,7 +19,7 @@ def simt_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     c = candidates.column
     keys = [
         estimate.registers > REGISTER_LIMIT,
-        np.round(BUCKETS_PER_OCTAVE * np.log2(estimate.cycles)),
+        estimate_buckets(estimate.cycles),
         -(c("th_m") * c("th_n")) / (c("th_m") + c("th_n")),
         -c("promote"),
         np.random.default_rng(seed).random(len(candidates)),
