@@ -29,8 +29,10 @@ def simt_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
         # A workgroup tile that does not divide M or N is masked: staged in shared memory, its masked copy stalls
         # the whole workgroup at the barrier every K tile; unstaged threads mask only their own reads.
         ((m % c("wg_m") > 0) | partial_n) & (c("promote") > 0),
-        # N is the contiguous dimension of the right operand and the result: on a partial N tile, a thread's masked
-        # vector accesses along it become one guarded access per element.
+        # On a partial tile IREE 3.13 walks a thread's block in a loop of scalar accesses, one row or column at a
+        # time, and zero-fills it with masked vector stores (its LLVM IR for sm_90). Along N, the contiguous
+        # dimension of the right operand and the result, a warp's loads of one column then stride by `th_n`
+        # elements instead of reading one contiguous vector per thread; along M the rows stay contiguous.
         np.where(partial_n, c("th_n"), 1),
         estimate.registers > REGISTER_HEADROOM * REGISTER_LIMIT,
         estimate_buckets(estimate.cycles),
