@@ -91,11 +91,12 @@ def ranked(tree: Path, ranker: str, problem: Problem, facts, candidates: Candida
     return json.loads(result.stdout)
 
 
-def first_near(order: list[int], ratios: dict[int, float]) -> int:
-    """The position, among the measured candidates in `order`, of the first within `NEAR` of the best measured."""
+def replayed(order: list[int], ratios: dict[int, float]) -> tuple[int, float]:
+    """Among the measured candidates in `order`: the position of the first within `NEAR` of the best measured, and
+    the first one's ratio."""
     measured = [i for i in order if i in ratios]
     best = min(ratios.values())
-    return next(p + 1 for p, i in enumerate(measured) if ratios[i] <= best * NEAR)
+    return next(p + 1 for p, i in enumerate(measured) if ratios[i] <= best * NEAR), ratios[measured[0]]
 
 
 def main() -> int:
@@ -137,13 +138,13 @@ def main() -> int:
             for (promote, red_k), group in sorted(groups.items()):
                 print(f"  promote {promote} K tile {red_k:>2}: {len(group):>2} measured, ratio median "
                       f"{statistics.median(group):.3f} ({min(group):.3f}-{max(group):.3f})")
-            replay.append((name, len(ratios), *(first_near(ranked(tree, "heuristic", problem, facts, candidates,
-                                                                  len(candidates)), ratios) for tree in (other, ROOT))))
-    print(f"\nreplay: position among the measured candidates of the first within {NEAR - 1:.0%} of the best measured"
-          f"\n  old: {other}\n  new: {ROOT}")
-    print(f"{'shape':<32} {'measured':>8} {'old':>5} {'new':>5}")
-    for name, count, old, new in replay:
-        print(f"{name:<32} {count:>8} {old:>5} {new:>5}")
+            replay.append((name, len(ratios), values.min(), *(replayed(ranked(
+                tree, "heuristic", problem, facts, candidates, len(candidates)), ratios) for tree in (other, ROOT))))
+    print(f"\nreplay: among the measured candidates in each heuristic's order of the whole space, the position of the "
+          f"first within {NEAR - 1:.0%} of the best measured, and the first one's ratio\n  old: {other}\n  new: {ROOT}")
+    print(f"{'shape':<32} {'measured':>8} {'best':>6} {'old':>5} {'first':>6} {'new':>5} {'first':>6}")
+    for name, count, best, (old, old_first), (new, new_first) in replay:
+        print(f"{name:<32} {count:>8} {best:>6.3f} {old:>5} {old_first:>6.3f} {new:>5} {new_first:>6.3f}")
     return 0
 
 
