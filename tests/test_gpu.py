@@ -408,7 +408,7 @@ def _heuristic_order(problem: Problem, gpu: GpuInfo, candidates) -> np.ndarray:
 def test_gpu_heuristic_puts_spilling_tiles_last_then_orders_by_estimated_time(gpu_dumps, context, name):
     from mltune.features.gpu import gpu_contraction_features
     from mltune.features.gpu_throughput import contraction_estimate
-    from mltune.rankers.gpu_heuristic import BUCKETS_PER_OCTAVE
+    from mltune.rankers.estimate_buckets import estimate_buckets
 
     dump = gpu_dumps[name]
     candidates = GpuContraction(dump.problem, dump.gpu, context, dump.emitted).candidates()
@@ -417,7 +417,7 @@ def test_gpu_heuristic_puts_spilling_tiles_last_then_orders_by_estimated_time(gp
     order = _heuristic_order(dump.problem, dump.gpu, candidates)
     spills = estimate.spills[order]
     assert spills.any() and not spills[:np.count_nonzero(~spills)].any()
-    buckets = np.round(BUCKETS_PER_OCTAVE * np.log2(estimate.cycles[order][~spills]))
+    buckets = estimate_buckets(estimate.cycles[order][~spills])
     assert (np.diff(buckets) >= 0).all() and buckets[0] < buckets[-1]
 
 

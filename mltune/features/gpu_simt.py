@@ -1,11 +1,14 @@
 """Features and a first-order time estimate of GPU contraction candidates without MMA (`gpu_simt_contraction`).
 
-Each thread keeps a `th_m x th_n` block of accumulators and, per K element, reads `th_m + th_n` operand elements
-for `th_m * th_n` FMAs: the block's size decides whether the SM's FMA units or its operand reads (shared memory
-when promoted, L1 otherwise) limit a step. A workgroup reads `(wg_m + wg_n)` elements per K element from L2 for
-`wg_m * wg_n` FMAs; it waits a memory latency per K tile, which the workgroups resident on an SM hide from each
-other. The busiest SM runs ceil(workgroups / SMs) workgroups. Only datasheet rates and the knobs enter.
-"""
+Each thread keeps a `th_m x th_n` block of accumulators and, per K element, loads `th_m + th_n` operand elements
+for `th_m * th_n` FMAs. A warp issues them on one SM sub-partition (SMSP), one instruction a cycle: an SM with
+fewer warps in flight than SMSPs leaves FMA units idle (measured on the H100, 128 x 3072 x 768 f32: one-warp
+workgroups of 8x8 thread blocks, two per SM, ran 2x slower than 8x4 ones, three per SM). The threads of a warp
+that share an operand row or column read one copy of it (a broadcast), so a warp's operand bytes are the distinct
+rows and columns it spans (shared memory when promoted, L1 otherwise). A workgroup reads `(wg_m + wg_n)` elements
+per K element from L2 for `wg_m * wg_n` FMAs; it waits a memory latency per K tile, which the workgroups resident
+on an SM hide from each other. The busiest SM runs ceil(workgroups / SMs) workgroups. Only datasheet rates and the
+knobs enter."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from mltune.spaces.gpu_simt_contraction import workgroup_sizes
 from mltune.targets.gpu import GpuInfo
 
 FMA_PER_CYCLE = 128  # f32 FMAs per SM and cycle (Ampere, Hopper; CDNA3 CUs likewise)
-UNPROMOTED_READ_COST = 2.0  # an operand read through L1 instead of shared memory: its tags, misses, uncoalesced rows
+UNPROMOTED_READ_COST = 2.0  # an operand byte read through L1 instead of shared memory: its tags and misses
 BASE_REGISTERS = 24  # addresses, indices and loop counters beside the accumulators and operands
 
 
@@ -53,13 +56,24 @@ def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
     workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     per_sm = ceil_div(workgroups, gpu.cores)
     concurrent = np.minimum(resident, per_sm)
-    # one K tile of one workgroup
-    fmas = wg_m * wg_n * red_k
-    reads = threads * (th_m + th_n) * red_k * in_bytes * np.where(promote > 0, 1.0, UNPROMOTED_READ_COST)
+    # one K tile of one workgroup: a warp issues on one sub-partition (SMSP) one instruction a cycle, per thread and
+    # K element an FMA per accumulator and a load per operand element; fewer warps than SMSPs leave lanes idle
+    warps = threads / gpu.subgroup_sizes[0]
+    issues = warps * (th_m * th_n + th_m + th_n) * red_k
+    # the bytes a warp reads per K element: threads of a warp that share an operand row or column read one copy
+    # (a broadcast), so it is the distinct rows and columns it spans (threads laid out N fastest) times the block
+    across = np.minimum(wg_n // th_n, gpu.subgroup_sizes[0])
+    reads = warps * (gpu.subgroup_sizes[0] // across * th_m + across * th_n) * red_k * in_bytes \
+        * np.where(promote > 0, 1.0, UNPROMOTED_READ_COST)
     global_bytes = (wg_m + wg_n) * red_k * in_bytes
-    step = np.maximum(fmas / FMA_PER_CYCLE, (reads + shared) / SHARED_BYTES_PER_CYCLE)
-    together = np.maximum.reduce([concurrent * step, concurrent * global_bytes / GLOBAL_BYTES_PER_CYCLE,
-                                  latency + step])
+    step = np.maximum(issues / (gpu.simds_per_cu * np.minimum(1, warps / gpu.simds_per_cu)),
+                      (reads + shared) / SHARED_BYTES_PER_CYCLE)
+    # `concurrent` workgroups each take a step: they share the SMSPs, shared memory/L1 and L2, and none finishes
+    # before its loads' latency and its own step
+    together = np.maximum.reduce([
+        concurrent * issues / (gpu.simds_per_cu * np.minimum(1, concurrent * warps / gpu.simds_per_cu)),
+        concurrent * (reads + shared) / SHARED_BYTES_PER_CYCLE,
+        concurrent * global_bytes / GLOBAL_BYTES_PER_CYCLE, latency + step])
     return SimtEstimate(per_sm * ceil_div(k, red_k) * together / concurrent, registers, resident)
 
 

@@ -14,11 +14,10 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_throughput import MEMORY_LATENCY_CYCLES, contraction_estimate
 from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
+from mltune.rankers.estimate_buckets import estimate_buckets
 from mltune.rankers.matvec_heuristic import matvec_heuristic_order
 from mltune.rankers.simt_heuristic import simt_heuristic_order
 from mltune.spaces.gpu_simt_contraction import is_simt
-
-BUCKETS_PER_OCTAVE = 4  # estimates within ~19 % of each other tie: the model is first-order
 
 
 def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
@@ -30,7 +29,7 @@ def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
     keys = [
         # Registers beyond the per-thread limit spill to local memory on every MMA.
         estimate.spills,
-        np.round(BUCKETS_PER_OCTAVE * np.log2(estimate.cycles)),
+        estimate_buckets(estimate.cycles),
         # SHARK tuner: a power-of-two K tile, a subgroup count that fills the CU's SIMDs, and the
         # intrinsic with the most MACs per loaded element.
         ~f["tile_k_pow2"].astype(bool),
