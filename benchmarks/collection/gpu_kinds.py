@@ -33,6 +33,12 @@ PROBLEMS: dict[str, tuple[str, str]] = {
     "conv3x3_2x64x64x320_f16": (conv2d_nhwc_source(2, 66, 66, 320, 320), "SD UNet 3x3 conv, 64x64 latents, 320 channels"),
     "conv3x3_2x32x32x640_f16": (conv2d_nhwc_source(2, 34, 34, 640, 640), "SD UNet 3x3 conv, 32x32, 640 channels"),
     "conv3x3_8x28x28x256_f16": (conv2d_nhwc_source(8, 30, 30, 256, 256), "ResNet-style 3x3 conv, 28x28, 256 channels"),
+    # where the first six left the sm_90 records thin: an attention no other is a 2x neighbour of, and convolutions
+    # at the ends of ResNet's and SDXL's ranges
+    "attention_40x1024x64_f16": (attention_source(40, 1024, 64, 1024, 64), "SDXL self-attention, 2 x 20 heads of 64, 32x32 latents"),
+    "conv3x3_8x56x56x64_f16": (conv2d_nhwc_source(8, 58, 58, 64, 64), "ResNet-50 stage 1 3x3 conv, 56x56, 64 channels"),
+    "conv3x3_8x7x7x512_f16": (conv2d_nhwc_source(8, 9, 9, 512, 512), "ResNet-50 stage 4 3x3 conv, 7x7, 512 channels"),
+    "conv3x3_2x128x128x320_f16": (conv2d_nhwc_source(2, 130, 130, 320, 320), "SDXL UNet 3x3 conv, 128x128 latents, 320 channels"),
 }
 
 
