@@ -63,6 +63,13 @@ CPU_PROBLEMS: dict[str, tuple[str, str]] = {
     "resnet50_3x3s2_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2), "ResNet-50 stage 2 strided 3x3, 128 -> 128 at 28x28"),
     "vit_b16_softmax_12x197x197": (reduction_model(ReductionShape("softmax", (12, 197, 197))), "ViT-B/16 attention softmax"),
     "resnet50_meanpool_2048x7x7": (reduction_model(ReductionShape("meanpool", (1, 2048, 7, 7))), "ResNet-50 global mean pool"),
+    "bert_base_attention_s256": (attention_model(AttentionShape(12, 256, 64, 256, 64)), "BERT-base, 12 heads of 64, 256 tokens"),
+    "resnet50_3x3_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 30, 30), (128, 128, 3, 3), (1, 128, 28, 28), 1), "ResNet-50 stage 2 3x3, 128 -> 128 at 28x28"),
+    "gpt2_layernorm_1024x768": (reduction_model(ReductionShape("layernorm", (1024, 768))), "GPT-2 small layer norm, 1024-token context"),
+    "resnet50_3x3_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 16, 16), (256, 256, 3, 3), (1, 256, 14, 14), 1), "ResNet-50 stage 3 3x3, 256 -> 256 at 14x14"),
+    "vit_s16_layernorm_197x384": (reduction_model(ReductionShape("layernorm", (197, 384))), "ViT-S/16 layer norm"),
+    "mobilenetv2_dw3x3_56x56x144_nhwc": (convolution_model(DEPTHWISE, (1, 58, 58, 144), (3, 3, 144), (1, 56, 56, 144), 1), "MobileNetV2 depthwise 3x3, 144 channels at 56x56"),
+    "resnet50_3x3_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1), "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7"),
 }
 
 
@@ -72,9 +79,10 @@ def load() -> str:
 
 
 def tune_command(model: Path, run_dir: Path, args: argparse.Namespace) -> list[str]:
-    """`mltune tune` of one problem with a shuffle."""
+    """`mltune tune` of one problem with a shuffle, every candidate timed in the whole model (a layer norm's model
+    holds two dispatches of one problem: a screen would time them on one dispatch)."""
     command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--target", args.target, "--ranker", "shuffle",
-               "--budget", str(args.budget), "--seed", str(args.seed), "--run-dir", str(run_dir),
+               "--budget", str(args.budget), "--seed", str(args.seed), "--screen", "none", "--run-dir", str(run_dir),
                "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "annotated.mlir"),
                *[f"--iree-flag={flag}" for flag in args.iree_flags]]
     command += ["--devices", args.devices] if args.devices else []
