@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "
 from gpu_kinds import CPU_PROBLEMS  # noqa: E402
 
 KIND = {"attention": "attention_", "layernorm": "reduction_", "softmax": "reduction_", "meanpool": "reduction_",
-        "dw3x3": "depthwise_convolution_", "3x3": "convolution_", "7x7": "convolution_"}
+        "rmsnorm": "reduction_", "dw3x3": "depthwise_convolution_", "3x3": "convolution_",
+        "7x7": "convolution_"}
 ONE_OF_EACH = ["bert_base_attention_s128", "resnet50_stem_7x7s2_nchw", "bert_base_layernorm_128x768"]
 
 

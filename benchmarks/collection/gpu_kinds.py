@@ -70,6 +70,12 @@ CPU_PROBLEMS: dict[str, tuple[str, str]] = {
     "vit_s16_layernorm_197x384": (reduction_model(ReductionShape("layernorm", (197, 384))), "ViT-S/16 layer norm"),
     "mobilenetv2_dw3x3_56x56x144_nhwc": (convolution_model(DEPTHWISE, (1, 58, 58, 144), (3, 3, 144), (1, 56, 56, 144), 1), "MobileNetV2 depthwise 3x3, 144 channels at 56x56"),
     "resnet50_3x3_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1), "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7"),
+    "bert_base_attention_s128_f16": (attention_model(AttentionShape(12, 128, 64, 128, 64, "f16")), "BERT-base in f16, 128 tokens"),
+    "resnet50_3x3s2_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 29, 29), (256, 256, 3, 3), (1, 256, 14, 14), 2), "ResNet-50 stage 3 strided 3x3, 256 -> 256 at 14x14"),
+    "vit_s16_softmax_6x197x197": (reduction_model(ReductionShape("softmax", (6, 197, 197))), "ViT-S/16 attention softmax"),
+    "mobilenetv2_dw3x3_28x28x192_nhwc": (convolution_model(DEPTHWISE, (1, 30, 30, 192), (3, 3, 192), (1, 28, 28, 192), 1), "MobileNetV2 depthwise 3x3, 192 channels at 28x28"),
+    "llama2_rmsnorm_128x4096": (reduction_model(ReductionShape("rmsnorm", (128, 4096))), "Llama-2-7B RMS norm, 128 tokens"),
+    "resnet50_3x3s2_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 15, 15), (512, 512, 3, 3), (1, 512, 7, 7), 2), "ResNet-50 stage 4 strided 3x3, 512 -> 512 at 7x7"),
 }
 
 
