@@ -73,3 +73,16 @@ def test_dataset_summary_refuses_a_missing_folder(tmp_path):
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "collection" / "dataset_summary.py"
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "nothing")], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+def test_evaluation_positions_lists_every_problem_of_an_evaluation():
+    """On a committed `mltune evaluate` output: one row per problem, the heuristic's position a 1-based place."""
+    root = Path(__file__).resolve().parent.parent
+    evaluation = root / "docs" / "evaluation" / "sm_90" / "attention" / "evaluation.json"
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "ranking" / "evaluation_positions.py"),
+                           str(evaluation)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = done.stdout.splitlines()[2:]
+    problems = json.loads(evaluation.read_text())["rankers"]["heuristic"]["problems"]
+    assert [r.split("|")[1].strip() for r in rows] == [p["problem"] for p in problems]
+    assert all(1 <= int(r.split("|")[5]) <= int(r.split("|")[2]) for r in rows)
