@@ -7,10 +7,10 @@ unbiased sample of the space that `mltune evaluate` replays to place the heurist
 GPU targets take `GPU_PROBLEMS` (the test suite's sources: `iree_linalg_ext.attention` as a torch-style scaled
 dot-product attention reaches IREE, and unit-stride 3x3 `conv_2d_nhwc_hwcf`); `--target host` takes `CPU_PROBLEMS`
 (`mltune.frontend`'s one-op models: attention, batch-1 convolutions as PyTorch exports hold them, layer norms,
-softmax and pooling). A problem whose run folder under `--work` holds a `summary.json` is skipped, so an
-interrupted collection resumes; `--stop-after` starts no problem after that many seconds. With `--lock`, each
-problem's whole `mltune tune` holds that flock(1) lock, and the load average before and after it is printed and
-kept in the problem's log.
+softmax and pooling; GPT-2's attention with the test suite's boolean mask, as PyTorch exports pass one). A problem
+whose run folder under `--work` holds a `summary.json` is skipped, so an interrupted collection resumes;
+`--stop-after` starts no problem after that many seconds. With `--lock`, each problem's whole `mltune tune` holds
+that flock(1) lock, and the load average before and after it is printed and kept in the problem's log.
 
     python benchmarks/collection/gpu_kinds.py --target sm_90 --devices cuda://0 --budget 30 --dataset-dir datasets \\
         --work DIR [--only NAME ...] [--stop-after SECONDS] [--iree-flag=...]
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
-from iree_helpers import attention_source, conv2d_nhwc_source  # noqa: E402
+from iree_helpers import attention_source, conv2d_nhwc_source, masked_attention_source  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from measure_lock import held  # noqa: E402
@@ -51,31 +51,59 @@ NCHW, DEPTHWISE = "linalg.conv_2d_nchw_fchw", "linalg.depthwise_conv_2d_nhwc_hwc
 # f32, batch 1, inputs pre-padded as a model's convolution reads them (the shapes of benchmarks/cpu/*.py), the
 # three kinds interleaved so that a collection cut short still covers each.
 CPU_PROBLEMS: dict[str, tuple[str, str]] = {
-    "bert_base_attention_s128": (attention_model(AttentionShape(12, 128, 64, 128, 64)), "BERT-base, 12 heads of 64, 128 tokens"),
-    "resnet50_stem_7x7s2_nchw": (convolution_model(NCHW, (1, 3, 230, 230), (64, 3, 7, 7), (1, 64, 112, 112), 2), "ResNet-50 7x7 stride-2 stem, 3 -> 64 at 112x112"),
-    "bert_base_layernorm_128x768": (reduction_model(ReductionShape("layernorm", (128, 768))), "BERT-base / GPT-2 small layer norm, 128 tokens"),
-    "vit_b16_attention_s197": (attention_model(AttentionShape(12, 197, 64, 197, 64)), "ViT-B/16, 12 heads of 64, 196 patches + class"),
-    "resnet50_3x3_56x56x64_nchw": (convolution_model(NCHW, (1, 64, 58, 58), (64, 64, 3, 3), (1, 64, 56, 56), 1), "ResNet-50 stage 1 3x3, 64 -> 64 at 56x56"),
-    "bert_base_softmax_12x128x128": (reduction_model(ReductionShape("softmax", (12, 128, 128))), "BERT-base attention softmax, 128 tokens"),
-    "vit_s16_attention_s197": (attention_model(AttentionShape(6, 197, 64, 197, 64)), "ViT-S/16, 6 heads of 64, 196 patches + class"),
-    "mobilenet_dw3x3_112x112x32_nhwc": (convolution_model(DEPTHWISE, (1, 114, 114, 32), (3, 3, 32), (1, 112, 112, 32), 1), "MobileNet depthwise 3x3, 32 channels at 112x112"),
+    "bert_base_attention_s128": (attention_model(AttentionShape(12, 128, 64, 128, 64)),
+                                 "BERT-base, 12 heads of 64, 128 tokens"),
+    "resnet50_stem_7x7s2_nchw": (convolution_model(NCHW, (1, 3, 230, 230), (64, 3, 7, 7), (1, 64, 112, 112), 2),
+                                 "ResNet-50 7x7 stride-2 stem, 3 -> 64 at 112x112"),
+    "bert_base_layernorm_128x768": (reduction_model(ReductionShape("layernorm", (128, 768))),
+                                    "BERT-base / GPT-2 small layer norm, 128 tokens"),
+    "vit_b16_attention_s197": (attention_model(AttentionShape(12, 197, 64, 197, 64)),
+                               "ViT-B/16, 12 heads of 64, 196 patches + class"),
+    "resnet50_3x3_56x56x64_nchw": (convolution_model(NCHW, (1, 64, 58, 58), (64, 64, 3, 3), (1, 64, 56, 56), 1),
+                                   "ResNet-50 stage 1 3x3, 64 -> 64 at 56x56"),
+    "bert_base_softmax_12x128x128": (reduction_model(ReductionShape("softmax", (12, 128, 128))),
+                                     "BERT-base attention softmax, 128 tokens"),
+    "vit_s16_attention_s197": (attention_model(AttentionShape(6, 197, 64, 197, 64)),
+                               "ViT-S/16, 6 heads of 64, 196 patches + class"),
+    "mobilenet_dw3x3_112x112x32_nhwc": (
+        convolution_model(DEPTHWISE, (1, 114, 114, 32), (3, 3, 32), (1, 112, 112, 32), 1),
+        "MobileNet depthwise 3x3, 32 channels at 112x112"),
     "vit_b16_layernorm_197x768": (reduction_model(ReductionShape("layernorm", (197, 768))), "ViT-B/16 layer norm"),
-    "resnet50_3x3s2_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2), "ResNet-50 stage 2 strided 3x3, 128 -> 128 at 28x28"),
-    "vit_b16_softmax_12x197x197": (reduction_model(ReductionShape("softmax", (12, 197, 197))), "ViT-B/16 attention softmax"),
-    "resnet50_meanpool_2048x7x7": (reduction_model(ReductionShape("meanpool", (1, 2048, 7, 7))), "ResNet-50 global mean pool"),
-    "bert_base_attention_s256": (attention_model(AttentionShape(12, 256, 64, 256, 64)), "BERT-base, 12 heads of 64, 256 tokens"),
-    "resnet50_3x3_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 30, 30), (128, 128, 3, 3), (1, 128, 28, 28), 1), "ResNet-50 stage 2 3x3, 128 -> 128 at 28x28"),
-    "gpt2_layernorm_1024x768": (reduction_model(ReductionShape("layernorm", (1024, 768))), "GPT-2 small layer norm, 1024-token context"),
-    "resnet50_3x3_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 16, 16), (256, 256, 3, 3), (1, 256, 14, 14), 1), "ResNet-50 stage 3 3x3, 256 -> 256 at 14x14"),
+    "resnet50_3x3s2_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2),
+                                      "ResNet-50 stage 2 strided 3x3, 128 -> 128 at 28x28"),
+    "vit_b16_softmax_12x197x197": (reduction_model(ReductionShape("softmax", (12, 197, 197))),
+                                   "ViT-B/16 attention softmax"),
+    "resnet50_meanpool_2048x7x7": (reduction_model(ReductionShape("meanpool", (1, 2048, 7, 7))),
+                                   "ResNet-50 global mean pool"),
+    "bert_base_attention_s256": (attention_model(AttentionShape(12, 256, 64, 256, 64)),
+                                 "BERT-base, 12 heads of 64, 256 tokens"),
+    "resnet50_3x3_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 30, 30), (128, 128, 3, 3), (1, 128, 28, 28), 1),
+                                    "ResNet-50 stage 2 3x3, 128 -> 128 at 28x28"),
+    "gpt2_layernorm_1024x768": (reduction_model(ReductionShape("layernorm", (1024, 768))),
+                                "GPT-2 small layer norm, 1024-token context"),
+    "resnet50_3x3_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 16, 16), (256, 256, 3, 3), (1, 256, 14, 14), 1),
+                                    "ResNet-50 stage 3 3x3, 256 -> 256 at 14x14"),
     "vit_s16_layernorm_197x384": (reduction_model(ReductionShape("layernorm", (197, 384))), "ViT-S/16 layer norm"),
-    "mobilenetv2_dw3x3_56x56x144_nhwc": (convolution_model(DEPTHWISE, (1, 58, 58, 144), (3, 3, 144), (1, 56, 56, 144), 1), "MobileNetV2 depthwise 3x3, 144 channels at 56x56"),
-    "resnet50_3x3_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1), "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7"),
-    "bert_base_attention_s128_f16": (attention_model(AttentionShape(12, 128, 64, 128, 64, "f16")), "BERT-base in f16, 128 tokens"),
-    "resnet50_3x3s2_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 29, 29), (256, 256, 3, 3), (1, 256, 14, 14), 2), "ResNet-50 stage 3 strided 3x3, 256 -> 256 at 14x14"),
-    "vit_s16_softmax_6x197x197": (reduction_model(ReductionShape("softmax", (6, 197, 197))), "ViT-S/16 attention softmax"),
-    "mobilenetv2_dw3x3_28x28x192_nhwc": (convolution_model(DEPTHWISE, (1, 30, 30, 192), (3, 3, 192), (1, 28, 28, 192), 1), "MobileNetV2 depthwise 3x3, 192 channels at 28x28"),
-    "llama2_rmsnorm_128x4096": (reduction_model(ReductionShape("rmsnorm", (128, 4096))), "Llama-2-7B RMS norm, 128 tokens"),
-    "resnet50_3x3s2_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 15, 15), (512, 512, 3, 3), (1, 512, 7, 7), 2), "ResNet-50 stage 4 strided 3x3, 512 -> 512 at 7x7"),
+    "mobilenetv2_dw3x3_56x56x144_nhwc": (
+        convolution_model(DEPTHWISE, (1, 58, 58, 144), (3, 3, 144), (1, 56, 56, 144), 1),
+        "MobileNetV2 depthwise 3x3, 144 channels at 56x56"),
+    "resnet50_3x3_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1),
+                                  "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7"),
+    "bert_base_attention_s128_f16": (attention_model(AttentionShape(12, 128, 64, 128, 64, "f16")),
+                                     "BERT-base in f16, 128 tokens"),
+    "resnet50_3x3s2_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 29, 29), (256, 256, 3, 3), (1, 256, 14, 14), 2),
+                                      "ResNet-50 stage 3 strided 3x3, 256 -> 256 at 14x14"),
+    "vit_s16_softmax_6x197x197": (reduction_model(ReductionShape("softmax", (6, 197, 197))),
+                                  "ViT-S/16 attention softmax"),
+    "mobilenetv2_dw3x3_28x28x192_nhwc": (
+        convolution_model(DEPTHWISE, (1, 30, 30, 192), (3, 3, 192), (1, 28, 28, 192), 1),
+        "MobileNetV2 depthwise 3x3, 192 channels at 28x28"),
+    "llama2_rmsnorm_128x4096": (reduction_model(ReductionShape("rmsnorm", (128, 4096))),
+                                "Llama-2-7B RMS norm, 128 tokens"),
+    "resnet50_3x3s2_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 15, 15), (512, 512, 3, 3), (1, 512, 7, 7), 2),
+                                    "ResNet-50 stage 4 strided 3x3, 512 -> 512 at 7x7"),
+    "gpt2_attention_s128_masked": (masked_attention_source(12, 128, 64, 128, 64, "f32"),
+                                   "GPT-2 small, 12 heads of 64, 128 tokens, with a boolean mask"),
 }
 
 

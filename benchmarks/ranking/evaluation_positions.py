@@ -35,8 +35,9 @@ def main() -> int:
     print("| --- | --- | --- | --- | " + " | ".join("---" for _ in RANKERS) + " |")
     for problem in problems:
         name = problem["problem"]
+        places = " | ".join(str(found[ranker][name]) for ranker in RANKERS)
         print(f"| {name} | {problem['candidates']} | {problem['near_optimal'][TOLERANCE]} | "
-              f"{problem['shuffle_expected'][TOLERANCE]:.1f} | " + " | ".join(str(found[r][name]) for r in RANKERS) + " |")
+              f"{problem['shuffle_expected'][TOLERANCE]:.1f} | {places} |")
     return 0
 
 
