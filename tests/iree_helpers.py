@@ -75,6 +75,16 @@ def attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str 
     return attention_model(AttentionShape(batch, m, k1, k2, n, element))
 
 
+def masked_attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str) -> str:
+    """`attention_source` with a boolean B x M x K2 mask operand (true: the key is attended to)."""
+    mask = f"tensor<{batch}x{m}x{k2}xi1>"
+    text = attention_source(batch, m, k1, k2, n, element)
+    text = text.replace(") -> tensor<", f", %mask: {mask}) -> tensor<", 1)
+    text = text.replace("affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
+                        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ")
+    return re.sub(r"ins\(%q, %k, %v, %scale : ([^)]*)\)", rf"ins(%q, %k, %v, %scale, %mask : \1, {mask})", text)
+
+
 # The session's matmul (100x300 @ 300x1000) and batch matmul (12x128x64 @ 12x64x128) in one function: two dispatches.
 TWO_OP_SOURCE = """func.func @main(%lhs: tensor<100x300xf32>, %rhs: tensor<300x1000xf32>, %a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>) -> (tensor<100x1000xf32>, tensor<12x128x128xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree_helpers import CPU_FLAGS, attention_source, checked_heuristic_order, dump_one_op, mltune, parse_levels
+from iree_helpers import (CPU_FLAGS, attention_source, checked_heuristic_order, dump_one_op, masked_attention_source,
+                          mltune, parse_levels)
 from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
@@ -30,16 +31,6 @@ SHAPES = {  # small on purpose: (batch, M, K1, K2, N, element type)
     "attention_odd": (2, 50, 32, 50, 32, "f16"),  # a sequence no power of two divides: partial M and K2 tiles
     "attention_masked": (2, 64, 32, 64, 32, "f32"),  # with a boolean mask, as PyTorch exports of BERT and GPT-2 hold
 }
-
-
-def masked_attention_source(batch: int, m: int, k1: int, k2: int, n: int, element: str) -> str:
-    """`attention_source` with a boolean B x M x K2 mask operand (true: the key is attended to)."""
-    mask = f"tensor<{batch}x{m}x{k2}xi1>"
-    text = attention_source(batch, m, k1, k2, n, element)
-    text = text.replace(") -> tensor<", f", %mask: {mask}) -> tensor<", 1)
-    text = text.replace("affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
-                        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ")
-    return re.sub(r"ins\(%q, %k, %v, %scale : ([^)]*)\)", rf"ins(%q, %k, %v, %scale, %mask : \1, {mask})", text)
 
 
 def _source(name: str) -> str:
