@@ -125,13 +125,17 @@ def test_train_refuses_a_model_that_ranks_worse_than_the_heuristic(tmp_path, cap
     assert "written with --force" in capsys.readouterr().out
 
 
-def test_judge_prefers_the_heuristic_then_the_family_model():
+def test_judge_prefers_the_heuristic_then_the_family_model_by_the_mean_first():
     cv = {"median_iterations": 3.0, "mean_iterations": 6.0, "heuristic_median_iterations": 3.0,
           "heuristic_mean_iterations": 5.0}
     assert judge(cv, None)["better"] == "heuristic"  # same median, higher mean
+    cv["heuristic_median_iterations"] = 1.0
+    assert judge(cv, None)["better"] == "heuristic"  # a lower median does not make up for a higher mean
     cv["heuristic_mean_iterations"] = 9.0
-    assert judge(cv, None)["ok"]
-    assert judge(cv, {"median_iterations": 2.0, "mean_iterations": 9.0})["better"] == "family"
+    verdict = judge(cv, None)
+    assert verdict["ok"] and "3.0 / 6.00 vs 1.0 / 9.00" in verdict["verdict"]  # a worse median, a lower mean
+    assert judge(cv, {"median_iterations": 4.0, "mean_iterations": 5.0})["better"] == "family"
+    assert judge(cv, {"median_iterations": 2.0, "mean_iterations": 6.0})["better"] == "family"  # same mean
     assert judge(cv, {"median_iterations": 3.0, "mean_iterations": 6.0})["ok"]
 
 
