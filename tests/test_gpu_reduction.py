@@ -17,6 +17,7 @@ from iree_helpers import (
     checked_heuristic_order,
     dump_gpu_model,
     dumped_translation,
+    mltune,
     reduction_config_knobs,
     run,
 )
@@ -29,6 +30,7 @@ from mltune.frontend.problem import Problem, Untunable
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.targets import GpuInfo, GpuTarget
+from mltune.tuning.tune import NOT_IN_SOURCE
 
 SHAPES = {"rmsnorm": ReductionShape("rmsnorm", (128, 768)), "softmax": ReductionShape("softmax", (12, 128, 128))}
 TARGETS = ("gfx942", "sm_90")
@@ -128,3 +130,20 @@ def test_rows_iree_configures_with_tile_and_fuse_are_refused(context, tmp_path):
     assert "pipeline<TileAndFuse>" in bench.read_text()
     refused = make_configurator(problem, gpu, context, stripped, tmp_path / "work")
     assert isinstance(refused, Untunable) and "TileAndFuse" in refused.reason
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_cli_compile_only_on_sm_90(tmp_path):
+    """CUDA writes a candidate onto the source's op: a layer norm's generics take it (every candidate compiles), a
+    `linalg.softmax` has no generic to carry it, and its dispatch is listed as not tuned rather than failing the run."""
+    for name in ("layernorm", "softmax"):
+        shape = ReductionShape(name, (128, 768) if name == "layernorm" else (12, 128, 128))
+        (tmp_path / f"{name}.mlir").write_text(reduction_model(shape))
+        result = mltune(["tune", f"{name}.mlir", "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir",
+                         f"run_{name}"], cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-2000:]
+        if name == "layernorm":
+            assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+3/3\s+100.0 %", result.stdout), result.stdout
+        else:
+            assert NOT_IN_SOURCE in result.stdout + result.stderr

@@ -106,6 +106,14 @@ def match_key(problem: Problem) -> str:
     return f"attention_{roles}_{''.join(problem.operand_types[:3])}_{problem.layout}"
 
 
+def annotatable_keys(source: Path, context: ir.Context) -> set[str]:
+    """The match keys of the ops of `source` an `AnnotationApplier` can configure."""
+    with context:
+        module = ir.Module.parse(source.read_text())
+        problems = [problem_from_root_op(op) for op in _tunable_ops(module)]
+    return {match_key(problem) for problem in problems if isinstance(problem, Problem)}
+
+
 @dataclass(frozen=True)
 class AnnotationApplier:
     """Sets the configuration's attributes on every op of `source` that is the same problem (sizes, types, maps)."""
