@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from iree.compiler.dialects import iree_codegen
 from iree_helpers import (
     applied_compile_args,
     checked_heuristic_order,
@@ -25,13 +26,16 @@ from iree_helpers import (
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
 from mltune.features.gpu_reduction import gpu_reduction_features
+from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_reduction import ReductionShape, reduction_model
-from mltune.frontend.problem import Problem, Untunable
+from mltune.frontend.problem import Problem, Untunable, read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_reduction import GpuReduction
-from mltune.targets import GpuInfo, GpuTarget
+from mltune.system.tools import tool_path
+from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, parse_target
 from mltune.tuning.tune import NOT_IN_SOURCE
 
+EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
 SHAPES = {"rmsnorm": ReductionShape("rmsnorm", (128, 768)), "softmax": ReductionShape("softmax", (12, 128, 128))}
 TARGETS = ("gfx942", "sm_90")
 FUSED_OPS = {"rmsnorm": 1, "softmax": 2}  # the normalising op after the root; softmax's max before it
@@ -147,3 +151,31 @@ def test_cli_compile_only_on_sm_90(tmp_path):
             assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+3/3\s+100.0 %", result.stdout), result.stdout
         else:
             assert NOT_IN_SOURCE in result.stdout + result.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("model", ["bert", "gpt2", "vit"])
+def test_the_layer_norms_of_committed_exports_hold_iree_default(model, context, tmp_path):
+    """Every reduction dispatch of a committed (small) export on gfx942 gets the space, holding IREE's own config."""
+    target = parse_target("gfx942", probe=False)
+    result = run([tool_path("iree-compile"), str(EXPORTS / f"{model}.mlir"), *target.compile_flags(),
+                  "--iree-codegen-add-tuner-attributes", f"--iree-hal-dump-executable-benchmarks-to={tmp_path / 'bench'}",
+                  "-o", str(tmp_path / "m.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = 0
+    for bench in sorted((tmp_path / "bench").glob("*_benchmark.mlir")):
+        with context:
+            module = parse_module_file(bench, context)
+            problems = [p for p in read_root_ops(module) if isinstance(p, Problem) and p.op_kind == "reduction"]
+            if not problems:
+                continue
+            gpu = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+            (root,) = iree_codegen.get_tuner_root_ops(module)
+            lowering = str(root.attributes["lowering_config"])
+        configurator = make_configurator(problems[0], gpu, context, bench, tmp_path / "work")
+        assert isinstance(configurator, GpuReduction), configurator
+        knobs = reduction_config_knobs(lowering, dumped_translation(bench.read_text()), configurator.rows_loop,
+                                       problems[0].k[0])
+        assert configurator.candidates().index_of(knobs) is not None, (bench.name, lowering)
+        found += 1
+    assert found >= 2, "a layer norm makes two reduction dispatches"
