@@ -1,13 +1,14 @@
 """The GPU space for reductions and normalisations (`Problem.op_kind == "reduction"`: softmax, layer norm, RMS norm
 dispatches) on ROCm and CUDA: IREE's `VectorDistribute` reduction config (`mltune.spaces.reduction_config`).
 
-IREE 3.13 configures a reducing `linalg.generic` with one reduction loop with that config where the loop's length
-is a multiple of the subgroup size (rows of 64, 128 and 768 seen; `benchmarks/gpu/reduction_defaults.py`): one row per workgroup, the row split over every lane of a few subgroups (a 128 x 768 layer
-norm on gfx942: `partial_reduction` 768, `thread` 4, 64 lanes, 3 subgroups; on sm_90: 32 lanes, 6 subgroups, so
-the subgroup counts along K are not only powers of two here). It
-gives the same lists to the reductions fused before the root (softmax's max) and, with `serial` for
-`partial_reduction`, to the normalising op after it (`mltune.emit.reduction_match` writes them into a spec). Other
-reductions (a row of 197, a pool over two loops) get `TileAndFuse`, which this space does not hold: they are refused.
+IREE 3.13 configures a reducing `linalg.generic` with one reduction loop with that config where the loop's length is
+a multiple of the subgroup size (rows of 64, 128 and 768 seen; `benchmarks/gpu/reduction_defaults.py`): one row per
+workgroup, the row split over every lane of a few subgroups (a 128 x 768 layer norm on gfx942: `partial_reduction`
+768, `thread` 4, 64 lanes, 3 subgroups; on sm_90: 32 lanes, 6 subgroups, so the subgroup counts along K are not only
+powers of two here). It gives the same lists to the reductions fused before the root (softmax's max) and, with
+`serial` for `partial_reduction`, to the normalising op after it (`mltune.emit.reduction_match` writes them into a
+spec). Other reductions (a row of 197, a pool over two loops) get `TileAndFuse`, which this space does not hold:
+they are refused.
 
 The tiled row loop R is the innermost parallel loop longer than 1 (the neighbouring row); the loads along K read the
 reduced inputs.
