@@ -151,6 +151,26 @@ def dump_gpu_model(text: str, target_name: str, directory: Path, context) -> tup
     return target, prepared, bench, stripped, problem, gpu
 
 
+_REDUCTION_LISTS = re.compile(
+    r"\b(workgroup|partial_reduction|thread) = \[([\d, ]*)\]|\b(lane_basis|subgroup_basis) = \[\[([\d, ]*)\]")
+
+
+def dumped_translation(text: str) -> str:
+    """The function's `translation_info` in a dumped dispatch or configuration."""
+    return re.search(r"translation_info = (#iree_codegen.translation_info<[^\n]*?>)\} \{", text).group(1)
+
+
+def reduction_config_knobs(lowering: str, translation: str, rows_loop: int, k_loop: int) -> dict[str, int]:
+    """A VectorDistribute reduction config (`mltune.spaces.reduction_config`) read back in mltune's knobs (basis
+    counts only: the mapping is the identity)."""
+    lists = {a or c: [int(x) for x in (b or d).split(", ")] for a, b, c, d in _REDUCTION_LISTS.findall(lowering)}
+    sg_size = int(re.search(r"subgroup_size = (\d+)", translation).group(1))
+    assert lists["lane_basis"][rows_loop] * lists["lane_basis"][k_loop] == sg_size
+    return {"rows": lists["workgroup"][rows_loop], "k_tile": lists["partial_reduction"][k_loop],
+            "vector": lists["thread"][k_loop], "lanes_k": lists["lane_basis"][k_loop],
+            "sg_k": lists["subgroup_basis"][k_loop], "sg_r": lists["subgroup_basis"][rows_loop], "sg_size": sg_size}
+
+
 def applied_compile_args(applied: Applied, source: Path, out: Path, flags: Sequence[str] = ()) -> list[str]:
     """The iree-compile command building `source` with one applied candidate (its spec, or the annotated source it
     replaces, written into `out`) that dumps the executable configurations to `out/configs`."""

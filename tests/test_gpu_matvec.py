@@ -12,7 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler import ir
-from iree_helpers import checked_heuristic_order, compile_only_vector_distribute, matmul_source, read_gpu_dump, run
+from iree_helpers import (
+    checked_heuristic_order,
+    compile_only_vector_distribute,
+    dumped_translation,
+    matmul_source,
+    read_gpu_dump,
+    reduction_config_knobs,
+    run,
+)
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features
@@ -25,7 +33,6 @@ from mltune.targets import GpuInfo, GpuTarget, parse_target
 
 GEMV = matmul_source(1, 4096, 4096, "f16", "f32", transpose_rhs=True)  # 1x4096x4096, N x K weight
 TARGETS = ("mi300x", "sm_90")
-_LISTS = re.compile(r"\b(workgroup|partial_reduction|thread) = \[([\d, ]*)\]|\b(lane_basis|subgroup_basis) = \[\[([\d, ]*)\]")
 
 
 @dataclass
@@ -59,7 +66,7 @@ def dumps(tmp_path_factory, context) -> dict[str, MatvecDump]:
         assert proc.returncode == 0, stderr[-2000:]
         bench, stripped, module, problem, gpu, root_op = read_gpu_dump(root / name, context)
         found[name] = MatvecDump(target, source, stripped, problem, gpu, str(root_op.attributes["lowering_config"]),
-                                 _translation(bench.read_text()), module)
+                                 dumped_translation(bench.read_text()), module)
     return found
 
 
@@ -72,24 +79,9 @@ def configurators(dumps, context, tmp_path_factory) -> dict[str, GpuMatvec]:
     return found
 
 
-def _translation(text: str) -> str:
-    """The function's `translation_info` in a dumped dispatch."""
-    return re.search(r"translation_info = (#iree_codegen.translation_info<[^\n]*?>)\} \{", text).group(1)
-
-
-def _lists(text: str) -> dict[str, list[int]]:
-    """The reduction config's lists (basis counts only: the mapping is the identity) from a config's text."""
-    return {a or c: [int(x) for x in (b or d).split(", ")] for a, b, c, d in _LISTS.findall(text)}
-
-
 def _knobs(problem: Problem, lowering: str, translation: str) -> dict[str, int]:
     """A reduction config in mltune's knobs."""
-    lists, r, (k,) = _lists(lowering), row_loop(problem), problem.k
-    sg_size = int(re.search(r"subgroup_size = (\d+)", translation).group(1))
-    assert lists["lane_basis"][r] * lists["lane_basis"][k] == sg_size
-    return {"rows": lists["workgroup"][r], "k_tile": lists["partial_reduction"][k], "vector": lists["thread"][k],
-            "lanes_k": lists["lane_basis"][k], "sg_k": lists["subgroup_basis"][k], "sg_r": lists["subgroup_basis"][r],
-            "sg_size": sg_size}
+    return reduction_config_knobs(lowering, translation, row_loop(problem), problem.k[0])
 
 
 def test_iree_reduction_configured_contractions_are_matvecs(dumps):
@@ -147,7 +139,7 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
         assert result.returncode == 0, result.stderr[-2000:]
         configured = "".join(p.read_text() for p in configs.glob("*.mlir"))
         lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
-        assert _knobs(dump.problem, lowering, _translation(configured)) == knobs
+        assert _knobs(dump.problem, lowering, dumped_translation(configured)) == knobs
 
 
 @pytest.mark.slow

@@ -20,10 +20,11 @@ from iree.compiler import ir
 from iree.compiler.dialects import linalg
 
 from mltune.emit.op_config import config_flags, op_attributes
+from mltune.emit.reduction_match import gpu_fused_configs
 from mltune.emit.spec import build_spec, link_specs
 from mltune.errors import UserError
 from mltune.frontend.mlir import find_ops
-from mltune.frontend.problem import ONLINE_ATTENTION, SOURCE_ATTENTION, Problem, problem_from_root_op
+from mltune.frontend.problem import ONLINE_ATTENTION, REDUCTION, SOURCE_ATTENTION, Problem, problem_from_root_op
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,23 @@ class SpecApplier:
 
 
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
-    """The linalg contractions and convolutions and the online attentions of a module: the ops a `Problem` can describe."""
-    return find_ops(module, lambda op: op.name in (ONLINE_ATTENTION, SOURCE_ATTENTION) or (op.name.startswith("linalg.")
-                    and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
+    """The linalg contractions, convolutions and generics (reductions) and the online attentions of a module: the ops
+    a `Problem` can describe."""
+    return find_ops(module, lambda op: op.name in (ONLINE_ATTENTION, SOURCE_ATTENTION, "linalg.generic") or (
+                    op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
+
+
+def _annotate_fused(op: ir.Operation, problem: Problem, compilation_info: str) -> None:
+    """A GPU reduction's fused ops get IREE's derived configs (`gpu_fused_configs`), as its spec gives them."""
+    if problem.op_kind != REDUCTION or "#iree_gpu.lowering_config" not in compilation_info:
+        return
+    configs = gpu_fused_configs(problem, compilation_info)
+    fused = {"producer": [op.operands[1].owner] if "producer" in configs else [],
+             "consumers": [use.owner for use in op.results[0].uses]}
+    for role, config in configs.items():
+        for other in fused[role]:
+            if isinstance(other, (ir.Operation, ir.OpView)) and other.operation.name == "linalg.generic":
+                other.operation.attributes["lowering_config"] = ir.Attribute.parse(config)
 
 
 def match_key(problem: Problem) -> str:
@@ -89,6 +104,14 @@ def match_key(problem: Problem) -> str:
         batch *= size
     roles = "x".join(str(s) for s in (batch,) + problem.sizes(problem.m + problem.n + problem.k + problem.k2))
     return f"attention_{roles}_{''.join(problem.operand_types[:3])}_{problem.layout}"
+
+
+def annotatable_keys(source: Path, context: ir.Context) -> set[str]:
+    """The match keys of the ops of `source` an `AnnotationApplier` can configure."""
+    with context:
+        module = ir.Module.parse(source.read_text())
+        problems = [problem_from_root_op(op) for op in _tunable_ops(module)]
+    return {match_key(problem) for problem in problems if isinstance(problem, Problem)}
 
 
 @dataclass(frozen=True)
@@ -107,6 +130,7 @@ class AnnotationApplier:
                 if isinstance(problem, Problem) and match_key(problem) in infos:
                     for name, text in op_attributes(infos[match_key(problem)], self.context).items():
                         op.attributes[name] = ir.Attribute.parse(text)
+                    _annotate_fused(op, problem, infos[match_key(problem)])
                     matched.add(match_key(problem))
             missing = set(infos) - matched
             if missing:

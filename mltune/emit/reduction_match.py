@@ -55,10 +55,44 @@ def _levels(compilation_info: str) -> dict[str, list[int]]:
             for name, values in re.findall(r"(\w+) = \[([^\]]*)\]", compilation_info)}
 
 
+def _annotate(handle: str, config: str) -> str:
+    return f"""
+    %{handle}_config = transform.param.constant {config} -> !transform.any_param
+    transform.annotate %{handle} "lowering_config" = %{handle}_config : !transform.any_op, !transform.any_param"""
+
+
+def gpu_fused_configs(problem: Problem, compilation_info: str) -> dict[str, str]:
+    """IREE's `VectorDistribute` reduction config of the ops fused around the root, by role: the root's lists less
+    `workgroup` for the reduction fused before it (`producer`: softmax's max, which makes the root's second input),
+    with `serial` for `partial_reduction` for the normalising `consumers`. IREE 3.13 fails to compile the dispatch
+    when they are left unconfigured."""
+    lowering = re.search(r"#iree_gpu\.lowering_config<\{.*?\}>", compilation_info).group(0)
+    fused = re.sub(r",? ?workgroup = \[[\d, ]*\]", "", lowering)
+    configs = {}
+    if reduction_inputs(problem) == 2:
+        configs["producer"] = fused
+    if problem.layout.endswith(NORMALISED):
+        configs["consumers"] = fused.replace("partial_reduction", "serial")
+    return configs
+
+
+_FUSED_HANDLES = {"producer": "transform.get_producer_of_operand %op[1]",
+                  "consumers": "transform.get_consumers_of_result %op[0]"}
+
+
+def _gpu_fused_lines(problem: Problem, compilation_info: str) -> str:
+    return "".join(f"""
+    %{role} = {_FUSED_HANDLES[role]} : (!transform.any_op) -> !transform.any_op""" + _annotate(role, config)
+                   for role, config in gpu_fused_configs(problem, compilation_info).items())
+
+
 def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[str, str]:
-    """(lines for `@apply_op_config` after the root is annotated, named sequences they call): a normalised
+    """(lines for `@apply_op_config` after the root is annotated, named sequences they call): on llvm-cpu, a normalised
     reduction's consumers (`NORMALISED`: generics over the root's loops, checked when the problem was read) get the
-    root's parallel vector tiles and its reduction step as their inner tile."""
+    root's parallel vector tiles and its reduction step as their inner tile; on GPUs the fused ops get IREE's
+    own derived lists (`gpu_fused_configs`)."""
+    if "#iree_gpu.lowering_config" in attributes["compilation_info"]:
+        return _gpu_fused_lines(problem, attributes["compilation_info"]), ""
     if not problem.layout.endswith(NORMALISED):
         return "", ""
     levels = _levels(attributes["compilation_info"])
@@ -66,6 +100,5 @@ def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[s
     config = (f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
               f"vector_inner_parallel = {levels['vector_reduction']}>")
     return f"""
-    %consumers = transform.get_consumers_of_result %op[0] : (!transform.any_op) -> !transform.any_op
-    %consumer_config = transform.param.constant {config} -> !transform.any_param
-    transform.annotate %consumers "lowering_config" = %consumer_config : !transform.any_op, !transform.any_param""", ""
+    %consumers = transform.get_consumers_of_result %op[0] : (!transform.any_op) -> !transform.any_op""" + _annotate(
+        "consumers", config), ""

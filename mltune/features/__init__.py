@@ -26,6 +26,7 @@ from mltune.features.cpu_reduction import cpu_reduction_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
+from mltune.features.gpu_reduction import gpu_reduction_features
 from mltune.features.gpu_relative import ABSOLUTE_SIZES, gpu_gemm_features
 from mltune.features.gpu_simt import gpu_simt_features
 from mltune.features.table import candidate_frame, feature_columns, knob_columns
@@ -56,8 +57,8 @@ def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: Candida
 # GPU contractions of both pipelines share one set of knobs;
 # contractions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
-# (IREE's reduction config: no MMA, lanes and subgroups over the K loop). CPU contractions' data-tiled
-# candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
+# (IREE's reduction config: no MMA, lanes and subgroups over the K loop), and reductions and normalisations with
+# it. CPU contractions' data-tiled candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE, CPU_DATA_TILED_PIPELINE)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
@@ -70,6 +71,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
+    ("gpu", "reduction"): (gpu_reduction_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
 }
 
 
@@ -100,4 +102,4 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
            "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
            "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
-           "gpu_contraction_features", "gpu_matvec_features", "target_family"]
+           "gpu_contraction_features", "gpu_matvec_features", "gpu_reduction_features", "target_family"]

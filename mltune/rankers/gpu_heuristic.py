@@ -1,5 +1,5 @@
 """A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions as their implicit GEMM;
-attention: `attention_heuristic`; matvecs: `matvec_heuristic`): a candidate whose registers spill goes last, then
+attention: `attention_heuristic`; matvecs, reductions: `matvec_heuristic`): a candidate whose registers spill goes last, then
 candidates are ordered by a first-order time estimate from the problem's size and the target's facts
 (`mltune.features.gpu_throughput`: the busiest SM's workgroups x K steps x the cost of a step, from MMA rate,
 shared-memory bandwidth and bank conflicts, memory latency over the workgroups resident at once, and L2 bandwidth),
@@ -15,7 +15,7 @@ from mltune.features.gpu_throughput import MEMORY_LATENCY_CYCLES, contraction_es
 from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
 from mltune.rankers.estimate_buckets import estimate_buckets
-from mltune.rankers.matvec_heuristic import matvec_heuristic_order
+from mltune.rankers.matvec_heuristic import matvec_heuristic_order, reduction_heuristic_order
 from mltune.rankers.simt_heuristic import simt_heuristic_order
 from mltune.spaces.gpu_simt_contraction import is_simt
 
@@ -55,6 +55,7 @@ def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 
 
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
+          "reduction": reduction_heuristic_order,
           "contraction": any_contraction_order, "convolution": contraction_heuristic_order}
 
 

@@ -20,13 +20,14 @@ from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction, NoMmaIntrinsic
 from mltune.spaces.gpu_convolution import GpuConvolution
 from mltune.spaces.gpu_matvec import GpuMatvec
+from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
-               "attention": GpuAttention}
+               "attention": GpuAttention, "reduction": GpuReduction}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
 _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM over channel-last operands)

@@ -92,7 +92,8 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
     ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
     checks = []
     for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces",
-                                                dispatch_level=tuning_input.invocation.dispatch_level):
+                                                dispatch_level=tuning_input.invocation.dispatch_level,
+                                                source=tuning_input.source):
         if isinstance(configurator, Untunable):
             untunable.append((dispatch.name, configurator))
             continue

@@ -13,7 +13,7 @@ from iree.compiler import ir
 from iree.compiler import version as compiler_version
 from iree.compiler.dialects import iree_codegen
 
-from mltune.emit.apply import Applied, make_applier
+from mltune.emit.apply import Applied, annotatable_keys, annotates_source, make_applier, match_key
 from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.choose import make_executor
@@ -21,7 +21,7 @@ from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.problem import Problem, Untunable, read_root_ops
+from mltune.frontend.problem import REDUCTION, Problem, Untunable, read_root_ops
 from mltune.input.model import CallInputs, TuningInput, prepare_input
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
@@ -109,18 +109,29 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
                             f"not for --target {target.name} ({target.kind})")
 
 
+NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and this reduction is no generic of the source "
+                 "(a linalg.softmax, a torch op): tune its dumped dispatch")
+
+
 def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-                  dispatch_level: bool = False):
+                  dispatch_level: bool = False, source: Path | None = None):
     """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
     CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
-    `dispatch_level`: the input is a dumped dispatch, compiled as it is (`make_configurator`)."""
+    `dispatch_level`: the input is a dumped dispatch, compiled as it is (`make_configurator`); `source`: what CUDA
+    candidates annotate, where a reduction must be found (IREE's dispatch may hold a generic the source does not)."""
     seen: set[str] = set()
+    in_source: set[str] | None = None
     for dispatch in tunable:
         problem = dispatch.problem
         assert isinstance(problem, Problem)
         if problem.key in seen:
             continue
         seen.add(problem.key)
+        if problem.op_kind == REDUCTION and source is not None and annotates_source(dispatch.facts.kind):
+            in_source = annotatable_keys(source, context) if in_source is None else in_source
+            if match_key(problem) not in in_source:
+                yield dispatch, Untunable(problem.op_name, NOT_IN_SOURCE)
+                continue
         yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling,
                                           dispatch_level)
 
@@ -185,13 +196,14 @@ def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -
 
 
 def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-               dispatch_level: bool = False) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+               dispatch_level: bool = False, source: Path | None = None
+               ) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
     for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir, data_tiling, dispatch_level):
+                                                work_dir, data_tiling, dispatch_level, source):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
@@ -246,7 +258,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
     data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling,
-                                        tuning_input.invocation.dispatch_level)
+                                        tuning_input.invocation.dispatch_level, tuning_input.source)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
