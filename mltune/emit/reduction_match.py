@@ -99,6 +99,6 @@ def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[s
     parallel = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
     config = (f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
               f"vector_inner_parallel = {levels['vector_reduction']}>")
-    return f"""
+    return """
     %consumers = transform.get_consumers_of_result %op[0] : (!transform.any_op) -> !transform.any_op""" + _annotate(
         "consumers", config), ""
