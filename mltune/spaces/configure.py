@@ -29,7 +29,7 @@ _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution"
                "attention": GpuAttention}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
 _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction}
-_GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf",)  # the GPU convolution space's (IGEMM over channel-last operands)
+_GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
 
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
 

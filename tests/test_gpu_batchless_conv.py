@@ -1,0 +1,111 @@
+"""Batch-1 channel-first convolutions (a PyTorch ResNet's, as exported) on GPU targets, compile only (no GPU here).
+
+IREE folds the unit batch away before it configures a GPU dispatch: the root op is a 6-loop NCHW x FCHW generic
+without a batch loop, which IREE configures (and a written config reaches) as an IGEMM over [oc, oh, ow, K]. On gfx942
+f32 has an MFMA intrinsic; on sm_90 it has none (IREE lowers it with scalar threads), so sm_90 is checked on f16.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from iree_helpers import applied_compile_args, dump_gpu_model, run
+
+from mltune.emit.apply import make_applier
+from mltune.frontend.problem import Untunable
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_convolution import GpuConvolution
+
+
+def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str) -> str:
+    """A `@main` computing one batch-1 `linalg.conv_2d_nchw_fchw` with an f32 result."""
+    out = (hw - kernel) // stride + 1
+    x, w, o = (f"tensor<1x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
+               f"tensor<1x{f}x{out}x{out}xf32>")
+    return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
+  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
+  return %r : {o}
+}}
+"""
+
+
+CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem (3 input channels: padded K)
+    "3x3_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32")),
+    "7x7s2_f32_gfx942": ("gfx942", nchw_conv_source(3, 38, 64, 7, 2, "f32")),
+    "3x3_f16_sm_90": ("sm_90", nchw_conv_source(64, 18, 64, 3, 1, "f16")),
+}
+_LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory, context):
+    found = {}
+    for name, (target_name, source) in CASES.items():
+        directory = tmp_path_factory.mktemp(name)
+        target, _, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
+        found[name] = {"target": target, "bench": bench, "stripped": stripped, "problem": problem,
+                       "configurator": configurator}
+    return found
+
+
+def _lists(text: str) -> dict[str, list[int]]:
+    lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
+    return {name: [int(v) for v in values.split(",")] for name, values in _LISTS.findall(lowering)}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_batchless_conv_is_a_gpu_convolution_with_iree_default_in_its_space(dumps, name):
+    """The folded op reads as a convolution with no batch loop; IREE's IGEMM default ([oc, oh, ow, K] lists) is a point."""
+    dump = dumps[name]
+    problem, configurator = dump["problem"], dump["configurator"]
+    assert (problem.op_kind, problem.layout, problem.batch) == ("convolution", "nchw_fchw", ())
+    assert isinstance(configurator, GpuConvolution), configurator
+    text = dump["bench"].read_text()
+    lists = _lists(text)
+    (oc, oh, ow, _), sg = lists["workgroup"], lists["subgroup"]
+    mma = [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1))
+    default = {"mma": mma, "wg_b": 1, "wg_oh": oh, "wg_ow": ow, "wg_oc": oc, "sg_oh": sg[1], "sg_ow": sg[2],
+               "sg_oc": sg[0], "red_k": lists["reduction"][3], "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
+               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1)), "no_bank_fix": 0,
+               "waves_per_eu": 0, "vector_distribute": 0}
+    assert configurator.space.contains(default), default
+    assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", list(CASES))
+def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, name):
+    """Two sampled candidates, applied the target's way, compile and their tiles and workgroup size land in the
+    executable's configuration."""
+    dump = dumps[name]
+    configurator = dump["configurator"]
+    candidates = configurator.candidates()
+    for i, index in enumerate(np.random.default_rng(3).choice(len(candidates), 2, replace=False)):
+        knobs = candidates.knobs(int(index))
+        info = configurator.compilation_info(knobs)
+        out = tmp_path / str(i)
+        out.mkdir()
+        applied = make_applier(dump["target"].kind, dump["stripped"], context).apply(dump["problem"], info)
+        result = run(applied_compile_args(applied, dump["stripped"], out))
+        assert result.returncode == 0, result.stderr[-2000:]
+        configured = "".join(p.read_text() for p in (out / "configs").glob("*.mlir"))
+        wanted = configurator.tile_lists(knobs)
+        assert {name: _lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
+        size = configurator.derived_values(knobs)["workgroup_size"]
+        assert f"workgroup_size = [{size}, 1, 1]" in configured
+
+
+def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
+    """sm_90 has no f32 MMA intrinsic: IREE configures the folded convolution with scalar TileAndFuse threads."""
+    _, _, bench, stripped, problem, gpu = dump_gpu_model(nchw_conv_source(16, 10, 16, 3, 1, "f32"), "sm_90", tmp_path,
+                                                         context)
+    assert (problem.op_kind, problem.batch) == ("convolution", ())
+    assert "thread = [1, 1, 1, 0, 0, 0]" in bench.read_text()
+    found = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
+    assert isinstance(found, Untunable) and "sm_90 has no MMA intrinsic for f32 x f32" in found.reason, found
