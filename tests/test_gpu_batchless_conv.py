@@ -14,16 +14,17 @@ import pytest
 from iree_helpers import applied_compile_args, dump_gpu_model, run
 
 from mltune.emit.apply import make_applier
+from mltune.frontend.conv_loops import output_loops
 from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.gpu_convolution import GpuConvolution
+from mltune.spaces.gpu_convolution import KNOB_OF_LOOP, GpuConvolution
 
 
-def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str) -> str:
-    """A `@main` computing one batch-1 `linalg.conv_2d_nchw_fchw` with an f32 result."""
+def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
+    """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
     out = (hw - kernel) // stride + 1
-    x, w, o = (f"tensor<1x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
-               f"tensor<1x{f}x{out}x{out}xf32>")
+    x, w, o = (f"tensor<{batch}x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
+               f"tensor<{batch}x{f}x{out}x{out}xf32>")
     return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : {o}
@@ -38,6 +39,7 @@ CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem
     "3x3_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32")),
     "7x7s2_f32_gfx942": ("gfx942", nchw_conv_source(3, 38, 64, 7, 2, "f32")),
     "3x3_f16_sm_90": ("sm_90", nchw_conv_source(64, 18, 64, 3, 1, "f16")),
+    "3x3_batch2_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32", batch=2)),  # keeps its batch loop
 }
 _LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
 
@@ -61,19 +63,24 @@ def _lists(text: str) -> dict[str, list[int]]:
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_batchless_conv_is_a_gpu_convolution_with_iree_default_in_its_space(dumps, name):
-    """The folded op reads as a convolution with no batch loop; IREE's IGEMM default ([oc, oh, ow, K] lists) is a point."""
+    """A batch-1 op reads as a convolution with no batch loop; IREE's IGEMM default (lists over [oc, oh, ow, K], a
+    batch-2 one's over [n, oc, oh, ow, K]) is a point."""
     dump = dumps[name]
     problem, configurator = dump["problem"], dump["configurator"]
-    assert (problem.op_kind, problem.layout, problem.batch) == ("convolution", "nchw_fchw", ())
+    assert (problem.op_kind, problem.layout, len(problem.batch)) == ("convolution", "nchw_fchw", int("batch2" in name))
     assert isinstance(configurator, GpuConvolution), configurator
     text = dump["bench"].read_text()
     lists = _lists(text)
-    (oc, oh, ow, _), sg = lists["workgroup"], lists["subgroup"]
-    mma = [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1))
-    default = {"mma": mma, "wg_b": 1, "wg_oh": oh, "wg_ow": ow, "wg_oc": oc, "sg_oh": sg[1], "sg_ow": sg[2],
-               "sg_oc": sg[0], "red_k": lists["reduction"][3], "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
-               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1)), "no_bank_fix": 0,
-               "waves_per_eu": 0, "vector_distribute": 0}
+    loops = output_loops(problem)
+    assert loops == ("n",) * len(problem.batch) + ("oc", "oh", "ow")
+    default = {"mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
+               "wg_b": 1, "red_k": lists["reduction"][-1], "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": 0,
+               "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
+               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1))}
+    for i, loop in enumerate(loops):
+        default[f"wg_{KNOB_OF_LOOP[loop]}"] = lists["workgroup"][i]
+        if loop != "n":
+            default[f"sg_{KNOB_OF_LOOP[loop]}"] = lists["subgroup"][i]
     assert configurator.space.contains(default), default
     assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
 
