@@ -18,6 +18,7 @@ from mltune.frontend.conv_loops import output_loops
 from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_convolution import KNOB_OF_LOOP, GpuConvolution
+from mltune.system.tools import tool_path
 
 
 def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
@@ -49,9 +50,11 @@ def dumps(tmp_path_factory, context):
     found = {}
     for name, (target_name, source) in CASES.items():
         directory = tmp_path_factory.mktemp(name)
-        target, _, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
-        configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
-        found[name] = {"target": target, "bench": bench, "stripped": stripped, "problem": problem,
+        target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
+        # CUDA: the dumped dispatch compiled as it is (a model-level candidate cannot reach the folded op there)
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space",
+                                         dispatch_level=target.kind == "cuda")
+        found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
                        "configurator": configurator}
     return found
 
@@ -106,6 +109,26 @@ def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, 
         assert {name: _lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
         size = configurator.derived_values(knobs)["workgroup_size"]
         assert f"workgroup_size = [{size}, 1, 1]" in configured
+
+
+def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, context, tmp_path):
+    """IREE 3.13 ignores specs on CUDA and folds the batch-1 conv into a new op, dropping an annotation on the model's
+    op (an annotated `linalg.conv_2d_nchw_fchw` compiles to IREE's default): only its dumped dispatch is tunable."""
+    dump = dumps["3x3_f16_sm_90"]
+    found = make_configurator(dump["problem"], dump["configurator"].gpu, context, dump["stripped"], tmp_path)
+    assert isinstance(found, Untunable) and "batch-1 convolution on CUDA" in found.reason, found
+    configurator = dump["configurator"]
+    knobs = configurator.candidates().knobs(0)
+    info = configurator.compilation_info(knobs)
+    source = dump["source"].read_text()
+    annotated = tmp_path / "annotated.mlir"
+    annotated.write_text(source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
+    assert annotated.read_text() != source
+    result = run([tool_path("iree-compile"), str(annotated), f"--iree-hal-dump-executable-configurations-to={tmp_path / 'c'}",
+                  "-o", str(tmp_path / "x.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    configured = _lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
+    assert configured["workgroup"] == _lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
 
 
 SIMT_CONV_INFO = ("#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{reduction = [0, 0, 0, 2, 3, 3], "
