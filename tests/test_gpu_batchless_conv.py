@@ -7,11 +7,14 @@ f32 has an MFMA intrinsic; on sm_90 it has none (IREE lowers it with scalar thre
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
-from iree_helpers import applied_compile_args, dump_gpu_model, run
+from iree_helpers import applied_compile_args, dump_gpu_model, mltune, run
 
 from mltune.emit.apply import make_applier
 from mltune.frontend.conv_loops import output_loops
@@ -152,3 +155,19 @@ def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
     configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     assert _lists(configured) == {"workgroup": [2, 2, 16, 0, 0, 0], "reduction": [0, 0, 0, 2, 3, 3]}
     assert "thread = [1, 1, 2, 0, 0, 0]" in configured
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_cli_compile_only_small_resnet_convolutions_gfx942(tmp_path):
+    """The small ResNet-50-style export's batchless convolutions (their batch norm fused: constants the dump names
+    without holding, restored as zeros) compile for gfx942 from the command line."""
+    exported = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
+    for path in exported.glob("resnet50.*"):
+        shutil.copy(path, tmp_path)
+    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "3", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    checks = [c for c in json.loads((tmp_path / "run" / "compile_only.json").read_text())
+              if c["problem"].startswith("convolution_")]
+    assert len(checks) >= 3 and all(c["compiled"] == c["tried"] == 3 for c in checks), checks
