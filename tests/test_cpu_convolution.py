@@ -246,11 +246,11 @@ def test_one_models_table_refuses_mixed_features():
         feature_table(samples)
 
 
-def test_gpus_list_channel_first_and_depthwise_convs_as_not_tunable(convs, context, tmp_path):
-    """The GPU convolution space is channel-last IGEMM only: other layouts are reported, not mis-tuned."""
+def test_gpus_list_depthwise_convs_as_not_tunable(convs, context, tmp_path):
+    """The GPU convolution space is IGEMM over NHWC x HWCF or NCHW x FCHW: depthwise convs are reported, not mis-tuned."""
     from learn_helpers import SYNTHETIC_GPU
 
-    for name in ("nchw_strided", "depthwise"):
+    for name in ("depthwise",):
         problem = convs[name]["problem"]
         configurator = make_configurator(problem, SYNTHETIC_GPU, context, convs[name]["bench"], tmp_path)
         assert isinstance(configurator, Untunable) and problem.layout in configurator.reason

@@ -25,7 +25,8 @@ from mltune.features.cpu import (
 )
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
-from mltune.spaces.cpu_convolution import PARALLEL, conv_loops
+from mltune.frontend.conv_loops import conv_loops
+from mltune.spaces.cpu_convolution import PARALLEL
 from mltune.targets.cpu import CpuInfo
 
 LANE_LOOP = {"nhwc_hwcf": "oc", "nhwc_hwc": "oc", "nchw_fchw": "ow"}  # the output's innermost loop, by layout

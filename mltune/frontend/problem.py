@@ -153,8 +153,9 @@ def _innermost_role(amap: ir.AffineMap, roles: dict[int, str]) -> str:
 
 
 def _convolution(op: ir.Operation) -> Problem | Untunable:
-    """A 2-D convolution with one batch loop (of any size, 1 included): channel-last (NHWC x HWCF), channel-first
-    (NCHW x FCHW, as PyTorch exports it) or depthwise channel-last (NHWC x HWC), with its strides and dilations."""
+    """A 2-D convolution with one batch loop (of any size, 1 included) or none (GPU targets fold a unit batch away):
+    channel-last (NHWC x HWCF), channel-first (NCHW x FCHW, as PyTorch exports it) or depthwise channel-last
+    (NHWC x HWC), with its strides and dilations."""
     name = op.name
     elements = _operand_types(op)
     if isinstance(elements, str):
@@ -163,10 +164,10 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
     maps = [attr.value for attr in linalg.get_indexing_maps(op)]  # named convs keep their maps implicit
     depthwise = len(dims.depth) == 1
     channels = (0, 0) if depthwise else (1, 1)
-    counts = (len(dims.batch), len(dims.output_image), len(dims.filter_loop), len(dims.output_channel),
-              len(dims.input_channel), len(dims.depth))
-    if counts != (1, 2, 2, *channels, int(depthwise)):
-        return Untunable(name, "only 2-D convolutions with one batch and one channel (or depth) loop are supported")
+    counts = (len(dims.output_image), len(dims.filter_loop), len(dims.output_channel), len(dims.input_channel),
+              len(dims.depth))
+    if len(dims.batch) > 1 or counts != (2, 2, *channels, int(depthwise)):
+        return Untunable(name, "only 2-D convolutions with at most one batch and one channel (or depth) loop are supported")
     roles = {dims.output_image[1]: "width", dims.filter_loop[1]: "width"}
     roles |= {loop: "input_channel" for loop in dims.input_channel} | {loop: "output_channel" for loop in dims.output_channel}
     roles |= {loop: "depth" for loop in dims.depth}

@@ -21,6 +21,7 @@ Rules, so that candidates compile:
 
 from __future__ import annotations
 
+from mltune.frontend.conv_loops import conv_loops, reduction_loops
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
@@ -35,21 +36,9 @@ PIPELINE = "ConvTileAndDecomposeExpert"
 MAX_WORKGROUP_TILE = {"oh": 64, "ow": 128, "oc": 256}
 MAX_VECTOR_TILE = {"oh": 8, "ow": 32, "oc": 64, "ic": 64}
 PARALLEL = ("oh", "ow", "oc")
-REDUCTION = ("kh", "kw", "ic")
 # The filter slice a vector tile reads (KH x KW x IC x OC tiles) takes at most this share of the vector limit: a
 # 24 KiB slice (3 x 32 x 64 f32, strided NCHW 3x3 on AVX-512) compiled and crashed at run time; 16 and 18 KiB ran.
 FILTER_SLICE_SHARE = 2
-
-
-def conv_loops(problem: Problem) -> dict[str, int]:
-    """The position of each named loop: n, oh, ow, oc, kh, kw, and ic unless the conv is depthwise."""
-    (n,), (oh, ow), (oc,) = problem.batch, problem.m, problem.n
-    return {"n": n, "oh": oh, "ow": ow, "oc": oc} | dict(zip(REDUCTION, problem.k))
-
-
-def reduction_loops(problem: Problem) -> tuple[str, ...]:
-    """The reduction loops a candidate tiles: the filter window, and the input channel unless depthwise."""
-    return REDUCTION[:len(problem.k)]
 
 
 def cpu_convolution_space(problem: Problem, cpu: CpuInfo) -> Space:
@@ -80,8 +69,9 @@ def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
     """The three tiling levels, one entry per loop of the op."""
     loops = conv_loops(problem)
     levels = {name: [0] * len(problem.bounds) for name in ("distribution", "vector_common_parallel", "vector_reduction")}
-    levels["distribution"][loops["n"]] = min(1, problem.bounds[loops["n"]] - 1)  # batch 1: 0, as IREE's default
-    levels["vector_common_parallel"][loops["n"]] = 1
+    for n in problem.batch:  # batch 1: distribution tile 0, as IREE's default
+        levels["distribution"][n] = min(1, problem.bounds[n] - 1)
+        levels["vector_common_parallel"][n] = 1
     for d in PARALLEL:
         levels["distribution"][loops[d]] = knobs[f"wg_{d}"]
         levels["vector_common_parallel"][loops[d]] = knobs[f"vec_{d}"]

@@ -2,13 +2,17 @@
 space (`vector_distribute`): `TileAndFuse` as an implicit GEMM (IGEMM, IREE's default) and `VectorDistribute`
 on the convolution itself.
 
-IGEMM tiles the loops [batch, out_h, out_w, out_channel, K] (K = filter h x filter w x input channels): the
-output image loops are the GEMM's M, the output channel its N. Knobs: `mma`, the workgroup tile of each of the
-four parallel loops (`wg_b`, `wg_oh`, `wg_ow`, `wg_oc`), MMA tiles per subgroup along out_h, out_w and
-out_channel (`sg_oh`, `sg_ow`, `sg_oc`; batch keeps 1), the K tile `red_k` in MMA-K units, and the pipeline
-options of the contraction space. VectorDistribute tiles only the output width, the output channels and the
-input channels (IREE emits its constraints so, and its own VectorDistribute convolution configuration, read
-with `--iree-codegen-llvmgpu-use-igemm=false`, is such a point): its candidates have `wg_b = wg_oh = sg_oh = 1`.
+IGEMM tiles the output's loops in the output's order, then K (K = filter h x filter w x input channels):
+[batch, out_h, out_w, out_channel, K] for NHWC x HWCF; [out_channel, out_h, out_w, K] for the batchless NCHW x FCHW
+convolutions IREE dispatches for a batch-1 PyTorch model on GPU targets (it folds the unit batch away, and
+configures and honours the batchless op: there is no batch to put back, unlike llvm-cpu's `rebatch.py`). The output
+image loops are the GEMM's M, the output channel its N, whatever the layout. Knobs: `mma`, the workgroup tile of
+each parallel loop (`wg_b`, `wg_oh`, `wg_ow`, `wg_oc`; a batchless convolution keeps `wg_b = 1`, batch 1 implied),
+MMA tiles per subgroup along out_h, out_w and out_channel (`sg_oh`, `sg_ow`, `sg_oc`; batch keeps 1), the K tile
+`red_k` in MMA-K units, and the pipeline options of the contraction space. VectorDistribute tiles only the output
+width, the output channels and the input channels (IREE emits its constraints so, and its own VectorDistribute
+convolution configuration, read with `--iree-codegen-llvmgpu-use-igemm=false`, is such a point): its candidates
+have `wg_b = wg_oh = sg_oh = 1`; its rules read operands as channel-last, so NCHW convolutions get IGEMM only.
 
 The model mirrors IREE's emitted IGEMM TileAndFuse constraints (read from the compiler's output:
 the innermost M loop and N carry the MMA alignment; the K tile divides the MMA-aligned input
@@ -19,11 +23,14 @@ without the IGEMM ones a convolution is not tuned, without the VectorDistribute 
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
+import numpy as np
 import z3
 from iree.compiler import ir
 
+from mltune.frontend.conv_loops import output_loops
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.gpu_contraction import (
     MAX_SUBGROUP_COUNT,
@@ -34,6 +41,7 @@ from mltune.spaces.gpu_contraction import (
     SUBGROUP_TILES,
     WAVES_PER_EU,
     MmaConfigurator,
+    NoMmaIntrinsic,
     aligned_divides,
     by_pipeline_knob,
     lookup,
@@ -42,7 +50,7 @@ from mltune.spaces.gpu_contraction import (
     usable_mmas,
     vector_distribute_constraints,
 )
-from mltune.spaces.iree_constraints import EmittedConstraints, pins_prefetch
+from mltune.spaces.iree_constraints import EmittedConstraints, pins_prefetch, variables_of
 from mltune.spaces.space import Knob, Space
 from mltune.spaces.subgroup_tiling import Derived
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
@@ -53,16 +61,34 @@ from mltune.targets.gpu import GpuInfo
 IGEMM_PREFETCH_STAGES = (0, 2)  # also VectorDistribute's on ROCm (its rules pin 0 on CUDA)
 VD_NAMES = {"wg_m": "wg_ow", "wg_n": "wg_oc"}  # the contraction space's knob names VectorDistribute's rules use
 OUTER_SUBGROUP_TILES = (1, 2)
+# An 8-wide output-channel tile (one NV_MMA_SYNC n-tile) crashes NVPTX instruction selection ("Cannot select:
+# v2i16 = umul_lohi"): 6 of 48 sampled candidates of a batch-1 f16 3x3 on sm_90, all 8 wide; the 42 wider compiled.
+MIN_CHANNEL_TILE = 16
+KNOB_OF_LOOP = {"n": "b", "oh": "oh", "ow": "ow", "oc": "oc"}  # a parallel loop's knob suffix (wg_b, sg_oh, ...)
+VD_LAYOUTS = ("nhwc_hwcf",)  # VectorDistribute's operand rules (`vector_distribute.py`) read channel-last operands
+# IGEMM's reduction list: a 0 per parallel loop, then the K tile (the direct TileAndFuse one tiles the filter too)
+_IGEMM_REDUCTION = re.compile(r'reduction = \[(?:0, )+#iree_codegen\.smt\.int_knob<"red_\d+">\]')
 
 
 def is_igemm_tile_and_fuse(emitted: EmittedConstraints) -> bool:
-    """The emitted op for TileAndFuse with `use_igemm_convolution` (a 5-loop IGEMM reduction list)."""
+    """The emitted op for TileAndFuse with `use_igemm_convolution` (an IGEMM reduction list)."""
     return (emitted.pipeline == PIPELINE and "use_igemm_convolution = #iree_codegen.smt.one_of_knob" in emitted.knobs_text
-            and "reduction = [0, 0, 0, 0, #iree_codegen" in emitted.knobs_text)
+            and _IGEMM_REDUCTION.search(emitted.knobs_text) is not None)
 
 
 def _divisors(size: int, cap: int) -> tuple[int, ...]:
     return tuple(d for d in range(1, min(size, cap) + 1) if size % d == 0)
+
+
+def divides_filter_k(assertion: z3.BoolRef, variables: set[str]) -> bool:
+    """IREE's "aligned inner k dim ... must be divisible by red * mma_k", over the unpadded filter K (kh x kw x ic):
+    IREE's own default breaks it where the input channels are not MMA-aligned (a 7x7 stem's 3 channels: K = 147,
+    K tile 4 with `padding`); the space's own rule, the K tile divides the aligned channels, implies it otherwise."""
+    if not (z3.is_eq(assertion) and z3.is_mod(assertion.arg(0))):
+        return False
+    dividend, tile = assertion.arg(0).arg(0), assertion.arg(0).arg(1)
+    return (all(name.startswith("problem_dim_") for name in variables_of(dividend))
+            and any(name.startswith("red_") for name in variables_of(tile)))
 
 
 class GpuConvolution(MmaConfigurator):
@@ -76,16 +102,19 @@ class GpuConvolution(MmaConfigurator):
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
         igemm = next((c for c in emitted if is_igemm_tile_and_fuse(c)), None)
-        if igemm is None:
-            raise ValueError(f"IREE emits no IGEMM TileAndFuse constraints for this convolution on {gpu.arch}")
         self.mmas = usable_mmas(problem, gpu, igemm)
         if not self.mmas:
-            raise ValueError(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type}")
-        self.space, self.derived = self._space(igemm, next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None))
+            raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
+                                 f"{problem.out_type} convolutions (IREE lowers them with scalar TileAndFuse threads; "
+                                 "no GPU space for that yet)")
+        if igemm is None:
+            raise ValueError(f"IREE emits no IGEMM TileAndFuse constraints for this convolution on {gpu.arch}")
+        vd_emitted = next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None)
+        self.space, self.derived = self._space(igemm, vd_emitted if problem.layout in VD_LAYOUTS else None)
 
     def _space(self, emitted: EmittedConstraints, vd_emitted: EmittedConstraints | None) -> tuple[Space, Derived]:
         p, gpu, mmas = self.problem, self.gpu, self.mmas
-        (b,), (oh, ow), (oc,) = p.sizes(p.batch), p.sizes(p.m), p.sizes(p.n)
+        b, (oh, ow), (oc,) = int(np.prod(p.sizes(p.batch))), p.sizes(p.m), p.sizes(p.n)
         channels = p.bounds[p.k[-1]]
         knobs = [
             Knob("mma", tuple(range(len(mmas)))),
@@ -108,7 +137,7 @@ class GpuConvolution(MmaConfigurator):
             v("wg_oh") % v("sg_oh") == 0,
             aligned_divides(ow, mma_m, v("wg_ow")), v("wg_ow") % (v("sg_ow") * mma_m) == 0,
             aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
-            wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE,
+            wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE, v("wg_oc") >= MIN_CHANNEL_TILE,
             wg_m % (v("sg_oh") * v("sg_ow") * mma_m) == 0,
             count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= MAX_SUBGROUPS,
             aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
@@ -123,19 +152,24 @@ class GpuConvolution(MmaConfigurator):
         return space, derived
 
     def _rename(self, emitted: EmittedConstraints, space: Space, derived: Derived) -> list[z3.BoolRef]:
-        """IREE's IGEMM assertions over mltune's knobs: wg_0..3 / sg_0..3 are the IGEMM loops, red_<c> the
-        channel loop. IREE's prefetch assertion is left out (IGEMM_PREFETCH_STAGES says why)."""
+        """IREE's IGEMM assertions over mltune's knobs: wg_<i> / sg_<i> are the IGEMM loops (`output_loops`), red_<c>
+        the channel loop. IREE's prefetch and filter-K assertions are left out (IGEMM_PREFETCH_STAGES and
+        `divides_filter_k` say why)."""
         v = space.var
-        return substitute_emitted(emitted.without(pins_prefetch), self.problem, space, derived, {
-            "wg_0": v("wg_b"), "wg_1": v("wg_oh"), "wg_2": v("wg_ow"), "wg_3": v("wg_oc"), "sg_0": z3.IntVal(1),
-            "sg_1": v("sg_oh"), "sg_2": v("sg_ow"), "sg_3": v("sg_oc"), f"red_{self.problem.k[-1]}": v("red_k"),
-            "use_igemm_idx": z3.IntVal(1)})
+        names = {"use_igemm_idx": z3.IntVal(1), f"red_{self.problem.k[-1]}": v("red_k")}
+        for i, loop in enumerate(output_loops(self.problem)):
+            names |= {f"wg_{i}": v(f"wg_{KNOB_OF_LOOP[loop]}"),
+                      f"sg_{i}": z3.IntVal(1) if loop == "n" else v(f"sg_{KNOB_OF_LOOP[loop]}")}
+        kept = emitted.without(lambda assertion, variables: pins_prefetch(assertion, variables)
+                               or divides_filter_k(assertion, variables))
+        return substitute_emitted(kept, self.problem, space, derived, names)
 
     def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
-        """IREE's IGEMM lists over [batch, out_h, out_w, out_channel, K]."""
-        return {"workgroup": [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], 0],
-                "subgroup": [1, knobs["sg_oh"], knobs["sg_ow"], knobs["sg_oc"], 0],
-                "reduction": [0, 0, 0, 0, knobs["red_k"]]}
+        """IREE's IGEMM lists over the output's loops then K (e.g. [batch, out_h, out_w, out_channel, K])."""
+        loops = output_loops(self.problem)
+        return {"workgroup": [knobs[f"wg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
+                "subgroup": [1 if loop == "n" else knobs[f"sg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
+                "reduction": [0] * len(loops) + [knobs["red_k"]]}
 
     def padding(self, knobs: dict[str, int]) -> list[int] | None:
         """IREE's `padding` list (IGEMM loops, K in elements) when the output width, the output channels or the
@@ -146,4 +180,4 @@ class GpuConvolution(MmaConfigurator):
         (_, ow), (oc,), channels = p.sizes(p.m), p.sizes(p.n), p.bounds[p.k[-1]]
         if ow % knobs["wg_ow"] == 0 and oc % knobs["wg_oc"] == 0 and channels % k_tile == 0:
             return None
-        return [knobs["wg_b"], knobs["wg_oh"], knobs["wg_ow"], knobs["wg_oc"], k_tile]
+        return [*self.tile_lists(knobs)["workgroup"][:-1], k_tile]

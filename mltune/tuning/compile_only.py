@@ -26,6 +26,7 @@ from iree.compiler import ir
 
 from mltune.emit.apply import Applier, make_applier
 from mltune.execution.build import Builder, BuildResult
+from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.model import prepare_input, strip_configuration
 from mltune.model.weights import without_weights
@@ -64,7 +65,8 @@ def compile_indices(problem: Problem, configurator: Configurator, candidates: Ca
 def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, extra_flags: Sequence[str],
                      work_dir: Path) -> Builder:
     """A builder of `dispatch`'s dumped executable, stripped of IREE's configuration and compiled with the user's own
-    flags (the target is inside it), where candidates compile from it as from the model; else `builder`."""
+    flags (the target is inside it), where candidates compile from it as from the model; else `builder`. Constants the
+    dump names without holding (a convolution's fused batch norm) are restored as zeros, or nothing compiles."""
     assert isinstance(dispatch.problem, Problem)
     already_dispatch = builder.tuning_input.invocation.dispatch_level  # the input is a dumped dispatch
     if already_dispatch or (target_kind, dispatch.problem.op_kind) not in DISPATCH_LEVEL_COMPILE:
@@ -72,7 +74,8 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{dispatch.name}.stripped.mlir"
     strip_configuration(dispatch.bench, stripped)
-    return replace(builder, tuning_input=replace(builder.tuning_input, source=stripped, compile_flags=tuple(extra_flags)))
+    source = restore_dropped_constants(stripped, work_dir / f"{dispatch.name}.restored.mlir")
+    return replace(builder, tuning_input=replace(builder.tuning_input, source=source, compile_flags=tuple(extra_flags)))
 
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:

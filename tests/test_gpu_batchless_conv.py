@@ -1,0 +1,173 @@
+"""Batch-1 channel-first convolutions (a PyTorch ResNet's, as exported) on GPU targets, compile only (no GPU here).
+
+IREE folds the unit batch away before it configures a GPU dispatch: the root op is a 6-loop NCHW x FCHW generic
+without a batch loop, which IREE configures (and a written config reaches) as an IGEMM over [oc, oh, ow, K]. On gfx942
+f32 has an MFMA intrinsic; on sm_90 it has none (IREE lowers it with scalar threads), so sm_90 is checked on f16.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from iree_helpers import applied_compile_args, dump_gpu_model, mltune, run
+
+from mltune.emit.apply import make_applier
+from mltune.frontend.conv_loops import output_loops
+from mltune.frontend.problem import Untunable
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_convolution import KNOB_OF_LOOP, GpuConvolution
+from mltune.system.tools import tool_path
+
+
+def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
+    """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
+    out = (hw - kernel) // stride + 1
+    x, w, o = (f"tensor<{batch}x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
+               f"tensor<{batch}x{f}x{out}x{out}xf32>")
+    return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
+  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
+  return %r : {o}
+}}
+"""
+
+
+CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem (3 input channels: padded K)
+    "3x3_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32")),
+    "7x7s2_f32_gfx942": ("gfx942", nchw_conv_source(3, 38, 64, 7, 2, "f32")),
+    "3x3_f16_sm_90": ("sm_90", nchw_conv_source(64, 18, 64, 3, 1, "f16")),
+    "3x3_batch2_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32", batch=2)),  # keeps its batch loop
+}
+_LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory, context):
+    found = {}
+    for name, (target_name, source) in CASES.items():
+        directory = tmp_path_factory.mktemp(name)
+        target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
+        # CUDA: the dumped dispatch compiled as it is (a model-level candidate cannot reach the folded op there)
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space",
+                                         dispatch_level=target.kind == "cuda")
+        found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
+                       "configurator": configurator}
+    return found
+
+
+def _lists(text: str) -> dict[str, list[int]]:
+    lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
+    return {name: [int(v) for v in values.split(",")] for name, values in _LISTS.findall(lowering)}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_batchless_conv_is_a_gpu_convolution_with_iree_default_in_its_space(dumps, name):
+    """A batch-1 op reads as a convolution with no batch loop; IREE's IGEMM default (lists over [oc, oh, ow, K], a
+    batch-2 one's over [n, oc, oh, ow, K]) is a point."""
+    dump = dumps[name]
+    problem, configurator = dump["problem"], dump["configurator"]
+    assert (problem.op_kind, problem.layout, len(problem.batch)) == ("convolution", "nchw_fchw", int("batch2" in name))
+    assert isinstance(configurator, GpuConvolution), configurator
+    text = dump["bench"].read_text()
+    lists = _lists(text)
+    loops = output_loops(problem)
+    assert loops == ("n",) * len(problem.batch) + ("oc", "oh", "ow")
+    default = {"mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
+               "wg_b": 1, "red_k": lists["reduction"][-1], "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": 0,
+               "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
+               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1))}
+    for i, loop in enumerate(loops):
+        default[f"wg_{KNOB_OF_LOOP[loop]}"] = lists["workgroup"][i]
+        if loop != "n":
+            default[f"sg_{KNOB_OF_LOOP[loop]}"] = lists["subgroup"][i]
+    assert configurator.space.contains(default), default
+    assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", list(CASES))
+def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, name):
+    """Two sampled candidates, applied the target's way, compile and their tiles and workgroup size land in the
+    executable's configuration."""
+    dump = dumps[name]
+    configurator = dump["configurator"]
+    candidates = configurator.candidates()
+    for i, index in enumerate(np.random.default_rng(3).choice(len(candidates), 2, replace=False)):
+        knobs = candidates.knobs(int(index))
+        info = configurator.compilation_info(knobs)
+        out = tmp_path / str(i)
+        out.mkdir()
+        applied = make_applier(dump["target"].kind, dump["stripped"], context).apply(dump["problem"], info)
+        result = run(applied_compile_args(applied, dump["stripped"], out))
+        assert result.returncode == 0, result.stderr[-2000:]
+        configured = "".join(p.read_text() for p in (out / "configs").glob("*.mlir"))
+        wanted = configurator.tile_lists(knobs)
+        assert {name: _lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
+        size = configurator.derived_values(knobs)["workgroup_size"]
+        assert f"workgroup_size = [{size}, 1, 1]" in configured
+
+
+def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, context, tmp_path):
+    """IREE 3.13 ignores specs on CUDA and folds the batch-1 conv into a new op, dropping an annotation on the model's
+    op (an annotated `linalg.conv_2d_nchw_fchw` compiles to IREE's default): only its dumped dispatch is tunable."""
+    dump = dumps["3x3_f16_sm_90"]
+    found = make_configurator(dump["problem"], dump["configurator"].gpu, context, dump["stripped"], tmp_path)
+    assert isinstance(found, Untunable) and "batch-1 convolution on CUDA" in found.reason, found
+    configurator = dump["configurator"]
+    knobs = configurator.candidates().knobs(0)
+    info = configurator.compilation_info(knobs)
+    source = dump["source"].read_text()
+    annotated = tmp_path / "annotated.mlir"
+    annotated.write_text(source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
+    assert annotated.read_text() != source
+    result = run([tool_path("iree-compile"), str(annotated), f"--iree-hal-dump-executable-configurations-to={tmp_path / 'c'}",
+                  "-o", str(tmp_path / "x.vmfb")])
+    assert result.returncode == 0, result.stderr[-2000:]
+    configured = _lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
+    assert configured["workgroup"] == _lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
+
+
+SIMT_CONV_INFO = ("#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{reduction = [0, 0, 0, 2, 3, 3], "
+                  "thread = [1, 1, 2, 0, 0, 0], workgroup = [2, 2, 16, 0, 0, 0]}>, translation_info = "
+                  "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] "
+                  "subgroup_size = 32>>")
+
+
+def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
+    """sm_90 has no f32 MMA intrinsic: IREE configures the folded convolution with scalar TileAndFuse threads (6-loop
+    lists, no IGEMM), and such a config written on the folded op lands as written; mltune has no space for it yet."""
+    target, _, bench, stripped, problem, gpu = dump_gpu_model(nchw_conv_source(16, 10, 16, 3, 1, "f32"), "sm_90",
+                                                              tmp_path, context)
+    assert (problem.op_kind, problem.batch) == ("convolution", ())
+    assert "thread = [1, 1, 1, 0, 0, 0]" in bench.read_text()
+    found = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
+    assert isinstance(found, Untunable) and "sm_90 has no MMA intrinsic for f32 x f32" in found.reason, found
+    result = run(applied_compile_args(make_applier(target.kind, stripped, context).apply(problem, SIMT_CONV_INFO),
+                                      stripped, tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
+    assert _lists(configured) == {"workgroup": [2, 2, 16, 0, 0, 0], "reduction": [0, 0, 0, 2, 3, 3]}
+    assert "thread = [1, 1, 2, 0, 0, 0]" in configured
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_cli_compile_only_small_resnet_convolutions_gfx942(tmp_path):
+    """The small ResNet-50-style export's batchless convolutions (their batch norm fused: constants the dump names
+    without holding, restored as zeros) compile for gfx942 from the command line."""
+    exported = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
+    for path in exported.glob("resnet50.*"):
+        shutil.copy(path, tmp_path)
+    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "3", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    checks = [c for c in json.loads((tmp_path / "run" / "compile_only.json").read_text())
+              if c["problem"].startswith("convolution_")]
+    assert len(checks) >= 3 and all(c["compiled"] == c["tried"] == 3 for c in checks), checks
