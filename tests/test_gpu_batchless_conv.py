@@ -62,41 +62,29 @@ def dumps(tmp_path_factory, context):
     return found
 
 
-def _lists(text: str) -> dict[str, list[int]]:
+def lowering_lists(text: str) -> dict[str, list[int]]:
     lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
     return {name: [int(v) for v in values.split(",")] for name, values in _LISTS.findall(lowering)}
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_batchless_conv_is_a_gpu_convolution_with_iree_default_in_its_space(dumps, name):
-    """A batch-1 op reads as a convolution with no batch loop; IREE's IGEMM default (lists over [oc, oh, ow, K], a
-    batch-2 one's over [n, oc, oh, ow, K]) is a point."""
-    dump = dumps[name]
-    problem, configurator = dump["problem"], dump["configurator"]
-    assert (problem.op_kind, problem.layout, len(problem.batch)) == ("convolution", "nchw_fchw", int("batch2" in name))
-    assert isinstance(configurator, GpuConvolution), configurator
-    text = dump["bench"].read_text()
-    lists = _lists(text)
-    loops = output_loops(problem)
-    assert loops == ("n",) * len(problem.batch) + ("oc", "oh", "ow")
+def iree_default_knobs(configurator: GpuConvolution, text: str) -> dict[str, int]:
+    """IREE's own TileAndFuse configuration in a dumped dispatch (`text`) as the convolution space's knobs (lists
+    over the output's loops, then K)."""
+    lists = lowering_lists(text)
     default = {"mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
                "wg_b": 1, "red_k": lists["reduction"][-1], "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": 0,
                "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
                "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1))}
-    for i, loop in enumerate(loops):
+    for i, loop in enumerate(output_loops(configurator.problem)):
         default[f"wg_{KNOB_OF_LOOP[loop]}"] = lists["workgroup"][i]
         if loop != "n":
             default[f"sg_{KNOB_OF_LOOP[loop]}"] = lists["subgroup"][i]
-    assert configurator.space.contains(default), default
-    assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
+    return default
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("name", list(CASES))
-def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, name):
+def assert_sampled_candidates_compile(dump: dict, context, tmp_path: Path) -> None:
     """Two sampled candidates, applied the target's way, compile and their tiles and workgroup size land in the
     executable's configuration."""
-    dump = dumps[name]
     configurator = dump["configurator"]
     candidates = configurator.candidates()
     for i, index in enumerate(np.random.default_rng(3).choice(len(candidates), 2, replace=False)):
@@ -109,9 +97,32 @@ def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, 
         assert result.returncode == 0, result.stderr[-2000:]
         configured = "".join(p.read_text() for p in (out / "configs").glob("*.mlir"))
         wanted = configurator.tile_lists(knobs)
-        assert {name: _lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
+        assert {name: lowering_lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
         size = configurator.derived_values(knobs)["workgroup_size"]
         assert f"workgroup_size = [{size}, 1, 1]" in configured
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_batchless_conv_is_a_gpu_convolution_with_iree_default_in_its_space(dumps, name):
+    """A batch-1 op reads as a convolution with no batch loop; IREE's IGEMM default (lists over [oc, oh, ow, K], a
+    batch-2 one's over [n, oc, oh, ow, K]) is a point."""
+    dump = dumps[name]
+    problem, configurator = dump["problem"], dump["configurator"]
+    assert (problem.op_kind, problem.layout, len(problem.batch)) == ("convolution", "nchw_fchw", int("batch2" in name))
+    assert isinstance(configurator, GpuConvolution), configurator
+    text = dump["bench"].read_text()
+    lists = lowering_lists(text)
+    assert output_loops(problem) == ("n",) * len(problem.batch) + ("oc", "oh", "ow")
+    default = iree_default_knobs(configurator, text)
+    assert configurator.space.contains(default), default
+    assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", list(CASES))
+def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, name):
+    """Two sampled candidates, applied the target's way, compile with their configuration."""
+    assert_sampled_candidates_compile(dumps[name], context, tmp_path)
 
 
 def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, context, tmp_path):
@@ -130,8 +141,8 @@ def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, co
     result = run([tool_path("iree-compile"), str(annotated), f"--iree-hal-dump-executable-configurations-to={tmp_path / 'c'}",
                   "-o", str(tmp_path / "x.vmfb")])
     assert result.returncode == 0, result.stderr[-2000:]
-    configured = _lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
-    assert configured["workgroup"] == _lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
+    configured = lowering_lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
+    assert configured["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
 
 
 SIMT_CONV_INFO = ("#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{reduction = [0, 0, 0, 2, 3, 3], "
@@ -153,7 +164,7 @@ def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
                                       stripped, tmp_path))
     assert result.returncode == 0, result.stderr[-2000:]
     configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
-    assert _lists(configured) == {"workgroup": [2, 2, 16, 0, 0, 0], "reduction": [0, 0, 0, 2, 3, 3]}
+    assert lowering_lists(configured) == {"workgroup": [2, 2, 16, 0, 0, 0], "reduction": [0, 0, 0, 2, 3, 3]}
     assert "thread = [1, 1, 2, 0, 0, 0]" in configured
 
 

@@ -53,7 +53,8 @@ def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: Candida
 
 
 # (target family, op kind): the extractor, and the pipelines whose candidates it describes. GPU convolutions
-# (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM;
+# (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM, and so
+# are GPU multi-loop contractions (1x1 convolutions without their batch, on the convolution space's knobs);
 # GPU contractions of both pipelines share one set of knobs;
 # contractions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
@@ -69,6 +70,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("gpu", "contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
                                                             GPU_SIMT_PIPELINE)),
     ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "multi_loop_contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "reduction"): (gpu_reduction_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -78,7 +80,8 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
 # (target family, op kind): columns the extractor computes that models are not trained on (`mltune.features.
 # gpu_relative` says why); models trained before with them still rank, as the columns are still computed.
 TRAINED_WITHOUT: dict[tuple[str, str], tuple[str, ...]] = {
-    ("gpu", "contraction"): ABSOLUTE_SIZES, ("gpu", "convolution"): ABSOLUTE_SIZES}
+    ("gpu", "contraction"): ABSOLUTE_SIZES, ("gpu", "convolution"): ABSOLUTE_SIZES,
+    ("gpu", "multi_loop_contraction"): ABSOLUTE_SIZES}
 
 
 def target_family(target: Any) -> str:

@@ -31,7 +31,7 @@ def gemm_view(problem: Problem, candidates: CandidateSet) -> tuple[tuple[int, in
     (M = batch x output image, N = output channels, K = filter window x input channels)."""
     c = candidates.column
     size = lambda loops: int(np.prod(problem.sizes(loops), dtype=np.int64))  # noqa: E731
-    if problem.op_kind == "convolution":
+    if problem.op_kind in ("convolution", "multi_loop_contraction"):  # a 1x1 convolution without its batch
         dims = (1, size(problem.batch + problem.m), size(problem.n), size(problem.k))
         return dims, (c("wg_b") * c("wg_oh") * c("wg_ow"), c("wg_oc"), c("sg_oh") * c("sg_ow"), c("sg_oc"))
     return gemm_sizes(problem), (c("wg_m"), c("wg_n"), c("sg_m"), c("sg_n"))

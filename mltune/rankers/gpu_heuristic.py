@@ -1,4 +1,4 @@
-"""A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions as their implicit GEMM;
+"""A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions, and 1x1 ones read as multi-loop contractions, as their implicit GEMM;
 attention: `attention_heuristic`; matvecs, reductions: `matvec_heuristic`): a candidate whose registers spill goes last, then
 candidates are ordered by a first-order time estimate from the problem's size and the target's facts
 (`mltune.features.gpu_throughput`: the busiest SM's workgroups x K steps x the cost of a step, from MMA rate,
@@ -56,7 +56,8 @@ def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
           "reduction": reduction_heuristic_order,
-          "contraction": any_contraction_order, "convolution": contraction_heuristic_order}
+          "contraction": any_contraction_order, "convolution": contraction_heuristic_order,
+          "multi_loop_contraction": contraction_heuristic_order}
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction, NoMmaIntrinsic
 from mltune.spaces.gpu_convolution import GpuConvolution
 from mltune.spaces.gpu_matvec import GpuMatvec
+from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
 from mltune.spaces.iree_constraints import emit_constraints
@@ -27,16 +28,18 @@ from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
-               "attention": GpuAttention, "reduction": GpuReduction}
+               "attention": GpuAttention, "reduction": GpuReduction,
+               "multi_loop_contraction": GpuMultiLoopContraction}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
 _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
 
 # Problems a model-level candidate cannot reach on a GPU API, and why (a dumped dispatch compiled as it is can be tuned).
 _MODEL_LEVEL_UNREACHABLE: dict[str, tuple[Callable[[Problem], bool], str]] = {
-    "cuda": (lambda problem: problem.op_kind == "convolution" and not problem.batch,
-             "a batch-1 convolution on CUDA: IREE 3.13 ignores tuning specs there and folds the unit batch into a new "
-             "op, dropping a config annotated on the model's op (docs/whole-models.md); its dumped dispatch can be tuned"),
+    "cuda": (lambda problem: problem.op_kind in ("convolution", "multi_loop_contraction") and not problem.batch,
+             "a batch-1 convolution on CUDA (a 1x1 one reads as a multi-loop contraction): IREE 3.13 ignores tuning "
+             "specs there and folds the unit batch into a new op, dropping a config annotated on the model's op "
+             "(docs/whole-models.md); its dumped dispatch can be tuned"),
 }
 
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]

@@ -98,19 +98,26 @@ class GpuConvolution(MmaConfigurator):
     vd_tile_knobs = (VD_NAMES["wg_m"], VD_NAMES["wg_n"])
     igemm = True
     vd_thread_promotion = False  # IREE's own VectorDistribute convolution config promotes without it
+    prefetch_stages = IGEMM_PREFETCH_STAGES
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         self.problem, self.gpu, self.context = problem, gpu, context
-        igemm = next((c for c in emitted if is_igemm_tile_and_fuse(c)), None)
+        igemm = next((c for c in emitted if self.is_own_tile_and_fuse(c)), None)
         self.mmas = usable_mmas(problem, gpu, igemm)
         if not self.mmas:
             raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
-                                 f"{problem.out_type} convolutions (IREE lowers them with scalar TileAndFuse threads; "
-                                 "no GPU space for that yet)")
+                                 f"{problem.out_type} {problem.op_kind}s (IREE lowers them with scalar TileAndFuse "
+                                 "threads; no GPU space for that yet)")
         if igemm is None:
-            raise ValueError(f"IREE emits no IGEMM TileAndFuse constraints for this convolution on {gpu.arch}")
+            raise ValueError(f"IREE emits no {'IGEMM ' if self.igemm else ''}TileAndFuse constraints for this "
+                             f"{problem.op_kind} on {gpu.arch}")
         vd_emitted = next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None)
         self.space, self.derived = self._space(igemm, vd_emitted if problem.layout in VD_LAYOUTS else None)
+
+    @staticmethod
+    def is_own_tile_and_fuse(emitted: EmittedConstraints) -> bool:
+        """The emitted TileAndFuse op this space conjoins: IGEMM's."""
+        return is_igemm_tile_and_fuse(emitted)
 
     def _space(self, emitted: EmittedConstraints, vd_emitted: EmittedConstraints | None) -> tuple[Space, Derived]:
         p, gpu, mmas = self.problem, self.gpu, self.mmas
@@ -121,7 +128,7 @@ class GpuConvolution(MmaConfigurator):
             Knob("wg_b", _divisors(b, 4)), Knob("wg_oh", _divisors(oh, 8)),
             Knob("wg_ow", tile_values(ow, {x.m for x in mmas})), Knob("wg_oc", tile_values(oc, {x.n for x in mmas})),
             Knob("sg_oh", OUTER_SUBGROUP_TILES), Knob("sg_ow", SUBGROUP_TILES), Knob("sg_oc", SUBGROUP_TILES),
-            Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", IGEMM_PREFETCH_STAGES),
+            Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", self.prefetch_stages),
             Knob("no_bank_fix", (0, 1)), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
             Knob("vector_distribute", (0, 1) if vd_emitted else (0,)),
         ]

@@ -1,0 +1,56 @@
+"""Batch-1 1x1 convolutions read as multi-loop contractions on GPU targets, compile only (no GPU here).
+
+IREE folds the unit batch of a PyTorch ResNet's 1x1 convolution away; where the image loops stay apart (here a
+stride-2 1x1, whose strided read IREE leaves to the producer dispatch) the root op is a 4-loop generic
+out[oc, oh, ow] = sum_ic W[oc, ic] * in[ic, oh, ow], which IREE configures with MMA TileAndFuse over [oc, oh, ow, ic].
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from iree_helpers import dump_gpu_model
+from test_gpu_batchless_conv import (
+    assert_sampled_candidates_compile,
+    iree_default_knobs,
+    lowering_lists,
+    nchw_conv_source,
+)
+
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory, context):
+    directory = tmp_path_factory.mktemp("1x1s2")
+    # 9x9 outputs: IREE's default pads the image tile (16 of 9), so its `padding` list is exercised too
+    target, prepared, bench, stripped, problem, gpu = dump_gpu_model(nchw_conv_source(64, 18, 128, 1, 2, "f32"),
+                                                                     "gfx942", directory, context)
+    configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
+    return {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
+            "configurator": configurator}
+
+
+def test_iree_default_is_a_point_of_the_multi_loop_space(dump):
+    """The op reads as a multi-loop contraction (two M loops), gets the GPU space, and IREE's MMA TileAndFuse default
+    (not an implicit GEMM) is a point whose lists are IREE's."""
+    problem, configurator = dump["problem"], dump["configurator"]
+    assert (problem.op_kind, problem.m, problem.n, problem.k, problem.strides) == ("multi_loop_contraction", (1, 2),
+                                                                                   (0,), (3,), ())
+    assert isinstance(configurator, GpuMultiLoopContraction), configurator
+    text = dump["bench"].read_text()
+    assert "use_igemm_convolution = false" in text and "pipeline<TileAndFuse>" in text
+    default = iree_default_knobs(configurator, text)
+    assert configurator.space.contains(default), default
+    lists = lowering_lists(text)
+    assert configurator.tile_lists(default) == {name: lists[name] for name in ("workgroup", "subgroup", "reduction")}
+    padding = re.search(r"padding = \[([\d, ]*)\]", text).group(1)
+    assert configurator.padding(default) == [int(v) for v in padding.split(",")]
+    assert "use_igemm_convolution = false" in configurator.compilation_info(default)
+
+
+@pytest.mark.e2e
+def test_sampled_multi_loop_candidates_compile_with_their_config(dump, context, tmp_path):
+    assert_sampled_candidates_compile(dump, context, tmp_path)
