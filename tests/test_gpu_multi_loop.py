@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from iree_helpers import dump_gpu_model
+from iree_helpers import checked_heuristic_order, dump_gpu_model
 from test_gpu_batchless_conv import (
     assert_sampled_candidates_compile,
     iree_default_knobs,
@@ -18,6 +18,7 @@ from test_gpu_batchless_conv import (
     nchw_conv_source,
 )
 
+from mltune.features import extractor_for
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 
@@ -54,3 +55,10 @@ def test_iree_default_is_a_point_of_the_multi_loop_space(dump):
 @pytest.mark.e2e
 def test_sampled_multi_loop_candidates_compile_with_their_config(dump, context, tmp_path):
     assert_sampled_candidates_compile(dump, context, tmp_path)
+
+
+def test_multi_loop_candidates_have_features_and_a_heuristic_order(dump):
+    """The convolution's extractor and heuristic rank the candidates (as an implicit GEMM: M = oh x ow)."""
+    problem, configurator = dump["problem"], dump["configurator"]
+    extractor = extractor_for(problem, configurator.gpu, ["TileAndFuse"])
+    checked_heuristic_order(extractor, problem, configurator.gpu, configurator.candidates())
