@@ -8,36 +8,24 @@ f32 has an MFMA intrinsic; on sm_90 it has none (IREE lowers it with scalar thre
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
+from gpu_conv_helpers import (
+    assert_sampled_candidates_compile,
+    iree_default_knobs,
+    lowering_lists,
+    nchw_conv_source,
+)
 from iree_helpers import applied_compile_args, dump_gpu_model, mltune, run
 
 from mltune.emit.apply import make_applier
 from mltune.frontend.conv_loops import output_loops
 from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.gpu_convolution import KNOB_OF_LOOP, GpuConvolution
+from mltune.spaces.gpu_convolution import GpuConvolution
 from mltune.system.tools import tool_path
-
-
-def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
-    """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
-    out = (hw - kernel) // stride + 1
-    x, w, o = (f"tensor<{batch}x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
-               f"tensor<{batch}x{f}x{out}x{out}xf32>")
-    return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : {o}
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
-  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
-  return %r : {o}
-}}
-"""
-
 
 CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem (3 input channels: padded K)
     "3x3_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32")),
@@ -45,9 +33,6 @@ CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem
     "3x3_f16_sm_90": ("sm_90", nchw_conv_source(64, 18, 64, 3, 1, "f16")),
     "3x3_batch2_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32", batch=2)),  # keeps its batch loop
 }
-_LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
-
-
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory, context):
     found = {}
@@ -60,46 +45,6 @@ def dumps(tmp_path_factory, context):
         found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
                        "configurator": configurator}
     return found
-
-
-def lowering_lists(text: str) -> dict[str, list[int]]:
-    lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
-    return {name: [int(v) for v in values.split(",")] for name, values in _LISTS.findall(lowering)}
-
-
-def iree_default_knobs(configurator: GpuConvolution, text: str) -> dict[str, int]:
-    """IREE's own TileAndFuse configuration in a dumped dispatch (`text`) as the convolution space's knobs (lists
-    over the output's loops, then K)."""
-    lists = lowering_lists(text)
-    default = {"mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
-               "wg_b": 1, "red_k": lists["reduction"][-1], "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": 0,
-               "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
-               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1))}
-    for i, loop in enumerate(output_loops(configurator.problem)):
-        default[f"wg_{KNOB_OF_LOOP[loop]}"] = lists["workgroup"][i]
-        if loop != "n":
-            default[f"sg_{KNOB_OF_LOOP[loop]}"] = lists["subgroup"][i]
-    return default
-
-
-def assert_sampled_candidates_compile(dump: dict, context, tmp_path: Path) -> None:
-    """Two sampled candidates, applied the target's way, compile and their tiles and workgroup size land in the
-    executable's configuration."""
-    configurator = dump["configurator"]
-    candidates = configurator.candidates()
-    for i, index in enumerate(np.random.default_rng(3).choice(len(candidates), 2, replace=False)):
-        knobs = candidates.knobs(int(index))
-        info = configurator.compilation_info(knobs)
-        out = tmp_path / str(i)
-        out.mkdir()
-        applied = make_applier(dump["target"].kind, dump["stripped"], context).apply(dump["problem"], info)
-        result = run(applied_compile_args(applied, dump["stripped"], out))
-        assert result.returncode == 0, result.stderr[-2000:]
-        configured = "".join(p.read_text() for p in (out / "configs").glob("*.mlir"))
-        wanted = configurator.tile_lists(knobs)
-        assert {name: lowering_lists(configured)[name] for name in wanted} == wanted, (knobs, configured[-2000:])
-        size = configurator.derived_values(knobs)["workgroup_size"]
-        assert f"workgroup_size = [{size}, 1, 1]" in configured
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from iree_helpers import checked_heuristic_order, dump_gpu_model
-from test_gpu_batchless_conv import (
+from gpu_conv_helpers import (
     assert_sampled_candidates_compile,
     iree_default_knobs,
     lowering_lists,
     nchw_conv_source,
 )
+from iree_helpers import checked_heuristic_order, dump_gpu_model
 
 from mltune.features import extractor_for
 from mltune.spaces.configure import make_configurator
