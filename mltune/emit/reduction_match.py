@@ -80,10 +80,10 @@ _FUSED_HANDLES = {"producer": "transform.get_producer_of_operand %op[1]",
                   "consumers": "transform.get_consumers_of_result %op[0]"}
 
 
-def _gpu_fused_lines(problem: Problem, compilation_info: str) -> str:
-    return "".join(f"""
+def _fused_lines(role: str, config: str) -> str:
+    """The ops fused around the root in `role` (`_FUSED_HANDLES`), annotated with `config`."""
+    return f"""
     %{role} = {_FUSED_HANDLES[role]} : (!transform.any_op) -> !transform.any_op""" + _annotate(role, config)
-                   for role, config in gpu_fused_configs(problem, compilation_info).items())
 
 
 def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[str, str]:
@@ -92,13 +92,12 @@ def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[s
     root's parallel vector tiles and its reduction step as their inner tile; on GPUs the fused ops get IREE's
     own derived lists (`gpu_fused_configs`)."""
     if "#iree_gpu.lowering_config" in attributes["compilation_info"]:
-        return _gpu_fused_lines(problem, attributes["compilation_info"]), ""
+        configs = gpu_fused_configs(problem, attributes["compilation_info"])
+        return "".join(_fused_lines(role, config) for role, config in configs.items()), ""
     if not problem.layout.endswith(NORMALISED):
         return "", ""
     levels = _levels(attributes["compilation_info"])
     parallel = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
     config = (f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
               f"vector_inner_parallel = {levels['vector_reduction']}>")
-    return """
-    %consumers = transform.get_consumers_of_result %op[0] : (!transform.any_op) -> !transform.any_op""" + _annotate(
-        "consumers", config), ""
+    return _fused_lines("consumers", config), ""
