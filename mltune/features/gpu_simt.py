@@ -66,12 +66,12 @@ def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
     reads = warps * (gpu.subgroup_sizes[0] // across * th_m + across * th_n) * red_k * in_bytes \
         * np.where(promote > 0, 1.0, UNPROMOTED_READ_COST)
     global_bytes = (wg_m + wg_n) * red_k * in_bytes
-    step = np.maximum(issues / (gpu.simds_per_cu * np.minimum(1, warps / gpu.simds_per_cu)),
+    step = np.maximum(issues / np.minimum(gpu.simds_per_cu, warps),
                       (reads + shared) / SHARED_BYTES_PER_CYCLE)
     # `concurrent` workgroups each take a step: they share the SMSPs, shared memory/L1 and L2, and none finishes
     # before its loads' latency and its own step
     together = np.maximum.reduce([
-        concurrent * issues / (gpu.simds_per_cu * np.minimum(1, concurrent * warps / gpu.simds_per_cu)),
+        concurrent * issues / np.minimum(gpu.simds_per_cu, concurrent * warps),
         concurrent * (reads + shared) / SHARED_BYTES_PER_CYCLE,
         concurrent * global_bytes / GLOBAL_BYTES_PER_CYCLE, latency + step])
     return SimtEstimate(per_sm * ceil_div(k, red_k) * together / concurrent, registers, resident)
