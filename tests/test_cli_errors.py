@@ -178,6 +178,15 @@ CASES = {
 }
 
 
+# The cases the default (fast) run keeps, one per kind of check: reading the model, its arguments and flags files, the
+# numeric options, targets and devices, output folders, rankers. The rest run with the slow tests (CI runs both):
+# each case is a whole `python -m mltune.cli` process, about a second on 2 cores.
+FAST_CASES = {"missing_file", "malformed_mlir", "nothing_tunable", "torch_dynamic_batch", "binary_input",
+              "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "forest_without_model", "unknown_cpu",
+              "rocm_without_device", "output_parent_is_a_file", "run_dir_is_a_file", "input_count", "input_shape",
+              "parameters_missing", "benchmark_flag_unknown", "compile_flag_rejected_by_iree"}
+
+
 def check_one_line_error(result, words=()) -> str:
     assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
@@ -189,7 +198,8 @@ def check_one_line_error(result, words=()) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", [case if case in FAST_CASES else pytest.param(case, marks=pytest.mark.slow)
+                                  for case in CASES])
 def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     files, args, words = CASES[case]
     for name, content in files.items():

@@ -117,13 +117,15 @@ def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
 @pytest.mark.e2e
 def test_cli_compile_only_small_resnet_convolutions_gfx942(tmp_path):
     """The small ResNet-50-style export's batchless convolutions (their batch norm fused: constants the dump names
-    without holding, restored as zeros) compile for gfx942 from the command line."""
+    without holding, restored as zeros) compile for gfx942 from the command line, and so do the candidates of every
+    other dispatch it tunes (its pooling, a reduction IREE gives TileAndFuse, is refused, not tried)."""
     exported = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
     for path in exported.glob("resnet50.*"):
         shutil.copy(path, tmp_path)
-    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "3", "--run-dir", "run"],
-                    cwd=tmp_path)
+    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "2", "--run-dir", "run"],
+                    cwd=tmp_path, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
-    checks = [c for c in json.loads((tmp_path / "run" / "compile_only.json").read_text())
-              if c["problem"].startswith("convolution_")]
-    assert len(checks) >= 3 and all(c["compiled"] == c["tried"] == 3 for c in checks), checks
+    checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
+    assert all(c["compiled"] == c["tried"] > 0 for c in checks), checks
+    assert sum(c["problem"].startswith("convolution_") for c in checks) >= 3, checks
+    assert "IREE configures this GPU reduction with TileAndFuse" in result.stdout, result.stdout[-3000:]

@@ -128,12 +128,13 @@ def test_features_and_heuristic_order(dumps):
 
 
 def test_rows_iree_configures_with_tile_and_fuse_are_refused(context, tmp_path):
-    """A softmax over rows of 197 (ViT's tokens) is not a multiple of the subgroup size: IREE gives it TileAndFuse."""
-    _, _, bench, stripped, problem, gpu = dump_gpu_model(
+    """A softmax over rows of 197 (ViT's tokens) is not a multiple of the subgroup size: IREE gives it TileAndFuse,
+    and the reduction read from the dispatch IREE configured says so (as for any reduction IREE does not give its
+    VectorDistribute reduction config: a pooling that gathers its input, say)."""
+    _, _, bench, _, problem, _ = dump_gpu_model(
         reduction_model(ReductionShape("softmax", (12, 197, 197))), "gfx942", tmp_path, context)
     assert "pipeline<TileAndFuse>" in bench.read_text()
-    refused = make_configurator(problem, gpu, context, stripped, tmp_path / "work")
-    assert isinstance(refused, Untunable) and "TileAndFuse" in refused.reason
+    assert isinstance(problem, Untunable) and "TileAndFuse" in problem.reason, problem
 
 
 @pytest.mark.slow
@@ -154,7 +155,7 @@ def test_cli_compile_only_on_sm_90(tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("model", ["bert", "gpt2", "vit"])
+@pytest.mark.parametrize("model", ["gpt2", *(pytest.param(m, marks=pytest.mark.slow) for m in ("bert", "vit"))])
 def test_the_layer_norms_of_committed_exports_hold_iree_default(model, context, tmp_path):
     """Every reduction dispatch of a committed (small) export on gfx942 gets the space, holding IREE's own config."""
     target = parse_target("gfx942", probe=False)

@@ -19,6 +19,7 @@ whose whole space is smaller than `--budget` is known to be finished only by its
         [--dataset-dir datasets] [--work DIR] [--stop-after SECONDS] [--only NAME ...]
     python benchmarks/collection/collect_dataset.py --problem-set cpu2 --arch znver3 --ranker shuffle-lowerings \
         --run-suffix .lowerings --budget 24
+    python benchmarks/collection/collect_dataset.py --problem-set cpu3 --arch znver4 --budget 60
     python benchmarks/collection/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
 GPU targets measure `GPU_PROBLEMS` and `GPU_LARGE_PROBLEMS` (f16/bf16 layers of LLMs, SDXL, BERT and ViT) and
@@ -140,6 +141,21 @@ CPU_SECOND_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(3136, 144, 24), "EfficientNet-B0 pointwise expansion, 56x56"),
 ]
 
+# A third CPU set (`--problem-set cpu3`), for a CPU no model was trained on: shapes of models no CPU dataset holds
+# (Qwen2.5-0.5B, SmolLM-135M, ConvNeXt-T, GPT-2 medium), so that its records test rankers on a new machine and new
+# shapes at once.
+CPU_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(32, 896, 896, **T), "Qwen2.5-0.5B query/output projection, prefill 32"),
+    (S(32, 4864, 896, **T), "Qwen2.5-0.5B MLP gate/up, prefill 32"),
+    (S(32, 896, 4864, **T), "Qwen2.5-0.5B MLP down, prefill 32"),
+    (S(128, 128, 64, batch=14), "Qwen2.5-0.5B attention scores (14 heads), prefill 128"),
+    (S(64, 1536, 576, **T), "SmolLM-135M MLP gate/up, prefill 64"),
+    (S(784, 768, 192), "ConvNeXt-T stage 2 MLP up, 28x28"),
+    (S(784, 192, 768), "ConvNeXt-T stage 2 MLP down, 28x28"),
+    (S(128, 4096, 1024), "GPT-2 medium MLP up, seq 128"),
+]
+CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS}
+
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(4096, 4096, 4096, **H), "square f16 matmul"),
@@ -208,7 +224,7 @@ def measured(path: Path) -> int:
 def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionShape]]:
     """The (run name, shape) pairs a target measures; a run's name is its record file's."""
     if target == "host":
-        return [(shape.name, shape) for shape, _ in (CPU_SECOND_PROBLEMS if problem_set == "cpu2" else PROBLEMS)]
+        return [(shape.name, shape) for shape, _ in CPU_PROBLEM_SETS[problem_set]]
     return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS + GPU_LARGE_PROBLEMS]
             + [("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS])
 
@@ -264,8 +280,9 @@ def main() -> int:
     parser.add_argument("--arch", default=None,
                         help="the arch the records land under (the LLVM CPU name, e.g. znver3): only its folder says "
                              "whether a problem is measured already (default: any arch's)")
-    parser.add_argument("--problem-set", choices=["cpu", "cpu2"], default="cpu",
-                        help="CPU targets: the first set of shapes, or the second (8 of the first and 22 new ones)")
+    parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
+                        help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones) or "
+                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on)")
     parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
                              "random plain ones (with --run-suffix, beside an earlier shuffle's records)")

@@ -78,6 +78,10 @@ def numerics_verdict(summary: dict) -> str:
 
 
 def end_to_end(summary: dict) -> str:
+    """mltune's own end-to-end verdict: the timing as the user builds the model where there was one (a model split
+    from its weights), else the recommended build's end-to-end timing."""
+    if summary.get("as_built"):
+        return f"{summary['as_built']['interval']} as built"
     e2e = summary.get("end_to_end")
     if not e2e:
         return summary.get("refused") or summary.get("withdrawn") or "no config kept"

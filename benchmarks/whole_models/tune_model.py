@@ -151,9 +151,9 @@ def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, roun
         default_ms.append(times[default_vmfb])
         tuned_ms.append(times[tuned_vmfb])
         ratios.append(times[default_vmfb] / times[tuned_vmfb])
-    mltune_said = summary["end_to_end"]["recommended"] if level == "kernel" or not summary.get("per_call") else \
-        summary["per_call"]
-    e2e = mltune_said["speedup"] if summary["end_to_end"] else None
+    mltune_said = (summary["per_call"] if level != "kernel" and summary.get("per_call") else
+                   summary.get("as_built") or (summary["end_to_end"] or {}).get("recommended"))
+    e2e = mltune_said["speedup"] if mltune_said else None
     print(f"\nEnd to end on {device}, {level} level, {rounds} interleaved rounds of iree-benchmark-module (fastest "
           "of 5 reps each), ms:")
     print(f"  IREE default  median {statistics.median(default_ms):7.3f}  min {min(default_ms):7.3f}")

@@ -275,6 +275,9 @@ def _reduction(op: ir.Operation) -> Problem | Untunable:
     parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
     if not parallel:
         return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
+    if _gpu_configured(op) and not reduction_configured(op):
+        return Untunable(name, "IREE configures this GPU reduction with TileAndFuse, not its VectorDistribute "
+                               "reduction config (no space for it yet)")
     users = [use.owner for use in op.results[0].uses]
     normalised = bool(users) and all(user.name == _GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
                                      for user in users)
@@ -346,6 +349,11 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
         operand_shapes=tuple(tuple(value.type.shape) for value in op.operands) if strided else ())
 
 
+def _gpu_configured(op: ir.Operation) -> bool:
+    """IREE configured the op for a GPU (a dumped GPU dispatch): its own choice of pipeline can be read."""
+    return "lowering_config" in op.attributes and iree_gpu.LoweringConfigAttr.isinstance(op.attributes["lowering_config"])
+
+
 def reduction_configured(op: ir.Operation) -> bool:
     """IREE configured the op with its VectorDistribute reduction config (`partial_reduction`, `lane_basis`).
 
@@ -353,11 +361,8 @@ def reduction_configured(op: ir.Operation) -> bool:
     N against the preferred subgroup size, K against the subgroup sizes, and its other pipelines declining first,
     `KernelConfig.cpp`), so mltune reads the verdict from the dispatch IREE configured rather than restating it.
     """
-    if "lowering_config" not in op.attributes:
-        return False
-    config = op.attributes["lowering_config"]
-    return (iree_gpu.LoweringConfigAttr.isinstance(config)
-            and "partial_reduction" in iree_gpu.LoweringConfigAttr(config).attributes)
+    return (_gpu_configured(op)
+            and "partial_reduction" in iree_gpu.LoweringConfigAttr(op.attributes["lowering_config"]).attributes)
 
 
 def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:

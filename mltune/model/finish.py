@@ -52,10 +52,12 @@ class ModelOutcome:
 def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
                  default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
                  plan: TimingPlan, context: ir.Context, work_dir: Path, numerics_device: str | None,
-                 check_configs: CheckConfigs | None = None) -> ModelOutcome:
+                 check_configs: CheckConfigs | None = None, timed_as_built: bool = False) -> ModelOutcome:
     """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's
     default build, then the end-to-end timing; a result that is not faster than IREE's default build in that last
-    measurement is withdrawn.
+    measurement is withdrawn. `timed_as_built`: the caller times the result once more, built as the user builds it,
+    and that timing decides; the end-to-end timing here is then skipped where it would compare nothing else (no
+    flags-only, starter-spec or every-config build beside the recommended one).
 
     `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
     `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.
@@ -94,6 +96,8 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     everything = check.full_build if check.dropped else None  # dropped: `final` was built without some
     if everything is not None:
         builds.append((EVERY_CONFIG, everything.vmfb))
+    if timed_as_built and result is not None and len(builds) == 1:
+        return ModelOutcome(result, check, numerics, None)
     with display().phase(f"end to end: {', '.join(label for label, _ in builds)} interleaved with IREE's default"):
         timing = end_to_end(default_build.vmfb, builds, runner, plan)
     overruled = everything is not None and every_config_faster(timing)
@@ -160,7 +164,8 @@ class FinalChecks:
                                  measured.baseline.vmfb, check)
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
-                               self.applier, self.plan, self.context, work_dir, self.numerics_device, check)
+                               self.applier, self.plan, self.context, work_dir, self.numerics_device, check,
+                               timed_as_built=self.as_built is not None and not kernel)
         if outcome.result is None:
             return outcome
         if not kernel:

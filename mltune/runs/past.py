@@ -43,7 +43,7 @@ class PastRun:
             return self.state.status
         if self.summary.get("withdrawn") or self.summary.get("refused"):
             return "nothing kept (withdrawn or refused after the search)"
-        end_to_end = (self.summary.get("end_to_end") or {}).get("recommended")
+        end_to_end = self.summary.get("as_built") or (self.summary.get("end_to_end") or {}).get("recommended")
         recommended = self.summary.get("spec") or self.summary.get("compile_command")  # a flags-only result has no spec
         if recommended and end_to_end and end_to_end.get("speedup"):
             return f"{end_to_end['speedup']:.2f}x model"

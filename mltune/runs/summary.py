@@ -14,12 +14,15 @@ from mltune.runs.report import TuneReport
 from mltune.search.results import DispatchResult
 
 
-def baseline_us(results: list[DispatchResult], timing: EndToEnd | None = None) -> float:
+def baseline_us(results: list[DispatchResult], timing: EndToEnd | None = None,
+                as_built: Measurement | None = None) -> float:
     """IREE's default time of the input in-process: the median of the default's samples in the end-to-end timing
-    where a model was timed end to end, else in the trials of `results` (give only searches that timed the input
-    itself: a model stage that times each dispatch inside the model, or every dispatch repeated, has other
-    baselines; on ResNet-50 a dispatch's 9797 us was once reported as the model's time); nan without either."""
+    where a model was timed end to end, else in the timing as the user builds it, else in the trials of `results`
+    (give only searches that timed the input itself: a model stage that times each dispatch inside the model, or
+    every dispatch repeated, has other baselines; on ResNet-50 a dispatch's 9797 us was once reported as the
+    model's time); nan without any."""
     samples = [b for m in timing.measurements for b in m.baseline_us] if timing is not None else []
+    samples = samples or (list(as_built.baseline_us) if as_built is not None else [])
     samples = samples or [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]
     return median(samples) if samples else float("nan")
 
@@ -43,6 +46,7 @@ def _attempt_summary(attempt: Attempt) -> dict:
                            "knobs": p.knobs} for p in attempt.picks],
             "kept": attempt.kept, "withdrawn": outcome.withdrawn, "refused": outcome.refused,
             "end_to_end": None if end_to_end is None else _estimate_summary(end_to_end),
+            "as_built": None if outcome.as_built is None else _estimate_summary(outcome.as_built),
             "per_call": None if outcome.per_call is None else _estimate_summary(outcome.per_call)}
 
 

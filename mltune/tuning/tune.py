@@ -376,7 +376,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
     whole = in_model is None and not measured.kernel_level  # the trials' baselines are the input's own time
-    report = TuneReport(level, baseline_us=baseline_us(results if whole else [], model.timing if model else None),
+    report = TuneReport(level, baseline_us=baseline_us(results if whole else [], model.timing if model else None,
+                                                       model.as_built if model else None),
                         dispatches=dispatches, results=results,
                         spec_path=spec_path, requested_output=request.output, wall_seconds=wall,
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
