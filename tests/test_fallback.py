@@ -1,6 +1,7 @@
 """A result the final checks withdraw is followed by the next finalists: which ones (synthetic finals, no tools), and
 a slow first choice withdrawn by the real end-to-end timing, then its dispatch's next finalist kept (real compiles,
-real timing, real numerics), as the report and `summary.json` say."""
+real timing, real numerics), as the report and `summary.json` say; and a result the run times once more as the user
+builds it is not timed alone before that (real compiles, no timing)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from mltune.execution.run import Measurement, TimingPlan
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.input.model import prepare_input
 from mltune.model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
-from mltune.model.finish import FinalChecks, ModelOutcome
+from mltune.model.finish import FinalChecks, ModelOutcome, finish_model
 from mltune.model.merge import read_starter_spec
 from mltune.model.verify import Config, ConfigCheck
 from mltune.runs.report import TuneReport
@@ -156,3 +157,36 @@ def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kep
            f"{first.outcome.withdrawn}" in out
     assert f"Fallback 1: main_dispatch_0 finalist 2 ({_knobs_text(GOOD)})\n  kept: the checks below are this " \
            "result's" in out
+
+
+class _NeverTimed:
+    """A runner the test expects no timing to reach: any use of it fails the test."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the end-to-end timing ran ({name})")
+
+
+def _keep_all(configs, merge) -> ConfigCheck:
+    """A configs' check that keeps every config, measuring nothing."""
+    return ConfigCheck(list(configs))
+
+
+def test_a_result_timed_as_built_next_is_not_timed_alone_before(one_op, context, tmp_path):
+    """Where the run times the result once more as the user builds it (a model split from its weights), the
+    recommended build alone is not timed end to end first: that timing would compare it with nothing else, and the
+    one as built decides. With a starter spec to compare it with, it is timed here as before."""
+    tuning_input, dispatch = one_op
+    space = CpuContraction(dispatch.problem, dispatch.facts, context)
+    applier = SpecApplier(context)
+    builder = Builder(tuning_input, tmp_path / "run" / "candidates", jobs=2)
+    default_build = builder.compile(-1, applier.apply(dispatch.problem, space.compilation_info(STAND_IN)), "baseline")
+    configs = [Config(dispatch.problem, space.compilation_info(GOOD))]
+    outcome = finish_model(configs, None, default_build, default_build, builder, _NeverTimed(), applier, TimingPlan(),
+                           context, tmp_path / "run", None, _keep_all, timed_as_built=True)
+    assert outcome.result is not None and outcome.recommends and outcome.timing is None
+    starter_path = tmp_path / "starter.mlir"
+    starter_path.write_text(applier.apply(dispatch.problem, space.compilation_info(SCALAR)).text)
+    with pytest.raises(AssertionError, match="end-to-end timing ran"):
+        finish_model(configs, read_starter_spec(starter_path, context), default_build, default_build, builder,
+                     _NeverTimed(), applier, TimingPlan(), context, tmp_path / "run", None, _keep_all,
+                     timed_as_built=True)
