@@ -122,8 +122,8 @@ def test_cli_compile_only_small_resnet_convolutions_gfx942(tmp_path):
     exported = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
     for path in exported.glob("resnet50.*"):
         shutil.copy(path, tmp_path)
-    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "2", "--run-dir", "run"],
-                    cwd=tmp_path, timeout=900)
+    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "2",
+                     "--run-dir", "run"], cwd=tmp_path, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
     checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
     assert all(c["compiled"] == c["tried"] > 0 for c in checks), checks

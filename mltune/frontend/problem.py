@@ -351,7 +351,8 @@ def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
 
 def _gpu_configured(op: ir.Operation) -> bool:
     """IREE configured the op for a GPU (a dumped GPU dispatch): its own choice of pipeline can be read."""
-    return "lowering_config" in op.attributes and iree_gpu.LoweringConfigAttr.isinstance(op.attributes["lowering_config"])
+    return ("lowering_config" in op.attributes
+            and iree_gpu.LoweringConfigAttr.isinstance(op.attributes["lowering_config"]))
 
 
 def reduction_configured(op: ir.Operation) -> bool:
