@@ -185,6 +185,7 @@ FAST_CASES = {"missing_file", "malformed_mlir", "nothing_tunable", "torch_dynami
               "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "forest_without_model", "unknown_cpu",
               "rocm_without_device", "output_parent_is_a_file", "run_dir_is_a_file", "input_count", "input_shape",
               "parameters_missing", "benchmark_flag_unknown", "compile_flag_rejected_by_iree"}
+assert FAST_CASES <= set(CASES), FAST_CASES - set(CASES)  # a renamed case must not drop out of the fast run unseen
 
 
 def check_one_line_error(result, words=()) -> str:
