@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from math import ceil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,3 +114,83 @@ def test_a_long_call_fills_a_round_with_two_pairs_not_five():
                "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds}
     assert [pairs_per_round(request, call_s) for call_s in (1e-5, 1e-3, 0.05, 0.11, 0.78)] == [400, 60, 5, 2, 2]
     assert pairs_per_round({**request, "long_call_pairs": 0}, 0.78) == 5
+
+
+@pytest.fixture
+def kept(runner) -> Runner:
+    runner.keep_worker = True
+    yield runner
+    runner.close()
+
+
+def test_a_kept_worker_serves_batch_after_batch_with_its_own_plan(tiny, kept, tmp_path):
+    """One process times both batches (the first with two rounds, the second with three); a failing candidate in
+    the second batch fails alone, and the worker still serves a third."""
+    first = kept.measure(tiny.vmfb, [(0, tiny.vmfb)], TimingPlan(rounds=2, round_seconds=0.05, slow_factor=1e9))
+    pid = kept._kept.proc.pid
+    second = kept.measure(tiny.vmfb, [(1, tiny.vmfb), (2, tmp_path / "missing.vmfb")],
+                          TimingPlan(rounds=3, round_seconds=0.05, slow_factor=1e9))
+    (third,) = kept.measure(tiny.vmfb, [(3, tiny.vmfb)], PLAN)
+    assert [len(m.time_us) for m in first + second[:1]] == [2, 3]
+    assert [m.status for m in second] == ["ok", "run_error"]
+    assert third.status == "ok", third.detail
+    assert kept._kept is not None and kept._kept.proc.poll() is None
+    assert kept._kept.proc.pid != pid, "a candidate that failed to load ends its worker; a new one serves the next"
+
+
+def test_a_kept_worker_is_reused_and_replaced_when_gone_or_the_baseline_changes(tiny, kept, tmp_path):
+    import os
+    import shutil
+    import signal
+
+    kept.measure(tiny.vmfb, [(0, tiny.vmfb)], PLAN)
+    pid = kept._kept.proc.pid
+    kept.measure(tiny.vmfb, [(1, tiny.vmfb)], PLAN)
+    assert kept._kept.proc.pid == pid, "the same worker served the second call"
+    os.kill(pid, signal.SIGKILL)
+    (after_kill,) = kept.measure(tiny.vmfb, [(2, tiny.vmfb)], PLAN)
+    assert after_kill.status == "ok" and kept._kept.proc.pid != pid
+    other = tmp_path / "other_baseline.vmfb"
+    shutil.copy(tiny.vmfb, other)
+    previous = kept._kept.proc
+    (against_other,) = kept.measure(other, [(3, tiny.vmfb)], PLAN)
+    assert against_other.status == "ok" and previous.poll() is not None, "a worker serves one baseline"
+    kept.close()
+    assert kept._kept is None and not list(kept.work_dir.glob("timing_*")), "nothing is left behind"
+
+
+def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
+    """A parent that keeps a worker and is killed leaves no worker behind (the worker watches its parent)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(f"""
+import json, os, sys
+from pathlib import Path
+from mltune.execution.run import Runner, TimingPlan
+from mltune.input.files import InputFile
+from mltune.input.model import Invocation
+files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {json.dumps([(str(f.path), f.shape, f.element_type)
+                                                                          for f in runner.invocation.inputs])})
+runner = Runner(Invocation("main", files, False), "local-task", Path({str(tmp_path)!r}), keep_worker=True)
+runner.measure(Path({str(tiny.vmfb)!r}), [(0, Path({str(tiny.vmfb)!r}))], TimingPlan(rounds=1, round_seconds=0.02))
+print(runner._kept.proc.pid, flush=True)
+os._exit(0)
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr
+    worker = int(done.stdout.split()[-1])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(worker, 9)
+    pytest.fail("the kept worker outlived its parent")

@@ -12,7 +12,6 @@ on the driver.
 
 from __future__ import annotations
 
-import math
 import os
 import socket
 import time
@@ -122,7 +121,6 @@ class RayExecutor:
     _benchmarks: deque[BenchmarkJob] = field(default_factory=deque)
     _measuring: dict[Any, _Call] = field(default_factory=dict)
     _recovering: dict[Any, int] = field(default_factory=dict)
-    call_batch: int = field(init=False, default=1)  # jobs an idle actor waits for while compiles run
     _streams: bool = field(init=False, default=True)  # measurements streamed back one by one
 
     def __post_init__(self) -> None:
@@ -144,9 +142,6 @@ class RayExecutor:
 
         self._streams = not ray_client.is_connected()
         self._compile = ray.remote(compile_candidate).options(num_cpus=1, max_retries=COMPILE_RETRIES)
-        # an actor's call starts a timing worker (on a GPU a new device context, about a second): an idle actor
-        # waits for its share of the loop's batch while compiles that could fill it are still running
-        self.call_batch = math.ceil(self.window / count)
         self.window = max(self.window, 2 * count + int(resources.get("CPU", 0)))
 
     def _key(self, group: str) -> str:
@@ -198,14 +193,14 @@ class RayExecutor:
 
     def _launch(self) -> None:
         """Every queued compile becomes a task (Ray runs as many as there are CPUs); each idle actor gets its share
-        of the queued benchmarks (`call_share`; one timing worker per call, so a share amortises its start), once
-        the queue holds a call's batch or no compile is left to add to it."""
+        of the queued benchmarks (`call_share`) at once: its timing worker is kept from call to call, so a call of
+        one candidate costs no worker's start."""
         while self._compiles:
             job = self._compiles.popleft()
             shipped = self._shipping(self._key(job.group))
             self._compiling[self._compile.remote(shipped.builder, shipped.source, job.index, job.applied,
                                                  job.group)] = job
-        while self._benchmarks and self._idle and (len(self._benchmarks) >= self.call_batch or not self._compiling):
+        while self._benchmarks and self._idle:
             unanswered = sum(len(call.jobs) - len(call.answered) for call in self._measuring.values())
             live = len(self._idle) + len(self._measuring) + len(self._recovering)
             share = call_share(len(self._benchmarks), unanswered, live)

@@ -8,7 +8,8 @@ the object store once and written once per node. Compiles never read them: a mod
 runtime loads them. With a shared filesystem, paths travel instead. An actor serves every group of a run, each
 against its own baseline: the screens of several dispatches, each on its own small module, share the cluster's
 actors. An actor runs the same timing worker as one machine does, in a child process with its own timeout, so a
-hung or crashing kernel becomes a measurement, not a dead actor.
+hung or crashing kernel becomes a measurement, not a dead actor; it keeps that worker from call to call
+(`Runner.keep_worker`), for the groups it timed last.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.input.model import Invocation
 
 Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem
+KEPT_WORKERS = 4  # groups whose timing worker an actor keeps between calls (each holds a device context)
 
 
 def _scratch(kind: str) -> Path:
@@ -145,8 +147,16 @@ class BenchmarkActor:
                 replace(spec, path=_local_archive(archive)) for spec, archive in zip(invocation.parameters,
                                                                                      shipped.archives)))
         baseline = shipped.baseline if isinstance(shipped.baseline, str) else ray.get(shipped.baseline)
-        self.loaded[key] = Runner(invocation, self.device, folder), self._place(f"{folder.name}/baseline", baseline)
+        self.loaded[key] = (Runner(invocation, self.device, folder, keep_worker=True),
+                            self._place(f"{folder.name}/baseline", baseline))
         return self.loaded[key]
+
+    def _used(self, key: str) -> None:
+        """Mark group `key` as the latest timed, and end the timing workers of all but the `KEPT_WORKERS` latest
+        (a screen's group goes idle for good once its dispatch's screen is over)."""
+        self.loaded[key] = self.loaded.pop(key)
+        for runner, _ in list(self.loaded.values())[:-KEPT_WORKERS]:
+            runner.close()
 
     def _place(self, name: str, artefact: Artefact) -> Path:
         if isinstance(artefact, str):
@@ -183,6 +193,7 @@ class BenchmarkActor:
                 yield measurement
         finally:
             thread.join()
+            self._used(key)
             for _, path in items:
                 if path.parent == self.dir:
                     path.unlink(missing_ok=True)

@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from mltune.execution.verdict import Looks, SpeedupEstimate
 from mltune.input.files import scoped_paths
 from mltune.input.model import Invocation
-from mltune.system.tools import spawn
+from mltune.system.tools import kill_group, spawn
 
 STARTUP_SECONDS = 30.0
 PACE_FACTOR = 3.0
@@ -182,13 +182,82 @@ class _Collected(list):
 
 
 @dataclass
+class _Worker:
+    """A running timing worker: its process, its pace, and its output read line by line as it comes (a buffered
+    reader could hold a line back while `select` waits for the next)."""
+
+    proc: subprocess.Popen
+    baseline: Path
+    pace: Pace
+    request: Path
+    stderr: Path
+    selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    pending: bytes = b""
+    heard: int = 0  # messages of the batch in hand
+
+    @staticmethod
+    def start(request: Path, baseline: Path, pace: Pace, keep: bool) -> _Worker:
+        stderr = request.with_suffix(".stderr")
+        with open(stderr, "wb") as errors:  # a file: a worker kept for long could fill a pipe's buffer
+            proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)], death_signal=not keep,
+                         stdin=subprocess.PIPE if keep else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
+                         bufsize=0)
+        worker = _Worker(proc, baseline, pace, request, stderr)
+        worker.selector.register(proc.stdout, selectors.EVENT_READ)
+        return worker
+
+    def send(self, batch: dict) -> bool:
+        """Hand a kept worker its next batch; False when it is gone."""
+        try:
+            self.proc.stdin.write((json.dumps(batch) + "\n").encode())
+            self.heard = 0
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def next_message(self, deadline: float) -> dict | None:
+        """The worker's next line, None once its output ends; TimeoutError past `deadline`."""
+        while b"\n" not in self.pending:
+            if not self.selector.select(timeout=max(0.0, deadline - time.monotonic())):
+                raise TimeoutError
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        self.heard += 1
+        return json.loads(line)
+
+    def error_tail(self) -> str:
+        text = self.stderr.read_text(errors="replace") if self.stderr.exists() else ""
+        return (text.strip().splitlines() or [f"exit code {self.proc.returncode}"])[-1][:300]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            kill_group(self.proc)
+        self.proc.wait()
+        self.selector.close()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+        self.request.unlink(missing_ok=True)
+        self.stderr.unlink(missing_ok=True)
+
+
+@dataclass
 class Runner:
-    """Runs `timing_worker` children on one runtime device, one at a time (never while compiling)."""
+    """Runs `timing_worker` children on one runtime device, one at a time (never while compiling).
+
+    With `keep_worker`, one worker serves call after call against the same baseline: a worker's start (a new
+    process, IREE's runtime, a device context, the baseline and its weights loaded and warmed up) costs about a
+    second on a GPU, paid by every call of a Ray benchmark actor, where a call often holds one or two candidates."""
 
     invocation: Invocation
     device: str
     work_dir: Path
     seconds_in_children: float = field(default=0.0)
+    keep_worker: bool = False
+    _kept: _Worker | None = field(default=None, repr=False, compare=False)
 
     def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
                 on_result: OnResult | None = None) -> list[Measurement]:
@@ -196,11 +265,11 @@ class Runner:
         passed to `on_result` as soon as it is known (so that a kill loses at most the one being measured; with
         several processes, a result is known once the last of them has measured it)."""
         if plan.processes <= 1:
-            return self._measure_in_one_process(baseline, items, plan, on_result)
+            return self._measure_in_one_process(baseline, items, plan, on_result, self.keep_worker)
         parts: dict[int, list[Measurement]] = {index: [] for index, _ in items}
         unsettled, processes = list(items), 0
-        while unsettled:
-            for measurement in self._measure_in_one_process(baseline, unsettled, plan.share(), None):
+        while unsettled:  # each share in a new process: never a kept worker
+            for measurement in self._measure_in_one_process(baseline, unsettled, plan.share(), None, False):
                 parts[measurement.index].append(measurement)
             processes += 1
             unsettled = [(i, path) for i, path in unsettled if not plan.settled(pool(parts[i]), processes)]
@@ -210,12 +279,18 @@ class Runner:
                 on_result(measurement)
         return pooled
 
+    def close(self) -> None:
+        """End the kept worker, if any."""
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
+
     def _measure_in_one_process(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                                on_result: OnResult | None) -> list[Measurement]:
+                                on_result: OnResult | None, keep: bool) -> list[Measurement]:
         results: dict[int, Measurement] = {}
         pending = list(items)
         while pending:
-            measured = self._run_worker(baseline, pending, plan, on_result)
+            measured = self._run_worker(baseline, pending, plan, on_result, keep)
             if not measured:  # the worker gave nothing back: do not retry forever
                 measured = [Measurement(i, "run_error", detail="timing worker returned no result") for i, _ in pending]
                 for m in measured:
@@ -225,72 +300,95 @@ class Runner:
             pending = [(i, p) for i, p in pending if i not in results]
         return [results[i] for i, _ in items]
 
-    def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> Path:
-        request = {
-            "device": self.device, "function": self.invocation.function,
-            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
-            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
-            "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
+    @staticmethod
+    def _batch(items: Sequence[tuple[int, Path]], plan: TimingPlan) -> dict:
+        """What a worker needs to time one batch: the candidates and the plan."""
+        return {
+            "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
             "looks": list(plan.looks.schedule),
+        }
+
+    def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, keep: bool) -> Path:
+        request = {
+            "device": self.device, "function": self.invocation.function,
+            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
+            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
+            "baseline": str(baseline), "serve": keep, "parent": os.getpid(), **self._batch(items, plan),
         }
         fd, name = tempfile.mkstemp(prefix="timing_", suffix=".json", dir=self.work_dir)
         with os.fdopen(fd, "w") as handle:
             json.dump(request, handle)
         return Path(name)
 
+    def _kept_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
+                     keep: bool) -> _Worker | None:
+        """The kept worker, given this batch, when it serves this baseline and is alive (else it is ended)."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            if keep and kept.baseline == baseline and kept.proc.poll() is None and kept.send(self._batch(items, plan)):
+                kept.pace.plan = plan
+                return kept
+            kept.close()
+        return None
+
     def _run_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                    on_result: OnResult | None) -> list[Measurement]:
-        """Run one worker until it finishes, crashes or stalls; return what it measured."""
-        request = self._request(baseline, items, plan)
-        pace = Pace(plan)
-        done = _Collected(on_result)
+                    on_result: OnResult | None, keep: bool) -> list[Measurement]:
+        """Run one batch on a worker until it is done, crashes or stalls; return what it measured. A kept worker
+        that died since its last batch (it answers nothing) is replaced by a new one for this batch."""
         started = time.perf_counter()
-        proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)],
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        running: int | None = None
-        deadline = time.monotonic() + pace.seconds
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ)
+        worker = self._kept_worker(baseline, items, plan, keep)
+        done = _Collected(on_result)
+        served = False
         try:
-            while True:
-                if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    if running is not None:
-                        done.append(Measurement(running, "timeout", detail=f"no result within {pace.seconds:.0f} s"))
-                    elif not done:  # the baseline itself hangs: nothing can be measured
-                        done.extend(Measurement(i, "timeout", detail="baseline did not run") for i, _ in items)
-                    break
-                line = proc.stdout.readline()
-                if not line:
-                    break
-                message = json.loads(line)
-                if "call_s" in message:
-                    pace.heard(message)
-                    deadline = time.monotonic() + pace.seconds
-                elif "start" in message:
-                    running = message["start"]
-                    deadline = time.monotonic() + pace.seconds
-                else:
-                    done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
-                                            busy_cores=tuple(message.get("busy_cores", ())),
-                                            looks=len(plan.looks.schedule)))
-                    running = None
-            proc.wait()
-            stderr = proc.stderr.read()
-            if proc.returncode not in (0, -signal.SIGKILL):
-                failed = [running] if running is not None else [i for i, _ in items if i not in {m.index for m in done}]
-                tail = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1][:300]
-                done.extend(Measurement(i, "run_error", detail=tail) for i in failed)
+            if worker is not None:
+                served = self._read_batch(worker, items, plan, done)
+                if not served and not worker.heard:
+                    worker.close()
+                    worker = None
+            if worker is None:
+                worker = _Worker.start(self._request(baseline, items, plan, keep), baseline, Pace(plan), keep)
+                served = self._read_batch(worker, items, plan, done)
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            selector.close()
-            proc.stdout.close()
-            proc.stderr.close()
-            request.unlink(missing_ok=True)
+            if served:
+                self._kept = worker
+            elif worker is not None:
+                worker.close()
             self.seconds_in_children += time.perf_counter() - started
         return list(done)
+
+    @staticmethod
+    def _read_batch(worker: _Worker, items: Sequence[tuple[int, Path]], plan: TimingPlan, done: _Collected) -> bool:
+        """Collect the worker's measurements of one batch; True when it finished the batch and waits for the next."""
+        pace, running = worker.pace, None
+        deadline = time.monotonic() + pace.seconds
+        while True:
+            try:
+                message = worker.next_message(deadline)
+            except TimeoutError:
+                if running is not None:  # the worker is killed on return
+                    done.append(Measurement(running, "timeout", detail=f"no result within {pace.seconds:.0f} s"))
+                elif not done:  # the baseline itself hangs: nothing can be measured
+                    done.extend(Measurement(i, "timeout", detail="baseline did not run") for i, _ in items)
+                return False
+            if message is None:
+                break
+            if "batch_done" in message:
+                return True
+            if "call_s" in message:
+                pace.heard(message)
+                deadline = time.monotonic() + pace.seconds
+            elif "start" in message:
+                running = message["start"]
+                deadline = time.monotonic() + pace.seconds
+            else:
+                done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
+                                        busy_cores=tuple(message.get("busy_cores", ())), looks=len(plan.looks.schedule)))
+                running = None
+        worker.proc.wait()
+        if worker.proc.returncode not in (0, -signal.SIGKILL):
+            failed = [running] if running is not None else [i for i, _ in items if i not in {m.index for m in done}]
+            done.extend(Measurement(i, "run_error", detail=worker.error_tail()) for i in failed)
+        return False

@@ -18,6 +18,10 @@ estimator by about 10 % (`docs/measurement-protocol.md`).
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so the
 parent knows which candidate was running if this process crashes or hangs, and `{"call_s": ...}` lines with the
 baseline's call time (and then its calls per round), so the parent's deadline follows the model's pace.
+
+With `"serve": true` in the request, the worker is kept: after a batch it prints `{"batch_done": true}` and reads
+the next batch (candidates and plan, one JSON line) from its standard input, until that closes. The device context,
+the baseline and the inputs are set up once, not once per batch (`Runner.keep_worker` says why).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -179,8 +184,21 @@ def pairs_per_round(request: dict, call_s: float) -> int:
     return int(np.clip(round(request["round_seconds"] / (2 * call_s)), floor, request["max_calls"]))
 
 
+def _exit_when_orphaned(parent: int) -> None:
+    """A kept worker outlives the thread that started it, so the kernel's parent-death signal cannot end it
+    (`spawn`): it ends itself once its parent is gone, even while a kernel it launched still runs."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text())
+    if request.get("serve"):
+        _exit_when_orphaned(request["parent"])
     if request["device"] == "local-task":
         _workers_on_allowed_cpus()
     config = rt.Config(request["device"])
@@ -190,20 +208,29 @@ def main(request_path: str) -> None:
         files = [InputFile(Path(path), tuple(shape), element) for path, shape, element in request["inputs"]]
         args = [rt.asdevicearray(config.device, f.load()) for f in files]
     parameters = Parameters(config, request.get("parameters", []))  # the weights' archives, mapped once
-    keep_alive = [load_module(parameters, request["baseline"], request["function"])]
-    baseline = keep_alive[0].function
+    loaded_baseline = load_module(parameters, request["baseline"], request["function"])
+    baseline = loaded_baseline.function
     _emit({"call_s": _call_seconds(baseline, args)})  # the parent's deadline follows the model's pace
     for _ in range(2):
         _call_seconds(baseline, args)
     base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
-    calls = pairs_per_round(request, base_call)
-    _emit({"call_s": base_call, "calls": calls})
-    for index, vmfb in request["candidates"]:
-        _emit({"start": index})
-        keep_alive.append(load_module(parameters, vmfb, request["function"]))
-        candidate = keep_alive[-1].function
-        _call_seconds(candidate, args)
-        _emit({"index": index, **_measure(baseline, candidate, args, calls, request)})
+    while True:
+        calls = pairs_per_round(request, base_call)
+        _emit({"call_s": base_call, "calls": calls})
+        keep_alive = []  # the batch's modules, released once it is over (a kept worker serves many batches)
+        for index, vmfb in request["candidates"]:
+            _emit({"start": index})
+            keep_alive.append(load_module(parameters, vmfb, request["function"]))
+            candidate = keep_alive[-1].function
+            _call_seconds(candidate, args)
+            _emit({"index": index, **_measure(baseline, candidate, args, calls, request)})
+        if not request.get("serve"):
+            return
+        _emit({"batch_done": True})
+        line = sys.stdin.readline()  # the next batch: candidates and plan, against the same baseline
+        if not line.strip():
+            return
+        request = {**request, **json.loads(line)}
 
 
 if __name__ == "__main__":

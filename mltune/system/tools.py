@@ -95,14 +95,15 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def spawn(args: Sequence[str], **popen_kwargs) -> subprocess.Popen:
+def spawn(args: Sequence[str], death_signal: bool = True, **popen_kwargs) -> subprocess.Popen:
     """Start a child in its own process group (so it can be killed as a group) that dies with this process.
 
     The kernel ties the parent-death signal to the thread that started the child: callers wait for it in
-    that same thread (as `run_tool` and the timing runner do)."""
+    that same thread (as `run_tool` does). A child that outlives that thread (`death_signal=False`) must end
+    itself when its parent goes (a kept timing worker watches its parent)."""
     parent = os.getpid()
-    return subprocess.Popen(list(args), start_new_session=True, preexec_fn=lambda: _die_with_parent(parent),
-                            **popen_kwargs)
+    preexec = (lambda: _die_with_parent(parent)) if death_signal else None
+    return subprocess.Popen(list(args), start_new_session=True, preexec_fn=preexec, **popen_kwargs)
 
 
 def kill_group(proc: subprocess.Popen) -> None:
