@@ -69,8 +69,13 @@ class RunnerPool:
         by_index = {m.index: m for part in parts for m in part}
         return [by_index[i] for i, _ in items]
 
+    def close(self) -> None:
+        for runner in self.runners:
+            runner.close()
+
 
 def make_runner(invocation: Invocation, devices: Sequence[str], work_dir: Path) -> Runner | RunnerPool:
-    """One `Runner` for one device, a `RunnerPool` for several."""
-    runners = [Runner(invocation, device, work_dir) for device in devices]
+    """One `Runner` for one device, a `RunnerPool` for several; each keeps its timing worker from one benchmark
+    phase to the next (`Runner.keep_worker`)."""
+    runners = [Runner(invocation, device, work_dir, keep_worker=True) for device in devices]
     return runners[0] if len(runners) == 1 else RunnerPool(runners)

@@ -62,7 +62,8 @@ class LocalExecutor:
                                 lambda measurement: on_result(by_index[measurement.index], measurement))
 
     def close(self) -> None:
-        """Nothing outlives a phase: the builder's and runner's children die with it."""
+        """The runner's kept timing worker ends here; the builder's children die with their phase."""
+        self.runner.close()
 
 
 def _grouped(jobs: list[Job], key: Callable[[Job], Hashable]) -> dict[Hashable, list[Job]]:
