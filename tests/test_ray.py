@@ -77,9 +77,8 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
 
 
 def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_path):
-    """Two dispatches whose budgets together fit in the cluster's window: each had a candidate built before the
-    other's measurements were over (three each, compiled two at a time: the second dispatch's first candidate is
-    built beside the first one's last), each dispatch spent its own budget, and no record is doubled."""
+    """Two dispatches whose budgets together fit in the cluster's window: each had a candidate whose compile started
+    before the other's measurements were over, each dispatch spent its own budget, and no record is doubled."""
     from iree_helpers import TWO_OP_SOURCE, assert_searched_together
 
     source = tmp_path / "two_ops.mlir"
@@ -87,7 +86,7 @@ def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_
     run_dir = tmp_path / "run"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
     result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "6", "--top", "2",
-                             "--ranker", "heuristic", "--screen", "none", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
+                             "--ranker", "heuristic", "--screen", "none", "--cluster", "auto", "--shared-fs", "--run-dir", str(run_dir), "--dataset-dir",
                              str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -232,6 +231,48 @@ def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, con
             "each job once, none lost"
         assert all(m.status == "ok" for _, m in measurements), measurements
         assert set(executor.actor_pids()).isdisjoint(pids), "the killed actors were restarted"
+    finally:
+        executor.close()
+
+
+def _timing_workers(parents: list[int]) -> dict[int, set[int]]:
+    """The timing worker processes of each of `parents` (from /proc)."""
+    found: dict[int, set[int]] = {parent: set() for parent in parents}
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            parent = int(next(line for line in (entry / "status").read_text().splitlines()
+                              if line.startswith("PPid:")).split()[1])
+        except (OSError, ValueError, StopIteration):
+            continue
+        if parent in found and b"mltune.execution.timing_worker" in command:
+            found[parent].add(int(entry.name))
+    return found
+
+
+def test_idle_actors_start_the_timing_worker_of_the_group_being_compiled(cluster, tiny, context, tmp_path):
+    """While a group's candidates compile, each idle actor starts that group's timing worker; the measurements that
+    follow, in two calls, are taken by those same worker processes."""
+    tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
+    builder = Builder(tuning_input, tmp_path / "candidates", jobs=1)
+    executor = RayExecutor(builder, builder.compile(-1, None, "baseline").vmfb, tuning_input.invocation, "local-task",
+                           gpu=False)
+    try:
+        pids = executor.actor_pids()
+        builds: list[BuildResult] = []
+        for index in range(2):
+            executor.submit_compile(CompileJob(index, None, "tiny"))
+        executor.run(lambda job, build: builds.append(build))
+        started = _timing_workers(pids)
+        assert all(len(workers) == 1 for workers in started.values()), started
+        measured: list[Measurement] = []
+        for _ in range(2):
+            for build in builds:
+                executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
+                                                       "tiny"))
+            executor.run(lambda job, measurement: measured.append(measurement))
+        assert len(measured) == 4 and all(m.status == "ok" for m in measured), measured
+        assert _timing_workers(pids) == started, "the workers started early took the measurements"
     finally:
         executor.close()
 

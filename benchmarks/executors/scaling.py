@@ -7,11 +7,13 @@ with `--cluster auto` on a local Ray cluster started for it:
   actor per device (GPUs for a GPU target; for a CPU target G units of `mltune_bench`, standing for G sets of
   benchmarking cores, which is how the configuration is tested without a GPU);
 - `ray-K` (`--workers K,...`, CPU targets): K worker nodes, each with one compile CPU and one benchmark actor;
-- `ray-1dev-other` (`--other-src TREE`): `ray-1dev` with another checkout's mltune everywhere (the driver, the
-  Ray workers, the timing workers), e.g. the tree before a change, for an A/B in the same session.
+- `ray-Gdev-other` (`--other-src TREE`, G from `--other-gpus`, default 1): `ray-Gdev` with another checkout's mltune
+  everywhere (the driver, the Ray workers, the timing workers), e.g. the tree before a change, for an A/B in the
+  same session.
 Configurations are interleaved over `--repeats` rounds; the table gives per configuration the median candidates
 per minute over rounds (benchmarked candidates / the whole run's wall time, and / the span of the tuning loop's
-records), the spread, the median ratio to the local executor's rate of the same round, the mean timing rounds
+records), the spread, the median ratio to the local executor's rate of the same round (and, for the loop, to
+`ray-1dev`'s of the same tree), the mean timing rounds
 per benchmarked candidate and the median cores other processes kept busy during a round (the compiles beside
 the benchmarks).
 
@@ -21,7 +23,8 @@ per candidate (the local runner timing them all against the baseline with the de
 worker start included, divided by their number).
 
     flock /tmp/mltune-cpu.lock python benchmarks/executors/scaling.py [--input examples/matmul_f32.mlir] [--budget 12]
-        [--workers 1,2 | --gpus 1,2,4 --compile-cpus C] [--other-src TREE] [--repeats 2] [--target host]
+        [--workers 1,2 | --gpus 1,2,4 --compile-cpus C] [--other-src TREE [--other-gpus 1,4]] [--no-local]
+        [--repeats 2] [--target host]
         [--devices local-task] [--out rows.json] [--logs DIR] [--iree-flag=FLAG ...]
 """
 
@@ -61,11 +64,12 @@ class Config:
 
 
 def configs(args: argparse.Namespace, gpu: bool) -> list[Config]:
-    found = [Config("local", ROOT)]
+    found = [] if args.no_local else [Config("local", ROOT)]
     found += [Config(f"ray-{k}", ROOT, k, 1, 1) for k in args.workers]
     found += [Config(f"ray-{g}dev", ROOT, 1, args.compile_cpus, g) for g in args.gpus]
     if args.other_src is not None:
-        found.append(Config("ray-1dev-other", args.other_src.resolve(), 1, args.compile_cpus, 1))
+        found += [Config(f"ray-{g}dev-other", args.other_src.resolve(), 1, args.compile_cpus, g)
+                  for g in args.other_gpus]
     if gpu and any(c.nodes > 1 for c in found):
         sys.exit("--workers starts several nodes, which would all see this machine's GPUs: use --gpus")
     return found
@@ -155,18 +159,20 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
 
 def table(rows: dict[str, list[dict]]) -> list[str]:
     """Per configuration: median rate over rounds, spread, median ratio to the local run of the same round."""
-    lines = [f"{'executor':<15} {'cand/min':>9} {'spread':>13} {'vs local':>9} {'loop cand/min':>14} {'spread':>13} "
-             f"{'vs local':>9} {'rounds':>7} {'busy':>5}  wall s"]
+    lines = [f"{'executor':<17} {'cand/min':>9} {'spread':>13} {'vs local':>9} {'loop cand/min':>14} {'spread':>13} "
+             f"{'vs local':>9} {'vs 1 dev':>9} {'rounds':>7} {'busy':>5}  wall s"]
     for name, runs in rows.items():
         columns = []
-        for key in ("per_min", "loop_per_min"):
+        one_device = rows.get("ray-1dev-other" if name.endswith("-other") else "ray-1dev", [])
+        for key, bases in (("per_min", (rows.get("local", []),)), ("loop_per_min", (rows.get("local", []), one_device))):
             rates = [r[key] for r in runs]
-            ratios = [r[key] / local[key] for r, local in zip(runs, rows["local"]) if local[key] > 0]
-            columns.append(f"{statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f} "
-                           f"{statistics.median(ratios) if ratios else float('nan'):>8.2f}x")
+            columns.append(f"{statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f}")
+            for base in bases:  # the median over rounds of the ratio to the base's run of the same round
+                ratios = [r[key] / b[key] for r, b in zip(runs, base) if b[key] > 0]
+                columns[-1] += f" {statistics.median(ratios) if ratios else float('nan'):>8.2f}x"
         rounds = statistics.median(r["rounds_per_candidate"] for r in runs)
         busy = statistics.median(r["busy_cores"] for r in runs)
-        lines.append(f"{name:<15} {columns[0]} {columns[1]:>38} {rounds:>7.2f} {busy:>5.1f}  "
+        lines.append(f"{name:<17} {columns[0]} {columns[1]:>48} {rounds:>7.2f} {busy:>5.1f}  "
                      + " ".join(f"{r['wall_s']:.0f}" for r in runs))
     return lines
 
@@ -180,7 +186,10 @@ def main() -> None:
     parser.add_argument("--gpus", default="", help="Ray configurations of one node with G devices (comma-separated)")
     parser.add_argument("--compile-cpus", type=int, default=None,
                         help="compile CPUs of a --gpus node (default: the cores less two per device of the largest)")
-    parser.add_argument("--other-src", type=Path, default=None, help="another checkout, run as ray-1dev-other")
+    parser.add_argument("--other-src", type=Path, default=None, help="another checkout, run as ray-Gdev-other")
+    parser.add_argument("--other-gpus", default="1", help="the G of the ray-Gdev-other configurations")
+    parser.add_argument("--no-local", action="store_true",
+                        help="no local run (nor the per-candidate costs measured on its candidates)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--cost-candidates", type=int, default=12)
     parser.add_argument("--target", default="host")
@@ -192,6 +201,7 @@ def main() -> None:
     args = parser.parse_args()
     args.input = args.input.resolve()
     args.gpus = [int(g) for g in args.gpus.split(",") if g]
+    args.other_gpus = [int(g) for g in args.other_gpus.split(",") if g]
     args.workers = [int(w) for w in (args.workers if args.workers is not None else "" if args.gpus else "1,2").split(",")
                     if w]
     if args.compile_cpus is None:
@@ -219,12 +229,14 @@ def main() -> None:
                 if args.out is not None:
                     args.out.write_text(json.dumps(result, indent=2))
         os.environ["PYTHONPATH"] = python_path(ROOT)
-        result["costs"] = costs = candidate_costs(args, work / "local-0", work)
+        costs = None if args.no_local else candidate_costs(args, work / "local-0", work)
+        result["costs"] = costs
     result["load_average"] = [load_before[0], os.getloadavg()[0]]
     print(f"{heading}; load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} on "
           f"{os.cpu_count()} cores")
-    print(f"per candidate: compile {costs['compile_s']:.2f} s (median of {costs['compiled']}), benchmark "
-          f"{costs['benchmark_s']:.2f} s (mean over {costs['benchmarked']}, worker start included)")
+    if costs is not None:
+        print(f"per candidate: compile {costs['compile_s']:.2f} s (median of {costs['compiled']}), benchmark "
+              f"{costs['benchmark_s']:.2f} s (mean over {costs['benchmarked']}, worker start included)")
     print("\n".join(table(result["rows"])))
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=2))

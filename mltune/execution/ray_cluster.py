@@ -121,6 +121,7 @@ class RayExecutor:
     _benchmarks: deque[BenchmarkJob] = field(default_factory=deque)
     _measuring: dict[Any, _Call] = field(default_factory=dict)
     _recovering: dict[Any, int] = field(default_factory=dict)
+    _preparing: dict[Any, int] = field(default_factory=dict)  # actors starting a group's timing worker early
     _streams: bool = field(init=False, default=True)  # measurements streamed back one by one
 
     def __post_init__(self) -> None:
@@ -136,6 +137,7 @@ class RayExecutor:
         actor = ray.remote(BenchmarkActor).options(max_restarts=ACTOR_RESTARTS, max_task_retries=0, **placement)
         self.actors = [actor.remote(self.device) for _ in range(count)]
         self._idle = list(range(count))
+        self._prepared: list[set[str]] = [set() for _ in range(count)]  # groups each actor was given
         self._failures = [0] * count
         # Ray Client has no streaming generators: through it each call's measurements come back together
         from ray.util.client import ray as ray_client
@@ -176,9 +178,9 @@ class RayExecutor:
 
         started = time.perf_counter()
         try:
-            while self._compiles or self._compiling or self._benchmarks or self._measuring:
+            while self._compiles or self._compiling or self._benchmarks or self._measuring or self._preparing:
                 self._launch()
-                waiting = [*self._compiling, *self._measuring, *self._recovering]
+                waiting = [*self._compiling, *self._measuring, *self._recovering, *self._preparing]
                 if not waiting:
                     raise RunFailure("every benchmark actor of the Ray cluster died")
                 (ready,), _ = ray.wait(waiting, num_returns=1)
@@ -186,6 +188,8 @@ class RayExecutor:
                     self._compiled(ready, on_result)
                 elif ready in self._measuring:
                     self._measured(ready, on_result)
+                elif ready in self._preparing:
+                    self._ready(ready)
                 else:
                     self._recovered(ready)
         finally:
@@ -202,7 +206,7 @@ class RayExecutor:
                                                  job.group)] = job
         while self._benchmarks and self._idle:
             unanswered = sum(len(call.jobs) - len(call.answered) for call in self._measuring.values())
-            live = len(self._idle) + len(self._measuring) + len(self._recovering)
+            live = len(self._idle) + len(self._measuring) + len(self._recovering) + len(self._preparing)
             share = call_share(len(self._benchmarks), unanswered, live)
             actor = self._idle.pop(0)
             jobs = self._alike(share)
@@ -212,6 +216,21 @@ class RayExecutor:
             measure = self.actors[actor].measure if self._streams else self.actors[actor].measure_all
             self._measuring[measure.remote(key, self._shipping(key).benchmark, items, jobs[0].plan)] = \
                 _Call(actor, jobs)
+            self._prepared[actor].add(key)
+        self._prepare_idle()
+
+    def _prepare_idle(self) -> None:
+        """An actor left idle while compiles run starts its timing worker for the group being compiled (a device
+        context, the group's baseline loaded and warmed up: about a second on a GPU), so that the group's first call
+        to it does not wait for that: a whole model's finalists, compiled once its screen is over, found every actor
+        idle and each paid that start before its first measurement."""
+        compiling = list(dict.fromkeys(self._key(job.group) for job in self._compiling.values()))
+        for actor in list(self._idle):
+            key = next((k for k in compiling if k not in self._prepared[actor]), None)
+            if key is not None:
+                self._idle.remove(actor)
+                self._prepared[actor].add(key)
+                self._preparing[self.actors[actor].prepare.remote(key, self._shipping(key).benchmark)] = actor
 
     def _alike(self, share: int) -> list[BenchmarkJob]:
         """Up to `share` queued jobs for one call, taken in queue order: those of the first job's plan and workload
@@ -258,9 +277,7 @@ class RayExecutor:
             del self._measuring[ref]
             self._benchmarks.extendleft(reversed([job for position, job in enumerate(call.jobs)
                                                   if position not in call.answered]))
-            self._failures[call.actor] += 1
-            if self._failures[call.actor] <= ACTOR_RESTARTS:
-                self._recovering[self.actors[call.actor].pid.remote()] = call.actor
+            self._lost(call.actor)
             return
         for measurement in answers:
             call.answered.add(measurement.index)
@@ -268,6 +285,25 @@ class RayExecutor:
             on_result(job, replace(measurement, index=job.index))
         if not self._streams:
             self._call_done(ref, call)
+
+    def _ready(self, ref) -> None:
+        """An actor that started a group's timing worker early is idle again (or, if it died meanwhile, restarting)."""
+        import ray
+
+        actor = self._preparing.pop(ref)
+        try:
+            ray.get(ref)
+        except ray.exceptions.RayActorError:
+            self._lost(actor)
+            return
+        self._idle.append(actor)
+
+    def _lost(self, actor: int) -> None:
+        """An actor died: it is used again once Ray has restarted it, unless it died too often in a row."""
+        self._failures[actor] += 1
+        self._prepared[actor].clear()
+        if self._failures[actor] <= ACTOR_RESTARTS:
+            self._recovering[self.actors[actor].pid.remote()] = actor
 
     def _call_done(self, ref, call: _Call) -> None:
         del self._measuring[ref]
@@ -303,3 +339,4 @@ class RayExecutor:
             ray.kill(actor, no_restart=True)
         self._compiling.clear()
         self._measuring.clear()
+        self._preparing.clear()

@@ -169,6 +169,12 @@ class BenchmarkActor:
         """The actor's process (answers once the actor is up)."""
         return os.getpid()
 
+    def prepare(self, key: str, shipped: ShippedWorkload) -> None:
+        """Start the timing worker of group `key` before its first candidates arrive."""
+        runner, baseline = self._workload(key, shipped)
+        runner.prepare(baseline)
+        self._used(key)
+
     def measure(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
                 plan: TimingPlan) -> Iterator[Measurement]:
         """Yield each candidate's measurement (candidates of group `key`) as soon as the timing worker gives it (a

@@ -279,6 +279,11 @@ class Runner:
                 on_result(measurement)
         return pooled
 
+    def prepare(self, baseline: Path) -> None:
+        """Start the kept worker for `baseline` (a batch of no candidates), so that the next call finds it ready."""
+        if self.keep_worker:
+            self._run_worker(baseline, [], TimingPlan(), None, True)
+
     def close(self) -> None:
         """End the kept worker, if any."""
         if self._kept is not None:
