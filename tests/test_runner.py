@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mltune.execution import run
-from mltune.execution.run import Measurement, Pace, Runner, TimingPlan
+from mltune.execution.run import KeptWorker, Measurement, Pace, Runner, TimingPlan
 from mltune.input.files import InputFile
 from mltune.input.model import Invocation
 
@@ -118,45 +118,54 @@ def test_a_long_call_fills_a_round_with_two_pairs_not_five():
 
 @pytest.fixture
 def kept(runner) -> Runner:
-    runner.keep_worker = True
+    runner.kept = KeptWorker()
     yield runner
     runner.close()
+
+
+def _pid(runner: Runner) -> int:
+    return runner.kept.worker.proc.pid
 
 
 def test_a_kept_worker_serves_batch_after_batch_with_its_own_plan(tiny, kept, tmp_path):
     """One process times both batches (the first with two rounds, the second with three); a failing candidate in
     the second batch fails alone, and the worker still serves a third."""
     first = kept.measure(tiny.vmfb, [(0, tiny.vmfb)], TimingPlan(rounds=2, round_seconds=0.05, slow_factor=1e9))
-    pid = kept._kept.proc.pid
+    pid = _pid(kept)
     second = kept.measure(tiny.vmfb, [(1, tiny.vmfb), (2, tmp_path / "missing.vmfb")],
                           TimingPlan(rounds=3, round_seconds=0.05, slow_factor=1e9))
     (third,) = kept.measure(tiny.vmfb, [(3, tiny.vmfb)], PLAN)
     assert [len(m.time_us) for m in first + second[:1]] == [2, 3]
     assert [m.status for m in second] == ["ok", "run_error"]
     assert third.status == "ok", third.detail
-    assert kept._kept is not None and kept._kept.proc.poll() is None
-    assert kept._kept.proc.pid != pid, "a candidate that failed to load ends its worker; a new one serves the next"
+    assert kept.kept.worker is not None and kept.kept.worker.proc.poll() is None
+    assert _pid(kept) != pid, "a candidate that failed to load ends its worker; a new one serves the next"
 
 
-def test_a_kept_worker_is_reused_and_replaced_when_gone_or_the_baseline_changes(tiny, kept, tmp_path):
+def test_a_kept_worker_serves_every_runner_of_its_device_and_is_replaced_when_gone(tiny, kept, tmp_path):
+    """Another runner of the same device, with another baseline and other inputs, is served by the same process;
+    a worker killed between calls is replaced without a failed measurement."""
     import os
     import shutil
     import signal
 
     kept.measure(tiny.vmfb, [(0, tiny.vmfb)], PLAN)
-    pid = kept._kept.proc.pid
-    kept.measure(tiny.vmfb, [(1, tiny.vmfb)], PLAN)
-    assert kept._kept.proc.pid == pid, "the same worker served the second call"
+    pid = _pid(kept)
+    other_baseline, other_inputs = tmp_path / "other" / "baseline.vmfb", []
+    other_baseline.parent.mkdir()
+    shutil.copy(tiny.vmfb, other_baseline)
+    for spec in kept.invocation.inputs:
+        shutil.copy(spec.path, other_baseline.parent / spec.path.name)
+        other_inputs.append(InputFile(other_baseline.parent / spec.path.name, spec.shape, spec.element_type))
+    other = Runner(Invocation("main", tuple(other_inputs), False), "local-task", tmp_path / "other", kept=kept.kept)
+    (against_other,) = other.measure(other_baseline, [(1, tiny.vmfb)], PLAN)
+    (back,) = kept.measure(tiny.vmfb, [(2, tiny.vmfb)], PLAN)
+    assert against_other.status == back.status == "ok" and _pid(kept) == pid, "one worker served both runners"
     os.kill(pid, signal.SIGKILL)
-    (after_kill,) = kept.measure(tiny.vmfb, [(2, tiny.vmfb)], PLAN)
-    assert after_kill.status == "ok" and kept._kept.proc.pid != pid
-    other = tmp_path / "other_baseline.vmfb"
-    shutil.copy(tiny.vmfb, other)
-    previous = kept._kept.proc
-    (against_other,) = kept.measure(other, [(3, tiny.vmfb)], PLAN)
-    assert against_other.status == "ok" and previous.poll() is not None, "a worker serves one baseline"
+    (after_kill,) = kept.measure(tiny.vmfb, [(3, tiny.vmfb)], PLAN)
+    assert after_kill.status == "ok" and _pid(kept) != pid
     kept.close()
-    assert kept._kept is None and not list(kept.work_dir.glob("timing_*")), "nothing is left behind"
+    assert kept.kept.worker is None and not list(kept.work_dir.glob("timing_*")), "nothing is left behind"
 
 
 def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
@@ -171,14 +180,14 @@ def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
     script.write_text(f"""
 import json, os, sys
 from pathlib import Path
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.run import KeptWorker, Runner, TimingPlan
 from mltune.input.files import InputFile
 from mltune.input.model import Invocation
 files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {json.dumps([(str(f.path), f.shape, f.element_type)
                                                                           for f in runner.invocation.inputs])})
-runner = Runner(Invocation("main", files, False), "local-task", Path({str(tmp_path)!r}), keep_worker=True)
+runner = Runner(Invocation("main", files, False), "local-task", Path({str(tmp_path)!r}), kept=KeptWorker())
 runner.measure(Path({str(tiny.vmfb)!r}), [(0, Path({str(tiny.vmfb)!r}))], TimingPlan(rounds=1, round_seconds=0.02))
-print(runner._kept.proc.pid, flush=True)
+print(runner.kept.worker.proc.pid, flush=True)
 os._exit(0)
 """)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,

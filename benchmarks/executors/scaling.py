@@ -125,6 +125,18 @@ def start_cluster(config: Config, gpu: bool):
     return cluster
 
 
+def timeline(address: str, path: Path) -> None:
+    """Ray's own record of the run's tasks and actor calls (`ray.timeline`, Chrome trace format): when each compile
+    ran and when each benchmark actor was busy."""
+    import ray
+
+    ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+    try:
+        ray.timeline(filename=str(path))
+    finally:
+        ray.shutdown()
+
+
 def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict:
     """Per-candidate compile and benchmark seconds, on the first `--cost-candidates` candidates the local run
     compiled: each compiled again alone (a spec, or on CUDA an annotated source), and the run's own modules
@@ -195,7 +207,8 @@ def main() -> None:
     parser.add_argument("--target", default="host")
     parser.add_argument("--devices", default="local-task")
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here (after each run)")
-    parser.add_argument("--logs", type=Path, default=None, help="keep each run's output and records in this folder")
+    parser.add_argument("--logs", type=Path, default=None,
+                        help="keep each run's output, records and (Ray runs) Ray timeline in this folder")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
                         help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
     args = parser.parse_args()
@@ -223,6 +236,8 @@ def main() -> None:
                     cluster = start_cluster(config, gpu)
                     try:
                         row = tune(args, work, f"{config.name}-{round_}", config, cluster.address)
+                        if args.logs is not None:
+                            timeline(cluster.address, args.logs / f"{config.name}-{round_}.timeline.json")
                     finally:
                         cluster.shutdown()
                 result["rows"][config.name].append(row)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.errors import UserError
-from mltune.execution.run import Measurement, OnResult, Runner, TimingPlan
+from mltune.execution.run import KeptWorker, Measurement, OnResult, Runner, TimingPlan
 from mltune.input.model import Invocation
 from mltune.targets import GpuTarget, Target
 
@@ -76,6 +76,6 @@ class RunnerPool:
 
 def make_runner(invocation: Invocation, devices: Sequence[str], work_dir: Path) -> Runner | RunnerPool:
     """One `Runner` for one device, a `RunnerPool` for several; each keeps its timing worker from one benchmark
-    phase to the next (`Runner.keep_worker`)."""
-    runners = [Runner(invocation, device, work_dir, keep_worker=True) for device in devices]
+    phase to the next (`KeptWorker`)."""
+    runners = [Runner(invocation, device, work_dir, kept=KeptWorker()) for device in devices]
     return runners[0] if len(runners) == 1 else RunnerPool(runners)

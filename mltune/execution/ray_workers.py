@@ -8,8 +8,8 @@ the object store once and written once per node. Compiles never read them: a mod
 runtime loads them. With a shared filesystem, paths travel instead. An actor serves every group of a run, each
 against its own baseline: the screens of several dispatches, each on its own small module, share the cluster's
 actors. An actor runs the same timing worker as one machine does, in a child process with its own timeout, so a
-hung or crashing kernel becomes a measurement, not a dead actor; it keeps that worker from call to call
-(`Runner.keep_worker`), for the groups it timed last.
+hung or crashing kernel becomes a measurement, not a dead actor; it keeps that worker from call to call, for every
+group (`KeptWorker`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from typing import Any, Iterator, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
 from mltune.execution.executor import Workload
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.run import KeptWorker, Measurement, Runner, TimingPlan
 from mltune.input.model import Invocation
 
 Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem
-KEPT_WORKERS = 4  # groups whose timing worker an actor keeps between calls (each holds a device context)
 
 
 def _scratch(kind: str) -> Path:
@@ -125,6 +124,7 @@ class BenchmarkActor:
     def __init__(self, device: str):
         self.device, self.dir = device, _scratch("bench")
         self.loaded: dict[str, tuple[Runner, Path]] = {}
+        self.kept = KeptWorker()  # one timing worker for every group's runner
 
     def _workload(self, key: str, shipped: ShippedWorkload) -> tuple[Runner, Path]:
         """The runner and baseline of group `key`, placed on this node the first time it is timed here."""
@@ -147,16 +147,9 @@ class BenchmarkActor:
                 replace(spec, path=_local_archive(archive)) for spec, archive in zip(invocation.parameters,
                                                                                      shipped.archives)))
         baseline = shipped.baseline if isinstance(shipped.baseline, str) else ray.get(shipped.baseline)
-        self.loaded[key] = (Runner(invocation, self.device, folder, keep_worker=True),
+        self.loaded[key] = (Runner(invocation, self.device, folder, kept=self.kept),
                             self._place(f"{folder.name}/baseline", baseline))
         return self.loaded[key]
-
-    def _used(self, key: str) -> None:
-        """Mark group `key` as the latest timed, and end the timing workers of all but the `KEPT_WORKERS` latest
-        (a screen's group goes idle for good once its dispatch's screen is over)."""
-        self.loaded[key] = self.loaded.pop(key)
-        for runner, _ in list(self.loaded.values())[:-KEPT_WORKERS]:
-            runner.close()
 
     def _place(self, name: str, artefact: Artefact) -> Path:
         if isinstance(artefact, str):
@@ -173,7 +166,6 @@ class BenchmarkActor:
         """Start the timing worker of group `key` before its first candidates arrive."""
         runner, baseline = self._workload(key, shipped)
         runner.prepare(baseline)
-        self._used(key)
 
     def measure(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
                 plan: TimingPlan) -> Iterator[Measurement]:
@@ -199,7 +191,6 @@ class BenchmarkActor:
                 yield measurement
         finally:
             thread.join()
-            self._used(key)
             for _, path in items:
                 if path.parent == self.dir:
                     path.unlink(missing_ok=True)

@@ -187,7 +187,6 @@ class _Worker:
     reader could hold a line back while `select` waits for the next)."""
 
     proc: subprocess.Popen
-    baseline: Path
     pace: Pace
     request: Path
     stderr: Path
@@ -196,13 +195,13 @@ class _Worker:
     heard: int = 0  # messages of the batch in hand
 
     @staticmethod
-    def start(request: Path, baseline: Path, pace: Pace, keep: bool) -> _Worker:
+    def start(request: Path, pace: Pace, keep: bool) -> _Worker:
         stderr = request.with_suffix(".stderr")
         with open(stderr, "wb") as errors:  # a file: a worker kept for long could fill a pipe's buffer
             proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)], death_signal=not keep,
                          stdin=subprocess.PIPE if keep else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
                          bufsize=0)
-        worker = _Worker(proc, baseline, pace, request, stderr)
+        worker = _Worker(proc, pace, request, stderr)
         worker.selector.register(proc.stdout, selectors.EVENT_READ)
         return worker
 
@@ -245,19 +244,43 @@ class _Worker:
 
 
 @dataclass
-class Runner:
-    """Runs `timing_worker` children on one runtime device, one at a time (never while compiling).
+class KeptWorker:
+    """One timing worker kept from call to call on one device, shared by that device's runners: it sets up the device
+    context once and each workload (baseline, arguments, weights) once. A worker's start (a new process, IREE's
+    runtime, a device context) took 0.9-1.9 s on an H100, paid by a Ray benchmark actor for each call and, once
+    workers were kept per runner, still for each group it timed: on 4 GPUs, the screens of three dispatches and the
+    model stage made each actor start four (`docs/scaling.md`)."""
 
-    With `keep_worker`, one worker serves call after call against the same baseline: a worker's start (a new
-    process, IREE's runtime, a device context, the baseline and its weights loaded and warmed up) costs about a
-    second on a GPU, paid by every call of a Ray benchmark actor, where a call often holds one or two candidates."""
+    worker: _Worker | None = None
+
+    def take(self) -> _Worker | None:
+        """The worker, if it is still running (the caller gives it back with `keep`)."""
+        worker, self.worker = self.worker, None
+        if worker is not None and worker.proc.poll() is not None:
+            worker.close()
+            return None
+        return worker
+
+    def keep(self, worker: _Worker) -> None:
+        self.close()
+        self.worker = worker
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+@dataclass
+class Runner:
+    """Runs `timing_worker` children on one runtime device, one at a time (never while compiling); with `kept`, a
+    worker kept between calls (`KeptWorker`)."""
 
     invocation: Invocation
     device: str
     work_dir: Path
     seconds_in_children: float = field(default=0.0)
-    keep_worker: bool = False
-    _kept: _Worker | None = field(default=None, repr=False, compare=False)
+    kept: KeptWorker | None = field(default=None, compare=False)
 
     def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
                 on_result: OnResult | None = None) -> list[Measurement]:
@@ -265,7 +288,7 @@ class Runner:
         passed to `on_result` as soon as it is known (so that a kill loses at most the one being measured; with
         several processes, a result is known once the last of them has measured it)."""
         if plan.processes <= 1:
-            return self._measure_in_one_process(baseline, items, plan, on_result, self.keep_worker)
+            return self._measure_in_one_process(baseline, items, plan, on_result, self.kept is not None)
         parts: dict[int, list[Measurement]] = {index: [] for index, _ in items}
         unsettled, processes = list(items), 0
         while unsettled:  # each share in a new process: never a kept worker
@@ -280,15 +303,15 @@ class Runner:
         return pooled
 
     def prepare(self, baseline: Path) -> None:
-        """Start the kept worker for `baseline` (a batch of no candidates), so that the next call finds it ready."""
-        if self.keep_worker:
+        """Have the kept worker load `baseline`'s workload (a batch of no candidates), starting it if need be, so
+        that the next call finds it ready."""
+        if self.kept is not None:
             self._run_worker(baseline, [], TimingPlan(), None, True)
 
     def close(self) -> None:
         """End the kept worker, if any."""
-        if self._kept is not None:
-            self._kept.close()
-            self._kept = None
+        if self.kept is not None:
+            self.kept.close()
 
     def _measure_in_one_process(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
                                 on_result: OnResult | None, keep: bool) -> list[Measurement]:
@@ -305,11 +328,13 @@ class Runner:
             pending = [(i, p) for i, p in pending if i not in results]
         return [results[i] for i, _ in items]
 
-    @staticmethod
-    def _batch(items: Sequence[tuple[int, Path]], plan: TimingPlan) -> dict:
-        """What a worker needs to time one batch: the candidates and the plan."""
+    def _batch(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan) -> dict:
+        """What a worker needs to time one batch: the workload, the candidates and the plan."""
         return {
-            "candidates": [(i, str(p)) for i, p in items],
+            "function": self.invocation.function,
+            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
+            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
+            "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
             "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
             "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds,
             "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
@@ -317,12 +342,7 @@ class Runner:
         }
 
     def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, keep: bool) -> Path:
-        request = {
-            "device": self.device, "function": self.invocation.function,
-            "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
-            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
-            "baseline": str(baseline), "serve": keep, "parent": os.getpid(), **self._batch(items, plan),
-        }
+        request = {"device": self.device, "serve": keep, "parent": os.getpid(), **self._batch(baseline, items, plan)}
         fd, name = tempfile.mkstemp(prefix="timing_", suffix=".json", dir=self.work_dir)
         with os.fdopen(fd, "w") as handle:
             json.dump(request, handle)
@@ -330,13 +350,14 @@ class Runner:
 
     def _kept_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
                      keep: bool) -> _Worker | None:
-        """The kept worker, given this batch, when it serves this baseline and is alive (else it is ended)."""
-        kept, self._kept = self._kept, None
-        if kept is not None:
-            if keep and kept.baseline == baseline and kept.proc.poll() is None and kept.send(self._batch(items, plan)):
-                kept.pace.plan = plan
-                return kept
-            kept.close()
+        """The kept worker, given this batch, when there is one and it is alive (a batch that is not to be kept
+        ends it)."""
+        worker = self.kept.take() if self.kept is not None else None
+        if worker is not None:
+            if keep and worker.send(self._batch(baseline, items, plan)):
+                worker.pace = Pace(plan)
+                return worker
+            worker.close()
         return None
 
     def _run_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
@@ -354,11 +375,11 @@ class Runner:
                     worker.close()
                     worker = None
             if worker is None:
-                worker = _Worker.start(self._request(baseline, items, plan, keep), baseline, Pace(plan), keep)
+                worker = _Worker.start(self._request(baseline, items, plan, keep), Pace(plan), keep)
                 served = self._read_batch(worker, items, plan, done)
         finally:
-            if served:
-                self._kept = worker
+            if served and self.kept is not None:
+                self.kept.keep(worker)
             elif worker is not None:
                 worker.close()
             self.seconds_in_children += time.perf_counter() - started

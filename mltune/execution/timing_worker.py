@@ -20,8 +20,9 @@ parent knows which candidate was running if this process crashes or hangs, and `
 baseline's call time (and then its calls per round), so the parent's deadline follows the model's pace.
 
 With `"serve": true` in the request, the worker is kept: after a batch it prints `{"batch_done": true}` and reads
-the next batch (candidates and plan, one JSON line) from its standard input, until that closes. The device context,
-the baseline and the inputs are set up once, not once per batch (`Runner.keep_worker` says why).
+the next batch (its workload, candidates and plan: one JSON line) from its standard input, until that closes. The
+device context is set up once, and each workload (baseline, arguments, weights) once, not once per batch
+(`KeptWorker` says why).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import iree.runtime as rt
@@ -44,6 +46,7 @@ BASELINE_PERCENTILE = 25
 DISTURBED_CORES = 0.5  # other processes' load that makes a round on the CPU device worth measuring again
 GPU_HOST_CORES = 2  # a GPU round's host side: the thread that launches and waits, and one to spare
 RETRY_PAUSE_S = 0.2
+KEPT_WORKLOADS = 8  # baselines (with their arguments and weights) a kept worker holds
 
 
 def _call_seconds(function, args) -> float:
@@ -195,6 +198,37 @@ def _exit_when_orphaned(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+@dataclass
+class _Workload:
+    """A baseline loaded with its arguments and weights, and its call time (what a batch is timed against)."""
+
+    parameters: Parameters
+    function: str
+    args: list
+    baseline: object  # the loaded module (kept alive) and its function
+    base_call: float
+
+    @staticmethod
+    def load(config: rt.Config, request: dict) -> _Workload:
+        if request["dispatch_level"]:
+            args = [1]
+        else:
+            files = [InputFile(Path(path), tuple(shape), element) for path, shape, element in request["inputs"]]
+            args = [rt.asdevicearray(config.device, f.load()) for f in files]
+        parameters = Parameters(config, request.get("parameters", []))  # the weights' archives, mapped once
+        baseline = load_module(parameters, request["baseline"], request["function"])
+        _emit({"call_s": _call_seconds(baseline.function, args)})  # the parent's deadline follows the model's pace
+        for _ in range(2):
+            _call_seconds(baseline.function, args)
+        base_call = float(np.median([_call_seconds(baseline.function, args) for _ in range(5)]))
+        return _Workload(parameters, request["function"], args, baseline, base_call)
+
+
+def _workload_key(request: dict) -> str:
+    return json.dumps([request[k] for k in ("baseline", "function", "inputs", "dispatch_level")]
+                      + [request.get("parameters", [])])
+
+
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text())
     if request.get("serve"):
@@ -202,32 +236,26 @@ def main(request_path: str) -> None:
     if request["device"] == "local-task":
         _workers_on_allowed_cpus()
     config = rt.Config(request["device"])
-    if request["dispatch_level"]:
-        args = [1]
-    else:
-        files = [InputFile(Path(path), tuple(shape), element) for path, shape, element in request["inputs"]]
-        args = [rt.asdevicearray(config.device, f.load()) for f in files]
-    parameters = Parameters(config, request.get("parameters", []))  # the weights' archives, mapped once
-    loaded_baseline = load_module(parameters, request["baseline"], request["function"])
-    baseline = loaded_baseline.function
-    _emit({"call_s": _call_seconds(baseline, args)})  # the parent's deadline follows the model's pace
-    for _ in range(2):
-        _call_seconds(baseline, args)
-    base_call = float(np.median([_call_seconds(baseline, args) for _ in range(5)]))
+    workloads: dict[str, _Workload] = {}  # a kept worker's, the latest served last
     while True:
-        calls = pairs_per_round(request, base_call)
-        _emit({"call_s": base_call, "calls": calls})
+        key = _workload_key(request)
+        workload = workloads.pop(key, None) or _Workload.load(config, request)
+        workloads[key] = workload
+        while len(workloads) > KEPT_WORKLOADS:
+            del workloads[next(iter(workloads))]
+        calls = pairs_per_round(request, workload.base_call)
+        _emit({"call_s": workload.base_call, "calls": calls})
         keep_alive = []  # the batch's modules, released once it is over (a kept worker serves many batches)
         for index, vmfb in request["candidates"]:
             _emit({"start": index})
-            keep_alive.append(load_module(parameters, vmfb, request["function"]))
+            keep_alive.append(load_module(workload.parameters, vmfb, workload.function))
             candidate = keep_alive[-1].function
-            _call_seconds(candidate, args)
-            _emit({"index": index, **_measure(baseline, candidate, args, calls, request)})
+            _call_seconds(candidate, workload.args)
+            _emit({"index": index, **_measure(workload.baseline.function, candidate, workload.args, calls, request)})
         if not request.get("serve"):
             return
         _emit({"batch_done": True})
-        line = sys.stdin.readline()  # the next batch: candidates and plan, against the same baseline
+        line = sys.stdin.readline()  # the next batch: its workload, candidates and plan
         if not line.strip():
             return
         request = {**request, **json.loads(line)}
