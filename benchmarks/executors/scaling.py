@@ -126,15 +126,25 @@ def start_cluster(config: Config, gpu: bool):
 
 
 def timeline(address: str, path: Path) -> None:
-    """Ray's own record of the run's tasks and actor calls (`ray.timeline`, Chrome trace format): when each compile
-    ran and when each benchmark actor was busy."""
+    """Ray's own record of the run's tasks and actor calls (`ray.timeline`): when each compile ran and when each
+    benchmark actor was busy, written as the spans `actor_timeline.py` reads."""
     import ray
 
     ray.init(address=address, log_to_driver=False, logging_level="ERROR")
     try:
-        ray.timeline(filename=str(path))
+        path.write_text(json.dumps(compact_timeline(ray.timeline())))
     finally:
         ray.shutdown()
+
+
+ACTOR_CALLS = ("measure", "measure_all", "prepare")  # the benchmark actor's methods that time or start a worker
+
+
+def compact_timeline(events: list[dict]) -> list[dict]:
+    """The spans of benchmark actor calls and compile tasks (Chrome trace events; compact ones pass unchanged)."""
+    return [{key: event[key] for key in ("name", "tid", "ts", "dur")} for event in events
+            if event.get("ph", "X") == "X" and "dur" in event
+            and (event.get("name") in ACTOR_CALLS or event.get("name", "").endswith("compile_candidate"))]
 
 
 def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict:
