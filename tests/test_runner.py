@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mltune.execution import run
-from mltune.execution.run import KeptWorker, Measurement, Pace, Runner, TimingPlan
+from mltune.execution import timing_process
+from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.timing_process import KeptWorker
+from mltune.execution.timing_process import Pace
 from mltune.input.files import InputFile
 from mltune.input.model import Invocation
 
@@ -80,11 +82,11 @@ def test_the_deadline_follows_the_pace_the_worker_reports():
     """Synthetic numbers: a ViT-B/16 call of 3.3 s with 2 pairs a round needs 40 s for three rounds, beyond the
     33.6 s a screening plan allows by its round length; once the worker says so, the deadline covers the rounds."""
     pace = Pace(TimingPlan())
-    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + 10 * 3 * 0.12)
+    assert pace.seconds == pytest.approx(timing_process.STARTUP_SECONDS + 10 * 3 * 0.12)
     pace.heard({"call_s": 3.3})
     assert pace.seconds > 3 * 2 * 5 * 3.3
     pace.heard({"call_s": 3.3, "calls": 2})
-    assert pace.seconds == pytest.approx(run.STARTUP_SECONDS + run.PACE_FACTOR * 5 * 2 * 2 * 3.3)
+    assert pace.seconds == pytest.approx(timing_process.STARTUP_SECONDS + timing_process.PACE_FACTOR * 5 * 2 * 2 * 3.3)
 
 
 @pytest.mark.slow
@@ -93,7 +95,7 @@ def test_a_model_slower_than_the_plans_allowance_is_measured_at_its_pace(tiny, r
     allowance is that startup alone: measured, not a timeout."""
     (quick,) = runner.measure(tiny.vmfb, [(0, tiny.vmfb)], PLAN)
     call_s = min(quick.baseline_us) / 1e6
-    monkeypatch.setattr(run, "STARTUP_SECONDS", 5.0)
+    monkeypatch.setattr(timing_process, "STARTUP_SECONDS", 5.0)
     pairs = ceil(3 * 5.0 / (3 * 2 * call_s))
     # the module against itself: a first round read far slower (once in a CI run, 7x) must not stop it early here
     plan = TimingPlan(rounds=3, round_seconds=1e-4, min_calls=pairs, max_calls=pairs, timeout_factor=1.0,
@@ -180,7 +182,8 @@ def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
     script.write_text(f"""
 import json, os, sys
 from pathlib import Path
-from mltune.execution.run import KeptWorker, Runner, TimingPlan
+from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.timing_process import KeptWorker
 from mltune.input.files import InputFile
 from mltune.input.model import Invocation
 files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {json.dumps([(str(f.path), f.shape, f.element_type)

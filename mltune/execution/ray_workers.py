@@ -27,7 +27,8 @@ from typing import Any, Iterator, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
 from mltune.execution.executor import Workload
-from mltune.execution.run import KeptWorker, Measurement, Runner, TimingPlan
+from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.timing_process import KeptWorker
 from mltune.input.model import Invocation
 
 Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -20,13 +17,10 @@ from pathlib import Path
 from statistics import median
 from typing import Callable, Sequence
 
+from mltune.execution.timing_process import KeptWorker, Pace, TimingProcess
 from mltune.execution.verdict import Looks, SpeedupEstimate
 from mltune.input.files import scoped_paths
 from mltune.input.model import Invocation
-from mltune.system.tools import kill_group, spawn
-
-STARTUP_SECONDS = 30.0
-PACE_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -127,33 +121,6 @@ class TimingPlan:
 OnResult = Callable[[Measurement], None]
 
 
-@dataclass
-class Pace:
-    """How long the timing worker may go without a word: long enough for its plan's rounds at the pace it reports.
-
-    A round lasts `round_seconds` only while a call is short; it holds at least two pairs (`TimingPlan`), so with a
-    model's call of 3.3 s (ViT-B/16 on 2 cores) three rounds take 40 s, where a screening plan allows 34 s. The
-    worker reports its baseline's call time after the first call and again with its calls per round once measured
-    (`timing_worker`), and each report moves the deadline: `PACE_FACTOR` times the rounds (with the few a disturbed
-    round adds) at that pace, where that is longer than the plan's own allowance (a candidate far slower than the
-    baseline stops after its first round)."""
-
-    plan: TimingPlan
-    call_s: float = 0.0
-    calls: int = 0  # pairs per round, once the worker has said
-
-    def heard(self, message: dict) -> None:
-        self.call_s = float(message["call_s"])
-        self.calls = int(message.get("calls", self.calls))
-
-    @property
-    def seconds(self) -> float:
-        plan = self.plan
-        rounds = plan.most_rounds + plan.rounds // 2 + 1  # the worker measures a disturbed round again
-        paced = rounds * 2 * (self.calls or plan.min_calls) * self.call_s
-        return STARTUP_SECONDS + max(plan.timeout_factor * plan.most_rounds * plan.round_seconds, PACE_FACTOR * paced)
-
-
 def pool(measurements: Sequence[Measurement]) -> Measurement:
     """One candidate's rounds from several timing processes, as one measurement (the first failure, if any)."""
     failed = next((m for m in measurements if m.status != "ok"), None)
@@ -179,96 +146,6 @@ class _Collected(list):
     def extend(self, measurements) -> None:
         for measurement in measurements:
             self.append(measurement)
-
-
-@dataclass
-class _Worker:
-    """A running timing worker: its process, its pace, and its output read line by line as it comes (a buffered
-    reader could hold a line back while `select` waits for the next)."""
-
-    proc: subprocess.Popen
-    pace: Pace
-    request: Path
-    stderr: Path
-    selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
-    pending: bytes = b""
-    heard: int = 0  # messages of the batch in hand
-
-    @staticmethod
-    def start(request: Path, pace: Pace, keep: bool) -> _Worker:
-        stderr = request.with_suffix(".stderr")
-        with open(stderr, "wb") as errors:  # a file: a worker kept for long could fill a pipe's buffer
-            proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)], death_signal=not keep,
-                         stdin=subprocess.PIPE if keep else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
-                         bufsize=0)
-        worker = _Worker(proc, pace, request, stderr)
-        worker.selector.register(proc.stdout, selectors.EVENT_READ)
-        return worker
-
-    def send(self, batch: dict) -> bool:
-        """Hand a kept worker its next batch; False when it is gone."""
-        try:
-            self.proc.stdin.write((json.dumps(batch) + "\n").encode())
-            self.heard = 0
-            return True
-        except (BrokenPipeError, OSError):
-            return False
-
-    def next_message(self, deadline: float) -> dict | None:
-        """The worker's next line, None once its output ends; TimeoutError past `deadline`."""
-        while b"\n" not in self.pending:
-            if not self.selector.select(timeout=max(0.0, deadline - time.monotonic())):
-                raise TimeoutError
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                return None
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        self.heard += 1
-        return json.loads(line)
-
-    def error_tail(self) -> str:
-        text = self.stderr.read_text(errors="replace") if self.stderr.exists() else ""
-        return (text.strip().splitlines() or [f"exit code {self.proc.returncode}"])[-1][:300]
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            kill_group(self.proc)
-        self.proc.wait()
-        self.selector.close()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None:
-                stream.close()
-        self.request.unlink(missing_ok=True)
-        self.stderr.unlink(missing_ok=True)
-
-
-@dataclass
-class KeptWorker:
-    """One timing worker kept from call to call on one device, shared by that device's runners: it sets up the device
-    context once and each workload (baseline, arguments, weights) once. A worker's start (a new process, IREE's
-    runtime, a device context) took 0.9-1.9 s on an H100, paid by a Ray benchmark actor for each call and, once
-    workers were kept per runner, still for each group it timed: on 4 GPUs, the screens of three dispatches and the
-    model stage made each actor start four (`docs/scaling.md`)."""
-
-    worker: _Worker | None = None
-
-    def take(self) -> _Worker | None:
-        """The worker, if it is still running (the caller gives it back with `keep`)."""
-        worker, self.worker = self.worker, None
-        if worker is not None and worker.proc.poll() is not None:
-            worker.close()
-            return None
-        return worker
-
-    def keep(self, worker: _Worker) -> None:
-        self.close()
-        self.worker = worker
-
-    def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
-            self.worker = None
 
 
 @dataclass
@@ -349,7 +226,7 @@ class Runner:
         return Path(name)
 
     def _kept_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                     keep: bool) -> _Worker | None:
+                     keep: bool) -> TimingProcess | None:
         """The kept worker, given this batch, when there is one and it is alive (a batch that is not to be kept
         ends it)."""
         worker = self.kept.take() if self.kept is not None else None
@@ -375,7 +252,7 @@ class Runner:
                     worker.close()
                     worker = None
             if worker is None:
-                worker = _Worker.start(self._request(baseline, items, plan, keep), Pace(plan), keep)
+                worker = TimingProcess.start(self._request(baseline, items, plan, keep), Pace(plan), keep)
                 served = self._read_batch(worker, items, plan, done)
         finally:
             if served and self.kept is not None:
@@ -386,7 +263,7 @@ class Runner:
         return list(done)
 
     @staticmethod
-    def _read_batch(worker: _Worker, items: Sequence[tuple[int, Path]], plan: TimingPlan, done: _Collected) -> bool:
+    def _read_batch(worker: TimingProcess, items: Sequence[tuple[int, Path]], plan: TimingPlan, done: _Collected) -> bool:
         """Collect the worker's measurements of one batch; True when it finished the batch and waits for the next."""
         pace, running = worker.pace, None
         deadline = time.monotonic() + pace.seconds
