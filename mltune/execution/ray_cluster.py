@@ -220,10 +220,10 @@ class RayExecutor:
         self._prepare_idle()
 
     def _prepare_idle(self) -> None:
-        """An actor left idle while compiles run starts its timing worker for the group being compiled (a device
-        context, the group's baseline loaded and warmed up: about a second on a GPU), so that the group's first call
-        to it does not wait for that: a whole model's finalists, compiled once its screen is over, found every actor
-        idle and each paid that start before its first measurement."""
+        """An actor left idle while compiles run loads the workload of the group being compiled into its timing
+        worker (starting the worker, a device context: about a second on a GPU, if it has none yet), so that the
+        group's first call to it does not wait for that: a whole model's finalists, compiled once its screen is over,
+        found every actor idle and each paid that before its first measurement."""
         compiling = list(dict.fromkeys(self._key(job.group) for job in self._compiling.values()))
         for actor in list(self._idle):
             key = next((k for k in compiling if k not in self._prepared[actor]), None)

@@ -164,7 +164,7 @@ class BenchmarkActor:
         return os.getpid()
 
     def prepare(self, key: str, shipped: ShippedWorkload) -> None:
-        """Start the timing worker of group `key` before its first candidates arrive."""
+        """Load group `key`'s workload into the timing worker (started if need be) before its candidates arrive."""
         runner, baseline = self._workload(key, shipped)
         runner.prepare(baseline)
 
