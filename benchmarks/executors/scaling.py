@@ -191,7 +191,7 @@ def table(rows: dict[str, list[dict]]) -> list[str]:
             columns.append(f"{statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f}")
             for base in bases:  # the median over rounds of the ratio to the base's run of the same round
                 ratios = [r[key] / b[key] for r, b in zip(runs, base) if b[key] > 0]
-                columns[-1] += f" {statistics.median(ratios) if ratios else float('nan'):>8.2f}x"
+                columns[-1] += f" {statistics.median(ratios):>8.2f}x" if ratios else f" {'-':>9}"
         rounds = statistics.median(r["rounds_per_candidate"] for r in runs)
         busy = statistics.median(r["busy_cores"] for r in runs)
         lines.append(f"{name:<17} {columns[0]} {columns[1]:>48} {rounds:>7.2f} {busy:>5.1f}  "
