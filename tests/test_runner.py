@@ -206,3 +206,11 @@ os._exit(0)
         time.sleep(0.2)
     os.kill(worker, 9)
     pytest.fail("the kept worker outlived its parent")
+
+
+def test_a_runner_whose_folder_does_not_exist_yet_measures(tiny, runner, tmp_path):
+    """The folder for the worker's request is made when needed (a fallback attempt's as-built runner names a folder
+    that no build has made)."""
+    runner.work_dir = tmp_path / "not" / "made"
+    (measurement,) = runner.measure(tiny.vmfb, [(0, tiny.vmfb)], PLAN)
+    assert measurement.status == "ok", measurement.detail

@@ -220,6 +220,7 @@ class Runner:
 
     def _request(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, keep: bool) -> Path:
         request = {"device": self.device, "serve": keep, "parent": os.getpid(), **self._batch(baseline, items, plan)}
+        self.work_dir.mkdir(parents=True, exist_ok=True)  # a later attempt's folder may not exist yet
         fd, name = tempfile.mkstemp(prefix="timing_", suffix=".json", dir=self.work_dir)
         with os.fdopen(fd, "w") as handle:
             json.dump(request, handle)
