@@ -326,15 +326,14 @@ class RayExecutor:
             self._idle.append(actor)
 
     def close(self) -> None:
-        """Cancel the compiles still queued or running and stop the actors (their timing workers die with them).
+        """Stop the actors (their timing workers die with them) and forget the compiles in flight.
 
-        A compile is interrupted, not force-killed: a killed worker makes Ray retry its task, and that retry can
-        race the cancellation inside Ray's core worker (a failed internal check that ends the driver with exit 1
-        after Ctrl-C). An interrupted compile's `iree-compile` is killed with its process group (`run_tool`)."""
+        Compiles are not cancelled: `ray.cancel` on a task whose result is arriving races its completion inside
+        Ray's core worker (a failed internal check, "Tried to complete task that was not pending", that ends the
+        driver with exit 1; see ray-project/ray#54846). A driver that exits has its tasks ended by Ray with the job; one
+        that goes on lets them finish, each within the compile timeout, and drops their results."""
         import ray
 
-        for ref in self._compiling:
-            ray.cancel(ref, force=False)
         for actor in self.actors:
             ray.kill(actor, no_restart=True)
         self._compiling.clear()
