@@ -6,7 +6,7 @@ profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_
 
 from mltune.frontend.problem import Problem
 from mltune.execution.run import Measurement
-from mltune.model.in_model_check import IN_MODEL, decide
+from mltune.model.in_model_check import IN_MODEL, decide, narrow_down
 from mltune.model.in_model_finals import LOOKS, second_look
 from mltune.model.verify import Config, ConfigCheck
 
@@ -57,6 +57,49 @@ def test_a_config_the_profiles_did_not_time_is_kept_unmeasured():
     with_all = [{A.problem.key: 90.0, None: 1000.0}] * 5
     check = decide([A, B], with_all, without, _check())
     assert check is not None and check.kept == [A, B] and B.problem.key not in check.ratios
+
+
+C, D = _config(512), _config(1024)
+SLOWS_OTHERS = {C.problem.key}  # synthetic: a config whose build runs every dispatch it does not touch 5 % slower
+
+
+def _profiles(group, rounds: int = 5) -> tuple[list[dict], list[dict]]:
+    """Synthetic profiles of a build with `group`'s configs against the build with none: each config's own dispatches
+    run 1.25x faster with it; the 1000 us of untouched dispatches jitter by 0.3 %, and slow 5 % where C is in."""
+    keys = [c.problem.key for c in (A, B, C, D)]
+    jitter = [1.0, 1.003, 0.998, 1.002, 0.999][:rounds]
+    slow = 1.05 if SLOWS_OTHERS & {c.problem.key for c in group} else 1.0
+    without = [{**{k: 100.0 for k in keys}, None: 1000.0 * j} for j in jitter]
+    with_group = [{**{k: 80.0 if k in {c.problem.key for c in group} else 100.0 * slow for k in keys},
+                   None: 1000.0 * j * slow} for j in jitter]
+    return with_group, without
+
+
+def test_halving_finds_the_config_that_slows_the_others_and_keeps_the_rest_by_their_own_gain():
+    """Synthetic: of four configs, C slows every dispatch it does not touch; the halves without it decide by their
+    own dispatches, C alone is judged by the whole model (1.25x on its 100 us, 5 % lost on 1300 us: dropped)."""
+    timed = []
+
+    def time_groups(groups, level):
+        timed.append([len(g) for g in groups])
+        return [_profiles(g) for g in groups]
+
+    check = ConfigCheck([A, B, C, D], method=IN_MODEL)
+    assert decide([A, B, C, D], *_profiles([A, B, C, D]), check) is None
+    levels = narrow_down([A, B, C, D], time_groups, check)
+    assert levels == 2 and timed == [[2, 2], [1, 1]]
+    assert check.kept == [A, B, D] and check.dropped == [C.problem.key]
+    assert all(1.2 < check.ratios[c.problem.key] < 1.3 for c in (A, B, D)) and check.ratios[C.problem.key] < 1.0
+
+
+def test_halving_drops_a_lone_config_whose_build_failed_and_splits_a_group_whose_build_failed():
+    """Synthetic: the build of the second half, [B, D], fails (None) and is split; B's own build fails again."""
+    def time_groups(groups, level):
+        return [None if B in g else _profiles(g) for g in groups]
+
+    check = ConfigCheck([A, B, D], method=IN_MODEL)
+    assert narrow_down([A, B, D], time_groups, check) == 2
+    assert check.kept == [A, D] and check.dropped == [B.problem.key]
 
 
 def _measured(*ratios: float) -> Measurement:

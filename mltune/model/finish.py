@@ -161,7 +161,7 @@ class FinalChecks:
         check: CheckConfigs = LeaveOneOut(measured.builder, self.runner, self.plan)
         if self.in_model is not None and not kernel:
             check = InModelCheck(replace(self.in_model, work_dir=work_dir / "in_model_check"), measured.builder,
-                                 measured.baseline.vmfb, check)
+                                 measured.baseline.vmfb)
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
                                self.applier, self.plan, self.context, work_dir, self.numerics_device, check,
