@@ -75,9 +75,10 @@ def _profiles(group, rounds: int = 5) -> tuple[list[dict], list[dict]]:
     return with_group, without
 
 
-def test_halving_finds_the_config_that_slows_the_others_and_keeps_the_rest_by_their_own_gain():
-    """Synthetic: of four configs, C slows every dispatch it does not touch; the halves without it decide by their
-    own dispatches, C alone is judged by the whole model (1.25x on its 100 us, 5 % lost on 1300 us: dropped)."""
+def test_halving_keeps_a_half_by_its_own_gains_and_judges_a_half_that_slows_the_others_whole():
+    """Synthetic: of four configs, C slows every dispatch it does not touch. One level: [A, B] decide by their own
+    dispatches (1.25x); [C, D] are judged together by the whole model (1.25x on their 200 us, 5 % lost on the other
+    1200 us: 0.986x), so both go. Two levels: D alone holds the others' speed and stays; C alone goes."""
     timed = []
 
     def time_groups(groups, level):
@@ -86,19 +87,28 @@ def test_halving_finds_the_config_that_slows_the_others_and_keeps_the_rest_by_th
 
     check = ConfigCheck([A, B, C, D], method=IN_MODEL)
     assert decide([A, B, C, D], *_profiles([A, B, C, D]), check) is None
-    levels = narrow_down([A, B, C, D], time_groups, check)
-    assert levels == 2 and timed == [[2, 2], [1, 1]]
+    assert narrow_down([A, B, C, D], time_groups, check) == 1 and timed == [[2, 2]]
+    assert check.kept == [A, B] and check.dropped == [C.problem.key, D.problem.key]
+    assert all(1.2 < check.ratios[c.problem.key] < 1.3 for c in (A, B))
+    assert check.ratios[C.problem.key] == check.ratios[D.problem.key] < 1.0
+
+    timed.clear()
+    check = ConfigCheck([A, B, C, D], method=IN_MODEL)
+    assert narrow_down([A, B, C, D], time_groups, check, levels=2) == 2 and timed == [[2, 2], [1, 1]]
     assert check.kept == [A, B, D] and check.dropped == [C.problem.key]
     assert all(1.2 < check.ratios[c.problem.key] < 1.3 for c in (A, B, D)) and check.ratios[C.problem.key] < 1.0
 
 
 def test_halving_drops_a_lone_config_whose_build_failed_and_splits_a_group_whose_build_failed():
-    """Synthetic: the build of the second half, [B, D], fails (None) and is split; B's own build fails again."""
+    """Synthetic: the build of the second half, [B, D], fails (None) and is split; B's own build fails again. At
+    the last level a group whose build failed goes whole."""
     def time_groups(groups, level):
         return [None if B in g else _profiles(g) for g in groups]
 
     check = ConfigCheck([A, B, D], method=IN_MODEL)
-    assert narrow_down([A, B, D], time_groups, check) == 2
+    assert narrow_down([A, B, D], time_groups, check) == 1 and check.kept == [A]
+    check = ConfigCheck([A, B, D], method=IN_MODEL)
+    assert narrow_down([A, B, D], time_groups, check, levels=2) == 2
     assert check.kept == [A, D] and check.dropped == [B.problem.key]
 
 

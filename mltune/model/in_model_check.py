@@ -10,9 +10,11 @@ on its own dispatches, among all the others, so the caches they leave it are the
 
 What a dispatch's own time cannot show is a config that slows the dispatches around it. Those are timed too: when
 the dispatches no config touches run slower beyond the noise with all configs in, the configs are halved and each
-half is built and profiled against none, on until every group decides on its own (group testing); a single config
-that still slows the others is judged by the whole model's dispatches. On noise this ends after one build per half
-where leave-one-out compiled and timed the whole model once per config (5 min 13 s for 10 configs on ResNet-50)."""
+half is built and profiled against none: a half whose others hold their speed decides by each config's own
+dispatches, one that still slows them is kept or dropped whole, by all of the model's dispatches. Two builds, where
+leave-one-out compiled and timed the whole model once per config (5 min 13 s for 10 configs on ResNet-50). Halving
+on, down to single configs, took 3 levels (8 builds, 109 s) there and dropped a config on a 4 % reading that the
+end-to-end timing then put back (docs/whole-model-tuning.md)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from mltune.system.progress import display
 IN_MODEL = "inside the model"
 DEFAULT_OVER_ALL = "its dispatches' time inside the model without the configs / with all"
 OTHERS_SLOWER = 0.98  # the other dispatches' speedup below which, beyond the noise, the configs are halved
+HALVING_LEVELS = 1  # then a group is judged by the whole model's dispatches: deeper, the groups decided by noise
 
 
 Profiles = tuple[list[ProblemTimes], list[ProblemTimes]]  # per round: a build with some configs, the build with none
@@ -70,10 +73,12 @@ class InModelCheck:
         return [(by_build[b.index], without) if b.status == "ok" else None for b in builds]
 
 
-def narrow_down(configs: Sequence[Config], time_groups: TimeGroups, check: ConfigCheck) -> int:
+def narrow_down(configs: Sequence[Config], time_groups: TimeGroups, check: ConfigCheck,
+                levels: int = HALVING_LEVELS) -> int:
     """Halve `configs` and time each half against none (`time_groups`, by level), on until each group decides
-    (`decide`); a config left alone that still slows the others is judged by every dispatch of the model, and one
-    whose build fails is dropped. Fills `check`'s ratios and decides it; returns the levels it took."""
+    (`decide`) or `levels` are spent; a group still undecided then (a config left alone at any level) is judged by
+    every dispatch of the model, its configs' gain against the others' loss, and one whose build fails is dropped.
+    Fills `check`'s ratios and decides it; returns the levels it took."""
     undecided, level = [list(configs)], 0
     while undecided:
         level += 1
@@ -82,11 +87,11 @@ def narrow_down(configs: Sequence[Config], time_groups: TimeGroups, check: Confi
         for group, profiles in zip(groups, time_groups(groups, level)):
             if profiles is not None and decide(group, *profiles, check) is not None:
                 continue
-            if len(group) > 1:
+            if len(group) > 1 and level < levels:
                 undecided.append(group)
-            else:
-                check.ratios[group[0].problem.key] = (0.0 if profiles is None else
-                                                      gain(*profiles, lambda times: sum(times.values())).speedup)
+                continue
+            whole = 0.0 if profiles is None else gain(*profiles, lambda times: sum(times.values())).speedup
+            check.ratios.update({config.problem.key: whole for config in group})
     check.decide(configs)
     return level
 
