@@ -4,6 +4,8 @@ second look of the finalists' stage.
 The profiles here are synthetic (microseconds per model call per problem, round by round); the check on real
 profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_the_model."""
 
+import pytest
+
 from mltune.frontend.problem import Problem
 from mltune.execution.run import Measurement
 from mltune.model.in_model_check import IN_MODEL, decide, narrow_down
@@ -87,16 +89,30 @@ def test_halving_keeps_a_half_by_its_own_gains_and_judges_a_half_that_slows_the_
 
     check = ConfigCheck([A, B, C, D], method=IN_MODEL)
     assert decide([A, B, C, D], *_profiles([A, B, C, D]), check) is None
-    assert narrow_down([A, B, C, D], time_groups, check) == 1 and timed == [[2, 2]]
+    assert narrow_down([A, B, C, D], _profiles([A, B, C, D]), time_groups, check) == 1 and timed == [[2, 2]]
     assert check.kept == [A, B] and check.dropped == [C.problem.key, D.problem.key]
     assert all(1.2 < check.ratios[c.problem.key] < 1.3 for c in (A, B))
     assert check.ratios[C.problem.key] == check.ratios[D.problem.key] < 1.0
 
     timed.clear()
     check = ConfigCheck([A, B, C, D], method=IN_MODEL)
-    assert narrow_down([A, B, C, D], time_groups, check, levels=2) == 2 and timed == [[2, 2], [1, 1]]
+    assert narrow_down([A, B, C, D], _profiles([A, B, C, D]), time_groups, check, levels=2) == 2
+    assert timed == [[2, 2], [1, 1]]
     assert check.kept == [A, B, D] and check.dropped == [C.problem.key]
     assert all(1.2 < check.ratios[c.problem.key] < 1.3 for c in (A, B, D)) and check.ratios[C.problem.key] < 1.0
+
+
+def test_a_lone_config_that_slows_the_others_is_judged_by_the_whole_model_without_another_build():
+    """Synthetic: C alone, from its build with all (0.986x over every dispatch): dropped, nothing else built."""
+    check = ConfigCheck([C], method=IN_MODEL)
+    assert narrow_down([C], _profiles([C]), lambda groups, level: pytest.fail("built again"), check) == 0
+    assert check.dropped == [C.problem.key] and check.ratios[C.problem.key] < 1.0
+
+
+def test_a_check_that_decides_with_all_configs_in_builds_nothing_more():
+    check = ConfigCheck([A, B], method=IN_MODEL)
+    assert narrow_down([A, B], _profiles([A, B]), lambda groups, level: pytest.fail("built again"), check) == 0
+    assert check.kept == [A, B] and not check.dropped
 
 
 def test_halving_drops_a_lone_config_whose_build_failed_and_splits_a_group_whose_build_failed():
@@ -106,9 +122,9 @@ def test_halving_drops_a_lone_config_whose_build_failed_and_splits_a_group_whose
         return [None if B in g else _profiles(g) for g in groups]
 
     check = ConfigCheck([A, B, D], method=IN_MODEL)
-    assert narrow_down([A, B, D], time_groups, check) == 1 and check.kept == [A]
+    assert narrow_down([A, B, D], _profiles([A, B, C, D]), time_groups, check) == 1 and check.kept == [A]
     check = ConfigCheck([A, B, D], method=IN_MODEL)
-    assert narrow_down([A, B, D], time_groups, check, levels=2) == 2
+    assert narrow_down([A, B, D], _profiles([A, B, C, D]), time_groups, check, levels=2) == 2
     assert check.kept == [A, D] and check.dropped == [B.problem.key]
 
 

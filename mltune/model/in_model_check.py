@@ -56,11 +56,10 @@ class InModelCheck:
             if full.status != "ok":
                 return check
             without, by_build = self.timer.time(self.baseline_vmfb, [(0, full.vmfb)])
-        if decide(configs, by_build[0], without, check) is not None:
-            return check
-        levels = narrow_down(configs, lambda groups, level: self._time_groups(groups, level, merge), check)
-        check.note = (f"the dispatches no config touches ran slower with all configs in: halves of them decided, "
-                      f"{levels} level(s) deep")
+        levels = narrow_down(configs, (by_build[0], without),
+                             lambda groups, level: self._time_groups(groups, level, merge), check)
+        if levels:
+            check.note = "the dispatches no config touches ran slower with all configs in: each half was checked"
         return check
 
     def _time_groups(self, groups: Sequence[Sequence[Config]], level: int, merge: Merge) -> list[Profiles | None]:
@@ -73,18 +72,17 @@ class InModelCheck:
         return [(by_build[b.index], without) if b.status == "ok" else None for b in builds]
 
 
-def narrow_down(configs: Sequence[Config], time_groups: TimeGroups, check: ConfigCheck,
+def narrow_down(configs: Sequence[Config], with_all: Profiles, time_groups: TimeGroups, check: ConfigCheck,
                 levels: int = HALVING_LEVELS) -> int:
-    """Halve `configs` and time each half against none (`time_groups`, by level), on until each group decides
-    (`decide`) or `levels` are spent; a group still undecided then (a config left alone at any level) is judged by
-    every dispatch of the model, its configs' gain against the others' loss, and one whose build fails is dropped.
-    Fills `check`'s ratios and decides it; returns the levels it took."""
-    undecided, level = [list(configs)], 0
-    while undecided:
-        level += 1
-        groups = [half for group in undecided for half in (group[:len(group) // 2], group[len(group) // 2:]) if half]
+    """Decide `configs` by the profiles of their build with all (`with_all`, `decide`); where that cannot, halve
+    them and time each half against none (`time_groups`, by level), on until each group decides or `levels` are
+    spent. A group still undecided then (a config left alone at any level) is judged by every dispatch of the model,
+    its configs' gain against the others' loss; one whose build failed is dropped. Fills `check`'s ratios and
+    decides it; returns the levels of halves it took."""
+    level, judged = 0, [(list(configs), with_all)]
+    while True:
         undecided = []
-        for group, profiles in zip(groups, time_groups(groups, level)):
+        for group, profiles in judged:
             if profiles is not None and decide(group, *profiles, check) is not None:
                 continue
             if len(group) > 1 and level < levels:
@@ -92,8 +90,12 @@ def narrow_down(configs: Sequence[Config], time_groups: TimeGroups, check: Confi
                 continue
             whole = 0.0 if profiles is None else gain(*profiles, lambda times: sum(times.values())).speedup
             check.ratios.update({config.problem.key: whole for config in group})
-    check.decide(configs)
-    return level
+        if not undecided:
+            check.decide(configs)
+            return level
+        level += 1
+        groups = [half for group in undecided for half in (group[:len(group) // 2], group[len(group) // 2:])]
+        judged = list(zip(groups, time_groups(groups, level)))
 
 
 def decide(configs: Sequence[Config], with_all: Sequence[ProblemTimes], without: Sequence[ProblemTimes],
