@@ -7,10 +7,12 @@ profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_
 import pytest
 
 from mltune.frontend.problem import Problem
+from mltune.execution.build import BuildResult
 from mltune.execution.run import Measurement
 from mltune.model.in_model_check import IN_MODEL, decide, narrow_down
-from mltune.model.in_model_finals import LOOKS, second_look
+from mltune.model.in_model_finals import LOOKS, screen_first_of_the_fastest, second_look
 from mltune.model.verify import Config, ConfigCheck
+from mltune.search.results import Trial
 
 
 MAPS = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
@@ -149,3 +151,19 @@ def test_ten_rounds_read_at_two_looks_forgive_one_slow_round_not_two():
     assert not _measured(0.7, 0.72, 1.05, 0.69, 0.71).wins(1.03)
     assert _measured(0.7, 0.72, 1.05, 0.69, 0.71, 0.7, 0.73, 0.74, 0.7, 0.71).wins(1.03)
     assert not _measured(0.7, 0.72, 1.05, 0.69, 0.71, 0.7, 0.73, 1.02, 0.7, 0.71).wins(1.03)
+
+
+def _final(position: int, *ratios: float) -> tuple[Trial, Measurement]:
+    return Trial(position, position, {}, BuildResult(position, "ok", None), None, ""), _measured(*ratios)
+
+
+def test_of_finalists_tied_inside_the_model_the_screens_first_wins():
+    """Synthetic rounds (candidate time / default time), fastest first as the stage sorts them: the screen's first
+    (position 0) lies within the fastest's interval, so it wins; one outside that interval never does."""
+    fastest, screen_first = _final(1, 0.070, 0.072, 0.075, 0.073, 0.071), _final(0, 0.074, 0.073, 0.075, 0.074, 0.073)
+    finals = [fastest, screen_first]
+    assert screen_first_of_the_fastest(finals, 1.03) is screen_first
+    slower = _final(0, 0.080, 0.081, 0.082, 0.080, 0.081)
+    assert screen_first_of_the_fastest([fastest, slower], 1.03) is fastest
+    assert screen_first_of_the_fastest([_final(0, 0.99, 1.0, 0.98, 1.01, 0.99)], 1.03) is None
+    assert screen_first_of_the_fastest([], 1.03) is None
