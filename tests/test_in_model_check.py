@@ -157,13 +157,13 @@ def _final(position: int, *ratios: float) -> tuple[Trial, Measurement]:
     return Trial(position, position, {}, BuildResult(position, "ok", None), None, ""), _measured(*ratios)
 
 
-def test_of_finalists_tied_inside_the_model_the_screens_first_wins():
-    """Synthetic rounds (candidate time / default time), fastest first as the stage sorts them: the screen's first
-    (position 0) lies within the fastest's interval, so it wins; one outside that interval never does."""
+def test_of_finalists_tied_inside_the_model_the_screens_first_goes_first():
+    """Synthetic rounds (candidate time / default time): the screen's first (position 0) lies within the fastest's
+    interval, so it goes first, the winner the fallbacks and the report read; one outside that interval never does."""
     fastest, screen_first = _final(1, 0.070, 0.072, 0.075, 0.073, 0.071), _final(0, 0.074, 0.073, 0.075, 0.074, 0.073)
-    finals = [fastest, screen_first]
-    assert screen_first_of_the_fastest(finals, 1.03) is screen_first
+    assert screen_first_of_the_fastest([screen_first, fastest], 1.03) == [screen_first, fastest]
     slower = _final(0, 0.080, 0.081, 0.082, 0.080, 0.081)
-    assert screen_first_of_the_fastest([fastest, slower], 1.03) is fastest
-    assert screen_first_of_the_fastest([_final(0, 0.99, 1.0, 0.98, 1.01, 0.99)], 1.03) is None
-    assert screen_first_of_the_fastest([], 1.03) is None
+    assert screen_first_of_the_fastest([slower, fastest], 1.03) == [fastest, slower]
+    none_wins = [_final(0, 0.99, 1.0, 0.98, 1.01, 0.99), _final(1, 1.0, 1.01, 0.99, 1.0, 1.02)]
+    assert screen_first_of_the_fastest(none_wins, 1.03) == none_wins  # fastest first, no winner to move
+    assert screen_first_of_the_fastest([], 1.03) == []

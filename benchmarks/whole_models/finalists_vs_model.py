@@ -53,11 +53,11 @@ def in_model_winners(run: Path, problem: str, order: list[str]) -> tuple[str | N
         measurement = Measurement(position, "ok", tuple(record["time_us"]), tuple(record["baseline_us"]), looks=LOOKS)
         finals.append((Trial(position, position, record["knobs"], BuildResult(position, "ok", None), measurement, ""),
                        measurement))
-    finals.sort(key=lambda pair: pair[1].ratio)
     min_speedup = LoopSettings().min_speedup
-    fastest = finals[0] if finals and finals[0][1].wins(min_speedup) else None
-    chosen = screen_first_of_the_fastest(finals, min_speedup)
-    return tuple(None if pair is None else json.dumps(pair[0].knobs, sort_keys=True) for pair in (fastest, chosen))
+    firsts = (min(finals, key=lambda pair: pair[1].ratio, default=None),
+              next(iter(screen_first_of_the_fastest(finals, min_speedup)), None))
+    return tuple(None if pair is None or not pair[1].wins(min_speedup) else json.dumps(pair[0].knobs, sort_keys=True)
+                 for pair in firsts)
 
 
 def main() -> None:

@@ -147,24 +147,29 @@ class ProfiledFinals:
                               stop_reason=stop_reason)
 
     def _decided(self, result: DispatchResult) -> DispatchResult:
-        """The result's finals, fastest first, and its winner (`screen_first_of_the_fastest`)."""
+        """The result's finals (`screen_first_of_the_fastest`), and its winner where the first wins beyond the noise:
+        the fallback attempts and the report take a dispatch's config from its finals in that order."""
         measured = [(t, t.measurement) for t in result.trials if t.measurement is not None]
-        result.finals = sorted(measured, key=lambda pair: pair[1].ratio)
-        result.winner = screen_first_of_the_fastest(result.finals, self.settings.min_speedup)
+        result.finals = screen_first_of_the_fastest(measured, self.settings.min_speedup)
+        if result.finals and result.finals[0][1].wins(self.settings.min_speedup):
+            result.winner = result.finals[0]
         return result
 
 
-def screen_first_of_the_fastest(finals: Sequence[tuple[Trial, Measurement]],
-                                min_speedup: float) -> tuple[Trial, Measurement] | None:
-    """Where the fastest finalist wins beyond the noise, the winner is the one the screen ranked first of those that
-    win too and whose median lies within the fastest's interval: a dispatch's own time inside the model cannot order
-    them, nor does it show what a config does to the dispatches around it. On BERT-base the in-model pick, 1 %
-    faster there than the screen's first, ran the whole model 5.6 % slower (docs/whole-model-tuning.md)."""
-    if not finals or not finals[0][1].wins(min_speedup):
-        return None
-    low = finals[0][1].estimate.low
-    return min((pair for pair in finals if pair[1].wins(min_speedup) and pair[1].estimate.speedup >= low),
-               key=lambda pair: pair[0].position)
+def screen_first_of_the_fastest(measured: Sequence[tuple[Trial, Measurement]],
+                                min_speedup: float) -> list[tuple[Trial, Measurement]]:
+    """The finalists fastest first, except that where the fastest wins beyond the noise, the one the screen ranked
+    first of those that win too and whose median lies within the fastest's interval goes first: a dispatch's own
+    time inside the model cannot order them, nor does it show what a config does to the dispatches around it. On
+    BERT-base the in-model pick, 1 % faster there than the screen's first, ran the whole model 5.6 % slower
+    (docs/whole-model-tuning.md)."""
+    fastest_first = sorted(measured, key=lambda pair: pair[1].ratio)
+    if not fastest_first or not fastest_first[0][1].wins(min_speedup):
+        return fastest_first
+    low = fastest_first[0][1].estimate.low
+    chosen = min((pair for pair in fastest_first if pair[1].wins(min_speedup) and pair[1].estimate.speedup >= low),
+                 key=lambda pair: pair[0].position)
+    return [chosen, *(pair for pair in fastest_first if pair is not chosen)]
 
 
 def second_look(finals: dict[int, Measurement], min_speedup: float) -> int | None:

@@ -64,8 +64,8 @@ def print_report(report: TuneReport) -> None:
         if result.name in report.numerics:
             print(f"  {report.numerics[result.name]}")
         if result.winner:
-            rank = result.finals.index(result.winner) + 1
-            tied = f" (rank {rank}: within the fastest's interval, and ranked first by the screen)" if rank > 1 else ""
+            faster = any(m.ratio < result.winner[1].ratio for _, m in result.finals)
+            tied = " (within the fastest's interval, and ranked first by the screen)" if faster else ""
             print(f"  kept: {result.winner[1].estimate.describe()}{tied}{_load_note(result.winner[1])}")
         elif result.name in report.numerics:  # the winner was refused
             print("  no config emitted for this dispatch")
