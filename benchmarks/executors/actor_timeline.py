@@ -4,7 +4,8 @@ Reads what `scaling.py --logs DIR` keeps of a Ray run: its records (`NAME.jsonl`
 and compile tasks (`NAME.timeline.json`, from `ray.timeline`). Times are seconds from the loop's first record.
 Printed per run: the loop's span, the compile tasks' durations, each actor's calls (`p`: a timing worker started
 early for a group being compiled) with its busy time in the loop, and each group's record times (screens by
-their problem's sizes, `model` for the whole-model stage), with the actor-seconds per screened candidate.
+their problem's sizes, `model` for the whole-model stage), with the actor-seconds per screened candidate and, where
+the records say it, the timing workers' own seconds per candidate.
 
     python benchmarks/executors/actor_timeline.py docs/evaluation/scaling/h100x4_kept/one96 ray-4dev-0 ray-1dev-0
 """
@@ -47,6 +48,7 @@ def report(folder: Path, name: str) -> list[str]:
     if screened:
         lines.append(f"  screens end at {screens_end:.1f} s: {in_screens / len(screened):.2f} actor-seconds per "
                      f"screened candidate ({len(screened)})")
+        lines += worker_seconds([r for r in records if r.get("screen")])
     groups: dict[str, list[float]] = {}
     for record in sorted(records, key=lambda r: r["timestamp"]):
         label = f"{record.get('screen') or 'model'} {'x'.join(map(str, record['problem']['bounds']))}"
@@ -54,6 +56,17 @@ def report(folder: Path, name: str) -> list[str]:
     for label, times in groups.items():
         lines.append(f"  {label:<24} {len(times):>3}: " + " ".join(f"{t:.1f}" for t in times))
     return lines
+
+
+def worker_seconds(records: list[dict]) -> list[str]:
+    """What the timing workers spent on these records' candidates (records that say so): the median per candidate,
+    of which the module's load and first call, and the rounds measured again as disturbed."""
+    timed = [r for r in records if r.get("worker_s")]
+    if not timed:
+        return []
+    return [f"  timing worker per candidate: median {statistics.median(r['worker_s'] for r in timed):.3f} s, load "
+            f"{statistics.median(r['load_s'] for r in timed):.3f} s; total {sum(r['worker_s'] for r in timed):.1f} s; "
+            f"rounds retried {sum(r.get('retried_rounds', 0) for r in timed)} ({len(timed)} candidates)"]
 
 
 def main() -> None:

@@ -35,6 +35,9 @@ class Measurement:
     detail: str = ""
     busy_cores: tuple[float, ...] = ()  # per round, cores that other processes kept busy meanwhile
     looks: int = 1  # how many times its plan could read the interval and stop (`verdict.Looks`)
+    worker_s: float = 0.0  # the timing worker's time on it: module load, a first call, every round (retried too)
+    load_s: float = 0.0  # of which the module's load and first call
+    retried_rounds: int = 0  # rounds measured again because other processes' load disturbed them
 
     @property
     def load(self) -> float:
@@ -128,7 +131,9 @@ def pool(measurements: Sequence[Measurement]) -> Measurement:
         return failed
     return replace(measurements[0], time_us=tuple(t for m in measurements for t in m.time_us),
                    baseline_us=tuple(b for m in measurements for b in m.baseline_us),
-                   busy_cores=tuple(c for m in measurements for c in m.busy_cores))
+                   busy_cores=tuple(c for m in measurements for c in m.busy_cores),
+                   worker_s=sum(m.worker_s for m in measurements), load_s=sum(m.load_s for m in measurements),
+                   retried_rounds=sum(m.retried_rounds for m in measurements))
 
 
 class _Collected(list):
@@ -289,7 +294,9 @@ class Runner:
                 deadline = time.monotonic() + pace.seconds
             else:
                 done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
-                                        busy_cores=tuple(message.get("busy_cores", ())), looks=len(plan.looks.schedule)))
+                                        busy_cores=tuple(message.get("busy_cores", ())), looks=len(plan.looks.schedule),
+                                        worker_s=message.get("worker_s", 0.0), load_s=message.get("load_s", 0.0),
+                                        retried_rounds=message.get("retried_rounds", 0)))
                 running = None
         worker.proc.wait()
         if worker.proc.returncode not in (0, -signal.SIGKILL):

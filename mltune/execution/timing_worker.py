@@ -150,7 +150,7 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
     cand_us, base_us, busy, raw = [], [], [], []
     looks = Looks(tuple(request.get("looks") or (request["rounds"],)))
     load, disturbed = BusyCores(), disturbed_cores(request["device"])
-    retries = request["rounds"] // 2 + 1
+    retries = most_retries = request["rounds"] // 2 + 1
     while True:
         cand, base = _round(baseline, candidate, args, calls)
         busy_cores = load.since_last()
@@ -174,7 +174,7 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
         if looks.settled([c / b for c, b in zip(cand_us, base_us)], done - 1):
             break
     message = {"time_us": cand_us, "baseline_us": base_us, "calls_per_round": calls,
-               "busy_cores": [round(b, 3) for b in busy]}
+               "busy_cores": [round(b, 3) for b in busy], "retried_rounds": most_retries - retries}
     return {**message, "raw": raw} if raw else message
 
 
@@ -248,10 +248,14 @@ def main(request_path: str) -> None:
         keep_alive = []  # the batch's modules, released once it is over (a kept worker serves many batches)
         for index, vmfb in request["candidates"]:
             _emit({"start": index})
+            started = time.perf_counter()
             keep_alive.append(load_module(workload.parameters, vmfb, workload.function))
             candidate = keep_alive[-1].function
             _call_seconds(candidate, workload.args)
-            _emit({"index": index, **_measure(workload.baseline.function, candidate, workload.args, calls, request)})
+            loaded = time.perf_counter()
+            measured = _measure(workload.baseline.function, candidate, workload.args, calls, request)
+            _emit({"index": index, **measured, "load_s": round(loaded - started, 4),
+                   "worker_s": round(time.perf_counter() - started, 4)})
         if not request.get("serve"):
             return
         _emit({"batch_done": True})

@@ -52,6 +52,9 @@ class Record:
     detail: str = ""
     target: dict[str, Any] | None = None  # the target's facts (`mltune.targets.stored`); None in imported records
     busy_cores: list[float] = field(default_factory=list)  # per round: cores other processes kept busy
+    worker_s: float = 0.0  # what measuring it cost the timing worker: module load, first call, rounds (`Measurement`)
+    load_s: float = 0.0  # of which the module's load and first call
+    retried_rounds: int = 0  # rounds measured again because other processes' load disturbed them
     compiler: str = compiler_version.VERSION
     timestamp: float = field(default_factory=time.time)
     schema: int = SCHEMA_VERSION
