@@ -22,7 +22,8 @@ from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
 from mltune.model.in_model_timer import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
-from mltune.search.screen_module import one_op_module
+from mltune.execution.build import Builder
+from mltune.search.screen_module import one_op_module, screen_module
 from mltune.targets import parse_target
 from mltune.tuning.tune import configurators, read_dispatches
 
@@ -47,6 +48,20 @@ def _tasks(tmp_path: Path, context, budget: int):
     tasks = [SearchTask(d.name, d.problem, c, SeededRanker(make_ranker("heuristic", 0, d.facts), []), budget)
              for d, c in configurators(dispatches, context, tmp_path / "spaces")]
     return target, dispatches, tasks
+
+
+def test_a_dumps_screen_is_built_with_the_users_flags(tmp_path):
+    """The user's --iree-flag reaches every build of a dispatch's dump, as it reaches the model's (on CUDA,
+    `--iree-cuda-use-ptxas`: without it each screened candidate carried PTX for the driver to assemble at load)."""
+    context = new_context()
+    target, dispatches, tasks = _tasks(tmp_path, context, budget=1)
+    binaries = tmp_path / "binaries"
+    flags = [f"--iree-hal-dump-executable-binaries-to={binaries}"]  # a flag whose effect shows on disk
+    bench = next(b for b in (tmp_path / "run" / "dispatches").glob("*_benchmark.mlir") if dispatches[0].name in b.name)
+    module = screen_module("dispatch", dispatches[0].problem, bench, target, context, tmp_path / "screen", flags, 0)
+    assert module.kind == "dispatch" and module.tuning_input.compile_flags == tuple(flags)
+    assert Builder(module.tuning_input, tmp_path / "builds", 1).compile(-1, None, "baseline").status == "ok"
+    assert [p.suffix for p in binaries.iterdir()] == [".so"]
 
 
 @pytest.mark.slow  # 13 s: test_screen_applied screens a dump and forwards its fastest in the default run

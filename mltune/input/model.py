@@ -158,7 +158,9 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                   function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = (),
                   given: CallInputs = CallInputs()) -> TuningInput:
     """Classify the input; a model's dispatches are dumped (compiled with the target's flags and `extra_flags`),
-    its function read from that build and its arguments written."""
+    its function read from that build and its arguments written. A dispatch benchmark names its target itself and
+    is compiled with `extra_flags` alone (on CUDA, `--iree-cuda-use-ptxas` makes it carry a CUBIN: without it the
+    driver assembles each new candidate's PTX when the timing worker loads it, 0.2 s a candidate on an H100)."""
     if not path.is_file():
         raise UserError(f"input file not found: {path}")
     if is_dispatch_benchmark(path):
@@ -168,7 +170,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                 stripped = work_dir / "dispatch_stripped.mlir"
                 strip_configuration(path, stripped)
                 name = choose_function(_public_functions(module), function, path)
-                return TuningInput(stripped, Invocation(name, (), True), (path,), ())
+                return TuningInput(stripped, Invocation(name, (), True), (path,), tuple(extra_flags))
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)

@@ -38,11 +38,13 @@ class ScreenModule:
     tuning_input: TuningInput
 
 
-def dispatch_module(bench: Path, target: Target, context: ir.Context, work_dir: Path) -> ScreenModule:
-    """The dispatch's dumped benchmark as a tuning input of its own."""
+def dispatch_module(bench: Path, target: Target, context: ir.Context, work_dir: Path,
+                    compile_flags: Sequence[str]) -> ScreenModule:
+    """The dispatch's dumped benchmark as a tuning input of its own, built with the user's `compile_flags` as the
+    model is."""
     work_dir.mkdir(parents=True, exist_ok=True)
     restored = restore_dropped_constants(bench, work_dir / "dispatch.constants.mlir")
-    return ScreenModule("dispatch", prepare_input(restored, target, work_dir, context))
+    return ScreenModule("dispatch", prepare_input(restored, target, work_dir, context, extra_flags=compile_flags))
 
 
 def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
@@ -111,4 +113,4 @@ def screen_module(kind: str, problem: Problem, bench: Path, target: Target, cont
         module = one_op_module(problem, target, context, work_dir / "one_op", compile_flags, seed)
         if module is not None:
             return module
-    return dispatch_module(bench, target, context, work_dir / "dispatch")
+    return dispatch_module(bench, target, context, work_dir / "dispatch", compile_flags)
