@@ -51,8 +51,8 @@ def _tasks(tmp_path: Path, context, budget: int):
 
 
 def test_a_dumps_screen_is_built_with_the_users_flags(tmp_path):
-    """The user's --iree-flag reaches every build of a dispatch's dump, as it reaches the model's (on CUDA,
-    `--iree-cuda-use-ptxas`: without it each screened candidate carried PTX for the driver to assemble at load)."""
+    """The user's --iree-flag reaches every build of a dispatch's dump, as it reaches the model's: a screen built
+    otherwise would time candidates the model never runs."""
     context = new_context()
     target, dispatches, tasks = _tasks(tmp_path, context, budget=1)
     binaries = tmp_path / "binaries"
