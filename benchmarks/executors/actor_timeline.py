@@ -7,13 +7,14 @@ early for a group being compiled) with its busy time in the loop, and each group
 their problem's sizes, `model` for the whole-model stage), with the actor-seconds per screened candidate and, where
 the records say it, the timing workers' own seconds per candidate.
 
-    python benchmarks/executors/actor_timeline.py docs/evaluation/scaling/h100x4_kept/one96 ray-4dev-0 ray-1dev-0
+    python benchmarks/executors/actor_timeline.py docs/evaluation/scaling/h100x4_kept/logs_one96 ray-4dev-0 ray-1dev-0
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import statistics
 import sys
 from pathlib import Path
@@ -22,8 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaling import ACTOR_CALLS, compact_timeline  # noqa: E402 - beside this script
 
 
+def read_jsonl(path: Path) -> list[dict]:
+    """A run's records, from `path` or, kept compressed, from `path.xz`."""
+    text = path.read_text() if path.exists() else lzma.decompress(path.with_name(path.name + ".xz").read_bytes()).decode()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def report(folder: Path, name: str) -> list[str]:
-    records = [json.loads(line) for line in (folder / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    records = read_jsonl(folder / f"{name}.jsonl")
     spans = compact_timeline(json.loads((folder / f"{name}.timeline.json").read_text()))
     start = min(r["timestamp"] for r in records)
     end = max(r["timestamp"] for r in records) - start

@@ -5,8 +5,8 @@ problems; this script then prints that breakdown again (from `summary.json`), th
 tuned and what leave-one-out kept, and re-measures the recommendation with `iree-compile` and
 `iree-benchmark-module` alone:
 - IREE's default build is made exactly as mltune makes its baseline (`mltune.input.model.default_build`:
-  the target's flags and every `--iree-flag`, e.g. `--iree-cuda-use-ptxas`: cubins assembled by that
-  ptxas at compile time instead of PTX compiled by the driver at load time; for sm_90, which IREE 3.13
+  the target's flags and every `--iree-flag` (IREE 3.13 accepts `--iree-cuda-use-ptxas` and ignores it: every
+  CUDA build carries PTX that the driver assembles at load, `docs/scaling.md`); for sm_90, which IREE 3.13
   does not know, a copy of the model carrying a hand-written `#hal.executable.target` and no target flags);
 - the tuned build is the command line mltune recommends (`RUN_DIR/compile_command.txt`). On CPU and
   ROCm it adds `--iree-codegen-tuning-spec-path` (and any recommended flags) to the default build; IREE
