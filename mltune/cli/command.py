@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "GPUs, call on CPUs. What is emitted is also timed per call (default auto)")
     tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
                       help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
-                           "--iree-flag=--iree-cuda-use-ptxas (repeatable)")
+                           "--iree-flag=--iree-opt-level=O3 (repeatable)")
     add_input_arguments(tune)
     tune.add_argument("--cluster", default=None, metavar="auto|ray://HOST:PORT",
                       help="compile and benchmark candidates on a Ray cluster (pip install 'mltune[ray]'): compiles "

@@ -129,7 +129,7 @@ def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], c
 
 def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path,
                        jobs: int, flags: Sequence[str] = ()) -> list[tuple[Path, str]]:
-    """Each dispatch benchmark compiled as dumped (with `flags` added, e.g. the CUDA ptxas ones), in parallel:
+    """Each dispatch benchmark compiled as dumped (with `flags` added: the user's `--iree-flag`), in parallel:
     (module, error or "")."""
     work_dir.mkdir(parents=True, exist_ok=True)
     return Parallel(n_jobs=jobs, prefer="threads")(
