@@ -13,12 +13,6 @@ for tree in .pack/before $PWD; do
     examples/models/transformer_block_f16.mlir --target sm_90 --devices cuda://0 --budget 12 --seed 0 \
     --run-dir /tmp/jit_$name --dataset-dir /tmp/jitds_$name -o /tmp/jit_$name/spec.mlir $F > $OUT/jit/$name.log 2>&1
   echo "$name rc=$?"; cp /tmp/jit_$name/results.jsonl $OUT/jit/$name.jsonl
-  python3 -c "
-import json,statistics as st,sys
-r=[json.loads(l) for l in open('/tmp/jit_$name/results.jsonl')]
-for lvl in ('dispatch','model'):
-  x=[q for q in r if q['level']==lvl and q.get('worker_s')]
-  if x: print('$name',lvl,len(x),'load_s median',round(st.median(q['load_s'] for q in x),4),'worker_s median',round(st.median(q['worker_s'] for q in x),4))
-"
+  PYTHONPATH=/tmp/site python3 benchmarks/executors/load_seconds.py $OUT/jit/$name.jsonl
 done
 uptime >> $OUT/jit/load.txt

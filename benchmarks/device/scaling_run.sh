@@ -9,11 +9,14 @@ cp -r .pack/mltune-0.1.0.dist-info $SITE/ 2>/dev/null
 export PYTHONPATH=$SITE PATH=$SITE/bin:$PATH
 name=$1; shift
 mkdir -p $OUT/$name
-{ date -u; nvidia-smi -L; nproc; uptime; python3 -c "import iree.runtime, iree.compiler, ray, z3, optuna, mltune; print('ray', ray.__version__, mltune.__file__)"; } 2>&1 | tee $OUT/$name/env.txt
+{ date -u; nvidia-smi -L; nproc; uptime
+  python3 -c "import iree.runtime, iree.compiler, ray, z3, optuna, mltune; print('ray', ray.__version__, mltune.__file__)"
+} 2>&1 | tee $OUT/$name/env.txt
 F="--iree-flag=--iree-cuda-use-ptxas --iree-flag=--iree-cuda-use-ptxas-from=/usr/local/cuda/bin/ptxas"
 set -o pipefail
 echo "$ python3 benchmarks/executors/scaling.py $* --out $name.json --logs logs $F" | tee $OUT/$name/out.txt
-python3 benchmarks/executors/scaling.py "$@" --out $OUT/$name/$name.json --logs /tmp/logs_$name $F 2>&1 | tee -a $OUT/$name/out.txt
+python3 benchmarks/executors/scaling.py "$@" --out $OUT/$name/$name.json --logs /tmp/logs_$name $F 2>&1 \
+  | tee -a $OUT/$name/out.txt
 rc=$?
 uptime | tee -a $OUT/$name/out.txt
 (cd /tmp && tar czf $OUT/$name/logs.tgz logs_$name 2>/dev/null)

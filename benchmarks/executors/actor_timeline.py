@@ -25,7 +25,10 @@ from scaling import ACTOR_CALLS, compact_timeline  # noqa: E402 - beside this sc
 
 def read_jsonl(path: Path) -> list[dict]:
     """A run's records, from `path` or, kept compressed, from `path.xz`."""
-    text = path.read_text() if path.exists() else lzma.decompress(path.with_name(path.name + ".xz").read_bytes()).decode()
+    if path.exists():
+        text = path.read_text()
+    else:
+        text = lzma.decompress(path.with_name(path.name + ".xz").read_bytes()).decode()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
