@@ -33,6 +33,7 @@ NamedDispatch = tuple[str, Path, str, Problem | None]  # a dumped dispatch: name
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
 _EXECUTABLE = re.compile(r"^(.+?_dispatch_\d+)_")  # a dump's name: the executable, then the target's variant
 PROFILE_TIMEOUT_S = 120
+REPETITION_SECONDS = 0.1  # per repetition of a dump's timing (`time_dispatch`): `profile_min_time.py` measured it
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,13 @@ def _message(failure: str) -> str:
     return re.sub(r"^.*?: error: ", "", failure)
 
 
-def time_dispatch(vmfb: Path, device: str) -> tuple[float, str]:
-    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions; or NaN and why it
-    did not run (the dispatch is then listed untimed rather than stopping the run)."""
+def time_dispatch(vmfb: Path, device: str, min_time_s: float | None = REPETITION_SECONDS) -> tuple[float, str]:
+    """Microseconds per call of a compiled dispatch benchmark: the fastest of three repetitions of at least
+    `min_time_s` each (None: the benchmark library's 0.5 s); or NaN and why it did not run (the dispatch is then
+    listed untimed rather than stopping the run)."""
+    least = [f"--benchmark_min_time={min_time_s}s"] if min_time_s is not None else []
     result = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", "--batch_size=20",
-                       "--benchmark_repetitions=3", "--benchmark_format=json"], timeout_s=PROFILE_TIMEOUT_S)
+                       "--benchmark_repetitions=3", "--benchmark_format=json", *least], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
         return float("nan"), f"iree-benchmark-module failed: {_message(result.describe_failure())}"
     try:
