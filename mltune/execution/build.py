@@ -28,7 +28,6 @@ class BuildResult:
     sha256: str = ""
     detail: str = ""
     seconds: float = 0.0
-    warnings: tuple[str, ...] = ()  # the compiler's warning lines (e.g. an LLVM attribute it could not honour)
 
 
 def unapplied(build: BuildResult, default_sha256: str) -> BuildResult:
@@ -76,8 +75,7 @@ class Builder:
         if not result.ok:
             (out_dir / "compile_stderr.txt").write_text(result.stderr_tail)
             return BuildResult(index, "compile_error", None, detail=result.describe_failure(), seconds=result.seconds)
-        warnings = tuple(line for line in result.stderr.splitlines() if "warning:" in line)
-        return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds, warnings=warnings)
+        return BuildResult(index, "ok", vmfb, _sha256(vmfb), seconds=result.seconds)
 
     def compile_many(self, jobs: Sequence[tuple[int, Applied]], group: str = "") -> list[BuildResult]:
         """Compile (index, applied candidate) pairs with `self.jobs` processes at a time. Each goes to
