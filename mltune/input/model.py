@@ -60,6 +60,7 @@ class CallInputs:
 
 DISPATCH_MARK = b"executable.variant"  # in the text (`hal.executable.variant`) and in MLIR bytecode alike
 READ_CHUNK = 1 << 24
+INPUT_FLAG_PREFIX = "--iree-input-"
 
 
 def is_dispatch_benchmark(path: Path) -> bool:
@@ -140,6 +141,13 @@ def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path)
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
+def executable_flags(flags: Sequence[str]) -> tuple[str, ...]:
+    """The user's flags that apply to a dispatch benchmark: all but the input conversion's (`--iree-input-*`), which
+    runs before dispatches exist and rejects a dump (`--iree-input-type=onnx` and `--iree-input-demote-i64-to-i32`
+    both fail on one in IREE 3.13)."""
+    return tuple(flag for flag in flags if not flag.startswith(INPUT_FLAG_PREFIX))
+
+
 def strip_configuration(bench: Path, out: Path) -> None:
     result = run_tool([tool_path("iree-opt"), str(bench), "--iree-codegen-strip-compilation-info", "-o", str(out)], 120)
     if not result.ok:
@@ -159,7 +167,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                   given: CallInputs = CallInputs()) -> TuningInput:
     """Classify the input; a model's dispatches are dumped (compiled with the target's flags and `extra_flags`),
     its function read from that build and its arguments written. A dispatch benchmark names its target itself and
-    is compiled with `extra_flags` alone, so that it is built as the model it came from is."""
+    is compiled with `extra_flags` alone (`executable_flags`), so that it is built as the model it came from is."""
     if not path.is_file():
         raise UserError(f"input file not found: {path}")
     if is_dispatch_benchmark(path):
@@ -169,7 +177,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                 stripped = work_dir / "dispatch_stripped.mlir"
                 strip_configuration(path, stripped)
                 name = choose_function(_public_functions(module), function, path)
-                return TuningInput(stripped, Invocation(name, (), True), (path,), tuple(extra_flags))
+                return TuningInput(stripped, Invocation(name, (), True), (path,), executable_flags(extra_flags))
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
