@@ -13,20 +13,16 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
-from mltune.model.in_model import PROFILED_CALLS, function_times
+from mltune.model.in_model import PROFILED_CALLS, function_times, read_capture
 from mltune.model.in_model_timer import ROUNDS
-from mltune.system.tools import tool_path
 
 
 def problem_totals(capture: Path, problem_of: dict[str, str]) -> dict[str | None, float]:
-    out = subprocess.run([tool_path("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
-                         capture_output=True, text=True, check=True).stdout
     totals: dict[str | None, float] = defaultdict(float)
-    for time in function_times(out, PROFILED_CALLS):
+    for time in function_times(read_capture(capture), PROFILED_CALLS):
         totals[next((key for prefix, key in problem_of.items() if time.function.startswith(prefix)), None)] += \
             time.total_us
     return totals

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
-from mltune.system.tools import tool_path
+from mltune.model.in_model import read_capture
 
 
 def events(capture: Path) -> list[tuple[int, int, str]]:
-    out = subprocess.run([tool_path("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
-                         capture_output=True, text=True, check=True).stdout
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    rows = [json.loads(line) for line in read_capture(capture).splitlines() if line.startswith("{")]
     return sorted((row["start_host_time_ns"], row["end_host_time_ns"], row["key"]) for row in rows
                   if row.get("type") == "host_dispatch_event" and row.get("valid", True))
 

@@ -73,11 +73,17 @@ def profile_in_model(vmfb: Path, invocation: Invocation, device: str, work_dir: 
                     f"--device_profiling_output={capture}"], timeout_s=PROFILE_TIMEOUT_S)
     if not ran.ok:
         raise NotProfiled(f"iree-benchmark-module with profiling failed: {ran.describe_failure()}")
+    return function_times(read_capture(capture), calls)
+
+
+def read_capture(capture: Path) -> str:
+    """A HAL profiling capture's dispatch events, as `iree-profile dispatch --dispatch_events --format=jsonl` prints
+    them (one JSON object a line); NotProfiled when it cannot read them."""
     read = run_tool([tool_path("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
                     timeout_s=PROFILE_TIMEOUT_S)
     if not read.ok:
         raise NotProfiled(f"iree-profile cannot read the capture: {read.describe_failure()}")
-    return function_times(read.stdout, calls)
+    return read.stdout
 
 
 def function_times(jsonl: str, calls: int) -> list[FunctionTime]:
