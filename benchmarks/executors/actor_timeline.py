@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import lzma
 import statistics
 import sys
 from pathlib import Path
@@ -22,14 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaling import ACTOR_CALLS, compact_timeline  # noqa: E402 - beside this script
 
+from mltune.records.dataset import read_records  # noqa: E402
+
 
 def read_jsonl(path: Path) -> list[dict]:
     """A run's records, from `path` or, kept compressed, from `path.xz`."""
-    if path.exists():
-        text = path.read_text()
-    else:
-        text = lzma.decompress(path.with_name(path.name + ".xz").read_bytes()).decode()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return list(read_records(path if path.exists() else path.with_name(path.name + ".xz")))
 
 
 def report(folder: Path, name: str) -> list[str]:
