@@ -417,3 +417,16 @@ def split_mlp(root: Path, context: ir.Context):
     made = weights.split(inlined, root / "weights", 0, WEIGHT_LIMIT)
     assert made is not None
     return inlined, weights.compiled_from(inlined, made), made
+
+
+_SIMT_LISTS = re.compile(r"\b(workgroup|thread|reduction|promote_operands) = \[([\d, ]*)\]")
+_WORKGROUP_SIZE = re.compile(r"workgroup_size = \[(\d+), (\d+), (\d+)\]")
+
+
+def simt_config(text: str) -> tuple[dict[str, list[int]], int]:
+    """The root op's TileAndFuse lists (and `promote_operands` where set) and the flat workgroup size of a configured
+    dispatch without MMA."""
+    lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
+    sizes = [int(x) for x in _WORKGROUP_SIZE.search(text).groups()]
+    return ({name: [int(v) for v in values.split(",") if v.strip()] for name, values in _SIMT_LISTS.findall(lowering)},
+            sizes[0] * sizes[1] * sizes[2])

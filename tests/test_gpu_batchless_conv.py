@@ -18,9 +18,8 @@ from gpu_conv_helpers import (
     lowering_lists,
     nchw_conv_source,
 )
-from iree_helpers import applied_compile_args, dump_gpu_model, mltune, run
+from iree_helpers import dump_gpu_model, mltune, run
 
-from mltune.emit.apply import make_applier
 from mltune.frontend.conv_loops import output_loops
 from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
@@ -88,29 +87,6 @@ def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, co
     assert result.returncode == 0, result.stderr[-2000:]
     configured = lowering_lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
     assert configured["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
-
-
-SIMT_CONV_INFO = ("#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{reduction = [0, 0, 0, 2, 3, 3], "
-                  "thread = [1, 1, 2, 0, 0, 0], workgroup = [2, 2, 16, 0, 0, 0]}>, translation_info = "
-                  "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] "
-                  "subgroup_size = 32>>")
-
-
-def test_f32_on_sm_90_is_not_tunable_with_the_reason(tmp_path, context):
-    """sm_90 has no f32 MMA intrinsic: IREE configures the folded convolution with scalar TileAndFuse threads (6-loop
-    lists, no IGEMM), and such a config written on the folded op lands as written; mltune has no space for it yet."""
-    target, _, bench, stripped, problem, gpu = dump_gpu_model(nchw_conv_source(16, 10, 16, 3, 1, "f32"), "sm_90",
-                                                              tmp_path, context)
-    assert (problem.op_kind, problem.batch) == ("convolution", ())
-    assert "thread = [1, 1, 1, 0, 0, 0]" in bench.read_text()
-    found = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
-    assert isinstance(found, Untunable) and "sm_90 has no MMA intrinsic for f32 x f32" in found.reason, found
-    result = run(applied_compile_args(make_applier(target.kind, stripped, context).apply(problem, SIMT_CONV_INFO),
-                                      stripped, tmp_path))
-    assert result.returncode == 0, result.stderr[-2000:]
-    configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
-    assert lowering_lists(configured) == {"workgroup": [2, 2, 16, 0, 0, 0], "reduction": [0, 0, 0, 2, 3, 3]}
-    assert "thread = [1, 1, 2, 0, 0, 0]" in configured
 
 
 @pytest.mark.slow

@@ -5,26 +5,31 @@ their config, and the features and heuristic work on them."""
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import numpy as np
 import pytest
-from iree_helpers import applied_compile_args, batch_matmul_source, checked_heuristic_order, dump_gpu_model, run
+from iree_helpers import (
+    applied_compile_args,
+    batch_matmul_source,
+    checked_heuristic_order,
+    dump_gpu_model,
+    run,
+    simt_config,
+)
 
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
-from mltune.features.gpu_simt import gpu_simt_features, simt_estimate
+from mltune.features.gpu_simt import gpu_simt_features, simt_estimate, simt_gemm
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import RankingInput
 from mltune.rankers.simt_heuristic import REGISTER_HEADROOM, REGISTER_LIMIT, simt_heuristic_order
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.gpu_simt_contraction import PIPELINE, GpuSimtContraction, workgroup_sizes
+from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
+from mltune.spaces.simt import PIPELINE
 
 # BERT's MLP down projection as IREE dispatches it (a unit-batch batch matmul), 128 x 3072 -> 768 in f32
 SOURCE = batch_matmul_source(1, 128, 3072, 768, "f32", "f32")
-_LISTS = re.compile(r"\b(workgroup|thread|reduction|promote_operands) = \[([\d, ]*)\]")
-_WORKGROUP_SIZE = re.compile(r"workgroup_size = \[(\d+), (\d+), (\d+)\]")
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +47,6 @@ def configurator(dumped, context, tmp_path_factory) -> GpuSimtContraction:
     return found
 
 
-def _config(text: str) -> tuple[dict[str, list[int]], int]:
-    """The root op's lists and the flat workgroup size of a configured dispatch."""
-    lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
-    sizes = [int(x) for x in _WORKGROUP_SIZE.search(text).groups()]
-    return ({name: [int(v) for v in values.split(",") if v.strip()] for name, values in _LISTS.findall(lowering)},
-            sizes[0] * sizes[1] * sizes[2])
-
-
 def _knobs(problem: Problem, lists: dict[str, list[int]]) -> dict[str, int]:
     (m,), (n,), (k,) = problem.m, problem.n, problem.k
     return {"wg_m": lists["workgroup"][m], "wg_n": lists["workgroup"][n], "th_m": lists["thread"][m],
@@ -58,7 +55,7 @@ def _knobs(problem: Problem, lists: dict[str, list[int]]) -> dict[str, int]:
 
 def test_f32_on_sm_90_gets_the_simt_space_with_iree_default(dumped, configurator):
     """IREE's default (no shared memory, one thread per 1 x 16 block, 256 threads) is a point of the space."""
-    lists, threads = _config(dumped["bench"].read_text())
+    lists, threads = simt_config(dumped["bench"].read_text())
     default = _knobs(dumped["problem"], lists)
     assert configurator.space.admits(default), default
     assert configurator.workgroup_size(default) == threads
@@ -77,7 +74,7 @@ def test_space_holds_the_limits_and_z3_agrees(configurator):
 
 
 @pytest.mark.e2e
-def test_candidates_compile_with_their_config(dumped, configurator, context, tmp_path):
+def test_candidates_compile_with_theirsimt_config(dumped, configurator, context, tmp_path):
     """Three sampled candidates (two promoted), applied as mltune applies configs on CUDA (annotating the source),
     compile for sm_90 and the compiler configured the dispatch with exactly their lists and workgroup size."""
     candidates = configurator.candidates()
@@ -92,7 +89,7 @@ def test_candidates_compile_with_their_config(dumped, configurator, context, tmp
         applied = applier.apply(dumped["problem"], configurator.compilation_info(knobs))
         result = run(applied_compile_args(applied, dumped["source"], out, dumped["target"].compile_flags()))
         assert result.returncode == 0, result.stderr[-2000:]
-        lists, threads = _config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
+        lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
         assert _knobs(dumped["problem"], lists) == knobs and threads == configurator.workgroup_size(knobs)
 
 
@@ -110,7 +107,7 @@ def test_features_and_heuristic_order(dumped, configurator):
     first = order[0]
     # enough workgroups for most of the 132 SMs, and warps in flight on each of an SM's 4 sub-partitions
     assert features.values[first, features.names.index("busy_sms")] >= 0.5
-    warps = workgroup_sizes(candidates)[first] // gpu.subgroup_sizes[0]
+    warps = simt_gemm(problem, candidates).threads[first] // gpu.subgroup_sizes[0]
     in_flight = min(estimate.resident[first], -(-features.values[first, features.names.index("workgroups")]
                                                 // gpu.cores)) * warps
     assert in_flight >= gpu.simds_per_cu

@@ -1,7 +1,8 @@
-"""Rankers on GPU matmul shapes no dataset holds, measured: this checkout's rankers (and optionally another
-checkout's heuristic, e.g. the one before a change), run after one another shape by shape on one GPU.
+"""Rankers on GPU matmul shapes no dataset holds, or on dumped dispatches of other op kinds, measured: this checkout's
+rankers (and optionally another checkout's heuristic, e.g. the one before a change), run after one another shape by
+shape on one GPU.
 
-For each shape a one-op model is tuned with `mltune tune --ranker R --budget N` for each ranker of `--rankers`
+For each shape a one-op model (with `--dispatches`, each dumped dispatch benchmark as it is) is tuned with `mltune tune --ranker R --budget N` for each ranker of `--rankers`
 (this tree's `mltune` first on PYTHONPATH; with `--other-src`, also the other tree's heuristic). From each run's
 records: the best speedup over IREE's default within the budget, how many of the candidates ran more than 4x
 slower than the default, and the position of the first candidate within 5 % of the best any run on that shape
@@ -11,7 +12,7 @@ shapes run side by side, each on its own GPU (its runs after one another): posit
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
         [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--shapes unseen-f16|f32-models]
-        [--only NAME,...] [--out rows.json] [--keep DIR]
+        [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
 
@@ -80,19 +81,19 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
     return ratios
 
 
-def one_shape(shape: ContractionShape, device: str, runs: dict[str, tuple[Path, str]], work: Path,
+def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str]], work: Path,
               args: argparse.Namespace) -> list[dict]:
-    """Every run of one shape on one GPU, and each run's row."""
-    folder = work / shape.name
+    """Every run of one shape (`text`, its model or dumped dispatch) on one GPU, and each run's row."""
+    folder = work / name
     folder.mkdir()
-    model = folder / f"{shape.name}.mlir"
-    model.write_text(contraction_model(shape))
-    ratios = {name: tune(tree, ranker, model, folder / name, device, args) for name, (tree, ranker) in runs.items()}
+    model = folder / f"{name}.mlir"
+    model.write_text(text)
+    ratios = {run: tune(tree, ranker, model, folder / run, device, args) for run, (tree, ranker) in runs.items()}
     best = min(min(r) for r in ratios.values())
     rows = []
-    for name, measured in ratios.items():
+    for run, measured in ratios.items():
         first = next((i + 1 for i, r in enumerate(measured) if r <= best * NEAR), None)
-        rows.append({"shape": shape.name, "run": name, "device": device, "best_speedup": 1 / min(measured),
+        rows.append({"shape": name, "run": run, "device": device, "best_speedup": 1 / min(measured),
                      "slower_4x": sum(r > SLOW for r in measured), "tried": len(measured), "first_within_5pct": first,
                      "ratios": [r if r != float("inf") else None for r in measured]})
     return rows
@@ -107,6 +108,8 @@ def main() -> None:
     parser.add_argument("--devices", default="cuda://0", help="shapes run side by side, one per device")
     parser.add_argument("--shapes", choices=tuple(SHAPE_GROUPS), default="unseen-f16")
     parser.add_argument("--only", default="", help="shape names (comma-separated)")
+    parser.add_argument("--dispatches", default="", help="dumped dispatch benchmarks (comma-separated), tuned as "
+                        "they are instead of --shapes (a CUDA batch-1 convolution is tunable only so)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None, help="a new folder the runs are kept in (default: removed)")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
@@ -114,21 +117,28 @@ def main() -> None:
     runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}
     if args.other_src is not None:
         runs["other-heuristic"] = (args.other_src.resolve(), "heuristic")
-    shapes = [s for s in SHAPE_GROUPS[args.shapes] if not args.only or s.name in args.only.split(",")]
+    if args.dispatches:
+        benches = [Path(p) for p in args.dispatches.split(",")]
+        shapes = [(b.stem.removeprefix("module_").removesuffix("_benchmark").replace("$", "_"), b.read_text())
+                  for b in benches]
+    else:
+        shapes = [(s.name, contraction_model(s)) for s in SHAPE_GROUPS[args.shapes]]
+    shapes = [(name, text) for name, text in shapes if not args.only or name in args.only.split(",")]
     devices = args.devices.split(",")
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="mltune-unseen-") as scratch, ThreadPoolExecutor(len(devices)) as pool:
         work = Path(scratch) if args.keep is None else args.keep
         work.mkdir(exist_ok=True)
-        jobs = [pool.submit(one_shape, shape, devices[i % len(devices)], runs, work, args)
-                for i, shape in enumerate(shapes)]
+        jobs = [pool.submit(one_shape, name, text, devices[i % len(devices)], runs, work, args)
+                for i, (name, text) in enumerate(shapes)]
         rows = [row for job in jobs for row in job.result()]
     print(f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
-    print(f"{'shape':<28} {'run':<16} {'device':<8} {'best':>6} {'>4x slower':>11} {'first within 5 %':>17}")
+    width = max(28, *(len(row["shape"]) for row in rows))
+    print(f"{'shape':<{width}} {'run':<16} {'device':<8} {'best':>6} {'>4x slower':>11} {'first within 5 %':>17}")
     for row in rows:
         first = row["first_within_5pct"]
-        print(f"{row['shape']:<28} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
+        print(f"{row['shape']:<{width}} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
               f"{row['slower_4x']:>5} of {row['tried']:<3} {first if first else 'none':>17}")
     if args.out is not None:
         args.out.write_text(json.dumps({"budget": args.budget, "target": args.target, "load_average":

@@ -14,7 +14,8 @@ dump of the model). Compiling holds `--lock` shared, timing on this CPU holds it
     python benchmarks/whole_models/model_tunable_share.py MODEL.mlir [--target host|sm_90|gfx942] [--work W]
         [--lock /tmp/mltune-cpu.lock] [--jobs 2] [--device local-task]
     python benchmarks/whole_models/model_tunable_share.py --dumped W --device cuda [--iree-flag=--iree-cuda-use-ptxas]
-    python benchmarks/whole_models/model_tunable_share.py --dumped W --reclassify [--lock /tmp/mltune-cpu.lock]
+    python benchmarks/whole_models/model_tunable_share.py --dumped W --reclassify [--as-dispatches]
+        [--lock /tmp/mltune-cpu.lock]
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
 from whole_models.dispatch_cost import DispatchCost, dispatch_cost
-from whole_models.share_report import Dispatch, print_report
+from whole_models.share_report import DISPATCH_ONLY, Dispatch, print_report
 from whole_models.tune_examples import CPU_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,9 +53,11 @@ from mltune.targets import facts_from_executable_target, parse_target  # noqa: E
 DUMPED = "dispatches.json"
 
 
-def classify(bench: Path, context: ir.Context, work: Path) -> tuple[str, Problem | None, str, DispatchCost]:
+def classify(bench: Path, context: ir.Context, work: Path,
+             as_dispatches: bool = False) -> tuple[str, Problem | None, str, DispatchCost]:
     """(root op name, problem if tunable, op kind or the reason it is not tunable, FLOPs and bytes) of one dumped
-    dispatch."""
+    dispatch. `as_dispatches`: one a model cannot carry a config for, but its dumped dispatch can (a batch-1
+    convolution on CUDA), is `DISPATCH_ONLY` and its kind."""
     module = parse_module_file(bench, context)
     cost = dispatch_cost(module)
     with context:
@@ -67,6 +70,9 @@ def classify(bench: Path, context: ir.Context, work: Path) -> tuple[str, Problem
     if not isinstance(root, Problem):
         return root.op_name, None, f"not tunable: {root.reason}", cost
     configurator = make_configurator(root, facts, context, bench, work)
+    if isinstance(configurator, Untunable) and as_dispatches and not isinstance(
+            make_configurator(root, facts, context, bench, work, dispatch_level=True), Untunable):
+        return root.op_name, root, f"{DISPATCH_ONLY}{root.op_kind}", cost
     if isinstance(configurator, Untunable):
         return root.op_name, None, f"not tunable: {configurator.reason}", cost
     return root.op_name, root, root.op_kind, cost
@@ -108,12 +114,12 @@ def load(work: Path) -> tuple[str, str, list[Dispatch]]:
                     "cost": DispatchCost(**d["cost"])}) for d in data["dispatches"]]
 
 
-def reclassify(dispatches: list[Dispatch], work: Path) -> list[Dispatch]:
+def reclassify(dispatches: list[Dispatch], work: Path, as_dispatches: bool = False) -> list[Dispatch]:
     """The dumped dispatches classified again (`classify`), their dump and calls kept."""
     context = ir.Context()
     classified = []
     for dispatch in dispatches:
-        op, problem, kind, cost = classify(dispatch.bench, context, work / "spaces")
+        op, problem, kind, cost = classify(dispatch.bench, context, work / "spaces", as_dispatches)
         classified.append(replace(dispatch, op=op, kind=kind, problem=problem, cost=cost))
     return classified
 
@@ -136,6 +142,8 @@ def main() -> int:
     parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
     parser.add_argument("--reclassify", action="store_true", help="with --dumped: read the dumped root ops again with "
                         "this checkout's spaces")
+    parser.add_argument("--as-dispatches", action="store_true", help="with --reclassify: count a dispatch only its "
+                        "dump can be tuned as (a batch-1 convolution on CUDA) apart, as tunable as a dispatch")
     parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
                                                        "none on a GPU target: FLOPs and bytes only")
     parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to every compile (the model's "
@@ -155,7 +163,7 @@ def main() -> int:
             model, target, dispatches = load(work)
             if args.reclassify:
                 with held(args.lock, shared=True):
-                    dispatches = reclassify(dispatches, work)
+                    dispatches = reclassify(dispatches, work, args.as_dispatches)
         else:
             model, target = str(args.model), args.target
             work.mkdir(parents=True, exist_ok=True)

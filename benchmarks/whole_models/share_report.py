@@ -15,6 +15,7 @@ from mltune.model.profile import DispatchProfile
 
 CONVOLUTION_KINDS = ("convolution", "depthwise_convolution")
 UNTUNABLE = ("not tunable", "no root op")
+DISPATCH_ONLY = "as its dispatch only: "  # tunable from its dumped dispatch, not in the model (`model_tunable_share`)
 
 
 @dataclass(frozen=True)
@@ -71,5 +72,8 @@ def print_report(dispatches: Sequence[Dispatch], profiles: Sequence[DispatchProf
               f"{d.cost.bytes / 1e6:.2f} x {d.calls} | " + " | ".join(_percent(columns[c][d.name]) for c in columns) + " |")
     for column in columns:
         tunable = sum(v for k, v in by_kind[column].items() if not k.startswith(UNTUNABLE))
-        convolutions = sum(by_kind[column][k] for k in CONVOLUTION_KINDS)
+        convolutions = sum(v for k, v in by_kind[column].items() if k.removeprefix(DISPATCH_ONLY) in CONVOLUTION_KINDS)
         print(f"tunable by {column}: {_percent(tunable)} (without the convolution kinds: {_percent(tunable - convolutions)})")
+        alone = sum(v for k, v in by_kind[column].items() if k.startswith(DISPATCH_ONLY))
+        if alone:
+            print(f"  of which as dispatches only: {_percent(alone)}; tunable in the model: {_percent(tunable - alone)}")

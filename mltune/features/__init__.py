@@ -38,16 +38,17 @@ from mltune.spaces.cpu_convolution import PIPELINE as CPU_CONVOLUTION_PIPELINE
 from mltune.spaces.cpu_data_tiling import PIPELINE as CPU_DATA_TILED_PIPELINE
 from mltune.spaces.cpu_reduction import PIPELINE as CPU_REDUCTION_PIPELINE
 from mltune.spaces.gpu_contraction import PIPELINE as GPU_TILE_AND_FUSE_PIPELINE
-from mltune.spaces.gpu_simt_contraction import PIPELINE as GPU_SIMT_PIPELINE
-from mltune.spaces.gpu_simt_contraction import is_simt
+from mltune.spaces.simt import PIPELINE as GPU_SIMT_PIPELINE
+from mltune.spaces.simt import is_simt
 from mltune.spaces.vector_distribute import PIPELINE as GPU_VECTOR_DISTRIBUTE_PIPELINE
 
 Extractor = Callable[[Problem, Any, CandidateSet], FeatureMatrix]
 
 
 def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: CandidateSet) -> FeatureMatrix:
-    """A GPU contraction's candidates are MMA tilings (both pipelines), or SIMT ones (`gpu_simt_contraction`) where
-    the target has no intrinsic for its operand types: a target gives one problem one kind only."""
+    """A GPU contraction's or convolution's candidates are MMA tilings (both pipelines), or SIMT ones
+    (`gpu_simt_contraction`, `gpu_simt_convolution`) where the target has no intrinsic for its operand types: a
+    target gives one problem one kind only."""
     extractor = gpu_simt_features if is_simt(candidates) else gpu_gemm_features
     return extractor(problem, gpu, candidates)
 
@@ -56,7 +57,7 @@ def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: Candida
 # (IGEMM TileAndFuse, and VectorDistribute's direct tiling on the same knobs) are seen as their implicit GEMM, and so
 # are GPU multi-loop contractions (1x1 convolutions without their batch, on the convolution space's knobs);
 # GPU contractions of both pipelines share one set of knobs;
-# contractions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
+# contractions and convolutions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
 # (IREE's reduction config: no MMA, lanes and subgroups over the K loop), and reductions and normalisations with
 # it. CPU contractions' data-tiled candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
@@ -69,7 +70,8 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "multi_loop_contraction"): (cpu_multi_loop_features, (CPU_REDUCTION_PIPELINE,)),
     ("gpu", "contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
                                                             GPU_SIMT_PIPELINE)),
-    ("gpu", "convolution"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE)),
+    ("gpu", "convolution"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
+                                                            GPU_SIMT_PIPELINE)),
     ("gpu", "multi_loop_contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),

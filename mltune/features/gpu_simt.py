@@ -1,4 +1,5 @@
-"""Features and a first-order time estimate of GPU contraction candidates without MMA (`gpu_simt_contraction`).
+"""Features and a first-order time estimate of GPU candidates without MMA (`gpu_simt_contraction`,
+`gpu_simt_convolution`), each seen as a GEMM (`SimtGemm`; a convolution's K is its window times its channels).
 
 Each thread keeps a `th_m x th_n` block of accumulators and, per K element, loads `th_m + th_n` operand elements
 for `th_m * th_n` FMAs. A warp issues them on one SM sub-partition (SMSP), one instruction a cycle: an SM with
@@ -17,17 +18,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from mltune.features.base import FeatureMatrix
-from mltune.features.cpu import ceil_div, gemm_sizes, padding_waste, problem_features, wave_inefficiency
+from mltune.features.cpu import ceil_div, padding_waste, problem_features, wave_inefficiency
 from mltune.features.gpu import MAX_SUBGROUPS_PER_CU
 from mltune.features.gpu_throughput import GLOBAL_BYTES_PER_CYCLE, MEMORY_LATENCY_CYCLES, SHARED_BYTES_PER_CYCLE
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
-from mltune.spaces.gpu_simt_contraction import workgroup_sizes
+from mltune.spaces.gpu_simt_contraction import contraction_gemm
+from mltune.spaces.gpu_simt_convolution import convolution_gemm
+from mltune.spaces.simt import SimtGemm
 from mltune.targets.gpu import GpuInfo
 
 FMA_PER_CYCLE = 128  # f32 FMAs per SM and cycle (Ampere, Hopper; CDNA3 CUs likewise)
 UNPROMOTED_READ_COST = 2.0  # an operand byte read through L1 instead of shared memory: its tags and misses
 BASE_REGISTERS = 24  # addresses, indices and loop counters beside the accumulators and operands
+GEMM_VIEWS = {"contraction": contraction_gemm, "convolution": convolution_gemm}
+
+
+def simt_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
+    """A SIMT space's candidates as a GEMM, by the problem's op kind."""
+    return GEMM_VIEWS[problem.op_kind](problem, candidates)
 
 
 @dataclass(frozen=True)
@@ -41,11 +50,9 @@ class SimtEstimate:
 
 def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
                   latency: float = MEMORY_LATENCY_CYCLES) -> SimtEstimate:
-    batch, m, n, k = gemm_sizes(problem)
-    c = candidates.column
-    wg_m, wg_n, th_m, th_n, red_k, promote = (c(x) for x in ("wg_m", "wg_n", "th_m", "th_n", "red_k", "promote"))
+    g = simt_gemm(problem, candidates)
+    k, wg_m, wg_n, th_m, th_n, red_k, promote, threads = g.k, g.wg_m, g.wg_n, g.th_m, g.th_n, g.red_k, g.promote, g.threads
     in_bytes = element_bytes(problem.lhs_type)
-    threads = workgroup_sizes(candidates)
     registers = th_m * th_n + th_m + th_n + BASE_REGISTERS + promote * (wg_m + wg_n) * red_k // threads
     shared = promote * (wg_m + wg_n) * red_k * in_bytes
     resident = np.minimum.reduce([
@@ -53,8 +60,7 @@ def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
         gpu.registers_per_cu // np.maximum(registers * threads, 1),
         np.maximum(MAX_SUBGROUPS_PER_CU * max(gpu.subgroup_sizes) // threads, 1)])
     resident = np.maximum(resident, 1)
-    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
-    per_sm = ceil_div(workgroups, gpu.cores)
+    per_sm = ceil_div(g.workgroups, gpu.cores)
     concurrent = np.minimum(resident, per_sm)
     # one K tile of one workgroup: a warp issues on one sub-partition (SMSP) one instruction a cycle, per thread and
     # K element an FMA per accumulator and a load per operand element; fewer warps than SMSPs leave lanes idle
@@ -78,11 +84,9 @@ def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
 
 
 def gpu_simt_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
-    batch, m, n, k = gemm_sizes(problem)
-    c = candidates.column
-    wg_m, wg_n, th_m, th_n, red_k = (c(x) for x in ("wg_m", "wg_n", "th_m", "th_n", "red_k"))
+    g = simt_gemm(problem, candidates)
+    batch, m, n, k, wg_m, wg_n, th_m, th_n, workgroups = g.batch, g.m, g.n, g.k, g.wg_m, g.wg_n, g.th_m, g.th_n, g.workgroups
     estimate = simt_estimate(problem, gpu, candidates)
-    workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     ideal = float(batch) * m * n * k / (FMA_PER_CYCLE * gpu.cores)
     return FeatureMatrix.from_columns({
         "log2_wg_m": np.log2(wg_m),
@@ -90,9 +94,9 @@ def gpu_simt_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) 
         "thread_elements": th_m * th_n,
         "thread_intensity": th_m * th_n / (th_m + th_n),
         "workgroup_intensity": wg_m * wg_n / (wg_m + wg_n),
-        "log2_red_k": np.log2(red_k),
-        "promote": c("promote"),
-        "threads": workgroup_sizes(candidates),
+        "log2_red_k": np.log2(g.red_k),
+        "promote": g.promote,
+        "threads": g.threads,
         "workgroups": workgroups,
         "busy_sms": np.minimum(1.0, workgroups / gpu.cores),
         "resident_workgroups": estimate.resident,

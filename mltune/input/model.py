@@ -16,6 +16,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.errors import UserError
+from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
 from mltune.input.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function, read_function_abi
 from mltune.input.files import InputFile, ParameterArchive
@@ -167,7 +168,9 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                   given: CallInputs = CallInputs()) -> TuningInput:
     """Classify the input; a model's dispatches are dumped (compiled with the target's flags and `extra_flags`),
     its function read from that build and its arguments written. A dispatch benchmark names its target itself and
-    is compiled with `extra_flags` alone (`executable_flags`), so that it is built as the model it came from is."""
+    is compiled with `extra_flags` alone (`executable_flags`), so that it is built as the model it came from is; the
+    constants its dump names without holding (a convolution's fused batch norm) are restored as zeros, or no build
+    of it compiles (its time does not depend on their values: `dump_constants`)."""
     if not path.is_file():
         raise UserError(f"input file not found: {path}")
     if is_dispatch_benchmark(path):
@@ -176,8 +179,9 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
             if iree_codegen.get_executable_variant_ops(module):
                 stripped = work_dir / "dispatch_stripped.mlir"
                 strip_configuration(path, stripped)
+                source = restore_dropped_constants(stripped, work_dir / "dispatch_restored.mlir")
                 name = choose_function(_public_functions(module), function, path)
-                return TuningInput(stripped, Invocation(name, (), True), (path,), executable_flags(extra_flags))
+                return TuningInput(source, Invocation(name, (), True), (path,), executable_flags(extra_flags))
     dump_dir = work_dir / "dispatches"
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)

@@ -17,7 +17,7 @@ from mltune.rankers.base import RankingInput
 from mltune.rankers.estimate_buckets import estimate_buckets
 from mltune.rankers.matvec_heuristic import matvec_heuristic_order, reduction_heuristic_order
 from mltune.rankers.simt_heuristic import simt_heuristic_order
-from mltune.spaces.gpu_simt_contraction import is_simt
+from mltune.spaces.simt import is_simt
 
 
 def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
@@ -49,14 +49,15 @@ def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
 
 
 def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
-    """A contraction's candidates are MMA tilings, or SIMT ones where the target has no intrinsic for its types."""
+    """A contraction's or convolution's candidates are MMA tilings, or SIMT ones where the target has no intrinsic
+    for its types."""
     order = simt_heuristic_order if is_simt(ranking_input.candidates) else contraction_heuristic_order
     return order(ranking_input, seed)
 
 
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
           "reduction": reduction_heuristic_order,
-          "contraction": any_contraction_order, "convolution": contraction_heuristic_order,
+          "contraction": any_contraction_order, "convolution": any_contraction_order,
           "multi_loop_contraction": contraction_heuristic_order}
 
 

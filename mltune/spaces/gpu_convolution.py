@@ -107,7 +107,7 @@ class GpuConvolution(MmaConfigurator):
         if not self.mmas:
             raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
                                  f"{problem.out_type} {problem.op_kind}s (IREE lowers them with scalar TileAndFuse "
-                                 "threads; no GPU space for that yet)")
+                                 "threads)")
         if igemm is None:
             raise ValueError(f"IREE emits no {'IGEMM ' if self.igemm else ''}TileAndFuse constraints for this "
                              f"{problem.op_kind} on {gpu.arch}")

@@ -24,26 +24,17 @@ a CUDA kernel gets without opting in to more), and `MAX_UNROLLED` FMAs per threa
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
-from iree.compiler import ir
-from iree.compiler.dialects import iree_codegen, iree_gpu
 
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
-from mltune.spaces.gpu_contraction import i64_array
-from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.simt import MAX_UNROLLED, SimtConfigurator, SimtGemm, shared_limit
 from mltune.spaces.space import Knob, Space
-from mltune.targets.gpu import GpuInfo
 
-PIPELINE = "TileAndFuseSIMT"  # the records' name: IREE's TileAndFuse, told apart from its MMA configurations
 MAX_TILE = 256
 THREAD_TILES = (1, 2, 4, 8, 16)
 MAX_THREAD_ELEMENTS = 64  # accumulators per thread
 K_TILES = (1, 2, 4, 8, 16, 32, 64)
-MAX_UNROLLED = 4096  # th_m * th_n * red_k
-CUDA_STATIC_SHARED_BYTES = 48 * 1024
 
 
 def _tiles(size: int) -> tuple[int, ...]:
@@ -52,22 +43,8 @@ def _tiles(size: int) -> tuple[int, ...]:
     return tuple(1 << i for i in range(limit.bit_length()) if 1 << i <= limit)
 
 
-def shared_limit(gpu: GpuInfo) -> int:
-    return min(gpu.shared_memory_bytes, CUDA_STATIC_SHARED_BYTES) if gpu.api == "cuda" else gpu.shared_memory_bytes
-
-
-def is_simt(candidates: CandidateSet) -> bool:
-    """Whether a problem's candidates are this space's (its knobs name no intrinsic)."""
-    return "th_m" in candidates.names
-
-
-class GpuSimtContraction:
+class GpuSimtContraction(SimtConfigurator):
     """The `Configurator` of a contraction on a GPU without a fitting MMA intrinsic: TileAndFuse with thread tiles."""
-
-    def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
-        self.problem, self.gpu, self.context = problem, gpu, context
-        self.sg_size = gpu.subgroup_sizes[0]
-        self.space = self._space()
 
     def _space(self) -> Space:
         p, gpu = self.problem, self.gpu
@@ -93,12 +70,6 @@ class GpuSimtContraction:
         )
         return space
 
-    def candidates(self) -> CandidateSet:
-        return CandidateSet(tuple(knob.name for knob in self.space.knobs), self.space.enumerate())
-
-    def pipeline_of(self, knobs: dict[str, int]) -> str:
-        return PIPELINE
-
     def levels(self, knobs: dict[str, int]) -> dict[str, list[int]]:
         """IREE's `workgroup`, `thread` and `reduction` lists: batch loops tiled 1 per workgroup and thread."""
         p = self.problem
@@ -114,22 +85,12 @@ class GpuSimtContraction:
     def workgroup_size(self, knobs: dict[str, int]) -> int:
         return (knobs["wg_m"] // knobs["th_m"]) * (knobs["wg_n"] // knobs["th_n"])
 
-    def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        with self.context:
-            entries = {name: i64_array(values) for name, values in self.levels(knobs).items()}
-            if knobs["promote"]:
-                entries["promote_operands"] = i64_array([0, 1])
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
-            options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
-                                                       use_igemm_convolution=False)
-            translation = iree_codegen.TranslationInfoAttr.get(
-                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None,
-                [self.workgroup_size(knobs), 1, 1], self.sg_size, ir.DictAttr.get({"gpu_pipeline_options": options}))
-            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
 
-
-def workgroup_sizes(candidates: CandidateSet) -> np.ndarray:
-    """Threads per workgroup of every candidate."""
-    c = candidates.column
-    return (c("wg_m") // c("th_m")) * (c("wg_n") // c("th_n"))
+def contraction_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
+    """A SIMT contraction's candidates as they are: the knobs name the GEMM's tiles."""
+    (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
+    batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
+    wg_m, wg_n, th_m, th_n = (candidates.column(name) for name in ("wg_m", "wg_n", "th_m", "th_n"))
+    return SimtGemm(batch, m, n, k, wg_m, wg_n, th_m, th_n, candidates.column("red_k"), candidates.column("promote"),
+                    workgroups=batch * -(-m // wg_m) * -(-n // wg_n), threads=(wg_m // th_m) * (wg_n // th_n),
+                    partial_m=m % wg_m > 0, partial_n=n % wg_n > 0)

@@ -1,0 +1,125 @@
+"""GPU convolutions no MMA intrinsic fits (f32 on sm_90; ResNet-50 as PyTorch exports it), compile only: as a
+dispatch they get the SIMT convolution space over IREE's direct TileAndFuse lists, IREE's own default is one of its
+points, sampled candidates compile for sm_90 with exactly their config, and the features and heuristic read them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gpu_conv_helpers import nchw_conv_source
+from iree_helpers import applied_compile_args, checked_heuristic_order, dump_gpu_model, mltune, run, simt_config
+
+from mltune.emit.apply import make_applier
+from mltune.features import extractor_for
+from mltune.features.gpu_simt import gpu_simt_features, simt_gemm
+from mltune.frontend.conv_loops import conv_loops
+from mltune.frontend.problem import Untunable
+from mltune.spaces.configure import make_configurator
+from mltune.spaces.gpu_simt_convolution import OUTPUT_LOOPS, GpuSimtConvolution
+
+CASES = {  # ResNet-50's layers, scaled down: a 3x3, a strided 3x3, and the 7x7 stem (3 input channels)
+    "3x3": nchw_conv_source(64, 30, 64, 3, 1, "f32"),
+    "3x3s2": nchw_conv_source(32, 33, 64, 3, 2, "f32"),
+    "7x7s2": nchw_conv_source(3, 37, 64, 7, 2, "f32"),
+}
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory, context):
+    found = {}
+    for name, source in CASES.items():
+        directory = tmp_path_factory.mktemp(name)
+        target, _, bench, stripped, problem, gpu = dump_gpu_model(source, "sm_90", directory, context)
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space", dispatch_level=True)
+        found[name] = {"target": target, "bench": bench, "stripped": stripped, "problem": problem, "gpu": gpu,
+                       "configurator": configurator}
+    return found
+
+
+def _knobs(configurator: GpuSimtConvolution, lists: dict[str, list[int]]) -> dict[str, int]:
+    """A configured dispatch's lists as the space's knobs."""
+    loops = conv_loops(configurator.problem)
+    knobs = {f"{level}_{loop}": lists[name][loops[loop]] for loop in OUTPUT_LOOPS
+             for level, name in (("wg", "workgroup"), ("th", "thread"))}
+    return knobs | {"red_ic": lists["reduction"][loops["ic"]], "red_kh": lists["reduction"][loops["kh"]],
+                    "promote": int("promote_operands" in lists)}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_f32_dispatch_gets_the_simt_space_with_iree_default(dumps, name):
+    """IREE's own scalar config of the folded convolution (6-loop lists, the whole filter window per step) is a point."""
+    dump = dumps[name]
+    configurator = dump["configurator"]
+    assert (dump["problem"].op_kind, dump["problem"].batch) == ("convolution", ())
+    assert isinstance(configurator, GpuSimtConvolution), configurator
+    lists, threads = simt_config(dump["bench"].read_text())
+    default = _knobs(configurator, lists)
+    assert configurator.space.contains(default), default
+    assert configurator.levels(default) == {name: lists[name] for name in ("workgroup", "thread", "reduction")}
+    assert configurator.workgroup_size(default) == threads
+
+
+def test_on_cuda_a_model_level_batch_1_conv_is_still_refused(dumps, context, tmp_path):
+    """The model's op cannot carry the config on CUDA (the folded op is a new one): only the dispatch is tuned."""
+    dump = dumps["3x3"]
+    found = make_configurator(dump["problem"], dump["gpu"], context, dump["stripped"], tmp_path)
+    assert isinstance(found, Untunable) and "batch-1 convolution on CUDA" in found.reason, found
+
+
+def test_space_holds_its_limits(dumps):
+    """Thread counts are warps within the target's limit; promoted tiles (with the window's halo) fit 48 KiB."""
+    configurator = dumps["7x7s2"]["configurator"]
+    candidates = configurator.candidates()
+    gemm = simt_gemm(configurator.problem, candidates)
+    assert len(candidates) > 1000 and gemm.threads.max() <= 1024 and (gemm.threads % 32 == 0).all()
+    assert set(candidates.column("red_ic")) == {1, 3} and set(candidates.column("red_kh")) == {1, 7}
+    assert (gemm.red_k % 7 == 0).all() and gemm.k == 7 * 7 * 3
+    for i in np.random.default_rng(0).choice(len(candidates), 5, replace=False):
+        assert configurator.space.contains(candidates.knobs(int(i)))
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", list(CASES))
+def test_candidates_compile_with_their_config(dumps, context, tmp_path, name):
+    """Two sampled candidates (one promoted), applied to the dispatch as mltune applies them on CUDA, compile for
+    sm_90, and the compiler configured the dispatch with exactly their lists and workgroup size."""
+    dump = dumps[name]
+    configurator = dump["configurator"]
+    candidates = configurator.candidates()
+    rng = np.random.default_rng(4)
+    picks = [int(rng.choice(np.flatnonzero(candidates.column("promote")))), int(rng.integers(len(candidates)))]
+    applier = make_applier(dump["target"].kind, dump["stripped"], context)
+    for i, index in enumerate(picks):
+        knobs = candidates.knobs(index)
+        out = tmp_path / f"candidate_{i}"
+        out.mkdir()
+        result = run(applied_compile_args(applier.apply(dump["problem"], configurator.compilation_info(knobs)),
+                                          dump["stripped"], out))
+        assert result.returncode == 0, result.stderr[-2000:]
+        lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
+        assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
+
+
+def test_features_and_heuristic_order(dumps):
+    """The SIMT features read a convolution as its GEMM; the heuristic's first candidate fills most SMs."""
+    dump = dumps["3x3"]
+    problem, gpu, candidates = dump["problem"], dump["gpu"], dump["configurator"].candidates()
+    features, order = checked_heuristic_order(extractor_for(problem, gpu), problem, gpu, candidates)
+    assert features.names == gpu_simt_features(problem, gpu, candidates).names
+    assert features.values[order[0], features.names.index("busy_sms")] >= 0.5
+
+
+@pytest.mark.e2e
+def test_a_dumped_resnet_stem_compiles_from_the_command_line(tmp_path):
+    """ResNet-50's 7x7 stem as dumped for sm_90 names its fused batch norm's constants without holding them: given as
+    the input, they are restored as zeros and every candidate tried compiles (without them none does)."""
+    dump = Path(__file__).resolve().parents[1] / "docs/evaluation/sm_90/gpu_kinds/dispatches/resnet50_conv_d1.mlir"
+    assert "dense_resource<" in dump.read_text()
+    result = mltune(["tune", str(dump), "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir", "run"],
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (check,) = json.loads((tmp_path / "run" / "compile_only.json").read_text())
+    assert check["pipeline"] == "TileAndFuseSIMT" and check["compiled"] == check["tried"] == 3, check
