@@ -15,7 +15,7 @@ dump of the model). Compiling holds `--lock` shared, timing on this CPU holds it
         [--lock /tmp/mltune-cpu.lock] [--jobs 2] [--device local-task]
     python benchmarks/whole_models/model_tunable_share.py --dumped W --device cuda [--iree-flag=--iree-cuda-use-ptxas]
     python benchmarks/whole_models/model_tunable_share.py --dumped W --reclassify [--as-dispatches]
-        [--lock /tmp/mltune-cpu.lock]
+        [--timed-in W2] [--lock /tmp/mltune-cpu.lock]
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from mltune.system.tools import run_tool, tool_path  # noqa: E402
 from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402
 
 DUMPED = "dispatches.json"
+TIMED = "profile.json"
 
 
 def classify(bench: Path, context: ir.Context, work: Path,
@@ -144,6 +145,8 @@ def main() -> int:
                         "this checkout's spaces")
     parser.add_argument("--as-dispatches", action="store_true", help="with --reclassify: count a dispatch only its "
                         "dump can be tuned as (a batch-1 convolution on CUDA) apart, as tunable as a dispatch")
+    parser.add_argument("--timed-in", type=Path, default=None, help="without --device: the times an earlier timed "
+                        f"run of this dump wrote (W/{TIMED}), e.g. carried back from the GPU it ran on")
     parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
                                                        "none on a GPU target: FLOPs and bytes only")
     parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to every compile (the model's "
@@ -169,8 +172,15 @@ def main() -> int:
             work.mkdir(parents=True, exist_ok=True)
             with held(args.lock, shared=True):
                 dispatches = dump(args.model, target, work, args.iree_flag)
-        device = args.device or ("local-task" if parse_target(target, probe=False).kind == "cpu" else None)
+        device = args.device or ("local-task" if parse_target(target, probe=False).kind == "cpu" and args.timed_in is None
+                                 else None)
         profiles = time_dispatches(dispatches, work, device, args.iree_flag, args.jobs, args.lock) if device else []
+        if profiles:  # the times, for a later --reclassify --timed-in W with another checkout's spaces
+            (work / TIMED).write_text(json.dumps({"device": device, "profiles": [asdict(p) for p in profiles]}))
+        elif args.timed_in is not None:
+            timed = json.loads((args.timed_in / TIMED).read_text())
+            device, profiles = f"{timed['device']} (earlier, {args.timed_in / TIMED})", \
+                [DispatchProfile(**p) for p in timed["profiles"]]
     print(f"{model} for {target}" + (f", timed on {device}" if device else ", compile-only (not timed)"))
     print_report(dispatches, profiles)
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
