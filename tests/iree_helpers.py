@@ -140,13 +140,18 @@ def strip_config(bench: Path, out: Path) -> Path:
 
 
 def read_gpu_dump(directory: Path, context) -> tuple[Path, Path, ir.Module, Problem, object, ir.Operation]:
-    """A GPU dump's one benchmark file under `directory/bench`, stripped beside it, and what mltune reads from it:
-    (bench, stripped, module, problem, target facts, root op)."""
-    (bench,) = sorted((directory / "bench").glob("*_benchmark.mlir"))
+    """A GPU dump's one benchmark file under `directory/bench` with a tunable root op (an elementwise producer's is
+    left out), stripped beside it, and what mltune reads from it: (bench, stripped, module, problem, target facts,
+    root op)."""
+    dumped = []
+    for candidate in sorted((directory / "bench").glob("*_benchmark.mlir")):
+        module = parse_module_file(candidate, context)
+        with context:
+            dumped.append((candidate, module, read_root_ops(module)))
+    tunable = [d for d in dumped if any(isinstance(root, Problem) for root in d[2])]
+    ((bench, module, (problem,)),) = tunable or dumped
     stripped = strip_config(bench, directory / "stripped.mlir")
-    module = parse_module_file(bench, context)
     with context:
-        (problem,) = read_root_ops(module)
         facts = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
         (root,) = iree_codegen.get_tuner_root_ops(module)
     return bench, stripped, module, problem, facts, root

@@ -1,6 +1,7 @@
 """GPU convolutions no MMA intrinsic fits (f32 on sm_90; ResNet-50 as PyTorch exports it), compile only: as a
-dispatch they get the SIMT convolution space over IREE's direct TileAndFuse lists, IREE's own default is one of its
-points, sampled candidates compile for sm_90 with exactly their config, and the features and heuristic read them."""
+dispatch they get the SIMT convolution spaces over IREE's direct TileAndFuse lists (3x3 and 7x7 ones, and 1x1 ones
+read as multi-loop contractions, strided or not), IREE's own default is one of their points, sampled candidates
+compile for sm_90 with exactly their config, and the features and heuristic read them."""
 
 from __future__ import annotations
 
@@ -15,16 +16,20 @@ from iree_helpers import applied_compile_args, checked_heuristic_order, dump_gpu
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
 from mltune.features.gpu_simt import gpu_simt_features, simt_gemm
-from mltune.frontend.conv_loops import conv_loops
+from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.gpu_simt_convolution import OUTPUT_LOOPS, GpuSimtConvolution
+from mltune.spaces.gpu_simt_convolution import OUTPUT_LOOPS, GpuSimtConvolution, GpuSimtPointwise, window_loops
 
-CASES = {  # ResNet-50's layers, scaled down: a 3x3, a strided 3x3, and the 7x7 stem (3 input channels)
+CASES = {  # ResNet-50's layers, scaled down: a 3x3, a strided 3x3, the 7x7 stem (3 input channels), 1x1 ones
     "3x3": nchw_conv_source(64, 30, 64, 3, 1, "f32"),
     "3x3s2": nchw_conv_source(32, 33, 64, 3, 2, "f32"),
     "7x7s2": nchw_conv_source(3, 37, 64, 7, 2, "f32"),
+    "1x1": one_by_one_convolution_model(64, 14, 128, 1, pad_output=1),  # padded for a 3x3: height and width apart
+    "1x1s2": one_by_one_convolution_model(128, 7, 64, 2),  # IREE gives it a reduction config
 }
+SPACES = {"3x3": GpuSimtConvolution, "3x3s2": GpuSimtConvolution, "7x7s2": GpuSimtConvolution,
+          "1x1": GpuSimtPointwise, "1x1s2": GpuSimtPointwise}
 
 
 @pytest.fixture(scope="module")
@@ -41,24 +46,31 @@ def dumps(tmp_path_factory, context):
 
 def _knobs(configurator: GpuSimtConvolution, lists: dict[str, list[int]]) -> dict[str, int]:
     """A configured dispatch's lists as the space's knobs."""
-    loops = conv_loops(configurator.problem)
+    loops = window_loops(configurator.problem)
     knobs = {f"{level}_{loop}": lists[name][loops[loop]] for loop in OUTPUT_LOOPS
              for level, name in (("wg", "workgroup"), ("th", "thread"))}
-    return knobs | {"red_ic": lists["reduction"][loops["ic"]], "red_kh": lists["reduction"][loops["kh"]],
-                    "promote": int("promote_operands" in lists)}
+    return knobs | {"red_ic": lists["reduction"][loops["ic"]], "promote": int("promote_operands" in lists),
+                    "red_kh": lists["reduction"][loops["kh"]] if "kh" in loops else 1}
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_f32_dispatch_gets_the_simt_space_with_iree_default(dumps, name):
-    """IREE's own scalar config of the folded convolution (6-loop lists, the whole filter window per step) is a point."""
+    """IREE's own scalar config of the folded convolution (6-loop lists, the whole filter window per step; for a 1x1
+    one a 32 x 128 image tile) is a point; a strided 1x1 one IREE configures as a reduction."""
     dump = dumps[name]
     configurator = dump["configurator"]
-    assert (dump["problem"].op_kind, dump["problem"].batch) == ("convolution", ())
-    assert isinstance(configurator, GpuSimtConvolution), configurator
-    lists, threads = simt_config(dump["bench"].read_text())
+    assert dump["problem"].batch == () and type(configurator) is SPACES[name], configurator
+    text = dump["bench"].read_text()
+    if name == "1x1s2":
+        assert "partial_reduction" in text and dump["problem"].strides
+        return
+    lists, threads = simt_config(text)
     default = _knobs(configurator, lists)
     assert configurator.space.contains(default), default
-    assert configurator.levels(default) == {name: lists[name] for name in ("workgroup", "thread", "reduction")}
+    levels = configurator.levels(default)
+    assert levels["thread"] == lists["thread"] and levels["reduction"] == lists["reduction"]
+    assert [w for w, r in zip(lists["workgroup"], lists["reduction"]) if not r] == \
+        [w for w, r in zip(levels["workgroup"], lists["reduction"]) if not r]  # IREE's 1 on a reduction loop
     assert configurator.workgroup_size(default) == threads
 
 

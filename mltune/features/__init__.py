@@ -72,7 +72,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
                                                             GPU_SIMT_PIPELINE)),
     ("gpu", "convolution"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
                                                             GPU_SIMT_PIPELINE)),
-    ("gpu", "multi_loop_contraction"): (gpu_gemm_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
+    ("gpu", "multi_loop_contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_SIMT_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "reduction"): (gpu_reduction_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),

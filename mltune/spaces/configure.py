@@ -23,7 +23,7 @@ from mltune.spaces.gpu_matvec import GpuMatvec
 from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
-from mltune.spaces.gpu_simt_convolution import GpuSimtConvolution
+from mltune.spaces.gpu_simt_convolution import GpuSimtConvolution, GpuSimtPointwise
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
@@ -32,7 +32,8 @@ _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution"
                "attention": GpuAttention, "reduction": GpuReduction,
                "multi_loop_contraction": GpuMultiLoopContraction}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
-_GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": GpuSimtConvolution}
+_GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": GpuSimtConvolution,
+                           "multi_loop_contraction": GpuSimtPointwise}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
 
 # Problems a model-level candidate cannot reach on a GPU API, and why (a dumped dispatch compiled as it is can be tuned).

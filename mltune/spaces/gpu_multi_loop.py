@@ -19,7 +19,7 @@ from iree.compiler import ir
 
 from mltune.frontend.conv_loops import conv_loops, output_loops
 from mltune.frontend.problem import Problem
-from mltune.spaces.gpu_contraction import PIPELINE, TILE_AND_FUSE_PREFETCH
+from mltune.spaces.gpu_contraction import PIPELINE, TILE_AND_FUSE_PREFETCH, usable_mmas
 from mltune.spaces.gpu_convolution import GpuConvolution, is_igemm_tile_and_fuse
 from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.targets.gpu import GpuInfo
@@ -44,7 +44,7 @@ class GpuMultiLoopContraction(GpuConvolution):
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         refusal = _shape_refusal(problem)
-        if refusal:
+        if refusal and usable_mmas(problem, gpu):  # without one, IREE configures none with MMA: `GpuSimtPointwise`
             raise ValueError(refusal)
         super().__init__(problem, gpu, context, emitted)
 
