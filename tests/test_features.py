@@ -13,7 +13,6 @@ from mltune.features.cpu_attention import cpu_attention_features
 from mltune.features.cpu_convolution import cpu_convolution_features
 from mltune.features.gpu_attention import gpu_attention_features
 from mltune.features.gpu_matvec import gpu_matvec_features
-from mltune.features.gpu_relative import gpu_gemm_features
 from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.cpu import CpuInfo
@@ -84,11 +83,11 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     assert extractor_for(mm, cpu, ["DoubleTilingExpert"]) is cpu_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'amdsharktuner/x'"):
         extractor_for(mm, cpu, ["amdsharktuner/x"])
-    # GPU contractions and convolutions of both pipelines share the GPU extractor (contractions through the one that
-    # also reads SIMT candidates, for targets with no intrinsic for their types)
+    # GPU contractions and convolutions of both pipelines share the GPU extractor (through the one that also reads
+    # SIMT candidates, for targets with no intrinsic for their types)
     assert extractor_for(mm, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_any_contraction_features
     conv = Problem(**{**mm.to_record(), "op_kind": "convolution"})
-    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "VectorDistribute"]) is gpu_gemm_features
+    assert extractor_for(conv, SYNTHETIC_GPU, ["TileAndFuse", "TileAndFuseSIMT"]) is gpu_any_contraction_features
     with pytest.raises(UserError, match="no feature extractor for pipeline 'TileAndFuse' of contraction on cpu"):
         extractor_for(mm, cpu, ["TileAndFuse"])
     # llvm-cpu convolutions (ConvTileAndDecomposeExpert) have an extractor of their own; other pipelines are refused
