@@ -13,14 +13,16 @@ from mltune.features.gpu_simt import SimtEstimate, simt_estimate, simt_gemm
 from mltune.rankers.base import RankingInput
 from mltune.rankers.estimate_buckets import estimate_buckets
 from mltune.spaces.simt import SimtGemm
+from mltune.targets.gpu import GpuInfo
 
 REGISTER_LIMIT = 255  # 32-bit registers per NVIDIA thread: beyond it the accumulators spill
 # the estimate's registers leave out each staged load's address and each masked element's predicate: within a
 # quarter of the limit, ptxas may spill or serialise the loads
 REGISTER_HEADROOM = 0.75
+FILLED_WARPS = 8  # warps per SM in flight that a convolution's candidates need to fill an SM (4 sub-partitions x 2)
 
 
-def _contraction_keys(g: SimtGemm, estimate: SimtEstimate) -> list[np.ndarray]:
+def _contraction_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list[np.ndarray]:
     return [
         estimate.registers > REGISTER_LIMIT,
         # A workgroup tile that does not divide M or N is masked: staged in shared memory, its masked copy stalls
@@ -38,27 +40,29 @@ def _contraction_keys(g: SimtGemm, estimate: SimtEstimate) -> list[np.ndarray]:
     ]
 
 
-def _convolution_keys(g: SimtGemm, estimate: SimtEstimate) -> list[np.ndarray]:
-    """Measured on four of ResNet-50's convolutions on an H100 (`docs/evaluation/sm_90/gpu_kinds/`): unlike a
-    GEMM's, a direct convolution's thread block reuses no operand in registers (each output reads its own window),
-    so a larger block only serialises a thread's work: the median candidate with one accumulator ran 1.0-2.8x
-    faster than one with eight. Staging the window's image tile (with its halo) and filter in shared memory cost
-    more than it saved on all four (medians 1.1-3.1x slower than unstaged)."""
+def _convolution_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list[np.ndarray]:
+    """Read from the candidates of eight of ResNet-50's convolutions measured on an H100
+    (`docs/evaluation/sm_90/gpu_kinds/`). Staging the window's image tile (with its halo) and filter in shared memory
+    cost more than it saved on all eight. Then warps: a candidate leaving fewer than `FILLED_WARPS` per SM ran slower
+    where others filled the GPU (a small image has few outputs: there one accumulator per thread keeps the most warps,
+    and ran fastest); among the candidates that fill it, two accumulators per thread (neighbouring outputs share
+    most of their window) before one or four."""
+    warps_per_sm = g.workgroups * g.threads / (gpu.subgroup_sizes[0] * gpu.cores)
     return [
         estimate.registers > REGISTER_LIMIT,
         g.promote,
-        g.th_m * g.th_n,
+        np.ceil(np.maximum(0.0, FILLED_WARPS - warps_per_sm)),
+        np.abs(np.log2(g.th_m * g.th_n) - 1),
         estimate_buckets(estimate.cycles),
         -g.red_k,
     ]
 
 
-# a 1x1 convolution's thread block reuses each filter element along the image, as a GEMM's does
 KEYS = {"contraction": _contraction_keys, "convolution": _convolution_keys, "multi_loop_contraction": _contraction_keys}
 
 
 def simt_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
-    keys = KEYS[problem.op_kind](simt_gemm(problem, candidates), simt_estimate(problem, target, candidates))
+    keys = KEYS[problem.op_kind](simt_gemm(problem, candidates), simt_estimate(problem, target, candidates), target)
     keys.append(np.random.default_rng(seed).random(len(candidates)))
     return np.lexsort(keys[::-1])

@@ -1,0 +1,66 @@
+"""The SIMT convolution heuristic replayed on measured candidates: each `results.jsonl` of a tuning run of a
+convolution or 1x1 convolution (e.g. the runs kept by `gpu_heuristic_unseen.py --keep`, or unpacked from
+`docs/evaluation/sm_90/gpu_kinds/*records.tar.xz`), grouped by problem; the measured candidates of all runs of a
+problem are ranked by this checkout's heuristic, and the position of the first within 5 % of the best measured is
+printed, with each run's own first (in its proposal order). Positions count only measured candidates: what a
+heuristic ranks above them was never timed, so a position here is not one a tuning run would see.
+
+    python benchmarks/ranking/simt_conv_replay.py RESULTS.jsonl ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from mltune.frontend.problem import Problem  # noqa: E402
+from mltune.rankers.base import RankingInput  # noqa: E402
+from mltune.rankers.simt_heuristic import simt_heuristic_order  # noqa: E402
+from mltune.spaces.candidate import CandidateSet  # noqa: E402
+from mltune.targets.stored import facts_from_record  # noqa: E402
+
+NEAR = 1.05
+
+
+def ratio(record: dict) -> float:
+    if record["status"] != "ok":
+        return float("inf")
+    return statistics.median(t / b for t, b in zip(record["time_us"], record["baseline_us"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", type=Path, nargs="+")
+    args = parser.parse_args()
+    runs: dict[str, dict[str, list[dict]]] = defaultdict(dict)
+    for path in args.results:
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        problem = Problem.from_record(records[0]["problem"])
+        runs[problem.key][path.parent.name] = sorted(records, key=lambda r: r["position"])
+    print(f"{'problem':<62} {'measured':>8} {'best':>6} {'replayed first within 5 %':>26} runs' own firsts")
+    for key, by_run in sorted(runs.items()):
+        records = [r for run in by_run.values() for r in run]
+        first = records[0]
+        problem, target = Problem.from_record(first["problem"]), facts_from_record(first["target"])
+        names = tuple(sorted(first["knobs"]))
+        candidates = CandidateSet(names, np.array([[r["knobs"][n] for n in names] for r in records], dtype=np.int64))
+        ratios = np.array([ratio(r) for r in records])
+        best = ratios.min()
+        order = simt_heuristic_order(RankingInput(problem, target, candidates), seed=0)
+        replayed = next(i + 1 for i, index in enumerate(order) if ratios[index] <= best * NEAR)
+        own = {run: next((i + 1 for i, r in enumerate(recs) if ratio(r) <= best * NEAR), None)
+               for run, recs in by_run.items()}
+        print(f"{key:<62} {len(records):>8} {1 / best:>5.2f}x {replayed:>26} "
+              + ", ".join(f"{run} {pos or 'none'}" for run, pos in own.items()))
+
+
+if __name__ == "__main__":
+    main()
