@@ -41,20 +41,23 @@ def _contraction_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list
 
 
 def _convolution_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list[np.ndarray]:
-    """Read from the candidates of eight of ResNet-50's convolutions measured on an H100
-    (`docs/evaluation/sm_90/gpu_kinds/`). Staging the window's image tile (with its halo) and filter in shared memory
-    cost more than it saved on all eight. Then warps: a candidate leaving fewer than `FILLED_WARPS` per SM ran slower
-    where others filled the GPU (a small image has few outputs: there one accumulator per thread keeps the most warps,
-    and ran fastest); among the candidates that fill it, two accumulators per thread (neighbouring outputs share
-    most of their window) before one or four."""
+    """Read from the candidates of twelve f32 convolutions measured on an H100 (`docs/evaluation/sm_90/gpu_kinds/`,
+    `benchmarks/ranking/simt_conv_replay.py` replays them). First, a warp's lanes along the output's fastest loop
+    (NCHW: the image width): fewer than 32 where the width has them split its loads over several rows. Then warps:
+    a candidate leaving fewer than `FILLED_WARPS` per SM ran slower where others filled the GPU (a small image has few
+    outputs: one accumulator per thread keeps the most warps, and ran fastest there). Then the reduction step: where
+    the GPU is filled, the short steps ran fastest (other warps hide the latency; a long unrolled step costs
+    registers), where it is not, the long ones (a thread's own loads in flight)."""
     warps_per_sm = g.workgroups * g.threads / (gpu.subgroup_sizes[0] * gpu.cores)
+    filled = warps_per_sm >= FILLED_WARPS
+    lanes = np.minimum(g.lanes_fastest, gpu.subgroup_sizes[0])
     return [
         estimate.registers > REGISTER_LIMIT,
-        g.promote,
+        np.maximum(0.0, np.log2(min(g.fastest, gpu.subgroup_sizes[0]) / lanes)),
         np.ceil(np.maximum(0.0, FILLED_WARPS - warps_per_sm)),
-        np.abs(np.log2(g.th_m * g.th_n) - 1),
+        np.where(filled, g.red_k, -g.red_k),
+        g.promote,
         estimate_buckets(estimate.cycles),
-        -g.red_k,
     ]
 
 

@@ -93,4 +93,4 @@ def contraction_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     wg_m, wg_n, th_m, th_n = (candidates.column(name) for name in ("wg_m", "wg_n", "th_m", "th_n"))
     return SimtGemm(batch, m, n, k, wg_m, wg_n, th_m, th_n, candidates.column("red_k"), candidates.column("promote"),
                     workgroups=batch * -(-m // wg_m) * -(-n // wg_n), threads=(wg_m // th_m) * (wg_n // th_n),
-                    partial_m=m % wg_m > 0, partial_n=n % wg_n > 0)
+                    partial_m=m % wg_m > 0, partial_n=n % wg_n > 0, fastest=n, lanes_fastest=wg_n // th_n)

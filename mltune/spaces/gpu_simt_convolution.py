@@ -163,7 +163,8 @@ def convolution_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     loops = window_loops(problem)
     size = {loop: problem.bounds[position] for loop, position in loops.items()}
     kh, kw = size.get("kh", 1), size.get("kw", 1)
-    sides = {"m": ("oh", "ow"), "n": ("oc",)} if output_loops(problem)[-1] == "oc" else {"m": ("oc",), "n": ("oh", "ow")}
+    fastest = output_loops(problem)[-1]
+    sides = {"m": ("oh", "ow"), "n": ("oc",)} if fastest == "oc" else {"m": ("oc",), "n": ("oh", "ow")}
     wg = {loop: candidates.column(f"wg_{loop}") for loop in OUTPUT_LOOPS}
     th = {loop: candidates.column(f"th_{loop}") for loop in OUTPUT_LOOPS}
     workgroups = np.prod([-(-size[loop] // wg[loop]) for loop in OUTPUT_LOOPS], axis=0) * size.get("n", 1)
@@ -178,4 +179,5 @@ def convolution_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     return SimtGemm(size.get("n", 1), int(side(size, "m")), int(side(size, "n")), kh * kw * size["ic"],
                     side(wg, "m"), side(wg, "n"), side(th, "m"), side(th, "n"),
                     candidates.column("red_ic") * candidates.column("red_kh") * kw, candidates.column("promote"),
-                    workgroups=workgroups, threads=threads, partial_m=partial("m"), partial_n=partial("n"))
+                    workgroups=workgroups, threads=threads, partial_m=partial("m"), partial_n=partial("n"),
+                    fastest=size[fastest], lanes_fastest=wg[fastest] // th[fastest])

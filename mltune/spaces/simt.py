@@ -38,7 +38,8 @@ class SimtGemm:
     """SIMT candidates as a GEMM: each workgroup computes a `wg_m x wg_n` output tile, each thread a `th_m x th_n`
     block, `red_k` reduction elements per step; the threads of a warp lie along N first (the output's fastest loop).
     Sizes are the problem's; the rest per candidate: `partial_m`/`partial_n`, a tile of some loop of that side does
-    not divide it (masked)."""
+    not divide it (masked); `lanes_fastest`, a workgroup's threads along the output's fastest loop, whose size is
+    `fastest` (N itself for a contraction, the image width of an NCHW convolution)."""
 
     batch: int
     m: int
@@ -54,6 +55,8 @@ class SimtGemm:
     threads: np.ndarray
     partial_m: np.ndarray
     partial_n: np.ndarray
+    fastest: int
+    lanes_fastest: np.ndarray
 
 
 class SimtConfigurator:
