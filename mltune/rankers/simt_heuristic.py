@@ -2,8 +2,8 @@
 as a GEMM). Contractions: the first-order time estimate (`mltune.features.gpu_simt`) in quarter-octave buckets,
 after three costs it does not price, then the larger thread block (more FMAs per operand read), staged operands, and
 seeded random order; `docs/evaluation/sm_90/simt_f32/replay.txt` replays it on the candidates measured on an H100.
-Convolutions: unstaged operands and small thread blocks before the estimate (`_convolution_keys` says why). Nothing
-in it is fitted to measured problems."""
+Convolutions: two costs, then seeded random order (`_convolution_keys` says why). Nothing in it is fitted to
+measured problems."""
 
 from __future__ import annotations
 
@@ -41,23 +41,18 @@ def _contraction_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list
 
 
 def _convolution_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list[np.ndarray]:
-    """Read from the candidates of twelve f32 convolutions measured on an H100 (`docs/evaluation/sm_90/gpu_kinds/`,
-    `benchmarks/ranking/simt_conv_replay.py` replays them). First, a warp's lanes along the output's fastest loop
-    (NCHW: the image width): fewer than 32 where the width has them split its loads over several rows. Then warps:
-    a candidate leaving fewer than `FILLED_WARPS` per SM ran slower where others filled the GPU (a small image has few
-    outputs: one accumulator per thread keeps the most warps, and ran fastest there). Then the reduction step: where
-    the GPU is filled, the short steps ran fastest (other warps hide the latency; a long unrolled step costs
-    registers), where it is not, the long ones (a thread's own loads in flight)."""
+    """Two costs that held on all sixteen f32 convolutions measured on an H100 (`docs/gpu-simt-convolutions.md`),
+    then seeded random order: what ran fastest otherwise (accumulators, reduction step, staging) went opposite ways
+    on small and large images, and keys read from the first twelve lost to shuffle on the next four. First, a warp's
+    lanes along the output's fastest loop (NCHW: the image width): fewer than 32 where the width has them split its
+    loads over several rows. Then warps: fewer than `FILLED_WARPS` per SM leave it idle where other candidates fill
+    the GPU (on a small image none do: there the most warps come first)."""
     warps_per_sm = g.workgroups * g.threads / (gpu.subgroup_sizes[0] * gpu.cores)
-    filled = warps_per_sm >= FILLED_WARPS
     lanes = np.minimum(g.lanes_fastest, gpu.subgroup_sizes[0])
     return [
         estimate.registers > REGISTER_LIMIT,
         np.maximum(0.0, np.log2(min(g.fastest, gpu.subgroup_sizes[0]) / lanes)),
         np.ceil(np.maximum(0.0, FILLED_WARPS - warps_per_sm)),
-        np.where(filled, g.red_k, -g.red_k),
-        g.promote,
-        estimate_buckets(estimate.cycles),
     ]
 
 
