@@ -29,6 +29,7 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.model import prepare_input, strip_configuration
+from mltune.model.input_form import in_input_form
 from mltune.model.weights import without_weights
 from mltune.rankers import RankingInput, make_ranker
 from mltune.runs.report import Dispatch
@@ -80,9 +81,9 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    tuning_input = without_weights(prepare_input(request.input_path, request.target, request.run_dir, context,
-                                                 request.function, request.seed, request.compile_flags,
-                                                 request.call_inputs),
+    prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
+                             request.seed, request.compile_flags, request.call_inputs)
+    tuning_input = without_weights(in_input_form(prepared, request.target.kind, request.run_dir),
                                    request.target.kind, request.run_dir / "weights")
     dispatches = read_checked_dispatches(tuning_input, request, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]

@@ -21,7 +21,7 @@ from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.problem import REDUCTION, Problem, Untunable, read_root_ops
+from mltune.frontend.problem import Problem, Untunable, read_root_ops
 from mltune.input.model import CallInputs, TuningInput, prepare_input
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
@@ -33,6 +33,7 @@ from mltune.model.in_model_finals import ProfiledFinals
 from mltune.model.in_model_timer import InModelTimer
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+from mltune.model.input_form import in_input_form
 from mltune.model.weights import without_weights
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.rankers import make_ranker
@@ -109,8 +110,8 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
                             f"not for --target {target.name} ({target.kind})")
 
 
-NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and this reduction is no generic of the source "
-                 "(a linalg.softmax, a torch op): tune its dumped dispatch")
+NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and no op of the source is this problem (IREE "
+                 "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped dispatch")
 
 
 def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
@@ -118,7 +119,7 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, 
     """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
     CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
     `dispatch_level`: the input is a dumped dispatch, compiled as it is (`make_configurator`); `source`: what CUDA
-    candidates annotate, where a reduction must be found (IREE's dispatch may hold a generic the source does not)."""
+    candidates annotate, where the problem must be found (IREE's dispatch may hold an op the source does not)."""
     seen: set[str] = set()
     in_source: set[str] | None = None
     for dispatch in tunable:
@@ -127,13 +128,13 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, 
         if problem.key in seen:
             continue
         seen.add(problem.key)
-        if problem.op_kind == REDUCTION and source is not None and annotates_source(dispatch.facts.kind):
+        configurator = make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling,
+                                         dispatch_level)
+        if not isinstance(configurator, Untunable) and source is not None and annotates_source(dispatch.facts.kind):
             in_source = annotatable_keys(source, context) if in_source is None else in_source
             if match_key(problem) not in in_source:
-                yield dispatch, Untunable(problem.op_name, NOT_IN_SOURCE)
-                continue
-        yield dispatch, make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling,
-                                          dispatch_level)
+                configurator = Untunable(problem.op_name, NOT_IN_SOURCE)
+        yield dispatch, configurator
 
 
 def _check_writable(path: Path) -> None:
@@ -230,7 +231,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
                                  request.seed, request.compile_flags, request.call_inputs)
     with display().phase("move the model's weights out of every build (once)"):
-        tuning_input = without_weights(prepared, request.target.kind, request.run_dir / "weights")
+        tuning_input = without_weights(in_input_form(prepared, request.target.kind, request.run_dir),
+                                       request.target.kind, request.run_dir / "weights")
     dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
