@@ -74,7 +74,7 @@ def test_space_holds_the_limits_and_z3_agrees(configurator):
 
 
 @pytest.mark.e2e
-def test_candidates_compile_with_theirsimt_config(dumped, configurator, context, tmp_path):
+def test_candidates_compile_with_their_config(dumped, configurator, context, tmp_path):
     """Three sampled candidates (two promoted), applied as mltune applies configs on CUDA (annotating the source),
     compile for sm_90 and the compiler configured the dispatch with exactly their lists and workgroup size."""
     candidates = configurator.candidates()

@@ -26,6 +26,7 @@ def test_frontend_ops_are_told_from_linalg(tmp_path):
     assert not has_frontend_ops(linalg)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", ["bert", "jax_block"])
 def test_an_export_compiles_its_candidates_for_cuda(tmp_path, name):
