@@ -435,3 +435,14 @@ def simt_config(text: str) -> tuple[dict[str, list[int]], int]:
     sizes = [int(x) for x in _WORKGROUP_SIZE.search(text).groups()]
     return ({name: [int(v) for v in values.split(",") if v.strip()] for name, values in _SIMT_LISTS.findall(lowering)},
             sizes[0] * sizes[1] * sizes[2])
+
+
+def model_configuration(source: Path, directory: Path) -> str:
+    """The executable configuration IREE gives a model's one dispatch with a reduction loop (its contraction or
+    convolution; an elementwise producer's has none), the model prepared for its GPU target."""
+    result = run([tool_path("iree-compile"), str(source), "--compile-to=executable-configurations",
+                  f"--iree-hal-dump-executable-configurations-to={directory}", "-o", os.devnull])
+    assert result.returncode == 0, result.stderr[-2000:]
+    (configured,) = [text for text in (path.read_text() for path in sorted(directory.glob("*.mlir")))
+                     if "reduction = [" in text or "partial_reduction = [" in text]
+    return configured

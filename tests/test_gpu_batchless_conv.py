@@ -18,13 +18,12 @@ from gpu_conv_helpers import (
     lowering_lists,
     nchw_conv_source,
 )
-from iree_helpers import dump_gpu_model, mltune, run
+from iree_helpers import dump_gpu_model, mltune, model_configuration
 
+from mltune.emit.apply import make_applier
 from mltune.frontend.conv_loops import output_loops
-from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_convolution import GpuConvolution
-from mltune.system.tools import tool_path
 
 CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem (3 input channels: padded K)
     "3x3_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32")),
@@ -69,24 +68,23 @@ def test_sampled_candidates_compile_with_their_config(dumps, context, tmp_path, 
     assert_sampled_candidates_compile(dumps[name], context, tmp_path)
 
 
-def test_on_cuda_a_model_level_batch_1_conv_is_refused_with_the_reason(dumps, context, tmp_path):
+def test_on_cuda_a_model_level_batch_1_conv_is_folded_and_carries_its_config(dumps, context, tmp_path):
     """IREE 3.13 ignores specs on CUDA and folds the batch-1 conv into a new op, dropping an annotation on the model's
-    op (an annotated `linalg.conv_2d_nchw_fchw` compiles to IREE's default): only its dumped dispatch is tunable."""
+    op: an annotated `linalg.conv_2d_nchw_fchw` compiles to IREE's default. Written as the folded op in the source
+    (`mltune.emit.unit_batch`), the model-level candidate lands as written."""
     dump = dumps["3x3_f16_sm_90"]
-    found = make_configurator(dump["problem"], dump["configurator"].gpu, context, dump["stripped"], tmp_path)
-    assert isinstance(found, Untunable) and "batch-1 convolution on CUDA" in found.reason, found
-    configurator = dump["configurator"]
+    configurator = make_configurator(dump["problem"], dump["configurator"].gpu, context, dump["stripped"], tmp_path)
+    assert isinstance(configurator, GpuConvolution), configurator
     knobs = configurator.candidates().knobs(0)
     info = configurator.compilation_info(knobs)
     source = dump["source"].read_text()
-    annotated = tmp_path / "annotated.mlir"
-    annotated.write_text(source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
-    assert annotated.read_text() != source
-    result = run([tool_path("iree-compile"), str(annotated), f"--iree-hal-dump-executable-configurations-to={tmp_path / 'c'}",
-                  "-o", str(tmp_path / "x.vmfb")])
-    assert result.returncode == 0, result.stderr[-2000:]
-    configured = lowering_lists("".join(p.read_text() for p in (tmp_path / "c").glob("*.mlir")))
-    assert configured["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"] != configurator.tile_lists(knobs)["workgroup"]
+    on_the_op = tmp_path / "on_the_op.mlir"
+    on_the_op.write_text(source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
+    folded = tmp_path / "folded.mlir"
+    folded.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"], info).text)
+    configured = {path.stem: lowering_lists(model_configuration(path, tmp_path / path.stem)) for path in (on_the_op, folded)}
+    assert configured["on_the_op"]["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"]
+    assert configured["folded"]["workgroup"] == configurator.tile_lists(knobs)["workgroup"] != configured["on_the_op"]["workgroup"]
 
 
 @pytest.mark.slow

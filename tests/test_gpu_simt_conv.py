@@ -11,13 +11,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gpu_conv_helpers import nchw_conv_source
-from iree_helpers import applied_compile_args, checked_heuristic_order, dump_gpu_model, mltune, run, simt_config
+from iree_helpers import (
+    applied_compile_args,
+    checked_heuristic_order,
+    dump_gpu_model,
+    mltune,
+    model_configuration,
+    run,
+    simt_config,
+)
 
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
 from mltune.features.gpu_simt import gpu_simt_features, simt_gemm
 from mltune.frontend.one_op_model import one_by_one_convolution_model
-from mltune.frontend.problem import Untunable
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_simt_convolution import OUTPUT_LOOPS, GpuSimtConvolution, GpuSimtPointwise, window_loops
 
@@ -37,10 +44,10 @@ def dumps(tmp_path_factory, context):
     found = {}
     for name, source in CASES.items():
         directory = tmp_path_factory.mktemp(name)
-        target, _, bench, stripped, problem, gpu = dump_gpu_model(source, "sm_90", directory, context)
+        target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, "sm_90", directory, context)
         configurator = make_configurator(problem, gpu, context, stripped, directory / "space", dispatch_level=True)
-        found[name] = {"target": target, "bench": bench, "stripped": stripped, "problem": problem, "gpu": gpu,
-                       "configurator": configurator}
+        found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
+                       "gpu": gpu, "configurator": configurator}
     return found
 
 
@@ -74,11 +81,19 @@ def test_f32_dispatch_gets_the_simt_space_with_iree_default(dumps, name):
     assert configurator.workgroup_size(default) == threads
 
 
-def test_on_cuda_a_model_level_batch_1_conv_is_still_refused(dumps, context, tmp_path):
-    """The model's op cannot carry the config on CUDA (the folded op is a new one): only the dispatch is tuned."""
-    dump = dumps["3x3"]
-    found = make_configurator(dump["problem"], dump["gpu"], context, dump["stripped"], tmp_path)
-    assert isinstance(found, Untunable) and "batch-1 convolution on CUDA" in found.reason, found
+@pytest.mark.parametrize("name", ["3x3", "1x1"])
+def test_on_cuda_a_model_level_candidate_lands_on_the_folded_op(dumps, context, tmp_path, name):
+    """The model's batch-1 convolution, written as the op IREE dispatches (`mltune.emit.unit_batch`), carries a
+    model-level candidate: the model's dispatch is configured with exactly its lists."""
+    dump = dumps[name]
+    configurator = make_configurator(dump["problem"], dump["gpu"], context, dump["stripped"], tmp_path / "space")
+    assert isinstance(configurator, SPACES[name]), configurator
+    knobs = configurator.candidates().knobs(3)
+    annotated = tmp_path / "annotated.mlir"
+    annotated.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"],
+                                                                             configurator.compilation_info(knobs)).text)
+    lists, threads = simt_config(model_configuration(annotated, tmp_path / "configs"))
+    assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
 
 
 def test_space_holds_its_limits(dumps):

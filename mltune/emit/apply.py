@@ -3,7 +3,8 @@
 - `SpecApplier` (llvm-cpu, ROCm): a tuning spec passed with `--iree-codegen-tuning-spec-path`.
 - `AnnotationApplier` (CUDA): IREE 3.13 ignores tuning specs on CUDA (docs/cuda-tuning-specs.md),
   so the `compilation_info` is set on the matching op of the source itself, which the compiler
-  honours before running its own heuristics. An attention's attributes go on the model's
+  honours before running its own heuristics; a batch-1 convolution is first written as the op IREE
+  dispatches (`unit_batch`). An attention's attributes go on the model's
   `attention`, whose discardable attributes and `decomposition_config` dispatch formation and
   `ConvertAttentionToOnlineAttention` copy unchanged onto the dispatch's `online_attention`, so they
   are written in the dispatch's loop order (its batch loops collapsed into one).
@@ -22,6 +23,7 @@ from iree.compiler.dialects import linalg
 from mltune.emit.op_config import config_flags, op_attributes
 from mltune.emit.reduction_match import gpu_fused_configs
 from mltune.emit.spec import build_spec, link_specs
+from mltune.emit.unit_batch import fold, folded_problems
 from mltune.errors import UserError
 from mltune.frontend.mlir import find_ops
 from mltune.frontend.problem import ONLINE_ATTENTION, REDUCTION, SOURCE_ATTENTION, Problem, problem_from_root_op
@@ -107,10 +109,12 @@ def match_key(problem: Problem) -> str:
 
 
 def annotatable_keys(source: Path, context: ir.Context) -> set[str]:
-    """The match keys of the ops of `source` an `AnnotationApplier` can configure."""
+    """The match keys of the ops of `source` an `AnnotationApplier` can configure, a batch-1 convolution's as the
+    op IREE dispatches (`unit_batch`)."""
     with context:
         module = ir.Module.parse(source.read_text())
         problems = [problem_from_root_op(op) for op in _tunable_ops(module)]
+        problems += [problem for _, problem in folded_problems(module)]
     return {match_key(problem) for problem in problems if isinstance(problem, Problem)}
 
 
@@ -131,6 +135,12 @@ class AnnotationApplier:
                     for name, text in op_attributes(infos[match_key(problem)], self.context).items():
                         op.attributes[name] = ir.Attribute.parse(text)
                     _annotate_fused(op, problem, infos[match_key(problem)])
+                    matched.add(match_key(problem))
+            for op, problem in folded_problems(module) if set(infos) - matched else ():
+                if match_key(problem) in infos:  # the generic IREE would make of it, with the config on it
+                    generic = fold(op)
+                    for name, text in op_attributes(infos[match_key(problem)], self.context).items():
+                        generic.attributes[name] = ir.Attribute.parse(text)
                     matched.add(match_key(problem))
             missing = set(infos) - matched
             if missing:

@@ -36,14 +36,6 @@ _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": Gpu
                            "multi_loop_contraction": GpuSimtPointwise}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
 
-# Problems a model-level candidate cannot reach on a GPU API, and why (a dumped dispatch compiled as it is can be tuned).
-_MODEL_LEVEL_UNREACHABLE: dict[str, tuple[Callable[[Problem], bool], str]] = {
-    "cuda": (lambda problem: problem.op_kind in ("convolution", "multi_loop_contraction") and not problem.batch,
-             "a batch-1 convolution on CUDA (a 1x1 one reads as a multi-loop contraction): IREE 3.13 ignores tuning "
-             "specs there and folds the unit batch into a new op, dropping a config annotated on the model's op "
-             "(docs/whole-models.md); its dumped dispatch can be tuned"),
-}
-
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
 
 
@@ -68,17 +60,13 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     for the dispatch (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU contraction's
     space holds its data-tiled lowering too. `dispatch_level`: candidates are compiled from the dumped benchmark
     itself, where the compiler configures the loop nest it emitted constraints for, so a problem whose constraints
-    had to be renumbered is refused there, and one a model-level candidate cannot reach is refused elsewhere."""
+    had to be renumbered is refused there."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES:
             return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
         return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
-    found = _gpu_configurator(problem, facts, context, bench, work_dir, dispatch_level)
-    unreachable, why = _MODEL_LEVEL_UNREACHABLE.get(facts.api, (lambda _: False, ""))
-    if not dispatch_level and not isinstance(found, Untunable) and unreachable(problem):
-        return Untunable(problem.op_name, why)
-    return found
+    return _gpu_configurator(problem, facts, context, bench, work_dir, dispatch_level)
 
 
 def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path, work_dir: Path,
