@@ -11,7 +11,7 @@ import pytest
 from iree.compiler import ir
 from iree_helpers import run
 
-from mltune.emit.unit_batch import fold, foldable, folded_problems
+from mltune.emit.unit_batch import fold, foldable, folded_forms, folded_problems
 from mltune.frontend.mlir import find_ops
 from mltune.system.tools import tool_path
 from mltune.targets import parse_target
@@ -30,9 +30,9 @@ def test_every_batch_1_convolution_is_read_as_the_op_iree_dispatches(tmp_path, c
     """3x3, 7x7 and 1x1 ones alike: a windowed one as a batchless convolution, a 1x1 one as a multi-loop contraction."""
     with context:
         module = ir.Module.parse(_lowered(tmp_path).read_text())
-        kinds = sorted({problem.op_kind for _, problem in folded_problems(module)})
-        assert kinds == ["convolution", "multi_loop_contraction"]
-        assert all(not problem.batch for _, problem in folded_problems(module))
+        problems = [problem for _, forms in folded_problems(module) for _, problem in forms]
+        assert sorted({problem.op_kind for problem in problems}) == ["contraction", "convolution", "multi_loop_contraction"]
+        assert all(not problem.batch for problem in problems)
 
 
 @pytest.mark.e2e
@@ -43,7 +43,7 @@ def test_folding_changes_no_output(tmp_path, context):
         ops = find_ops(module, foldable)
         assert len(ops) >= 5
         for op in ops:
-            fold(op)
+            fold(op, folded_forms(op)[-1])  # a 1x1 one as a contraction, if unstrided
         folded = tmp_path / "folded.mlir"
         folded.write_text(str(module))
     outputs = []

@@ -46,6 +46,8 @@ from mltune.errors import UserError  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable, read_root_ops  # noqa: E402
 from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
+from mltune.emit.apply import annotatable_keys, annotates_source, match_key  # noqa: E402
+from mltune.model.input_form import has_frontend_ops, lowered_to_input  # noqa: E402
 from mltune.spaces.configure import make_configurator  # noqa: E402
 from mltune.system.tools import run_tool, tool_path  # noqa: E402
 from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402
@@ -55,10 +57,10 @@ TIMED = "profile.json"
 
 
 def classify(bench: Path, context: ir.Context, work: Path,
-             as_dispatches: bool = False) -> tuple[str, Problem | None, str, DispatchCost]:
+             in_model: set[str] | None = None) -> tuple[str, Problem | None, str, DispatchCost]:
     """(root op name, problem if tunable, op kind or the reason it is not tunable, FLOPs and bytes) of one dumped
-    dispatch. `as_dispatches`: one a model cannot carry a config for, but its dumped dispatch can (a batch-1
-    convolution on CUDA), is `DISPATCH_ONLY` and its kind."""
+    dispatch. `in_model`: the problems the model's source can carry a config for (CUDA: its ops, `model_keys`); a
+    tunable one not among them is `DISPATCH_ONLY` and its kind."""
     module = parse_module_file(bench, context)
     cost = dispatch_cost(module)
     with context:
@@ -71,12 +73,27 @@ def classify(bench: Path, context: ir.Context, work: Path,
     if not isinstance(root, Problem):
         return root.op_name, None, f"not tunable: {root.reason}", cost
     configurator = make_configurator(root, facts, context, bench, work)
-    if isinstance(configurator, Untunable) and as_dispatches and not isinstance(
-            make_configurator(root, facts, context, bench, work, dispatch_level=True), Untunable):
-        return root.op_name, root, f"{DISPATCH_ONLY}{root.op_kind}", cost
     if isinstance(configurator, Untunable):
         return root.op_name, None, f"not tunable: {configurator.reason}", cost
+    if in_model is not None and match_key(root) not in in_model:
+        return root.op_name, root, f"{DISPATCH_ONLY}{root.op_kind}", cost
     return root.op_name, root, root.op_kind, cost
+
+
+def model_keys(model: Path, target_name: str, flags: Sequence[str], work: Path) -> set[str] | None:
+    """On a target whose candidates annotate the model's source (CUDA), the problems its ops can carry a config for
+    (the source as mltune tunes it: in IREE's input form); None elsewhere (a spec reaches every dispatch)."""
+    target = parse_target(target_name, probe=False)
+    if not annotates_source(target.kind):
+        return None
+    if not model.is_file():
+        raise UserError(f"{model} (the dumped model) is not here: --as-dispatches reads its source")
+    context = ir.Context()
+    work.mkdir(parents=True, exist_ok=True)
+    source = target.prepare_source(model, work, context)
+    if has_frontend_ops(source):
+        source = lowered_to_input(source, [*target.compile_flags(), *flags], work)
+    return annotatable_keys(source, context)
 
 
 def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] = ()) -> list[Dispatch]:
@@ -115,12 +132,12 @@ def load(work: Path) -> tuple[str, str, list[Dispatch]]:
                     "cost": DispatchCost(**d["cost"])}) for d in data["dispatches"]]
 
 
-def reclassify(dispatches: list[Dispatch], work: Path, as_dispatches: bool = False) -> list[Dispatch]:
+def reclassify(dispatches: list[Dispatch], work: Path, in_model: set[str] | None = None) -> list[Dispatch]:
     """The dumped dispatches classified again (`classify`), their dump and calls kept."""
     context = ir.Context()
     classified = []
     for dispatch in dispatches:
-        op, problem, kind, cost = classify(dispatch.bench, context, work / "spaces", as_dispatches)
+        op, problem, kind, cost = classify(dispatch.bench, context, work / "spaces", in_model)
         classified.append(replace(dispatch, op=op, kind=kind, problem=problem, cost=cost))
     return classified
 
@@ -143,8 +160,8 @@ def main() -> int:
     parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
     parser.add_argument("--reclassify", action="store_true", help="with --dumped: read the dumped root ops again with "
                         "this checkout's spaces")
-    parser.add_argument("--as-dispatches", action="store_true", help="with --reclassify: count a dispatch only its "
-                        "dump can be tuned as (a batch-1 convolution on CUDA) apart, as tunable as a dispatch")
+    parser.add_argument("--as-dispatches", action="store_true", help="with --reclassify on CUDA: count a tunable "
+                        "dispatch no op of the model's source is (it needs the model file) apart, tunable as its dump")
     parser.add_argument("--timed-in", type=Path, default=None, help="without --device: the times an earlier timed "
                         f"run of this dump wrote (W/{TIMED}), e.g. carried back from the GPU it ran on")
     parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
@@ -166,7 +183,8 @@ def main() -> int:
             model, target, dispatches = load(work)
             if args.reclassify:
                 with held(args.lock, shared=True):
-                    dispatches = reclassify(dispatches, work, args.as_dispatches)
+                    in_model = model_keys(Path(model), target, args.iree_flag, work / "model") if args.as_dispatches else None
+                    dispatches = reclassify(dispatches, work, in_model)
         else:
             model, target = str(args.model), args.target
             work.mkdir(parents=True, exist_ok=True)

@@ -114,7 +114,7 @@ def annotatable_keys(source: Path, context: ir.Context) -> set[str]:
     with context:
         module = ir.Module.parse(source.read_text())
         problems = [problem_from_root_op(op) for op in _tunable_ops(module)]
-        problems += [problem for _, problem in folded_problems(module)]
+        problems += [problem for _, forms in folded_problems(module) for _, problem in forms]
     return {match_key(problem) for problem in problems if isinstance(problem, Problem)}
 
 
@@ -136,12 +136,14 @@ class AnnotationApplier:
                         op.attributes[name] = ir.Attribute.parse(text)
                     _annotate_fused(op, problem, infos[match_key(problem)])
                     matched.add(match_key(problem))
-            for op, problem in folded_problems(module) if set(infos) - matched else ():
-                if match_key(problem) in infos:  # the generic IREE would make of it, with the config on it
-                    generic = fold(op)
-                    for name, text in op_attributes(infos[match_key(problem)], self.context).items():
+            for op, forms in folded_problems(module) if set(infos) - matched else ():
+                wanted = [(form, match_key(problem)) for form, problem in forms if match_key(problem) in infos]
+                if wanted:  # the generic IREE would make of it, with the config on it
+                    (form, key), *_ = wanted
+                    generic = fold(op, form)
+                    for name, text in op_attributes(infos[key], self.context).items():
                         generic.attributes[name] = ir.Attribute.parse(text)
-                    matched.add(match_key(problem))
+                    matched.add(key)
             missing = set(infos) - matched
             if missing:
                 raise UserError(f"{self.source}: no op to annotate for {', '.join(sorted(missing))}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 from mltune.emit.apply import annotates_source
 from mltune.errors import UserError
@@ -31,10 +32,15 @@ def in_input_form(tuning_input: TuningInput, target_kind: str, work_dir: Path) -
     source = tuning_input.source
     if tuning_input.invocation.dispatch_level or not annotates_source(target_kind) or not has_frontend_ops(source):
         return tuning_input
+    return replace(tuning_input, source=lowered_to_input(source, tuning_input.compile_flags, work_dir))
+
+
+def lowered_to_input(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Path:
+    """`source` in IREE's input form (`iree-compile --compile-to=input` with `compile_flags`), written in `work_dir`."""
     work_dir.mkdir(parents=True, exist_ok=True)
     lowered = work_dir / f"{source.stem}.input.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *tuning_input.compile_flags, "--compile-to=input",
+    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input",
                        "-o", str(lowered)], timeout_s=LOWERING_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its input form: {result.describe_failure()}")
-    return replace(tuning_input, source=lowered)
+    return lowered
