@@ -79,12 +79,15 @@ def test_on_cuda_a_model_level_batch_1_conv_is_folded_and_carries_its_config(dum
     info = configurator.compilation_info(knobs)
     source = dump["source"].read_text()
     on_the_op = tmp_path / "on_the_op.mlir"
-    on_the_op.write_text(source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
+    on_the_op.write_text(source.replace("linalg.conv_2d_nchw_fchw {",
+                                        f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
     folded = tmp_path / "folded.mlir"
     folded.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"], info).text)
-    configured = {path.stem: lowering_lists(model_configuration(path, tmp_path / path.stem)) for path in (on_the_op, folded)}
+    configured = {path.stem: lowering_lists(model_configuration(path, tmp_path / path.stem))
+                  for path in (on_the_op, folded)}
     assert configured["on_the_op"]["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"]
-    assert configured["folded"]["workgroup"] == configurator.tile_lists(knobs)["workgroup"] != configured["on_the_op"]["workgroup"]
+    wanted = configurator.tile_lists(knobs)["workgroup"]
+    assert configured["folded"]["workgroup"] == wanted != configured["on_the_op"]["workgroup"]
 
 
 @pytest.mark.slow

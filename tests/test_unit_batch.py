@@ -21,7 +21,8 @@ EXPORTED = Path(__file__).resolve().parents[1] / "examples" / "models" / "export
 
 def _lowered(tmp_path: Path) -> Path:
     lowered = tmp_path / "resnet50.input.mlir"
-    result = run([tool_path("iree-compile"), str(EXPORTED / "resnet50.mlir"), "--compile-to=input", "-o", str(lowered)])
+    result = run([tool_path("iree-compile"), str(EXPORTED / "resnet50.mlir"), "--compile-to=input",
+                  "-o", str(lowered)])
     assert result.returncode == 0, result.stderr[-2000:]
     return lowered
 
@@ -31,7 +32,8 @@ def test_every_batch_1_convolution_is_read_as_the_op_iree_dispatches(tmp_path, c
     with context:
         module = ir.Module.parse(_lowered(tmp_path).read_text())
         problems = [problem for _, forms in folded_problems(module) for _, problem in forms]
-        assert sorted({problem.op_kind for problem in problems}) == ["contraction", "convolution", "multi_loop_contraction"]
+        kinds = sorted({problem.op_kind for problem in problems})
+        assert kinds == ["contraction", "convolution", "multi_loop_contraction"]
         assert all(not problem.batch for problem in problems)
 
 

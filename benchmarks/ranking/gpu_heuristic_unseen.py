@@ -2,7 +2,8 @@
 rankers (and optionally another checkout's heuristic, e.g. the one before a change), run after one another shape by
 shape on one GPU.
 
-For each shape a one-op model (with `--dispatches`, each dumped dispatch benchmark as it is) is tuned with `mltune tune --ranker R --budget N` for each ranker of `--rankers`
+For each shape a one-op model (with `--dispatches`, each dumped dispatch benchmark as it is) is tuned with
+`mltune tune --ranker R --budget N` for each ranker of `--rankers`
 (this tree's `mltune` first on PYTHONPATH; with `--other-src`, also the other tree's heuristic). From each run's
 records: the best speedup over IREE's default within the budget, how many of the candidates ran more than 4x
 slower than the default, and the position of the first candidate within 5 % of the best any run on that shape

@@ -48,8 +48,9 @@ def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: in
             times[name].append(us)
     tuned = [d / t for d, t in zip(times["default"], times["tuned"])]
     copy = [d / c for d, c in zip(times["default"], times["default copy"])]
+    spread = f"({min(tuned):.2f}-{max(tuned):.2f})"
     return (f"{shape:<28} {run:<10} {device:<8} {statistics.median(times['default']):>10.1f} "
-            f"{statistics.median(times['tuned']):>10.1f} {statistics.median(tuned):>6.2f}x ({min(tuned):.2f}-{max(tuned):.2f})"
+            f"{statistics.median(times['tuned']):>10.1f} {statistics.median(tuned):>6.2f}x {spread}"
             f" {statistics.median(copy):>6.2f}x ({min(copy):.2f}-{max(copy):.2f})")
 
 

@@ -183,15 +183,16 @@ def main() -> int:
             model, target, dispatches = load(work)
             if args.reclassify:
                 with held(args.lock, shared=True):
-                    in_model = model_keys(Path(model), target, args.iree_flag, work / "model") if args.as_dispatches else None
+                    in_model = (model_keys(Path(model), target, args.iree_flag, work / "model")
+                                if args.as_dispatches else None)
                     dispatches = reclassify(dispatches, work, in_model)
         else:
             model, target = str(args.model), args.target
             work.mkdir(parents=True, exist_ok=True)
             with held(args.lock, shared=True):
                 dispatches = dump(args.model, target, work, args.iree_flag)
-        device = args.device or ("local-task" if parse_target(target, probe=False).kind == "cpu" and args.timed_in is None
-                                 else None)
+        on_cpu = parse_target(target, probe=False).kind == "cpu"
+        device = args.device or ("local-task" if on_cpu and args.timed_in is None else None)
         profiles = time_dispatches(dispatches, work, device, args.iree_flag, args.jobs, args.lock) if device else []
         if profiles:  # the times, for a later --reclassify --timed-in W with another checkout's spaces
             (work / TIMED).write_text(json.dumps({"device": device, "profiles": [asdict(p) for p in profiles]}))

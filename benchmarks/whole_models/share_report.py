@@ -76,4 +76,5 @@ def print_report(dispatches: Sequence[Dispatch], profiles: Sequence[DispatchProf
         print(f"tunable by {column}: {_percent(tunable)} (without the convolution kinds: {_percent(tunable - convolutions)})")
         alone = sum(v for k, v in by_kind[column].items() if k.startswith(DISPATCH_ONLY))
         if alone:
-            print(f"  of which as dispatches only: {_percent(alone)}; tunable in the model: {_percent(tunable - alone)}")
+            in_model = _percent(tunable - alone)
+            print(f"  of which as dispatches only: {_percent(alone)}; tunable in the model: {in_model}")

@@ -2,11 +2,12 @@
 `compilation_info` can sit on it.
 
 IREE 3.13 folds the unit batch of a `linalg.conv_2d_nchw_fchw` away before it configures a GPU dispatch, into a new
-generic over `(oc, oh, ow, ic, kh, kw)` (a 1x1 one over `(oc, oh, ow, ic)`), and drops any attribute set on the
-model's op. Written in the source already (the image and result collapsed around it, the result expanded back, as
-IREE's own fold does), the generic is the op IREE configures, and it honours the candidate's config as written
-(`tests/test_gpu_simt_conv.py` compiles such a model and reads the dispatch's configuration back). Only convolutions
-with static shapes, a unit batch and a unit dilation are taken.
+generic over `(oc, oh, ow, ic, kh, kw)` (a 1x1 one over `(oc, oh, ow, ic)`, or with the image's rows and columns
+merged), and drops any attribute set on the model's op. Written in the source already (the image and result
+collapsed around it, the result expanded back, as IREE's own fold does), the generic is the op IREE configures, and
+it honours the candidate's config as written (`tests/test_gpu_simt_conv.py` compiles such a model and reads the
+dispatch's configuration back; `tests/test_unit_batch.py` runs a folded model against the original). Only
+convolutions with static shapes, a unit batch and a unit dilation are taken.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ class SimtEstimate:
 def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
                   latency: float = MEMORY_LATENCY_CYCLES) -> SimtEstimate:
     g = simt_gemm(problem, candidates)
-    k, wg_m, wg_n, th_m, th_n, red_k, promote, threads = g.k, g.wg_m, g.wg_n, g.th_m, g.th_n, g.red_k, g.promote, g.threads
+    wg_m, wg_n, th_m, th_n, red_k, promote, threads = g.wg_m, g.wg_n, g.th_m, g.th_n, g.red_k, g.promote, g.threads
     in_bytes = element_bytes(problem.lhs_type)
     registers = th_m * th_n + th_m + th_n + BASE_REGISTERS + promote * (wg_m + wg_n) * red_k // threads
     shared = promote * (wg_m + wg_n) * red_k * in_bytes
@@ -81,12 +81,13 @@ def simt_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
         concurrent * issues / np.minimum(gpu.simds_per_cu, concurrent * warps),
         concurrent * (reads + shared) / SHARED_BYTES_PER_CYCLE,
         concurrent * global_bytes / GLOBAL_BYTES_PER_CYCLE, latency + step])
-    return SimtEstimate(per_sm * ceil_div(k, red_k) * together / concurrent, registers, resident)
+    return SimtEstimate(per_sm * ceil_div(g.k, red_k) * together / concurrent, registers, resident)
 
 
 def gpu_simt_features(problem: Problem, gpu: GpuInfo, candidates: CandidateSet) -> FeatureMatrix:
     g = simt_gemm(problem, candidates)
-    batch, m, n, k, wg_m, wg_n, th_m, th_n, workgroups = g.batch, g.m, g.n, g.k, g.wg_m, g.wg_n, g.th_m, g.th_n, g.workgroups
+    batch, m, n, k = g.batch, g.m, g.n, g.k
+    wg_m, wg_n, th_m, th_n, workgroups = g.wg_m, g.wg_n, g.th_m, g.th_n, g.workgroups
     estimate = simt_estimate(problem, gpu, candidates)
     ideal = float(batch) * m * n * k / (FMA_PER_CYCLE * gpu.cores)
     return FeatureMatrix.from_columns({

@@ -111,7 +111,8 @@ def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
 
 
 NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and no op of the source is this problem (IREE "
-                 "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped dispatch")
+                 "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped "
+                 "dispatch")
 
 
 def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
