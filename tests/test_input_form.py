@@ -38,3 +38,17 @@ def test_an_export_compiles_its_candidates_for_cuda(tmp_path, name):
     assert checks and all(c["compiled"] == c["tried"] == 1 for c in checks), checks
     (lowered,) = (tmp_path / "run").glob("*.input.mlir")
     assert not has_frontend_ops(lowered) and "linalg." in lowered.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_resnet_export_tunes_its_batch_1_convolutions_in_the_model_for_cuda(tmp_path):
+    """The small ResNet-50-style export (torch ops, batch 1, f32): lowered to its input form, its 3x3, 7x7 and 1x1
+    convolutions folded as IREE folds them (`mltune.emit.unit_batch`), every candidate tried compiles."""
+    result = mltune(["tune", str(EXPORTED / "resnet50.mlir"), "--target", "sm_90", "--compile-only", "--budget", "1",
+                     "--run-dir", "run"], cwd=tmp_path, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
+    assert all(c["compiled"] == c["tried"] == 1 for c in checks), checks
+    kinds = {c["problem"].split("_")[0] for c in checks}
+    assert {"convolution", "multi"} <= kinds and sum(c["problem"].startswith("convolution") for c in checks) >= 3
