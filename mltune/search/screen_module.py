@@ -19,7 +19,6 @@ from typing import Callable, Sequence
 from iree.compiler import ir
 
 from mltune.errors import UserError
-from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import (ContractionShape, contraction_model, dispatched_contraction_model,
                                          generic_contraction_model)
@@ -42,9 +41,8 @@ def dispatch_module(bench: Path, target: Target, context: ir.Context, work_dir: 
                     compile_flags: Sequence[str]) -> ScreenModule:
     """The dispatch's dumped benchmark as a tuning input of its own, built with the user's `compile_flags` as the
     model is."""
-    work_dir.mkdir(parents=True, exist_ok=True)
-    restored = restore_dropped_constants(bench, work_dir / "dispatch.constants.mlir")
-    return ScreenModule("dispatch", prepare_input(restored, target, work_dir, context, extra_flags=compile_flags))
+    work_dir.mkdir(parents=True, exist_ok=True)  # prepare_input restores the constants its dump dropped
+    return ScreenModule("dispatch", prepare_input(bench, target, work_dir, context, extra_flags=compile_flags))
 
 
 def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
