@@ -47,7 +47,7 @@ from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable, read_root_ops  # noqa: E402
 from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
 from mltune.emit.apply import annotatable_keys, annotates_source, match_key  # noqa: E402
-from mltune.model.input_form import has_frontend_ops, lowered_to_input  # noqa: E402
+from mltune.model.input_form import input_form  # noqa: E402
 from mltune.spaces.configure import make_configurator  # noqa: E402
 from mltune.system.tools import run_tool, tool_path  # noqa: E402
 from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402
@@ -90,9 +90,7 @@ def model_keys(model: Path, target_name: str, flags: Sequence[str], work: Path) 
         raise UserError(f"{model} (the dumped model) is not here: --as-dispatches reads its source")
     context = ir.Context()
     work.mkdir(parents=True, exist_ok=True)
-    source = target.prepare_source(model, work, context)
-    if has_frontend_ops(source):
-        source = lowered_to_input(source, [*target.compile_flags(), *flags], work)
+    source = input_form(target.prepare_source(model, work, context), [*target.compile_flags(), *flags], work)
     return annotatable_keys(source, context)
 
 

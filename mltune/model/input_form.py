@@ -29,14 +29,16 @@ def has_frontend_ops(source: Path) -> bool:
 def in_input_form(tuning_input: TuningInput, target_kind: str, work_dir: Path) -> TuningInput:
     """The tuning input with its source lowered to IREE's input form where candidates annotate it and it holds a
     frontend's ops; else as it is."""
-    source = tuning_input.source
-    if tuning_input.invocation.dispatch_level or not annotates_source(target_kind) or not has_frontend_ops(source):
+    if tuning_input.invocation.dispatch_level or not annotates_source(target_kind):
         return tuning_input
-    return replace(tuning_input, source=lowered_to_input(source, tuning_input.compile_flags, work_dir))
+    return replace(tuning_input, source=input_form(tuning_input.source, tuning_input.compile_flags, work_dir))
 
 
-def lowered_to_input(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Path:
-    """`source` in IREE's input form (`iree-compile --compile-to=input` with `compile_flags`), written in `work_dir`."""
+def input_form(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Path:
+    """`source` in IREE's input form: itself where it holds no frontend's ops, else lowered by `iree-compile
+    --compile-to=input` with `compile_flags` into `work_dir`."""
+    if not has_frontend_ops(source):
+        return source
     work_dir.mkdir(parents=True, exist_ok=True)
     lowered = work_dir / f"{source.stem}.input.mlir"
     result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input",
