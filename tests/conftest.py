@@ -16,7 +16,8 @@ from iree.compiler.dialects import iree_codegen
 from iree_helpers import batch_matmul_source, dump_command, matmul_source, parse_levels
 
 from mltune.frontend.mlir import new_context, parse_module_file
-from mltune.frontend.problem import Problem, read_root_ops
+from mltune.frontend.problem import Problem
+from mltune.frontend.root_ops import read_root_ops
 from mltune.targets.cpu import CpuInfo
 
 MODELS = {

@@ -24,7 +24,8 @@ from mltune.emit.spec import build_spec
 from mltune.features.base import FeatureMatrix
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
-from mltune.frontend.problem import Problem, read_root_ops
+from mltune.frontend.problem import ELEMENTWISE, Problem
+from mltune.frontend.root_ops import read_root_ops
 from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.system.tools import tool_path
@@ -140,15 +141,15 @@ def strip_config(bench: Path, out: Path) -> Path:
 
 
 def read_gpu_dump(directory: Path, context) -> tuple[Path, Path, ir.Module, Problem, object, ir.Operation]:
-    """A GPU dump's one benchmark file under `directory/bench` with a tunable root op (an elementwise producer's is
-    left out), stripped beside it, and what mltune reads from it: (bench, stripped, module, problem, target facts,
-    root op)."""
+    """A GPU dump's one benchmark file under `directory/bench` with a root op other than an elementwise one (an
+    elementwise producer's dispatch is left out, unless it is the only one), stripped beside it, and what mltune
+    reads from it: (bench, stripped, module, problem, target facts, root op)."""
     dumped = []
     for candidate in sorted((directory / "bench").glob("*_benchmark.mlir")):
         module = parse_module_file(candidate, context)
         with context:
             dumped.append((candidate, module, read_root_ops(module)))
-    tunable = [d for d in dumped if any(isinstance(root, Problem) for root in d[2])]
+    tunable = [d for d in dumped if any(isinstance(root, Problem) and root.op_kind != ELEMENTWISE for root in d[2])]
     ((bench, module, (problem,)),) = tunable or dumped
     stripped = strip_config(bench, directory / "stripped.mlir")
     with context:
@@ -247,7 +248,7 @@ def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
     for bench in sorted((directory / "bench").glob("*_benchmark.mlir")):
         module = parse_module_file(bench, context)
         with context:
-            problems = [p for p in read_root_ops(module) if isinstance(p, Problem)]
+            problems = [p for p in read_root_ops(module) if isinstance(p, Problem) and p.op_kind != ELEMENTWISE]
         if problems:
             tunable.append((bench, module, problems))
     ((bench, module, (problem,)),) = tunable

@@ -30,7 +30,8 @@ from mltune.emit.spec import build_spec
 from mltune.features import extractor_for
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_reduction import ReductionShape, reduction_model
-from mltune.frontend.problem import NORMALISED, Problem, read_root_ops
+from mltune.frontend.problem import NORMALISED, Problem
+from mltune.frontend.root_ops import read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR
 from mltune.spaces.cpu_reduction import PIPELINE, CpuReduction, knobs_of_levels, tile_lists, whole_rows

@@ -28,7 +28,8 @@ from mltune.features import extractor_for
 from mltune.features.gpu_reduction import gpu_reduction_features
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_reduction import ReductionShape, reduction_model
-from mltune.frontend.problem import Problem, Untunable, read_root_ops
+from mltune.frontend.problem import Problem, Untunable
+from mltune.frontend.root_ops import read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.system.tools import tool_path

@@ -32,8 +32,10 @@ def test_transformer_block_calls_and_problems(context, tmp_path):
             by_problem[d.problem.key] = by_problem.get(d.problem.key, 0) + counts[executable_of(d.name, list(counts))]
     # Q, K, V and the output projection are one problem, in two executables (4 calls); the MLP
     # matmuls and the two attention batch matmuls are one call each; the layer norm's mean and variance dispatches
-    # are one reduction (2 calls), the softmax's sum of exponentials another
+    # are one reduction (2 calls), the softmax's sum of exponentials another; the heads' transposes around
+    # attention are one elementwise problem (3 calls)
     assert by_problem == {
+        "elementwise_128x4x64_f32f32f32_ppp_t_in1": 3,
         "reduction_128x256_f32f32f32_pr_in1_norm": 2,
         "reduction_4x128x128_f32f32f32_ppr_in2_norm": 1,
         "contraction_128x256x256_f32f32f32_nn": 4,

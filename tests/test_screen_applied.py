@@ -17,7 +17,7 @@ from mltune.emit.spec import build_spec
 from mltune.execution.build import NOT_APPLIED
 from mltune.execution.run import TimingPlan
 from mltune.frontend.one_op_model import one_by_one_convolution_model
-from mltune.frontend.problem import Problem
+from mltune.frontend.problem import ELEMENTWISE, Problem
 from mltune.input.model import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
@@ -40,7 +40,8 @@ def _read(source_text: str, root: Path, context):
     source = root / "model.mlir"
     source.write_text(source_text)
     tuning_input = prepare_input(source, parse_target("host"), root / "run", context)
-    (dispatch,) = [d for d in read_dispatches(tuning_input, context) if isinstance(d.problem, Problem)]
+    (dispatch,) = [d for d in read_dispatches(tuning_input, context)
+                   if isinstance(d.problem, Problem) and d.problem.op_kind != ELEMENTWISE]  # not the ReLU's
     ((_, configurator),) = configurators([dispatch], context, root / "spaces")
     return dispatch, configurator
 

@@ -16,7 +16,7 @@ from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.problem import problem_from_root_op
+from mltune.frontend.root_ops import problem_from_root_op
 from mltune.input.files import ParameterArchive
 from mltune.input.model import Invocation, TuningInput, write_random_inputs
 from mltune.model import weights

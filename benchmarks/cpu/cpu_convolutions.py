@@ -42,7 +42,8 @@ from mltune.emit.spec import build_spec  # noqa: E402
 from mltune.execution.build import COMPILE_TIMEOUT_S  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.one_op_model import convolution_model  # noqa: E402
-from mltune.frontend.problem import Problem, read_root_ops  # noqa: E402
+from mltune.frontend.problem import ELEMENTWISE, Problem  # noqa: E402
+from mltune.frontend.root_ops import read_root_ops  # noqa: E402
 from mltune.learn.scoring import first_near_optimal  # noqa: E402
 from mltune.rankers import RankingInput, make_ranker  # noqa: E402
 from mltune.spaces.cpu_convolution import CpuConvolution, knobs_of_levels  # noqa: E402
@@ -78,7 +79,7 @@ def dispatch(model: Path, work: Path, context: ir.Context, configurator=CpuConvo
         module = parse_module_file(bench, context)
         with context:
             (problem,) = read_root_ops(module)
-            if not isinstance(problem, Problem):  # an elementwise producer's dispatch
+            if not isinstance(problem, Problem) or problem.op_kind == ELEMENTWISE:  # an elementwise producer's dispatch
                 continue
             variant = iree_codegen.get_executable_variant_ops(module)[0]
             cpu = CpuInfo.from_executable_target(str(variant.attributes["target"]))

@@ -115,7 +115,8 @@ def main() -> int:
         if args.allocation:
             tuning_input = replace(tuning_input, compile_flags=(*tuning_input.compile_flags,
                                                                 "--compile-to=executable-targets"))
-        dispatches = [d for d in read_dispatches(tuning_input, context) if isinstance(d.problem, Problem)]
+        dispatches = [d for d in read_dispatches(tuning_input, context)
+                      if isinstance(d.problem, Problem) and d.problem.op_kind == "attention"]
         applier = make_applier(target.kind, tuning_input.source, context)
         builder = Builder(tuning_input, work / "candidates", args.jobs)
         for dispatch, configurator in configurators(dispatches, context, work / "spaces"):

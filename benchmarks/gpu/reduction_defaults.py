@@ -18,7 +18,7 @@ from iree.compiler.dialects import iree_codegen
 
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_reduction import ReductionShape, reduction_model
-from mltune.frontend.problem import read_root_ops
+from mltune.frontend.root_ops import read_root_ops
 from mltune.system.tools import tool_path
 from mltune.targets import parse_target
 

@@ -44,7 +44,8 @@ from iree.compiler.dialects import iree_codegen  # noqa: E402
 
 from mltune.errors import UserError  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
-from mltune.frontend.problem import Problem, Untunable, read_root_ops  # noqa: E402
+from mltune.frontend.problem import Problem, Untunable  # noqa: E402
+from mltune.frontend.root_ops import read_root_ops  # noqa: E402
 from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
 from mltune.emit.apply import annotatable_keys, annotates_source, match_key  # noqa: E402
 from mltune.model.input_form import input_form  # noqa: E402

@@ -25,7 +25,8 @@ from measure_lock import held
 from iree.compiler.dialects import iree_codegen
 
 from mltune.frontend.mlir import new_context, parse_module_file
-from mltune.frontend.problem import Problem, read_root_ops
+from mltune.frontend.problem import Problem
+from mltune.frontend.root_ops import read_root_ops
 from mltune.records.dataset import Record, knobs_over, read_records
 from mltune.runs.report import Dispatch
 from mltune.search.loop import LoopSettings, SearchTask

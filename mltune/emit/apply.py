@@ -26,7 +26,8 @@ from mltune.emit.spec import build_spec, link_specs
 from mltune.emit.unit_batch import fold, folded_problems
 from mltune.errors import UserError
 from mltune.frontend.mlir import find_ops
-from mltune.frontend.problem import ONLINE_ATTENTION, REDUCTION, SOURCE_ATTENTION, Problem, problem_from_root_op
+from mltune.frontend.problem import ONLINE_ATTENTION, REDUCTION, SOURCE_ATTENTION, Problem
+from mltune.frontend.root_ops import problem_from_root_op
 
 
 @dataclass(frozen=True)

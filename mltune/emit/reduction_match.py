@@ -1,6 +1,6 @@
-"""The spec matcher for a reduction (`Problem.op_kind == "reduction"`) and for a multi-loop contraction (a 1x1
-convolution with its batch folded, strided or not): IREE 3.13 has no `transform.iree.match` op for either (its
-`match.contraction` wants one M, N and K), so they are matched structurally, as the masked attention is.
+"""The spec matcher for a reduction (`Problem.op_kind == "reduction"`), a multi-loop contraction (a 1x1 convolution
+with its batch folded, strided or not) and an elementwise op: IREE 3.13 has no `transform.iree.match` op for any of
+them (its `match.contraction` wants one M, N and K), so they are matched structurally, as the masked attention is.
 
 A `linalg.generic` with the problem's number of inputs and inits, and every operand of the problem's tensor type
 (which fixes every loop's size and every element type). The counts tell a softmax's sum of exponentials (two
@@ -30,7 +30,7 @@ from mltune.frontend.problem import NORMALISED, Problem, reduction_inputs
 GENERIC = "linalg.generic"
 
 
-def reduction_match(problem: Problem) -> str:
+def structural_match(problem: Problem) -> str:
     inputs = reduction_inputs(problem)
     inits = len(problem.operand_types) - inputs
     shapes = operand_shapes(problem)

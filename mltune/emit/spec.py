@@ -17,10 +17,10 @@ from iree.compiler import ir
 from mltune.emit.op_config import op_attributes
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
-from mltune.emit.reduction_match import reduction_consumers, reduction_match
+from mltune.emit.reduction_match import reduction_consumers, structural_match
 from mltune.emit.sliced import sliced_form
 from mltune.errors import UserError
-from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, ONLINE_ATTENTION, REDUCTION, Problem
+from mltune.frontend.problem import ELEMENTWISE, MULTI_LOOP_CONTRACTION, ONLINE_ATTENTION, REDUCTION, Problem
 from mltune.system.tools import run_tool, tool_path
 
 
@@ -90,7 +90,7 @@ def _attention_match(problem: Problem) -> str:
 
 _MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
              "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match,
-             REDUCTION: reduction_match, MULTI_LOOP_CONTRACTION: reduction_match}
+             REDUCTION: structural_match, MULTI_LOOP_CONTRACTION: structural_match, ELEMENTWISE: structural_match}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:

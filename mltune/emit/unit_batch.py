@@ -19,7 +19,8 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, linalg, tensor
 
 from mltune.frontend.mlir import find_ops
-from mltune.frontend.problem import Problem, problem_from_root_op
+from mltune.frontend.problem import Problem
+from mltune.frontend.root_ops import problem_from_root_op
 
 SOURCE_CONVOLUTION = "linalg.conv_2d_nchw_fchw"
 

@@ -25,6 +25,7 @@ from mltune.features.cpu_multi_loop import cpu_multi_loop_features
 from mltune.features.cpu_reduction import cpu_reduction_features
 from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_attention import gpu_attention_features
+from mltune.features.gpu_elementwise import gpu_elementwise_features
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.features.gpu_reduction import gpu_reduction_features
 from mltune.features.gpu_relative import ABSOLUTE_SIZES, gpu_gemm_features
@@ -60,7 +61,8 @@ def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: Candida
 # contractions and convolutions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
 # (IREE's reduction config: no MMA, lanes and subgroups over the K loop), and reductions and normalisations with
-# it. CPU contractions' data-tiled candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
+# it; elementwise ops are TileAndFuse with workgroup and thread tiles only. CPU contractions' data-tiled
+# candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE, CPU_DATA_TILED_PIPELINE)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),
@@ -76,6 +78,7 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "reduction"): (gpu_reduction_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
+    ("gpu", "elementwise"): (gpu_elementwise_features, (GPU_TILE_AND_FUSE_PIPELINE,)),
 }
 
 
@@ -107,4 +110,5 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
 __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
            "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
            "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
-           "gpu_contraction_features", "gpu_matvec_features", "gpu_reduction_features", "target_family"]
+           "gpu_contraction_features", "gpu_elementwise_features", "gpu_matvec_features", "gpu_reduction_features",
+           "target_family"]

@@ -1,4 +1,6 @@
-"""`Problem`: what a dispatch's root op computes, read from IR through the IREE bindings."""
+"""`Problem`: what a dispatch's root op computes, read from IR through the IREE bindings: the record itself, and the
+readers of contractions, convolutions and attention (`generic_ops` reads the other generics; `root_ops` picks the
+reader of an op)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from mltune.frontend.mlir import affine_map_text
 SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 ONLINE_ATTENTION = "iree_linalg_ext.online_attention"
 SOURCE_ATTENTION = "iree_linalg_ext.attention"  # what a model holds; IREE's codegen converts it to ONLINE_ATTENTION
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1,
+                 "f64": 8, "i64": 8, "i16": 2, "i1": 1}  # the last four: elementwise ops only (indices, masks)
 
 
 def element_bytes(element_type: str) -> int:
@@ -103,7 +106,7 @@ class Untunable:
     reason: str
 
 
-def _loop_bounds(op: ir.Operation, maps: list[ir.AffineMap]) -> list[int]:
+def loop_bounds(op: ir.Operation, maps: list[ir.AffineMap]) -> list[int]:
     bounds: list[int | None] = [None] * maps[0].n_dims
     for amap, value in zip(maps, op.operands):
         if not amap.results:  # a scalar operand (attention's scale)
@@ -132,6 +135,17 @@ def _operand_types(op: ir.Operation) -> list[str] | str:
     return f"unsupported element type {unsupported[0]}" if unsupported else elements
 
 
+REDUCTION = "reduction"
+NORMALISED = "_norm"  # a reduction's layout tag: its result feeds only elementwise ops over its own loops
+MULTI_LOOP_CONTRACTION = "multi_loop_contraction"
+ELEMENTWISE = "elementwise"
+
+
+def reduction_inputs(problem: Problem) -> int:
+    """How many inputs a reduction reads (its layout's `_in<N>`)."""
+    return int(problem.layout.split("_in")[1].removesuffix(NORMALISED))
+
+
 # The 2-D convolution layouts IREE's CPU conv pipeline decomposes (its named-op patterns, matched on generics too):
 # op kind, then the layout named by which loop is innermost in the input, the filter and the output.
 CONVOLUTION = "convolution"
@@ -152,7 +166,7 @@ def _innermost_role(amap: ir.AffineMap, roles: dict[int, str]) -> str:
     return "width"  # an input's sliding window: output width and filter width together
 
 
-def _convolution(op: ir.Operation) -> Problem | Untunable:
+def convolution_problem(op: ir.Operation) -> Problem | Untunable:
     """A 2-D convolution with one batch loop (of any size, 1 included) or none (GPU targets fold a unit batch away):
     channel-last (NHWC x HWCF), channel-first (NCHW x FCHW, as PyTorch exports it) or depthwise channel-last
     (NHWC x HWC), with its strides and dilations."""
@@ -176,14 +190,14 @@ def _convolution(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, f"unsupported convolution layout; supported: {', '.join(_CONVOLUTION_LAYOUTS.values())}")
     channel = tuple(dims.depth) if depthwise else tuple(dims.output_channel)
     return Problem(
-        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
+        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION, op_name=name, bounds=tuple(loop_bounds(op, maps)),
         batch=tuple(dims.batch), m=tuple(dims.output_image), n=channel,
         k=tuple(dims.filter_loop) + tuple(dims.input_channel), lhs_type=elements[0], rhs_type=elements[1],
         out_type=elements[2], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
         filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
 
 
-def _attention(op: ir.Operation) -> Problem | Untunable:
+def attention_problem(op: ir.Operation) -> Problem | Untunable:
     """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
     it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
     name = op.name
@@ -209,147 +223,13 @@ def _attention(op: ir.Operation) -> Problem | Untunable:
         elements = elements[:4] + ["f32", "f32", "f32"]
     layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
     return Problem(
-        op_kind="attention", op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
+        op_kind="attention", op_name=name, bounds=tuple(loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
         m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
         out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
         operand_types=tuple(elements), mask_type=mask_type)
 
 
-REDUCTION = "reduction"
-NORMALISED = "_norm"  # a reduction's layout tag: its result feeds only elementwise ops over its own loops
-_GENERIC = "linalg.generic"
-
-
-def reduction_inputs(problem: Problem) -> int:
-    """How many inputs a reduction reads (its layout's `_in<N>`)."""
-    return int(problem.layout.split("_in")[1].removesuffix(NORMALISED))
-
-
-def _is_reduction(op: ir.Operation) -> bool:
-    """A generic with at least one reduction loop (contractions and convolutions are told apart before)."""
-    if op.name != _GENERIC or "iterator_types" not in op.attributes:
-        return False
-    return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
-
-
-def _loop_kinds(op: ir.Operation) -> list[str]:
-    """`r` or `p` for each loop of a generic: reduction or parallel."""
-    return ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
-
-
-def _static_element_types(op: ir.Operation, kind: str) -> list[str] | Untunable:
-    """Every operand's element type, or why the op cannot be tuned (a dynamic shape, an unsupported type)."""
-    types = [value.type for value in op.operands]
-    if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
-        return Untunable(op.name, f"a {kind} needs statically shaped tensor operands")
-    elements = [str(t.element_type) for t in types]
-    unsupported = [e for e in elements if e not in SUPPORTED_ELEMENT_TYPES]
-    if unsupported:
-        return Untunable(op.name, f"unsupported element type {unsupported[0]}")
-    return elements
-
-
-def _reduction(op: ir.Operation) -> Problem | Untunable:
-    """A reduction or normalisation (softmax, layer norm, RMS norm, mean pooling) as IREE dispatches it: a generic
-    whose other ops (the accumulator's fill, an elementwise normalisation, a first reduction such as softmax's max)
-    are fused around it. It reads one operand over every loop (the rows reduced), any others over parallel loops
-    only; its body is not part of the problem (the configuration is the same tiles whatever it computes).
-    `layout`: `p`/`r` per loop, then the number of inputs (`ppr_in2`: softmax's sum of exponentials, which reads
-    the rows and their max; softmax's max itself, fused before it, is `ppr_in1`), then `_norm` when its result
-    feeds only generics over its own loops (a norm's or softmax's normalisation; a spec configures those too)."""
-    name = op.name
-    maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    kinds = _loop_kinds(op)
-    elements = _static_element_types(op, REDUCTION)
-    if isinstance(elements, Untunable):
-        return elements
-    if not all(amap.is_projected_permutation for amap in maps):
-        return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
-    inputs = len(op.operands) - len(op.results)
-    reduction = [loop for loop, kind in enumerate(kinds) if kind == "r"]
-    reduced = [amap for amap in maps[:inputs]
-               if any(isinstance(e, ir.AffineDimExpr) and e.position in reduction for e in amap.results)]
-    if len(reduced) != 1:
-        return Untunable(name, f"a reduction reading {len(reduced)} operands along its reduction loops (one "
-                               "reduced operand is supported; more is a contraction)")
-    parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
-    if not parallel:
-        return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
-    if _gpu_configured(op) and not reduction_configured(op):
-        return Untunable(name, "IREE configures this GPU reduction with TileAndFuse, not its VectorDistribute "
-                               "reduction config (no space for it yet)")
-    users = [use.owner for use in op.results[0].uses]
-    normalised = bool(users) and all(user.name == _GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
-                                     for user in users)
-    return Problem(
-        op_kind=REDUCTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)), batch=(), m=parallel, n=(),
-        k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
-        out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
-        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
-
-
-MULTI_LOOP_CONTRACTION = "multi_loop_contraction"
-# the ops of a multiply-accumulate body, its operands possibly widened first
-_MULTIPLY_ACCUMULATE_OPS = {"arith.mulf", "arith.muli", "arith.addf", "arith.addi", "arith.extf", "arith.extsi",
-                            "arith.extui", "linalg.yield"}
-
-
-def _is_multiply_accumulate(op: ir.Operation) -> bool:
-    """A generic of two inputs and one init whose body is one multiply and one add: a contraction, whatever its
-    maps (`linalg.isa_contraction_op` refuses strided ones)."""
-    if len(op.operands) != 3 or len(op.results) != 1:
-        return False
-    names = [inner.name for inner in op.regions[0].blocks[0].operations]
-    return (set(names) <= _MULTIPLY_ACCUMULATE_OPS and sum(n.startswith("arith.mul") for n in names) == 1
-            and sum(n.startswith("arith.add") for n in names) == 1)
-
-
-def _loop_step(expr: ir.AffineExpr) -> tuple[int, int] | None:
-    """(loop, step) of an operand dimension read as `d` or `d * step`; None for anything else (a window's sum)."""
-    if isinstance(expr, ir.AffineDimExpr):
-        return expr.position, 1
-    if isinstance(expr, ir.AffineMulExpr) and isinstance(expr.lhs, ir.AffineDimExpr) and isinstance(
-            expr.rhs, ir.AffineConstantExpr):
-        return expr.lhs.position, expr.rhs.value
-    return None
-
-
-def _multi_loop_contraction(op: ir.Operation) -> Problem | Untunable:
-    """A contraction that the one-M-one-N-one-K contraction space cannot describe: several M or N loops (a 1x1
-    convolution whose batch IREE folded away: channels x height x width), or operands read with a step (a strided
-    1x1 projection, `d1 * 2`). IREE 3.13 tiles such an op per loop (`DoubleTilingExpert`, as a reduction), so it is
-    tuned per loop. `batch`: parallel loops both inputs read; `m`: those only the first reads; `n`: only the
-    second; `strides`: the step each loop is read with; `operand_shapes` is set when a step is not 1."""
-    name = op.name
-    maps = [attr.value for attr in op.attributes["indexing_maps"]]
-    elements = _static_element_types(op, "contraction")
-    if isinstance(elements, Untunable):
-        return elements
-    reads = [[_loop_step(expr) for expr in amap.results] for amap in maps]
-    if any(read is None for operand in reads for read in operand):
-        return Untunable(name, "a contraction whose operands are read with offsets or sums of loops (a window)")
-    steps = [1] * maps[0].n_dims
-    for loop, step in (read for operand in reads for read in operand):
-        steps[loop] = max(steps[loop], step)
-    kinds = _loop_kinds(op)
-    lhs, rhs = ({loop for loop, _ in operand} for operand in reads[:2])
-    parallel = [loop for loop, kind in enumerate(kinds) if kind == "p"]
-    if not set(parallel) <= lhs | rhs:
-        return Untunable(name, "a contraction with a parallel loop no input reads (a broadcast into its result)")
-    strided = any(step != 1 for step in steps)
-    return Problem(
-        op_kind=MULTI_LOOP_CONTRACTION, op_name=name, bounds=tuple(_loop_bounds(op, maps)),
-        batch=tuple(loop for loop in parallel if loop in lhs and loop in rhs),
-        m=tuple(loop for loop in parallel if loop in lhs and loop not in rhs),
-        n=tuple(loop for loop in parallel if loop in rhs and loop not in lhs),
-        k=tuple(loop for loop, kind in enumerate(kinds) if kind == "r"),
-        lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
-        indexing_maps=tuple(affine_map_text(m) for m in maps), layout=f"{''.join(kinds)}_in2",
-        strides=tuple(steps) if strided else (), operand_types=tuple(elements),
-        operand_shapes=tuple(tuple(value.type.shape) for value in op.operands) if strided else ())
-
-
-def _gpu_configured(op: ir.Operation) -> bool:
+def gpu_configured(op: ir.Operation) -> bool:
     """IREE configured the op for a GPU (a dumped GPU dispatch): its own choice of pipeline can be read."""
     return ("lowering_config" in op.attributes
             and iree_gpu.LoweringConfigAttr.isinstance(op.attributes["lowering_config"]))
@@ -362,40 +242,33 @@ def reduction_configured(op: ir.Operation) -> bool:
     N against the preferred subgroup size, K against the subgroup sizes, and its other pipelines declining first,
     `KernelConfig.cpp`), so mltune reads the verdict from the dispatch IREE configured rather than restating it.
     """
-    return (_gpu_configured(op)
+    return (gpu_configured(op)
             and "partial_reduction" in iree_gpu.LoweringConfigAttr(op.attributes["lowering_config"]).attributes)
 
 
-def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
-    """Describe a root op as a `Problem`, or say why it cannot be tuned."""
+def has_one_m_n_k(op: ir.Operation) -> bool:
+    """Whether a contraction has one M, one N and one K loop (and any batch loops)."""
+    dims = linalg.infer_contraction_dimensions(op)
+    return len(dims.m) == len(dims.n) == len(dims.k) == 1
+
+
+def contraction_problem(op: ir.Operation) -> Problem | Untunable:
+    """A contraction with one M, one N and one K loop (any batch loops), a matvec where IREE configured it as one;
+    `Untunable` names what else it is."""
     name = op.name
-    if not linalg.isa_contraction_op(op):
-        if linalg.isa_convolution_op(op):
-            return _convolution(op)
-        if name in (ONLINE_ATTENTION, SOURCE_ATTENTION):
-            return _attention(op)
-        if _is_reduction(op):  # a multiply-accumulate one is a contraction `linalg` does not take (strided maps)
-            return _multi_loop_contraction(op) if _is_multiply_accumulate(op) else _reduction(op)
-        if name.endswith("attention"):
-            return Untunable(name, f"only {ONLINE_ATTENTION} is tuned (what IREE's dispatches hold after it converts "
-                                   "attention)")
-        return Untunable(name, "non-contraction root ops are not supported yet (only contractions, convolutions, "
-                                   "attention and reductions)")
     if "indexing_maps" not in op.attributes:
         return Untunable(name, "contraction without indexing maps (e.g. linalg.mmt4d from data tiling)")
     maps = [attr.value for attr in op.attributes["indexing_maps"]]
     elements = _operand_types(op)
     if isinstance(elements, str):
         return Untunable(name, elements)
-    dims = linalg.infer_contraction_dimensions(op)
-    if len(dims.m) != 1 or len(dims.n) != 1 or len(dims.k) != 1:
-        if name == _GENERIC and _is_multiply_accumulate(op):
-            return _multi_loop_contraction(op)
+    if not has_one_m_n_k(op):
         return Untunable(name, "only one M, one N and one K dimension are supported")
+    dims = linalg.infer_contraction_dimensions(op)
     return Problem(
         op_kind="matvec" if reduction_configured(op) else "contraction",
         op_name=name,
-        bounds=tuple(_loop_bounds(op, maps)),
+        bounds=tuple(loop_bounds(op, maps)),
         batch=tuple(dims.batch),
         m=tuple(dims.m),
         n=tuple(dims.n),
@@ -406,8 +279,3 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
         indexing_maps=tuple(affine_map_text(m) for m in maps),
         layout=("n" if _is_innermost(maps[0], dims.k[0]) else "t") + ("t" if _is_innermost(maps[1], dims.k[0]) else "n"),
     )
-
-
-def read_root_ops(module: ir.Module) -> list[Problem | Untunable]:
-    """Every op marked `root_op` (needs `--iree-codegen-add-tuner-attributes` at dump time)."""
-    return [problem_from_root_op(op) for op in iree_codegen.get_tuner_root_ops(module)]

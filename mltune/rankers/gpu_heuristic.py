@@ -1,5 +1,6 @@
 """A handwritten GPU ranking (contractions with TileAndFuse or VectorDistribute, convolutions, and 1x1 ones read as multi-loop contractions, as their implicit GEMM;
-attention: `attention_heuristic`; matvecs, reductions: `matvec_heuristic`): a candidate whose registers spill goes last, then
+attention: `attention_heuristic`; matvecs, reductions: `matvec_heuristic`; elementwise ops:
+`elementwise_heuristic`): a candidate whose registers spill goes last, then
 candidates are ordered by a first-order time estimate from the problem's size and the target's facts
 (`mltune.features.gpu_throughput`: the busiest SM's workgroups x K steps x the cost of a step, from MMA rate,
 shared-memory bandwidth and bank conflicts, memory latency over the workgroups resident at once, and L2 bandwidth),
@@ -14,6 +15,7 @@ from mltune.features.gpu import gpu_contraction_features
 from mltune.features.gpu_throughput import MEMORY_LATENCY_CYCLES, contraction_estimate
 from mltune.rankers.attention_heuristic import attention_heuristic_order
 from mltune.rankers.base import RankingInput
+from mltune.rankers.elementwise_heuristic import elementwise_heuristic_order
 from mltune.rankers.estimate_buckets import estimate_buckets
 from mltune.rankers.matvec_heuristic import matvec_heuristic_order, reduction_heuristic_order
 from mltune.rankers.simt_heuristic import simt_heuristic_order
@@ -58,7 +60,7 @@ def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
           "reduction": reduction_heuristic_order,
           "contraction": any_contraction_order, "convolution": any_contraction_order,
-          "multi_loop_contraction": any_contraction_order}
+          "multi_loop_contraction": any_contraction_order, "elementwise": elementwise_heuristic_order}
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

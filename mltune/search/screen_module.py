@@ -22,7 +22,8 @@ from mltune.errors import UserError
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import (ContractionShape, contraction_model, dispatched_contraction_model,
                                          generic_contraction_model)
-from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem, read_root_ops
+from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem
+from mltune.frontend.root_ops import read_root_ops
 from mltune.input.model import TuningInput, prepare_input
 from mltune.targets import Target
 

@@ -19,6 +19,7 @@ from mltune.spaces.emitted_loops import in_problem_loops
 from mltune.spaces.gpu_attention import GpuAttention
 from mltune.spaces.gpu_contraction import GpuContraction, NoMmaIntrinsic
 from mltune.spaces.gpu_convolution import GpuConvolution
+from mltune.spaces.gpu_elementwise import GpuElementwise
 from mltune.spaces.gpu_matvec import GpuMatvec
 from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 from mltune.spaces.gpu_reduction import GpuReduction
@@ -30,7 +31,7 @@ from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention, "reduction": GpuReduction,
-               "multi_loop_contraction": GpuMultiLoopContraction}
+               "multi_loop_contraction": GpuMultiLoopContraction, "elementwise": GpuElementwise}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
 _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": GpuSimtConvolution,
                            "multi_loop_contraction": GpuSimtPointwise}
@@ -63,7 +64,8 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     had to be renumbered is refused there."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES:
-            return Untunable(problem.op_name, f"{problem.op_kind}s are tuned on GPU targets only (llvm-cpu: not yet)")
+            kind = problem.op_kind.replace("_", " ")
+            return Untunable(problem.op_name, f"{kind} ops are tuned on GPU targets only (llvm-cpu: not yet)")
         return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     return _gpu_configurator(problem, facts, context, bench, work_dir, dispatch_level)

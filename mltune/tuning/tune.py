@@ -21,7 +21,8 @@ from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.problem import Problem, Untunable, read_root_ops
+from mltune.frontend.problem import Problem, Untunable
+from mltune.frontend.root_ops import read_root_ops
 from mltune.input.model import CallInputs, TuningInput, prepare_input
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
