@@ -29,6 +29,20 @@ def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element:
 """
 
 
+def nchw_depthwise_source(c: int, hw: int, kernel: int, stride: int) -> str:
+    """A `@main` computing one f32 `linalg.depthwise_conv_2d_nchw_chw`, batch 1 (PyTorch's grouped convolution)."""
+    out = (hw - kernel) // stride + 1
+    x, w, o = f"tensor<1x{c}x{hw}x{hw}xf32>", f"tensor<{c}x{kernel}x{kernel}xf32>", f"tensor<1x{c}x{out}x{out}xf32>"
+    return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : {o}
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
+  %r = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
+  return %r : {o}
+}}
+"""
+
+
 _LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
 
 

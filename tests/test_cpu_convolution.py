@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gpu_conv_helpers import nchw_depthwise_source
 from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, parse_levels, strip_config
 
 from mltune.emit.spec import build_spec, link_specs
@@ -24,6 +25,7 @@ from mltune.rankers.base import RankingInput
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.cpu_contraction import VECTOR_BYTES_LIMIT_FACTOR, CpuContraction
 from mltune.spaces.cpu_convolution import PIPELINE, CpuConvolution, knobs_of_levels, tile_lists
+from mltune.spaces.gpu_simt_convolution import GpuSimtConvolution
 from mltune.system.tools import tool_path
 
 SHAPES = {  # small on purpose: (N, H, W, C, F, kernel)
@@ -246,11 +248,23 @@ def test_one_models_table_refuses_mixed_features():
         feature_table(samples)
 
 
-def test_gpus_list_depthwise_convs_as_not_tunable(convs, context, tmp_path):
-    """The GPU convolution space is IGEMM over NHWC x HWCF or NCHW x FCHW: depthwise convs are reported, not mis-tuned."""
+def test_gpus_give_depthwise_convs_the_simt_space(convs, context, tmp_path):
+    """No MMA intrinsic computes a depthwise convolution: on a GPU it gets the scalar-thread convolution space
+    (`gpu_simt_convolution`), whatever intrinsics the target has."""
     from learn_helpers import SYNTHETIC_GPU
 
-    for name in ("depthwise",):
-        problem = convs[name]["problem"]
-        configurator = make_configurator(problem, SYNTHETIC_GPU, context, convs[name]["bench"], tmp_path)
-        assert isinstance(configurator, Untunable) and problem.layout in configurator.reason
+    problem = convs["depthwise"]["problem"]
+    configurator = make_configurator(problem, SYNTHETIC_GPU, context, convs["depthwise"]["bench"], tmp_path)
+    assert isinstance(configurator, GpuSimtConvolution) and configurator.depthwise, configurator
+
+
+def test_a_channel_first_depthwise_conv_is_refused_on_llvm_cpu(context, tmp_path):
+    """PyTorch's depthwise convolutions (MobileNet-V2's, NCHW x CHW) are listed as tuned on GPU targets only: the
+    llvm-cpu convolution space decomposes channel-last ones."""
+    text = nchw_depthwise_source(16, 12, 3, 2)
+    dump = dump_one_op(text, "depthwise_nchw", tmp_path, context)
+    problem = dump["problem"]
+    assert (problem.op_kind, problem.layout) == ("depthwise_convolution", "nchw_chw")
+    configurator = make_configurator(problem, dump["cpu"], context, dump["bench"], tmp_path / "space")
+    assert isinstance(configurator, Untunable), configurator
+    assert "channel-first depthwise convolution ops are tuned on GPU targets only" in configurator.reason

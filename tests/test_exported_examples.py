@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORTED = ROOT / "examples" / "models" / "exported"
-STEMS = ("bert", "gpt2", "vit", "resnet50", "bert_params", "bert_onnx", "jax_block")
+STEMS = ("bert", "gpt2", "vit", "resnet50", "mobilenet_v2", "bert_params", "bert_onnx", "jax_block")
 BERT_ROUTES = ("bert", "bert_params", "bert_onnx")  # one seeded BERT: inlined, .irpa, through ONNX
 MAX_TOTAL_BYTES = 8_000_000  # the repository travels to test machines: the examples stay small
 

@@ -107,4 +107,5 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("cpu", "depthwise_convolution"),
                                ("cpu", "attention"), ("cpu", "reduction"), ("cpu", "multi_loop_contraction"),
                                ("gpu", "contraction"), ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec"),
-                               ("gpu", "reduction"), ("gpu", "multi_loop_contraction")}
+                               ("gpu", "reduction"), ("gpu", "multi_loop_contraction"), ("gpu", "elementwise"),
+                               ("gpu", "depthwise_convolution")}

@@ -1,7 +1,8 @@
-"""GPU convolutions no MMA intrinsic fits (f32 on sm_90; ResNet-50 as PyTorch exports it), compile only: as a
-dispatch they get the SIMT convolution spaces over IREE's direct TileAndFuse lists (3x3 and 7x7 ones, and 1x1 ones
-read as multi-loop contractions, strided or not), IREE's own default is one of their points, sampled candidates
-compile for sm_90 with exactly their config, and the features and heuristic read them."""
+"""GPU convolutions no MMA intrinsic fits (f32 on sm_90; ResNet-50 and MobileNet-V2 as PyTorch exports them),
+compile only: as a dispatch they get the SIMT convolution spaces over IREE's direct TileAndFuse lists (3x3 and 7x7
+ones, depthwise ones, and 1x1 ones read as multi-loop contractions, strided or not), IREE's own default is one of
+their points, sampled candidates compile for sm_90 (depthwise ones for gfx942 too) with exactly their config, and
+the features and heuristic read them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gpu_conv_helpers import nchw_conv_source
+from gpu_conv_helpers import nchw_conv_source, nchw_depthwise_source
 from iree_helpers import (
     applied_compile_args,
     checked_heuristic_order,
@@ -34,9 +35,12 @@ CASES = {  # ResNet-50's layers, scaled down: a 3x3, a strided 3x3, the 7x7 stem
     "7x7s2": nchw_conv_source(3, 37, 64, 7, 2, "f32"),
     "1x1": one_by_one_convolution_model(64, 14, 128, 1, pad_output=1),  # padded for a 3x3: height and width apart
     "1x1s2": one_by_one_convolution_model(128, 7, 64, 2),  # IREE gives it a reduction config
+    "dw3x3": nchw_depthwise_source(48, 30, 3, 1),  # MobileNet-V2's depthwise layers, scaled down
+    "dw3x3s2": nchw_depthwise_source(32, 33, 3, 2),
 }
 SPACES = {"3x3": GpuSimtConvolution, "3x3s2": GpuSimtConvolution, "7x7s2": GpuSimtConvolution,
-          "1x1": GpuSimtPointwise, "1x1s2": GpuSimtPointwise}
+          "1x1": GpuSimtPointwise, "1x1s2": GpuSimtPointwise, "dw3x3": GpuSimtConvolution,
+          "dw3x3s2": GpuSimtConvolution}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +60,8 @@ def _knobs(configurator: GpuSimtConvolution, lists: dict[str, list[int]]) -> dic
     loops = window_loops(configurator.problem)
     knobs = {f"{level}_{loop}": lists[name][loops[loop]] for loop in OUTPUT_LOOPS
              for level, name in (("wg", "workgroup"), ("th", "thread"))}
-    return knobs | {"red_ic": lists["reduction"][loops["ic"]], "promote": int("promote_operands" in lists),
+    return knobs | {"red_ic": lists["reduction"][loops["ic"]] if "ic" in loops else 1,
+                    "promote": int("promote_operands" in lists),
                     "red_kh": lists["reduction"][loops["kh"]] if "kh" in loops else 1}
 
 
@@ -81,7 +86,7 @@ def test_f32_dispatch_gets_the_simt_space_with_iree_default(dumps, name):
     assert configurator.workgroup_size(default) == threads
 
 
-@pytest.mark.parametrize("name", ["3x3", "1x1"])
+@pytest.mark.parametrize("name", ["3x3", "1x1", "dw3x3s2"])
 def test_on_cuda_a_model_level_candidate_lands_on_the_folded_op(dumps, context, tmp_path, name):
     """The model's batch-1 convolution, written as the op IREE dispatches (`mltune.emit.unit_batch`), carries a
     model-level candidate: the model's dispatch is configured with exactly its lists."""
@@ -93,6 +98,25 @@ def test_on_cuda_a_model_level_candidate_lands_on_the_folded_op(dumps, context, 
     annotated.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"],
                                                                              configurator.compilation_info(knobs)).text)
     lists, threads = simt_config(model_configuration(annotated, tmp_path / "configs"))
+    assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
+
+
+@pytest.mark.e2e
+def test_a_depthwise_convolution_gets_the_simt_space_on_gfx942_too(context, tmp_path):
+    """No MMA intrinsic computes a depthwise convolution on any target: on gfx942 IREE gives it scalar TileAndFuse
+    threads too, its default is a point, and a candidate's spec configures the model's dispatch as written."""
+    target, source, bench, stripped, problem, gpu = dump_gpu_model(CASES["dw3x3s2"], "gfx942", tmp_path, context)
+    configurator = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
+    assert problem.op_kind == "depthwise_convolution" and isinstance(configurator, GpuSimtConvolution), configurator
+    lists, threads = simt_config(bench.read_text())
+    assert configurator.space.contains(_knobs(configurator, lists)) and threads == 64
+    knobs = configurator.candidates().knobs(5)
+    out = tmp_path / "candidate"
+    out.mkdir()
+    applied = make_applier("rocm", source, context).apply(problem, configurator.compilation_info(knobs))
+    result = run(applied_compile_args(applied, source, out, target.compile_flags()))
+    assert result.returncode == 0, result.stderr[-2000:]
+    lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
     assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
 
 

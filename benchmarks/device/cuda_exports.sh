@@ -1,18 +1,22 @@
 #!/bin/bash
-# usage: bash benchmarks/device/cuda_exports.sh BUDGET NAME...   (see README.md)
-# Each exported example model (examples/models/exported/NAME.mlir, a torch or JAX export) tuned whole for sm_90 on
-# its own GPU (`mltune tune`, NAME i on cuda://i, all at once), then its result re-measured with plain tools against
-# the user's file as exported (its sm_90 copy), 8 rounds of rotating order, each on its own GPU.
+# usage: [MODELS=DIR] bash benchmarks/device/cuda_exports.sh BUDGET NAME...   (see README.md)
+# Each exported model (MODELS/NAME.mlir, by default the examples in examples/models/exported: a torch or JAX export)
+# tuned whole for sm_90 on its own GPU (`mltune tune`, NAME i on cuda://i, all at once; a single NAME on every GPU),
+# then its result re-measured with plain tools against the user's file as exported (its sm_90 copy), 8 rounds of
+# rotating order, each on its own GPU.
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
 [ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 budget=$1; shift
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv; nproc; uptime; } \
   > $OUT/env.txt 2>&1
+models=${MODELS:-examples/models/exported}
+all=$(seq -s, -f 'cuda://%g' 0 $(($(nvidia-smi -L | wc -l) - 1)))
 i=0
 for name in "$@"; do
   rm -rf /tmp/run_$name
-  python3 -m mltune.cli tune examples/models/exported/$name.mlir --target sm_90 --devices cuda://$i --budget $budget \
+  devices=cuda://$i; [ $# -eq 1 ] && devices=$all
+  python3 -m mltune.cli tune $models/$name.mlir --target sm_90 --devices $devices --budget $budget \
     --run-dir /tmp/run_$name -o /tmp/run_$name/out.mlir > $OUT/tune_$name.txt 2>&1 &
   i=$((i+1))
 done

@@ -1,7 +1,7 @@
-"""Four well-known models built from `transformers` configurations with seeded random weights.
+"""Five well-known models built from `transformers` configurations with seeded random weights.
 
 Users tune models that real frontends exported, so the examples are the architectures people deploy
-(BERT-base, GPT-2 small, ViT-B/16, ResNet-50) built the way they build them. Weights are random (a
+(BERT-base, GPT-2 small, ViT-B/16, ResNet-50, MobileNet-V2) built the way they build them. Weights are random (a
 configuration, never a hub download): tuning depends on shapes and operators, not on weight values.
 Each model is wrapped to take one tensor and return one tensor, so every export has one argument and
 one result that the IREE tools feed and print without a pytree.
@@ -117,11 +117,26 @@ def _resnet50(preset: Preset, rng: np.random.Generator) -> BuiltModel:
                       "pixel_values", "logits")
 
 
+def _mobilenet_v2(preset: Preset, rng: np.random.Generator) -> BuiltModel:
+    """MobileNet-V2 classifier at 224x224 (its depthwise 3x3 convolutions, strided and not) or a narrow one (depth
+    multiplier 0.25, the last layer narrowed too) on 64x64 images."""
+    if preset == "full":
+        config, image_size = transformers.MobileNetV2Config(num_labels=1000), 224
+    else:
+        config = transformers.MobileNetV2Config(depth_multiplier=0.25, finegrained_output=False, image_size=64,
+                                                num_labels=10)
+        image_size = 64
+    model = transformers.MobileNetV2ForImageClassification(config)
+    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, image_size),
+                      "pixel_values", "logits")
+
+
 BUILDERS: dict[str, Callable[[Preset, np.random.Generator], BuiltModel]] = {
     "bert": _bert,
     "gpt2": _gpt2,
     "vit": _vit,
     "resnet50": _resnet50,
+    "mobilenet_v2": _mobilenet_v2,
 }
 
 

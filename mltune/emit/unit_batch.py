@@ -3,7 +3,7 @@
 
 IREE 3.13 folds the unit batch of a `linalg.conv_2d_nchw_fchw` away before it configures a GPU dispatch, into a new
 generic over `(oc, oh, ow, ic, kh, kw)` (a 1x1 one over `(oc, oh, ow, ic)`, or with the image's rows and columns
-merged), and drops any attribute set on the model's op. Written in the source already (the image and result
+merged; a `linalg.depthwise_conv_2d_nchw_chw` over `(oh, ow, c, kh, kw)`), and drops any attribute set on the model's op. Written in the source already (the image and result
 collapsed around it, the result expanded back, as IREE's own fold does), the generic is the op IREE configures, and
 it honours the candidate's config as written (`tests/test_gpu_simt_conv.py` compiles such a model and reads the
 dispatch's configuration back; `tests/test_unit_batch.py` runs a folded model against the original). Only
@@ -23,6 +23,7 @@ from mltune.frontend.problem import Problem
 from mltune.frontend.root_ops import problem_from_root_op
 
 SOURCE_CONVOLUTION = "linalg.conv_2d_nchw_fchw"
+SOURCE_DEPTHWISE = "linalg.depthwise_conv_2d_nchw_chw"
 
 
 def _shape(value: ir.Value) -> list[int]:
@@ -34,8 +35,8 @@ def _steps(op: ir.Operation, name: str) -> list[int]:
 
 
 def foldable(op: ir.Operation) -> bool:
-    """A static NCHW x FCHW convolution with a unit batch and a unit dilation."""
-    if op.name != SOURCE_CONVOLUTION or any(not ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+    """A static NCHW x FCHW (or depthwise NCHW x CHW) convolution with a unit batch and a unit dilation."""
+    if op.name not in (SOURCE_CONVOLUTION, SOURCE_DEPTHWISE) or any(not ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
         return False
     return _shape(op.operands[0])[0] == 1 and _steps(op, "dilations") == [1, 1]
 
@@ -58,10 +59,15 @@ def _maps(loops: str, *results: str) -> str:
 def folded_forms(op: ir.Operation) -> list[FoldedForm]:
     """The ops IREE makes of a `foldable` convolution: a windowed one over `(oc, oh, ow, ic, kh, kw)`; a 1x1 one over
     `(oc, oh, ow, ic)` (a multi-loop contraction) or, unstrided, also with the image's rows and columns as one loop
-    (a contraction: IREE does so where nothing keeps them apart)."""
-    (_, _, kh, kw), (sh, sw) = _shape(op.operands[1]), _steps(op, "strides")
-    row, col = (f"d1 * {sh}" if sh > 1 else "d1"), (f"d2 * {sw}" if sw > 1 else "d2")
+    (a contraction: IREE does so where nothing keeps them apart); a depthwise one over `(oh, ow, c, kh, kw)`."""
+    (*_, kh, kw), (sh, sw) = _shape(op.operands[1]), _steps(op, "strides")
     image = ((0, 1), (2,), (3,))
+    if op.name == SOURCE_DEPTHWISE:
+        row, col = (f"d0 * {sh}" if sh > 1 else "d0"), (f"d1 * {sw}" if sw > 1 else "d1")
+        loops = "(d0, d1, d2, d3, d4)"
+        return [FoldedForm(image, (), _maps(loops, f"d2, {row} + d3, {col} + d4", "d2, d3, d4", "d2, d0, d1"),
+                           ("parallel",) * 3 + ("reduction",) * 2)]
+    row, col = (f"d1 * {sh}" if sh > 1 else "d1"), (f"d2 * {sw}" if sw > 1 else "d2")
     if (kh, kw) != (1, 1):
         loops = "(d0, d1, d2, d3, d4, d5)"
         return [FoldedForm(image, (), _maps(loops, f"d3, {row} + d4, {col} + d5", "d0, d3, d4, d5", "d0, d1, d2"),
@@ -121,7 +127,7 @@ def folded_problems(module: ir.Module) -> list[tuple[ir.Operation, list[tuple[Fo
         for form in folded_forms(op):
             with op.context:
                 scratch = ir.Module.parse(f"func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {result} {{\n"
-                                          f"  %r = {SOURCE_CONVOLUTION} {{strides = {strides}, dilations = dense<1> : "
+                                          f"  %r = {op.name} {{strides = {strides}, dilations = dense<1> : "
                                           f"tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {result}\n"
                                           f"  return %r : {result}\n}}")
                 (copy,) = find_ops(scratch, foldable)

@@ -32,7 +32,7 @@ FMA_PER_CYCLE = 128  # f32 FMAs per SM and cycle (Ampere, Hopper; CDNA3 CUs like
 UNPROMOTED_READ_COST = 2.0  # an operand byte read through L1 instead of shared memory: its tags and misses
 BASE_REGISTERS = 24  # addresses, indices and loop counters beside the accumulators and operands
 GEMM_VIEWS = {"contraction": contraction_gemm, "convolution": convolution_gemm,
-              "multi_loop_contraction": convolution_gemm}
+              "depthwise_convolution": convolution_gemm, "multi_loop_contraction": convolution_gemm}
 
 
 def simt_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:

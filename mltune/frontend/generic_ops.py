@@ -167,7 +167,8 @@ def elementwise_problem(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, "an elementwise op whose operands are not read along its loops (strided or offset "
                                "maps)")
     if not op.results:
-        return Untunable(name, "an elementwise op on buffers (tuned on tensors, as a dispatch holds them)")
+        return Untunable(name, "a copy between buffers (IREE's `slow_memcpy` dispatch: no tensor op for a spec to "
+                               "match)")
     inputs = len(op.operands) - len(op.results)
     loops = tuple(range(maps[0].n_dims))
     transposed = "" if all(_in_loop_order(amap) for amap in maps) else "_t"

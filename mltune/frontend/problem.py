@@ -154,6 +154,7 @@ _CONVOLUTION_LAYOUTS = {  # (depthwise, input's, filter's, output's innermost ro
     (False, "input_channel", "output_channel", "output_channel"): "nhwc_hwcf",
     (False, "width", "width", "width"): "nchw_fchw",
     (True, "depth", "depth", "depth"): "nhwc_hwc",
+    (True, "width", "width", "width"): "nchw_chw",  # PyTorch's depthwise (groups = channels); tuned on GPUs only
 }
 
 

@@ -60,7 +60,8 @@ def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
           "reduction": reduction_heuristic_order,
           "contraction": any_contraction_order, "convolution": any_contraction_order,
-          "multi_loop_contraction": any_contraction_order, "elementwise": elementwise_heuristic_order}
+          "multi_loop_contraction": any_contraction_order, "elementwise": elementwise_heuristic_order,
+          "depthwise_convolution": simt_heuristic_order}
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

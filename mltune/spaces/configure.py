@@ -31,11 +31,14 @@ from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
 _GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
                "attention": GpuAttention, "reduction": GpuReduction,
-               "multi_loop_contraction": GpuMultiLoopContraction, "elementwise": GpuElementwise}
+               "multi_loop_contraction": GpuMultiLoopContraction, "elementwise": GpuElementwise,
+               # no MMA for a depthwise convolution on any target: IREE gives it scalar TileAndFuse threads
+               "depthwise_convolution": GpuSimtConvolution}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
 _GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": GpuSimtConvolution,
                            "multi_loop_contraction": GpuSimtPointwise}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
+CHANNEL_FIRST_DEPTHWISE = "nchw_chw"
 
 CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | Untunable"]
 
@@ -63,9 +66,10 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
     itself, where the compiler configures the loop nest it emitted constraints for, so a problem whose constraints
     had to be renumbered is refused there."""
     if isinstance(facts, CpuInfo):
-        if problem.op_kind not in _CPU_SPACES:
-            kind = problem.op_kind.replace("_", " ")
-            return Untunable(problem.op_name, f"{kind} ops are tuned on GPU targets only (llvm-cpu: not yet)")
+        if problem.op_kind not in _CPU_SPACES or problem.layout == CHANNEL_FIRST_DEPTHWISE:
+            kind = "channel-first depthwise convolution" if problem.op_kind in _CPU_SPACES else problem.op_kind
+            return Untunable(problem.op_name, f"{kind.replace('_', ' ')} ops are tuned on GPU targets only (llvm-cpu: "
+                                              "not yet)")
         return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     return _gpu_configurator(problem, facts, context, bench, work_dir, dispatch_level)

@@ -1,11 +1,16 @@
 """The GPU spaces for convolutions no MMA intrinsic of the target fits (f32 on CUDA), over IREE's `TileAndFuse`
 without `mma_kind` and without the implicit GEMM: each thread computes a block of outputs with scalar FMAs, on the
-op's own loops. Two ops, as a batch-1 PyTorch ResNet-50 dispatches them:
+op's own loops. Three ops, as batch-1 PyTorch ResNet-50 and MobileNet-V2 dispatch them:
 
 - a convolution (`GpuSimtConvolution`), e.g. a 3x3 with 64 channels on a 56 x 56 image, folded to `(ic, oh + kh,
   ow + kw) x (oc, ic, kh, kw) -> (oc, oh, ow)`: IREE 3.13's own config on sm_90 is `workgroup = [1, 4, 8, 0, 0, 0]`,
   `thread = [1, 1, 1, 0, 0, 0]`, `reduction = [0, 0, 0, 1, 3, 3]`, 32 threads (one output per thread, one input
   channel per step);
+- a depthwise convolution (`GpuSimtConvolution` too, on every GPU target: no MMA intrinsic computes one), e.g.
+  MobileNet-V2's stride-2 3x3 over 96 channels, `(c, oh * 2 + kh, ow * 2 + kw) x (c, kh, kw) -> (c, oh, ow)`:
+  IREE's config on sm_90 is `workgroup = [1, 1, 32, 0, 0]` over `(oh, ow, c, kh, kw)`, 32 threads along the
+  channels (the slowest dimension of an NCHW image), one output each, the whole window per step; its channel takes
+  `oc`'s place and it has no `ic` (`red_ic` is 1, each output channel reading its own input channel);
 - a 1x1 convolution read as a multi-loop contraction (`GpuSimtPointwise`), `(ic, oh, ow) x (oc, ic) -> (oc, oh,
   ow)`: IREE's config is `workgroup = [1, 32, 128, 1]`, `thread = [1, 1, 16, 0]`, `reduction = [0, 0, 0, 32]`, 256
   threads, whatever the image (a 7 x 7 one fills 49 of the tile's 4096 outputs). A strided one (`oh * 2`) IREE
@@ -84,8 +89,7 @@ class GpuSimtConvolution(SimtConfigurator):
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         self.loops = window_loops(problem)
-        if "ic" not in self.loops:
-            raise ValueError("depthwise convolutions have no GPU space without an MMA intrinsic yet")
+        self.depthwise = "ic" not in self.loops
         super().__init__(problem, gpu, context)
 
     def size(self, loop: str) -> int:
@@ -109,7 +113,8 @@ class GpuSimtConvolution(SimtConfigurator):
         v = space.var
         accumulators = v("th_oc") * v("th_oh") * v("th_ow")
         threads = (v("wg_oc") / v("th_oc")) * (v("wg_oh") / v("th_oh")) * (v("wg_ow") / v("th_ow"))
-        image = v("red_ic") * ((v("wg_oh") - 1) * stride_h + v("red_kh")) * ((v("wg_ow") - 1) * stride_w + kw)
+        image_channels = v("wg_oc") if self.depthwise else v("red_ic")  # a depthwise output channel reads its own
+        image = image_channels * ((v("wg_oh") - 1) * stride_h + v("red_kh")) * ((v("wg_ow") - 1) * stride_w + kw)
         shared = element_bytes(p.lhs_type) * (image + v("wg_oc") * v("red_ic") * v("red_kh") * kw)
         space.constraints = (
             *(v(f"wg_{loop}") % v(f"th_{loop}") == 0 for loop in OUTPUT_LOOPS),
@@ -127,7 +132,8 @@ class GpuSimtConvolution(SimtConfigurator):
             workgroup[self.loops["n"]] = thread[self.loops["n"]] = 1
         for loop in OUTPUT_LOOPS:
             workgroup[self.loops[loop]], thread[self.loops[loop]] = knobs[f"wg_{loop}"], knobs[f"th_{loop}"]
-        reduction[self.loops["ic"]] = knobs["red_ic"]
+        if not self.depthwise:
+            reduction[self.loops["ic"]] = knobs["red_ic"]
         if "kh" in self.loops:
             reduction[self.loops["kh"]], reduction[self.loops["kw"]] = knobs["red_kh"], self.size("kw")
         return {"workgroup": workgroup, "thread": thread, "reduction": reduction}
@@ -176,7 +182,7 @@ def convolution_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     def partial(axis: str) -> np.ndarray:
         return np.logical_or.reduce([size[loop] % wg[loop] > 0 for loop in sides[axis]])
 
-    return SimtGemm(size.get("n", 1), int(side(size, "m")), int(side(size, "n")), kh * kw * size["ic"],
+    return SimtGemm(size.get("n", 1), int(side(size, "m")), int(side(size, "n")), kh * kw * size.get("ic", 1),
                     side(wg, "m"), side(wg, "n"), side(th, "m"), side(th, "n"),
                     candidates.column("red_ic") * candidates.column("red_kh") * kw, candidates.column("promote"),
                     workgroups=workgroups, threads=threads, partial_m=partial("m"), partial_n=partial("n"),
