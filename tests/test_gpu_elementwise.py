@@ -175,3 +175,13 @@ def test_features_and_heuristic_order(dumps):
         assert features["store_vector_bytes"][first] >= 16, case
         default = candidates.index_of(_knobs(dump.lowering, len(dump.problem.bounds)))
         assert order.index(default) < len(candidates) // 2, case
+
+
+def test_a_staged_output_tile_fits_shared_memory(dumps):
+    """The transpose's promoted candidates keep their output tile within the 48 KiB a CUDA kernel gets without
+    opting in (beyond it sm_90 refuses to compile: "uses 262144 bytes of shared memory")."""
+    dump = dumps["sm_90", "transpose"]
+    candidates = dump.configurator.candidates()
+    promoted = candidates.column("promote") == 1
+    tile = candidates.column("wg_0") * candidates.column("wg_1") * 4
+    assert promoted.any() and tile[promoted].max() <= 48 * 1024 < tile.max()

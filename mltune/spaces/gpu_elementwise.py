@@ -19,7 +19,8 @@ Knobs (IREE's lists in brackets), for each loop `i`:
   on gfx942: `workgroup = [32, 32]`, `thread = [1, 4]`, `promote_operands = [2]`, the output being operand 2, with
   its threads as `workgroup_size = [8, 32, 1]`, which the space writes so too).
 Derived: one thread per thread tile of the workgroup's tile, a multiple of the subgroup size within the target's
-threads per workgroup; each thread holds at most `MAX_THREAD_ELEMENTS` outputs.
+threads per workgroup; each thread holds at most `MAX_THREAD_ELEMENTS` outputs; a staged output tile fits the shared
+memory a workgroup may use (`simt.shared_limit`: 48 KiB on CUDA).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.spaces.gpu_contraction import PIPELINE, i64_array
 from mltune.spaces.iree_constraints import EmittedConstraints
+from mltune.spaces.simt import shared_limit
 from mltune.spaces.space import Knob, Space
 from mltune.targets.gpu import GpuInfo
 
@@ -83,15 +85,16 @@ class GpuElementwise:
         knobs.append(Knob("promote", (0, 1) if len(self.contiguous) > 1 else (0,)))
         space = Space(knobs, [])
         v = space.var
-        threads = 1
-        elements = 1
+        threads, elements, tile = 1, 1, 1
         for loop in self.loops:
             threads = threads * (v(f"wg_{loop}") / v(f"th_{loop}"))
             elements = elements * v(f"th_{loop}")
+            tile = tile * v(f"wg_{loop}")
         space.constraints = (
             *(v(f"wg_{loop}") % v(f"th_{loop}") == 0 for loop in self.loops),
             elements <= MAX_THREAD_ELEMENTS,
             threads % self.sg_size == 0, threads <= self.gpu.max_threads,
+            v("promote") * tile * element_bytes(p.out_type) <= shared_limit(self.gpu),
         )
         return space
 
