@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: [MODELS=DIR] bash benchmarks/device/cuda_exports.sh BUDGET NAME...   (see README.md)
+# usage: [MODELS=DIR] [TUNE_FLAGS=...] bash benchmarks/device/cuda_exports.sh BUDGET NAME...   (see README.md)
 # Each exported model (MODELS/NAME.mlir, by default the examples in examples/models/exported: a torch or JAX export)
 # tuned whole for sm_90 on its own GPU (`mltune tune`, NAME i on cuda://i, all at once; a single NAME on every GPU),
 # then its result re-measured with plain tools against the user's file as exported (its sm_90 copy), 8 rounds of
@@ -16,7 +16,7 @@ i=0
 for name in "$@"; do
   rm -rf /tmp/run_$name
   devices=cuda://$i; [ $# -eq 1 ] && devices=$all
-  python3 -m mltune.cli tune $models/$name.mlir --target sm_90 --devices $devices --budget $budget \
+  python3 -m mltune.cli tune $models/$name.mlir --target sm_90 --devices $devices --budget $budget $TUNE_FLAGS \
     --run-dir /tmp/run_$name -o /tmp/run_$name/out.mlir > $OUT/tune_$name.txt 2>&1 &
   i=$((i+1))
 done
