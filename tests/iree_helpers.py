@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -19,7 +20,7 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
-from mltune.emit.apply import Applied
+from mltune.emit.apply import Applied, make_applier
 from mltune.emit.spec import build_spec
 from mltune.features.base import FeatureMatrix
 from mltune.frontend.mlir import parse_module_file
@@ -29,7 +30,8 @@ from mltune.frontend.root_ops import read_root_ops
 from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.system.tools import tool_path
-from mltune.targets import facts_from_executable_target, parse_target
+from mltune.spaces.configure import make_configurator
+from mltune.targets import GpuTarget, facts_from_executable_target, parse_target
 from mltune.targets.cpu import CpuInfo
 
 # The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
@@ -170,6 +172,62 @@ def dump_gpu_model(text: str, target_name: str, directory: Path, context) -> tup
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
     return target, prepared, bench, stripped, problem, gpu
+
+
+_ROOT_LOWERING = re.compile(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)")
+
+
+@dataclass
+class GpuOpDump:
+    """A one-op model dumped for a GPU target as mltune dumps it, and what mltune reads from its dispatch."""
+
+    target: GpuTarget
+    source: Path  # the model as mltune compiles it
+    stripped: Path  # the dumped dispatch without its configuration
+    problem: Problem
+    gpu: object
+    lowering: str  # IREE's own lowering_config of the root op (the one with a workgroup tile)
+    translation: str
+    configurator: object
+
+
+def dump_gpu_ops(root: Path, models: dict[str, str], targets: Sequence[str], context) -> dict[tuple[str, str], GpuOpDump]:
+    """Each of `models` (name to `@main` text) dumped for each target under `root`, with its configurator."""
+    found = {}
+    for target_name in targets:
+        for name, text in models.items():
+            directory = root / f"{target_name}_{name}"
+            directory.mkdir()
+            target, source, bench, stripped, problem, gpu = dump_gpu_model(text, target_name, directory, context)
+            dumped = bench.read_text()
+            lowering = next(config for config in _ROOT_LOWERING.findall(dumped) if "workgroup" in config)
+            configurator = make_configurator(problem, gpu, context, stripped, directory / "work")
+            found[target_name, name] = GpuOpDump(target, source, stripped, problem, gpu, lowering,
+                                                 dumped_translation(dumped), configurator)
+    return found
+
+
+def assert_default_rebuilt(dump: GpuOpDump, knobs: dict[str, int], fewest: int, most: int = 20000) -> None:
+    """IREE's own config of a dump (`knobs`, read back) is a point of its space of `fewest` to `most` candidates, and
+    that point's `compilation_info` is IREE's, attribute for attribute."""
+    candidates = dump.configurator.candidates()
+    assert fewest < len(candidates) < most and candidates.index_of(knobs) is not None, (knobs, dump.lowering)
+    info = dump.configurator.compilation_info(knobs)
+    translation = dump.translation.removeprefix("#iree_codegen.translation_info")
+    assert f"lowering_config = {dump.lowering}, translation_info = {translation}>" == info.split("<", 1)[1]
+
+
+def configured_candidate(dump: GpuOpDump, knobs: dict[str, int], out: Path, context) -> str:
+    """One candidate of a dump's space compiled as mltune applies it (ROCm: a spec beside the model; CUDA: the
+    dumped dispatch annotated), and the executable configuration IREE gave it."""
+    source = dump.stripped if dump.target.kind == "cuda" else dump.source
+    applied = make_applier(dump.target.kind, source, context).apply(dump.problem,
+                                                                    dump.configurator.compilation_info(knobs))
+    out.mkdir()
+    flags = [] if dump.target.kind == "cuda" else dump.target.compile_flags()  # a dispatch names its target
+    result = run(applied_compile_args(applied, source, out, flags))
+    assert result.returncode == 0, result.stderr[-2000:]
+    return "".join(path.read_text() for path in (out / "configs").glob("*.mlir"))
 
 
 _REDUCTION_LISTS = re.compile(

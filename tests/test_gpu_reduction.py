@@ -7,23 +7,24 @@ and heuristic work on them."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 from iree.compiler.dialects import iree_codegen
 from iree_helpers import (
-    applied_compile_args,
+    GpuOpDump,
+    assert_default_rebuilt,
     checked_heuristic_order,
+    configured_candidate,
     dump_gpu_model,
+    dump_gpu_ops,
     dumped_translation,
     mltune,
     reduction_config_knobs,
     run,
 )
 
-from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
 from mltune.features.gpu_reduction import gpu_reduction_features
 from mltune.frontend.mlir import parse_module_file
@@ -33,7 +34,7 @@ from mltune.frontend.root_ops import read_root_ops
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.system.tools import tool_path
-from mltune.targets import GpuInfo, GpuTarget, facts_from_executable_target, parse_target
+from mltune.targets import facts_from_executable_target, parse_target
 from mltune.tuning.tune import NOT_IN_SOURCE
 
 EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
@@ -44,36 +45,13 @@ CASES = [(target, shape) for target in TARGETS for shape in SHAPES]
 _LOWERING = re.compile(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)")
 
 
-@dataclass
-class ReductionDump:
-    target: GpuTarget
-    source: Path  # the model as mltune compiles it
-    stripped: Path  # the dumped dispatch without its configuration
-    problem: Problem
-    gpu: GpuInfo
-    lowering: str  # IREE's own lowering_config of the root op
-    translation: str
-    configurator: GpuReduction
-
-
 @pytest.fixture(scope="module")
-def dumps(tmp_path_factory, context) -> dict[tuple[str, str], ReductionDump]:
-    root = tmp_path_factory.mktemp("gpu_reductions")
-    found = {}
-    for target_name, shape in CASES:
-        directory = root / f"{target_name}_{shape}"
-        directory.mkdir()
-        target, source, bench, stripped, problem, gpu = dump_gpu_model(reduction_model(SHAPES[shape]), target_name,
-                                                                       directory, context)
-        text = bench.read_text()
-        lowering = next(config for config in _LOWERING.findall(text) if "workgroup" in config)
-        configurator = make_configurator(problem, gpu, context, stripped, directory / "work")
-        found[target_name, shape] = ReductionDump(target, source, stripped, problem, gpu, lowering,
-                                                  dumped_translation(text), configurator)
-    return found
+def dumps(tmp_path_factory, context) -> dict[tuple[str, str], GpuOpDump]:
+    models = {shape: reduction_model(SHAPES[shape]) for shape in SHAPES}
+    return dump_gpu_ops(tmp_path_factory.mktemp("gpu_reductions"), models, TARGETS, context)
 
 
-def _knobs(dump: ReductionDump, lowering: str, translation: str) -> dict[str, int]:
+def _knobs(dump: GpuOpDump, lowering: str, translation: str) -> dict[str, int]:
     return reduction_config_knobs(lowering, translation, dump.configurator.rows_loop, dump.problem.k[0])
 
 
@@ -82,12 +60,7 @@ def test_iree_default_is_in_the_gpu_reduction_space(dumps, case):
     """IREE's VectorDistribute reduction config of the dispatch is a point of the space, rebuilt exactly."""
     dump = dumps[case]
     assert dump.problem.op_kind == "reduction" and isinstance(dump.configurator, GpuReduction), dump.configurator
-    knobs = _knobs(dump, dump.lowering, dump.translation)
-    candidates = dump.configurator.candidates()
-    assert 500 < len(candidates) < 20000 and candidates.index_of(knobs) is not None, (knobs, dump.lowering)
-    info = dump.configurator.compilation_info(knobs)
-    translation = dump.translation.removeprefix("#iree_codegen.translation_info")
-    assert f"lowering_config = {dump.lowering}, translation_info = {translation}>" == info.split("<", 1)[1]
+    assert_default_rebuilt(dump, _knobs(dump, dump.lowering, dump.translation), 500)
 
 
 @pytest.mark.e2e
@@ -98,17 +71,9 @@ def test_candidates_compile_with_their_config(dumps, context, tmp_path, case):
     ROCm: a spec beside the model; CUDA: the dumped dispatch annotated (its source softmax is no generic)."""
     dump = dumps[case]
     candidates = dump.configurator.candidates()
-    source = dump.stripped if dump.target.kind == "cuda" else dump.source
-    applier = make_applier(dump.target.kind, source, context)
     for i, index in enumerate(np.random.default_rng(1).choice(len(candidates), 2, replace=False)):
         knobs = candidates.knobs(int(index))
-        applied = applier.apply(dump.problem, dump.configurator.compilation_info(knobs))
-        out = tmp_path / f"candidate_{i}"
-        out.mkdir()
-        flags = [] if dump.target.kind == "cuda" else dump.target.compile_flags()  # a dispatch names its target
-        result = run(applied_compile_args(applied, source, out, flags))
-        assert result.returncode == 0, result.stderr[-2000:]
-        configured = "".join(path.read_text() for path in (out / "configs").glob("*.mlir"))
+        configured = configured_candidate(dump, knobs, tmp_path / f"candidate_{i}", context)
         lowerings = _LOWERING.findall(configured)
         (root,) = [config for config in lowerings if "workgroup" in config]
         assert _knobs(dump, root, dumped_translation(configured)) == knobs
