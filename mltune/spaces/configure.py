@@ -21,7 +21,7 @@ from mltune.spaces.gpu_contraction import GpuContraction, NoMmaIntrinsic
 from mltune.spaces.gpu_convolution import GpuConvolution
 from mltune.spaces.gpu_elementwise import GpuElementwise
 from mltune.spaces.gpu_matvec import GpuMatvec
-from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
+from mltune.spaces.gpu_multi_loop import ConfiguredWithoutMma, GpuMultiLoopContraction
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.spaces.gpu_simt_contraction import GpuSimtContraction
 from mltune.spaces.gpu_simt_convolution import GpuSimtConvolution, GpuSimtPointwise
@@ -54,6 +54,8 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 }
 
 
+STRIDED_DUMP = ("recompiled alone, this dumped dispatch reads its strided input through a slice, which no spec for the "
+                "model's op matches on ROCm: tune the model it came from")
 OTHER_LOOP_NEST = ("IREE configures this dumped dispatch as another loop nest than the model does (a unit batch split "
                    "into unit M and K loops), which no spec for the dispatch's op matches: tune the model it came from")
 
@@ -92,6 +94,10 @@ def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, ben
             return Untunable(problem.op_name, OTHER_LOOP_NEST)
         try:
             return space(problem, facts, context, emitted)
+        except ConfiguredWithoutMma:
+            if dispatch_level and facts.api == "rocm":
+                return Untunable(problem.op_name, STRIDED_DUMP)
+            return GpuSimtPointwise(problem, facts, context, emitted)
         except NoMmaIntrinsic:
             if problem.op_kind not in _GPU_SPACES_WITHOUT_MMA:
                 raise

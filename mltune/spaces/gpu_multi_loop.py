@@ -8,7 +8,8 @@ the lists and rules of the batchless convolution space (`gpu_convolution.py`, wh
 order, then K) over a filter of one tap, so this space is that one less the implicit GEMM, with TileAndFuse's own
 prefetch (IREE's emitted TileAndFuse constraints, conjoined, pin it to 2). Only ops whose loops are the output's,
 in its order, then one K loop, two image loops and one channel loop are taken. A strided one (a stride-2 1x1
-projection) IREE configures as a reduction (`lane_basis`, `partial_reduction`), not with MMA: it is not taken.
+projection) IREE configures as a reduction (`lane_basis`, `partial_reduction`), not with MMA: it is refused here
+(`ConfiguredWithoutMma`), and `configure` gives it the scalar-thread space, whose TileAndFuse lists compile for it.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.targets.gpu import GpuInfo
 
 
+class ConfiguredWithoutMma(ValueError):
+    """IREE configures the op without MMA (a strided 1x1 convolution: as a reduction)."""
+
+
 def _shape_refusal(problem: Problem) -> str:
     """Why the space cannot describe the op ("" where it can)."""
-    if problem.strides:
-        return "a strided multi-loop contraction: IREE configures it as a reduction, not with MMA (no GPU space yet)"
     shaped = not problem.batch and (len(problem.m), len(problem.n), problem.k) == (2, 1, (len(problem.bounds) - 1,))
     if not shaped or [conv_loops(problem)[name] for name in output_loops(problem)] != list(range(problem.k[0])):
         return ("only a multi-loop contraction over two image loops and one channel loop, stored in loop order, "
@@ -43,6 +46,9 @@ class GpuMultiLoopContraction(GpuConvolution):
     prefetch_stages = (TILE_AND_FUSE_PREFETCH,)
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
+        if problem.strides and usable_mmas(problem, gpu):
+            raise ConfiguredWithoutMma("a strided multi-loop contraction: IREE configures it as a reduction, not with "
+                                       "MMA")
         refusal = _shape_refusal(problem)
         if refusal and usable_mmas(problem, gpu):  # without one, IREE configures none with MMA: `GpuSimtPointwise`
             raise ValueError(refusal)
