@@ -14,8 +14,8 @@ import pytest
 import z3
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import (applied_compile_args, batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune,
-                          read_gpu_dump, run)
+from gpu_dump_helpers import read_gpu_dump
+from iree_helpers import applied_compile_args, batch_matmul_source, conv2d_nhwc_source, matmul_source, mltune, run
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier
 from mltune.frontend.mlir import find_ops, parse_module_file

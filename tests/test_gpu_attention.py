@@ -11,8 +11,14 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import (applied_compile_args, attention_source, checked_heuristic_order, compile_only_vector_distribute,
-                          dump_gpu_model, read_gpu_dump, run)
+from gpu_dump_helpers import dump_gpu_model, read_gpu_dump
+from iree_helpers import (
+    applied_compile_args,
+    attention_source,
+    checked_heuristic_order,
+    compile_only_vector_distribute,
+    run,
+)
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier, make_applier
 from mltune.emit.op_config import op_attributes

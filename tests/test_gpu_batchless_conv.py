@@ -18,7 +18,8 @@ from gpu_conv_helpers import (
     lowering_lists,
     nchw_conv_source,
 )
-from iree_helpers import dump_gpu_model, mltune, model_configuration
+from gpu_dump_helpers import dump_gpu_model, model_configuration
+from iree_helpers import mltune
 
 from mltune.emit.apply import make_applier
 from mltune.frontend.conv_loops import output_loops

@@ -9,7 +9,8 @@ import re
 
 import numpy as np
 import pytest
-from iree_helpers import GpuOpDump, assert_default_rebuilt, checked_heuristic_order, configured_candidate, dump_gpu_ops
+from gpu_dump_helpers import GpuOpDump, assert_default_rebuilt, configured_candidate, dump_gpu_ops
+from iree_helpers import checked_heuristic_order
 
 from mltune.emit.apply import annotatable_keys, match_key
 from mltune.features import extractor_for

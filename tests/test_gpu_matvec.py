@@ -12,15 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler import ir
-from iree_helpers import (
-    checked_heuristic_order,
-    compile_only_vector_distribute,
-    dumped_translation,
-    matmul_source,
-    read_gpu_dump,
-    reduction_config_knobs,
-    run,
-)
+from gpu_dump_helpers import dumped_translation, read_gpu_dump, reduction_config_knobs
+from iree_helpers import checked_heuristic_order, compile_only_vector_distribute, matmul_source, run
 
 from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features

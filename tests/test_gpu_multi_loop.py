@@ -16,9 +16,9 @@ from gpu_conv_helpers import (
     lowering_lists,
     nchw_conv_source,
 )
-from iree_helpers import applied_compile_args, checked_heuristic_order, dump_gpu_model, run, simt_config
+from gpu_dump_helpers import applied_configurations, dump_gpu_model, simt_config
+from iree_helpers import checked_heuristic_order
 
-from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
 from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.problem import Untunable
@@ -71,8 +71,9 @@ def test_multi_loop_candidates_have_features_and_a_heuristic_order(dump):
 @pytest.mark.e2e
 def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_is_refused_alone(context, tmp_path):
     """A stride-2 1x1 convolution (ResNet-50's projections) IREE configures without MMA on gfx942 too (as a reduction
-    at ResNet-50's sizes, with scalar threads at this one's): it gets the scalar-thread space, and a candidate's spec configures the model's dispatch as written. Its dump
-    recompiled alone reads the input through a slice no such spec matches, so there it is refused."""
+    at ResNet-50's sizes, with scalar threads at this one's): it gets the scalar-thread space, and a candidate's spec
+    configures the model's dispatch as written. Its dump recompiled alone reads the input through a slice no such spec
+    matches, so there it is refused."""
     target, source, bench, stripped, problem, gpu = dump_gpu_model(one_by_one_convolution_model(64, 14, 32, 2),
                                                                    "gfx942", tmp_path, context)
     assert problem.strides and "mma_kind" not in bench.read_text()
@@ -81,12 +82,8 @@ def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_is_refused_
     alone = make_configurator(problem, gpu, context, stripped, tmp_path / "alone", dispatch_level=True)
     assert isinstance(alone, Untunable) and alone.reason == STRIDED_DUMP
     knobs = configurator.candidates().knobs(7)
-    out = tmp_path / "candidate"
-    out.mkdir()
-    applied = make_applier("rocm", source, context).apply(problem, configurator.compilation_info(knobs))
-    result = run(applied_compile_args(applied, source, out, target.compile_flags()))
-    assert result.returncode == 0, result.stderr[-2000:]
-    (configured,) = [text for text in (p.read_text() for p in (out / "configs").glob("*.mlir")) if "reduction = [" in text]
-    lists, threads = simt_config(configured)  # not the ReLU before it
+    configs = applied_configurations(target, source, problem, configurator, knobs, tmp_path / "out", context)
+    (configured,) = [text for text in configs if "reduction = [" in text]  # not the ReLU's before it
+    lists, threads = simt_config(configured)
     assert lists["workgroup"] == configurator.levels(knobs)["workgroup"]
     assert threads == configurator.workgroup_size(knobs)

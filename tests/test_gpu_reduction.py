@@ -12,18 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import (
+from gpu_dump_helpers import (
     GpuOpDump,
     assert_default_rebuilt,
-    checked_heuristic_order,
     configured_candidate,
     dump_gpu_model,
     dump_gpu_ops,
     dumped_translation,
-    mltune,
     reduction_config_knobs,
-    run,
 )
+from iree_helpers import checked_heuristic_order, mltune, run
 
 from mltune.features import extractor_for
 from mltune.features.gpu_reduction import gpu_reduction_features

@@ -8,14 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from iree_helpers import (
-    applied_compile_args,
-    batch_matmul_source,
-    checked_heuristic_order,
-    dump_gpu_model,
-    run,
-    simt_config,
-)
+from gpu_dump_helpers import dump_gpu_model, simt_config
+from iree_helpers import applied_compile_args, batch_matmul_source, checked_heuristic_order, run
 
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for

@@ -12,15 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gpu_conv_helpers import nchw_conv_source, nchw_depthwise_source
-from iree_helpers import (
-    applied_compile_args,
-    checked_heuristic_order,
-    dump_gpu_model,
-    mltune,
-    model_configuration,
-    run,
-    simt_config,
-)
+from gpu_dump_helpers import applied_configurations, dump_gpu_model, model_configuration, simt_config
+from iree_helpers import applied_compile_args, checked_heuristic_order, mltune, run
 
 from mltune.emit.apply import make_applier
 from mltune.features import extractor_for
@@ -111,12 +104,8 @@ def test_a_depthwise_convolution_gets_the_simt_space_on_gfx942_too(context, tmp_
     lists, threads = simt_config(bench.read_text())
     assert configurator.space.contains(_knobs(configurator, lists)) and threads == 64
     knobs = configurator.candidates().knobs(5)
-    out = tmp_path / "candidate"
-    out.mkdir()
-    applied = make_applier("rocm", source, context).apply(problem, configurator.compilation_info(knobs))
-    result = run(applied_compile_args(applied, source, out, target.compile_flags()))
-    assert result.returncode == 0, result.stderr[-2000:]
-    lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
+    (configured,) = applied_configurations(target, source, problem, configurator, knobs, tmp_path / "out", context)
+    lists, threads = simt_config(configured)
     assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
 
 

@@ -10,12 +10,8 @@ import re
 import subprocess
 
 import pytest
-from iree_helpers import (
-    applied_compile_args,
-    batch_matmul_source,
-    dump_gpu_model,
-    mltune,
-)
+from gpu_dump_helpers import dump_gpu_model
+from iree_helpers import applied_compile_args, batch_matmul_source, mltune
 
 from mltune.emit.apply import make_applier
 from mltune.spaces.configure import OTHER_LOOP_NEST, make_configurator

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree_helpers import checked_heuristic_order, matmul_source, read_gpu_dump, run
+from gpu_dump_helpers import read_gpu_dump
+from iree_helpers import checked_heuristic_order, matmul_source, run
 
 from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder

@@ -3,11 +3,12 @@
 
 IREE 3.13 folds the unit batch of a `linalg.conv_2d_nchw_fchw` away before it configures a GPU dispatch, into a new
 generic over `(oc, oh, ow, ic, kh, kw)` (a 1x1 one over `(oc, oh, ow, ic)`, or with the image's rows and columns
-merged; a `linalg.depthwise_conv_2d_nchw_chw` over `(oh, ow, c, kh, kw)`), and drops any attribute set on the model's op. Written in the source already (the image and result
-collapsed around it, the result expanded back, as IREE's own fold does), the generic is the op IREE configures, and
-it honours the candidate's config as written (`tests/test_gpu_simt_conv.py` compiles such a model and reads the
-dispatch's configuration back; `tests/test_unit_batch.py` runs a folded model against the original). Only
-convolutions with static shapes, a unit batch and a unit dilation are taken.
+merged; a `linalg.depthwise_conv_2d_nchw_chw` over `(oh, ow, c, kh, kw)`), and drops any attribute set on the
+model's op. Written in the source already (the image and result collapsed around it, the result expanded back, as
+IREE's own fold does), the generic is the op IREE configures, and it honours the candidate's config as written
+(`tests/test_gpu_simt_conv.py` compiles such a model and reads the dispatch's configuration back;
+`tests/test_unit_batch.py` runs a folded model against the original). Only convolutions with static shapes, a unit
+batch and a unit dilation are taken.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def _steps(op: ir.Operation, name: str) -> list[int]:
 
 def foldable(op: ir.Operation) -> bool:
     """A static NCHW x FCHW (or depthwise NCHW x CHW) convolution with a unit batch and a unit dilation."""
-    if op.name not in (SOURCE_CONVOLUTION, SOURCE_DEPTHWISE) or any(not ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+    static = all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands)
+    if op.name not in (SOURCE_CONVOLUTION, SOURCE_DEPTHWISE) or not static:
         return False
     return _shape(op.operands[0])[0] == 1 and _steps(op, "dilations") == [1, 1]
 

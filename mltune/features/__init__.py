@@ -61,8 +61,9 @@ def gpu_any_contraction_features(problem: Problem, gpu: Any, candidates: Candida
 # contractions and convolutions no intrinsic fits have SIMT knobs of their own (thread blocks, no MMA);
 # attention is VectorDistribute too, with knobs of its own (two matmuls' intrinsics, M/N/K2 tiles); so are matvecs
 # (IREE's reduction config: no MMA, lanes and subgroups over the K loop), and reductions and normalisations with
-# it; elementwise ops are TileAndFuse with workgroup and thread tiles only; depthwise convolutions SIMT everywhere. CPU contractions' data-tiled
-# candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their lowering's.
+# it; elementwise ops are TileAndFuse with workgroup and thread tiles only; depthwise convolutions are SIMT
+# everywhere. CPU contractions' data-tiled candidates (Mmt4dTilingExpert) share the plain ones' knobs and add their
+# lowering's.
 EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "contraction"): (cpu_contraction_features, (CPU_CONTRACTION_PIPELINE, CPU_DATA_TILED_PIPELINE)),
     ("cpu", "convolution"): (cpu_convolution_features, (CPU_CONVOLUTION_PIPELINE,)),

@@ -74,6 +74,7 @@ def gpu_elementwise_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "promote": candidates.column("promote"),
     }
     total = int(np.prod(problem.bounds))
-    problem_level = {"log2_elements": np.log2(total), "bytes_per_element": moved, "operands": len(problem.operand_types)}
+    problem_level = {"log2_elements": np.log2(total), "bytes_per_element": moved,
+                     "operands": len(problem.operand_types)}
     columns.update({name: np.full(len(candidates), value, dtype=np.float64) for name, value in problem_level.items()})
     return FeatureMatrix.from_columns({name: np.asarray(values, dtype=np.float64) for name, values in columns.items()})

@@ -25,6 +25,7 @@ memory a workgroup may use (`simt.shared_limit`: 48 KiB on CUDA).
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from iree.compiler import ir
@@ -42,7 +43,7 @@ from mltune.targets.gpu import GpuInfo
 MAX_FASTEST_TILE = 4096
 MAX_OTHER_TILE = 128
 MAX_VECTOR_BYTES = 32
-OTHER_THREAD_TILES = (1, 2, 4)
+MAX_OTHER_THREAD_TILE = 4
 MAX_THREAD_ELEMENTS = 32
 
 
@@ -80,7 +81,7 @@ class GpuElementwise:
         for loop in self.loops:
             contiguous = loop in self.contiguous
             wg = _tiles(p.bounds[loop], MAX_FASTEST_TILE if contiguous else MAX_OTHER_TILE)
-            th = _tiles(max(wg), vector if contiguous else max(OTHER_THREAD_TILES))
+            th = _tiles(max(wg), vector if contiguous else MAX_OTHER_THREAD_TILE)
             knobs += [Knob(f"wg_{loop}", wg), Knob(f"th_{loop}", th)]
         knobs.append(Knob("promote", (0, 1) if len(self.contiguous) > 1 else (0,)))
         space = Space(knobs, [])
@@ -105,10 +106,7 @@ class GpuElementwise:
         return PIPELINE
 
     def workgroup_size(self, knobs: dict[str, int]) -> int:
-        threads = 1
-        for loop in self.loops:
-            threads *= knobs[f"wg_{loop}"] // knobs[f"th_{loop}"]
-        return threads
+        return math.prod(knobs[f"wg_{loop}"] // knobs[f"th_{loop}"] for loop in self.loops)
 
     def workgroup_shape(self, knobs: dict[str, int]) -> list[int]:
         """`[threads, 1, 1]`; with the output staged, as IREE writes it then: the threads along the last loop, along
@@ -116,10 +114,7 @@ class GpuElementwise:
         if not knobs["promote"]:
             return [self.workgroup_size(knobs), 1, 1]
         per_loop = [knobs[f"wg_{loop}"] // knobs[f"th_{loop}"] for loop in reversed(self.loops)] + [1, 1]
-        rest = 1
-        for threads in per_loop[2:]:
-            rest *= threads
-        return [per_loop[0], per_loop[1], rest]
+        return [per_loop[0], per_loop[1], math.prod(per_loop[2:])]
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
