@@ -37,8 +37,9 @@ def _steps(op: ir.Operation, name: str) -> list[int]:
 
 def foldable(op: ir.Operation) -> bool:
     """A static NCHW x FCHW (or depthwise NCHW x CHW) convolution with a unit batch and a unit dilation."""
-    static = all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands)
-    if op.name not in (SOURCE_CONVOLUTION, SOURCE_DEPTHWISE) or not static:
+    if op.name not in (SOURCE_CONVOLUTION, SOURCE_DEPTHWISE):
+        return False
+    if any(not ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
         return False
     return _shape(op.operands[0])[0] == 1 and _steps(op, "dilations") == [1, 1]
 
