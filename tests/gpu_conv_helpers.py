@@ -14,33 +14,30 @@ from mltune.frontend.conv_loops import output_loops
 from mltune.spaces.gpu_convolution import KNOB_OF_LOOP, GpuConvolution
 
 
-def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
-    """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
-    out = (hw - kernel) // stride + 1
-    x, w, o = (f"tensor<{batch}x{c}x{hw}x{hw}x{element}>", f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
-               f"tensor<{batch}x{f}x{out}x{out}xf32>")
+def _conv_source(op: str, x: str, w: str, o: str, stride: int) -> str:
+    """A `@main` computing one named convolution `op` of `x` by `w` into a zero-filled f32 `o`."""
     return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : {o}
   %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
-  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
+  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
   return %r : {o}
 }}
 """
+
+
+def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
+    """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
+    out = (hw - kernel) // stride + 1
+    return _conv_source("linalg.conv_2d_nchw_fchw", f"tensor<{batch}x{c}x{hw}x{hw}x{element}>",
+                        f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>", f"tensor<{batch}x{f}x{out}x{out}xf32>", stride)
 
 
 def nchw_depthwise_source(c: int, hw: int, kernel: int, stride: int) -> str:
     """A `@main` computing one f32 `linalg.depthwise_conv_2d_nchw_chw`, batch 1 (PyTorch's grouped convolution)."""
     out = (hw - kernel) // stride + 1
-    x, w, o = f"tensor<1x{c}x{hw}x{hw}xf32>", f"tensor<{c}x{kernel}x{kernel}xf32>", f"tensor<1x{c}x{out}x{out}xf32>"
-    return f"""func.func @main(%x: {x}, %w: {w}) -> {o} {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : {o}
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : {o}) -> {o}
-  %r = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%acc : {o}) -> {o}
-  return %r : {o}
-}}
-"""
+    return _conv_source("linalg.depthwise_conv_2d_nchw_chw", f"tensor<1x{c}x{hw}x{hw}xf32>",
+                        f"tensor<{c}x{kernel}x{kernel}xf32>", f"tensor<1x{c}x{out}x{out}xf32>", stride)
 
 
 _LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")

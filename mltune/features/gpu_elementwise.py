@@ -24,24 +24,23 @@ RESIDENT_WORKGROUPS = 32  # workgroups one SM or CU keeps resident at most
 TRANSACTION_BYTES = 128  # a cache line: a warp's accesses coalesce into such lines
 
 
-def _runs(problem: Problem, candidates: CandidateSet, sg_size: int) -> list[np.ndarray]:
-    """Each operand's contiguous bytes per warp access (rank-0 operands left out)."""
+def _runs(problem: Problem, operands: list[tuple[int, ...]], wg: list[np.ndarray], th: list[np.ndarray],
+          promote: np.ndarray, sg_size: int) -> list[np.ndarray]:
+    """Each operand's contiguous bytes per warp access (rank-0 operands left out), the output's last; `operands`:
+    the loops each operand walks; `wg`, `th`: the candidates' workgroup and thread tiles per loop."""
     last = len(problem.bounds) - 1
-    wg = {loop: candidates.column(f"wg_{loop}") for loop in range(len(problem.bounds))}
-    th = {loop: candidates.column(f"th_{loop}") for loop in range(len(problem.bounds))}
     lanes_last = np.minimum(wg[last] // th[last], sg_size)
     runs = []
-    for loops, element in zip(operand_loops(problem), problem.operand_types):
+    for loops, element in zip(operands, problem.operand_types):
         if not loops:
             continue
         if last not in loops:  # the lanes along the last loop all read one element: a broadcast, one transaction
-            runs.append(np.full(len(candidates), TRANSACTION_BYTES))
+            runs.append(np.full(len(promote), TRANSACTION_BYTES))
             continue
         elements = lanes_last * th[last] if loops[-1] == last else th[loops[-1]]
         runs.append(elements * element_bytes(element))
-    output_loop = operand_loops(problem)[-1][-1]
-    promoted_row = wg[output_loop] * element_bytes(problem.out_type)
-    runs[-1] = np.where(candidates.column("promote") > 0, promoted_row, runs[-1])
+    promoted_row = wg[operands[-1][-1]] * element_bytes(problem.out_type)
+    runs[-1] = np.where(promote > 0, promoted_row, runs[-1])
     return runs
 
 
@@ -57,8 +56,10 @@ def gpu_elementwise_features(problem: Problem, gpu: GpuInfo, candidates: Candida
     busy = np.minimum(resident, np.ceil(workgroups / gpu.cores))  # workgroups at once on the busiest core
     per_thread = np.prod(th, axis=0)
     moved = sum(element_bytes(element) for element in problem.operand_types)
-    runs = _runs(problem, candidates, sg_size)
-    output_loop = operand_loops(problem)[-1][-1]
+    operands = operand_loops(problem)
+    promote = candidates.column("promote")
+    runs = _runs(problem, operands, wg, th, promote, sg_size)
+    output_loop = operands[-1][-1]
     columns = {
         "log2_threads": np.log2(threads),
         "log2_workgroups": np.log2(workgroups),
@@ -71,7 +72,7 @@ def gpu_elementwise_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "in_flight_bytes_per_core": busy * threads * per_thread * moved,
         "min_run_bytes": np.minimum.reduce(runs),
         "output_run_bytes": runs[-1],
-        "promote": candidates.column("promote"),
+        "promote": promote,
     }
     total = int(np.prod(problem.bounds))
     problem_level = {"log2_elements": np.log2(total), "bytes_per_element": moved,

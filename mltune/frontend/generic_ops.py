@@ -14,16 +14,16 @@ from mltune.frontend.problem import (ELEMENT_BYTES, ELEMENTWISE, MULTI_LOOP_CONT
 GENERIC = "linalg.generic"
 
 
+def _loop_kinds(op: ir.Operation) -> list[str]:
+    """`r` or `p` for each loop of a generic: reduction or parallel (none for any other op)."""
+    if op.name != GENERIC or "iterator_types" not in op.attributes:
+        return []
+    return ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+
+
 def is_reduction(op: ir.Operation) -> bool:
     """A generic with at least one reduction loop (contractions and convolutions are told apart before)."""
-    if op.name != GENERIC or "iterator_types" not in op.attributes:
-        return False
-    return any("reduction" in str(kind) for kind in op.attributes["iterator_types"])
-
-
-def _loop_kinds(op: ir.Operation) -> list[str]:
-    """`r` or `p` for each loop of a generic: reduction or parallel."""
-    return ["r" if "reduction" in str(kind) else "p" for kind in op.attributes["iterator_types"]]
+    return "r" in _loop_kinds(op)
 
 
 def _static_element_types(op: ir.Operation, kind: str,
@@ -140,10 +140,7 @@ def multi_loop_contraction_problem(op: ir.Operation) -> Problem | Untunable:
 
 def is_elementwise(op: ir.Operation) -> bool:
     """A generic with loops, every one of them parallel."""
-    if op.name != GENERIC or "iterator_types" not in op.attributes:
-        return False
-    kinds = _loop_kinds(op)
-    return bool(kinds) and set(kinds) == {"p"}
+    return set(_loop_kinds(op)) == {"p"}
 
 
 def _in_loop_order(amap: ir.AffineMap) -> bool:

@@ -29,14 +29,13 @@ import math
 from typing import Sequence
 
 from iree.compiler import ir
-from iree.compiler.dialects import iree_codegen, iree_gpu
 
 from mltune.emit.operand_types import operand_loops
 from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
-from mltune.spaces.gpu_contraction import PIPELINE, i64_array
+from mltune.spaces.gpu_contraction import PIPELINE
 from mltune.spaces.iree_constraints import EmittedConstraints
-from mltune.spaces.simt import shared_limit
+from mltune.spaces.simt import shared_limit, tile_and_fuse_info
 from mltune.spaces.space import Knob, Space
 from mltune.targets.gpu import GpuInfo
 
@@ -117,16 +116,11 @@ class GpuElementwise:
         return [per_loop[0], per_loop[1], math.prod(per_loop[2:])]
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        with self.context:
-            entries = {"workgroup": i64_array([knobs[f"wg_{loop}"] for loop in self.loops]),
-                       "thread": i64_array([knobs[f"th_{loop}"] for loop in self.loops])}
-            if knobs["promote"]:
-                entries["promote_operands"] = i64_array([self.output])
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
-            options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
-                                                       use_igemm_convolution=False)
-            translation = iree_codegen.TranslationInfoAttr.get(
-                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, self.workgroup_shape(knobs),
-                self.sg_size, ir.DictAttr.get({"gpu_pipeline_options": options}) if knobs["promote"] else None)
-            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
+        """The `#iree_codegen.compilation_info` of one point (IREE's pipeline options only with the output staged, as
+        IREE's own configs have them)."""
+        lists = {"workgroup": [knobs[f"wg_{loop}"] for loop in self.loops],
+                 "thread": [knobs[f"th_{loop}"] for loop in self.loops]}
+        if knobs["promote"]:
+            lists["promote_operands"] = [self.output]
+        return tile_and_fuse_info(self.context, lists, self.workgroup_shape(knobs), self.sg_size,
+                                  bool(knobs["promote"]))

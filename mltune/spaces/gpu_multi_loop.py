@@ -46,12 +46,13 @@ class GpuMultiLoopContraction(GpuConvolution):
     prefetch_stages = (TILE_AND_FUSE_PREFETCH,)
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
-        if problem.strides and usable_mmas(problem, gpu):
-            raise ConfiguredWithoutMma("a strided multi-loop contraction: IREE configures it as a reduction, not with "
-                                       "MMA")
-        refusal = _shape_refusal(problem)
-        if refusal and usable_mmas(problem, gpu):  # without one, IREE configures none with MMA: `GpuSimtPointwise`
-            raise ValueError(refusal)
+        if usable_mmas(problem, gpu):  # without one, IREE configures none with MMA: `GpuSimtPointwise`
+            if problem.strides:
+                raise ConfiguredWithoutMma("a strided multi-loop contraction: IREE configures it as a reduction, not "
+                                           "with MMA")
+            refusal = _shape_refusal(problem)
+            if refusal:
+                raise ValueError(refusal)
         super().__init__(problem, gpu, context, emitted)
 
     @staticmethod

@@ -28,6 +28,21 @@ def shared_limit(gpu: GpuInfo) -> int:
     return min(gpu.shared_memory_bytes, CUDA_STATIC_SHARED_BYTES) if gpu.api == "cuda" else gpu.shared_memory_bytes
 
 
+def tile_and_fuse_info(context: ir.Context, lists: dict[str, list[int]], workgroup_size: list[int],
+                       subgroup_size: int, pipeline_options: bool) -> str:
+    """A `#iree_codegen.compilation_info` of IREE's `TileAndFuse` without MMA, built with IREE's attribute bindings:
+    the lowering config's `lists`, and, with `pipeline_options`, IREE's pipeline options with their defaults (as its
+    own configs write them where operands are staged)."""
+    with context:
+        lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get({name: i64_array(v) for name, v in lists.items()}))
+        options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
+                                                   use_igemm_convolution=False)
+        translation = iree_codegen.TranslationInfoAttr.get(
+            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, workgroup_size, subgroup_size,
+            ir.DictAttr.get({"gpu_pipeline_options": options}) if pipeline_options else None)
+        return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
+
+
 def is_simt(candidates: CandidateSet) -> bool:
     """Whether a problem's candidates are a SIMT space's: thread blocks (`th_*` knobs), no intrinsic."""
     return any(name.startswith("th_") for name in candidates.names)
@@ -84,15 +99,6 @@ class SimtConfigurator:
         return PIPELINE
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
-        """The `#iree_codegen.compilation_info` of one point, built with IREE's attribute bindings."""
-        with self.context:
-            entries = {name: i64_array(values) for name, values in self.levels(knobs).items()}
-            if knobs["promote"]:
-                entries["promote_operands"] = i64_array([0, 1])
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(entries))
-            options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
-                                                       use_igemm_convolution=False)
-            translation = iree_codegen.TranslationInfoAttr.get(
-                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None,
-                [self.workgroup_size(knobs), 1, 1], self.sg_size, ir.DictAttr.get({"gpu_pipeline_options": options}))
-            return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
+        """The `#iree_codegen.compilation_info` of one point."""
+        lists = self.levels(knobs) | ({"promote_operands": [0, 1]} if knobs["promote"] else {})
+        return tile_and_fuse_info(self.context, lists, [self.workgroup_size(knobs), 1, 1], self.sg_size, True)
