@@ -9,11 +9,14 @@ dot-product attention reaches IREE, and unit-stride 3x3 `conv_2d_nhwc_hwcf`); `-
 (`mltune.frontend`'s one-op models: attention, batch-1 convolutions as PyTorch exports hold them, layer norms,
 softmax and pooling; GPT-2's attention with the test suite's boolean mask, as PyTorch exports pass one). A problem
 whose run folder under `--work` holds a `summary.json` is skipped, so an interrupted collection resumes;
-`--stop-after` starts no problem after that many seconds. With `--lock`, each problem's whole `mltune tune` holds
+`--stop-after` starts no problem after that many seconds. `--dispatches DIR` takes the dumped dispatches of real
+models that `pick_dispatches.py` copied to DIR instead (in its order; `--lane I/N` takes every Nth from the Ith, so
+that N collectors, one per GPU, share them). With `--lock`, each problem's whole `mltune tune` holds
 that flock(1) lock, and the load average before and after it is printed and kept in the problem's log.
 
     python benchmarks/collection/gpu_kinds.py --target sm_90 --devices cuda://0 --budget 30 --dataset-dir datasets \\
         --work DIR [--only NAME ...] [--stop-after SECONDS] [--iree-flag=...]
+    python benchmarks/collection/gpu_kinds.py --target sm_90 --devices cuda://1 --dispatches DIR --lane 1/4 ...
     python benchmarks/collection/gpu_kinds.py --target host --budget 30 --jobs 2 --dataset-dir datasets --work DIR \\
         --lock /tmp/mltune-cpu.lock
 """
@@ -21,6 +24,7 @@ that flock(1) lock, and the load average before and after it is printed and kept
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import subprocess
 import sys
@@ -130,6 +134,14 @@ def tune_command(model: Path, run_dir: Path, args: argparse.Namespace) -> list[s
     return command
 
 
+def dumped_problems(folder: Path, lane: str) -> dict[str, tuple[str, str]]:
+    """The dispatches `pick_dispatches.py` copied to `folder`, every Nth from the Ith for `lane` "I/N"."""
+    first, count = (int(part) for part in lane.split("/"))
+    rows = json.loads((folder / "picked.json").read_text())[first::count]
+    return {row["name"]: ((folder / f"{row['name']}.mlir").read_text(),
+                          f"{row.get('model', 'dumped')} {row.get('dispatch', row.get('file'))}") for row in rows}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default="sm_90", help="a GPU target (GPU_PROBLEMS) or host (CPU_PROBLEMS)")
@@ -139,13 +151,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
     parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--only", nargs="*", default=None, choices=sorted(GPU_PROBLEMS | CPU_PROBLEMS))
+    parser.add_argument("--only", nargs="*", default=None, help="these problems only (by name)")
+    parser.add_argument("--dispatches", type=Path, default=None, help="a pick_dispatches.py folder")
+    parser.add_argument("--lane", default="0/1", help="I/N: every Nth of --dispatches from the Ith")
     parser.add_argument("--stop-after", type=float, default=None)
     parser.add_argument("--lock", type=Path, default=None, metavar="FILE",
                         help="hold this flock(1) lock for each problem's whole run, one problem at a time")
     parser.add_argument("--iree-flag", action="append", default=[], dest="iree_flags")
     args = parser.parse_args()
     problems = CPU_PROBLEMS if args.target == "host" else GPU_PROBLEMS
+    if args.dispatches is not None:
+        problems = dumped_problems(args.dispatches, args.lane)
+    unknown = sorted(set(args.only or ()) - set(problems))
+    if unknown:
+        parser.error(f"no problem named {', '.join(unknown)}")
     start = time.monotonic()
     for name in [n for n in problems if args.only is None or n in args.only]:
         run_dir = args.work / name

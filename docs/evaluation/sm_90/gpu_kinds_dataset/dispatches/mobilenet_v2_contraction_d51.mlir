@@ -1,0 +1,104 @@
+module {
+  util.global private @__device_0 = #hal.device.target<"cuda", [#hal.executable.target<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>]> : !hal.device
+  hal.executable private @main$async_dispatch_51 {
+    hal.executable.variant public @cuda_nvptx_fb target(<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>) {
+      hal.executable.export public @main$async_dispatch_51_matmul_like_320x49x960_f32 ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) count(%arg0: !hal.device) -> (index, index, index) {
+        %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+        hal.return %x, %y, %z : index, index, index
+      }
+      builtin.module {
+        func.func @main$async_dispatch_51_matmul_like_320x49x960_f32() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 8, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<no_reduce_shared_memory_bank_conflicts = true, use_igemm_convolution = false>}>} {
+          %cst = arith.constant 0.000000e+00 : f32
+          %c373760 = arith.constant 373760 : index
+          %c6079424 = arith.constant 6079424 : index
+          %c189824 = arith.constant 189824 : index
+          %c191104 = arith.constant 191104 : index
+          %c192384 = arith.constant 192384 : index
+          %c7296 = arith.constant 7296 : index
+          %c0 = arith.constant 0 : index
+          %0 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(0) alignment(64) offset(%c373760) flags("ReadOnly|Indirect") : memref<960x49xf32, strided<[49, 1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %1 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c6079424) flags(ReadOnly) : memref<320x960xf32, strided<[960, 1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %2 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c189824) flags(ReadOnly) : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %3 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(2) alignment(64) offset(%c7296) flags(ReadOnly) : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %4 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c191104) flags(ReadOnly) : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %5 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c192384) flags(ReadOnly) : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %6 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(3) alignment(64) offset(%c0) flags(Indirect) : memref<320x49xf32, #hal.descriptor_type<storage_buffer>>
+          %7 = iree_codegen.load_from_buffer %0 : memref<960x49xf32, strided<[49, 1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<960x49xf32>
+          %8 = iree_codegen.load_from_buffer %1 : memref<320x960xf32, strided<[960, 1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<320x960xf32>
+          %9 = iree_codegen.load_from_buffer %2 : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<320xf32>
+          %10 = iree_codegen.load_from_buffer %3 : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<320xf32>
+          %11 = iree_codegen.load_from_buffer %4 : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<320xf32>
+          %12 = iree_codegen.load_from_buffer %5 : memref<320xf32, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<320xf32>
+          %13 = tensor.empty() : tensor<320x49xf32>
+          %14 = linalg.fill ins(%cst : f32) outs(%13 : tensor<320x49xf32>) -> tensor<320x49xf32>
+          %15 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%7, %8 : tensor<960x49xf32>, tensor<320x960xf32>) outs(%14 : tensor<320x49xf32>) attrs =  {lowering_config = #iree_gpu.lowering_config<{reduction = [0, 0, 32], thread = [1, 16, 0], workgroup = [32, 128, 1]}>, root_op = #iree_codegen.root_op<set = 0>} {
+          ^bb0(%in: f32, %in_0: f32, %out: f32):
+            %17 = arith.mulf %in, %in_0 : f32
+            %18 = arith.addf %out, %17 : f32
+            linalg.yield %18 : f32
+          } -> tensor<320x49xf32>
+          %16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%15, %9, %10, %11, %12 : tensor<320x49xf32>, tensor<320xf32>, tensor<320xf32>, tensor<320xf32>, tensor<320xf32>) outs(%13 : tensor<320x49xf32>) {
+          ^bb0(%in: f32, %in_0: f32, %in_1: f32, %in_2: f32, %in_3: f32, %out: f32):
+            %17 = arith.subf %in, %in_0 : f32
+            %18 = arith.mulf %17, %in_1 : f32
+            %19 = arith.mulf %18, %in_2 : f32
+            %20 = arith.addf %19, %in_3 : f32
+            linalg.yield %20 : f32
+          } -> tensor<320x49xf32>
+          iree_codegen.store_to_buffer %16, %6 : tensor<320x49xf32> into memref<320x49xf32, #hal.descriptor_type<storage_buffer>>
+          return
+        }
+        iree_codegen.dispatch_config @main$async_dispatch_51_matmul_like_320x49x960_f32 {
+        ^bb0(%arg0: !hal.device):
+          %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+          iree_codegen.yield %x, %y, %z : index, index, index
+        }
+      }
+    }
+  }
+  util.global private mutable @main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer
+  util.initializer {
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %allocator = hal.device.allocator<%device : !hal.device> : !hal.allocator
+    %memory_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %buffer_usage = hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage"> : i32
+    %c31659264 = arith.constant 31659264 : index
+    %buffer = hal.allocator.allocate<%allocator : !hal.allocator> affinity(%queue_affinity) type(%memory_type) usage(%buffer_usage) : !hal.buffer{%c31659264}
+    util.global.store %buffer, @main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer
+    util.return
+  }
+  util.func public @main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32(%arg0: i32) attributes {iree.abi.stub, iree.reflection = {iree.benchmark = "dispatch"}} {
+    %0 = arith.index_cast %arg0 : i32 to index
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %cmd = hal.command_buffer.create device(%device : !hal.device) mode("OneShot|AllowInlineExecution") categories(Dispatch) affinity(%queue_affinity) : !hal.command_buffer
+    %main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer = util.global.load @main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer
+    %c0 = arith.constant 0 : index
+    %c8779968 = arith.constant 8779968 : index
+    %c8780032 = arith.constant 8780032 : index
+    %c14081984 = arith.constant 14081984 : index
+    %c22862080 = arith.constant 22862080 : index
+    %c17024 = arith.constant 17024 : index
+    %c22879232 = arith.constant 22879232 : index
+    %workgroup_x, %workgroup_y, %workgroup_z = hal.executable.calculate_workgroups device(%device : !hal.device) target(@main$async_dispatch_51::@cuda_nvptx_fb::@main$async_dispatch_51_matmul_like_320x49x960_f32) : index, index, index
+    %exe = hal.executable.lookup device(%device : !hal.device) executable(@main$async_dispatch_51) : !hal.executable
+    %function_id = hal.executable.lookup.function target(%exe : !hal.executable) function(@main$async_dispatch_51::@cuda_nvptx_fb::@main$async_dispatch_51_matmul_like_320x49x960_f32) : i64
+    %c1 = arith.constant 1 : index
+    scf.for %arg1 = %c0 to %0 step %c1 {
+      hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%function_id] workgroups([%workgroup_x, %workgroup_y, %workgroup_z]) bindings([
+        (%main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer)[%c0, %c8779968], 
+        (%main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer)[%c8780032, %c14081984], 
+        (%main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer)[%c22862080, %c17024], 
+        (%main$async_dispatch_51_cuda_nvptx_fb_main$async_dispatch_51_matmul_like_320x49x960_f32_buffer : !hal.buffer)[%c22879232, %c8779968]
+      ]) flags("None")
+      hal.command_buffer.execution_barrier<%cmd : !hal.command_buffer> source("Dispatch|CommandRetire") target("CommandIssue|Dispatch") flags("None")
+    }
+    hal.command_buffer.finalize<%cmd : !hal.command_buffer>
+    %1 = util.null : !hal.fence
+    %fence = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.execute<%device : !hal.device> affinity(%queue_affinity) wait(%1) signal(%fence) commands(%cmd) flags("None")
+    %c-1_i32 = arith.constant -1 : i32
+    %status = hal.fence.await until([%fence]) timeout_millis(%c-1_i32) flags("None") : i32
+    util.status.check_ok %status, "failed to wait on timepoint"
+    util.return
+  }
+}

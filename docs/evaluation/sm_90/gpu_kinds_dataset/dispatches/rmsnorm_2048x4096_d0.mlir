@@ -1,0 +1,90 @@
+module {
+  util.global private @__device_0 = #hal.device.target<"cuda", [#hal.executable.target<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>]> : !hal.device
+  hal.executable private @main_dispatch_0 {
+    hal.executable.variant public @cuda_nvptx_fb target(<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>) {
+      hal.executable.export public @main_dispatch_0_reduction_2048x4096_f32 ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) count(%arg0: !hal.device) -> (index, index, index) {
+        %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+        hal.return %x, %y, %z : index, index, index
+      }
+      builtin.module {
+        func.func @main_dispatch_0_reduction_2048x4096_f32() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [32, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<no_reduce_shared_memory_bank_conflicts = false, use_igemm_convolution = false>}>} {
+          %cst = arith.constant 0.000000e+00 : f32
+          %cst_0 = arith.constant 4.096000e+03 : f32
+          %cst_1 = arith.constant 9.99999974E-6 : f32
+          %c0 = arith.constant 0 : index
+          %0 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(0) alignment(64) offset(%c0) flags("ReadOnly|Indirect") : memref<2048x4096xf32, #hal.descriptor_type<storage_buffer>>
+          %1 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c0) flags("ReadOnly|Indirect") : memref<4096xf32, #hal.descriptor_type<storage_buffer>>
+          %2 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(2) alignment(64) offset(%c0) flags(Indirect) : memref<2048x4096xf32, #hal.descriptor_type<storage_buffer>>
+          %3 = iree_codegen.load_from_buffer %0 : memref<2048x4096xf32, #hal.descriptor_type<storage_buffer>> -> tensor<2048x4096xf32>
+          %4 = iree_codegen.load_from_buffer %1 : memref<4096xf32, #hal.descriptor_type<storage_buffer>> -> tensor<4096xf32>
+          %5 = tensor.empty() : tensor<2048x4096xf32>
+          %6 = tensor.empty() : tensor<2048xf32>
+          %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<2048xf32>) -> tensor<2048xf32>
+          %8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%3 : tensor<2048x4096xf32>) outs(%7 : tensor<2048xf32>) attrs =  {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 128], subgroup_basis = [[1, 1], [0, 1]], thread = [0, 4], workgroup = [1, 0]}>, root_op = #iree_codegen.root_op<set = 0>} {
+          ^bb0(%in: f32, %out: f32):
+            %10 = arith.mulf %in, %in : f32
+            %11 = arith.addf %10, %out : f32
+            linalg.yield %11 : f32
+          } -> tensor<2048xf32>
+          %9 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%3, %8, %4 : tensor<2048x4096xf32>, tensor<2048xf32>, tensor<4096xf32>) outs(%5 : tensor<2048x4096xf32>) attrs =  {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], serial = [0, 128], subgroup_basis = [[1, 1], [0, 1]], thread = [0, 4]}>} {
+          ^bb0(%in: f32, %in_2: f32, %in_3: f32, %out: f32):
+            %10 = arith.divf %in_2, %cst_0 : f32
+            %11 = arith.addf %10, %cst_1 : f32
+            %12 = math.rsqrt %11 : f32
+            %13 = arith.mulf %in, %12 : f32
+            %14 = arith.mulf %13, %in_3 : f32
+            linalg.yield %14 : f32
+          } -> tensor<2048x4096xf32>
+          iree_codegen.store_to_buffer %9, %2 : tensor<2048x4096xf32> into memref<2048x4096xf32, #hal.descriptor_type<storage_buffer>>
+          return
+        }
+        iree_codegen.dispatch_config @main_dispatch_0_reduction_2048x4096_f32 {
+        ^bb0(%arg0: !hal.device):
+          %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+          iree_codegen.yield %x, %y, %z : index, index, index
+        }
+      }
+    }
+  }
+  util.global private mutable @main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer
+  util.initializer {
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %allocator = hal.device.allocator<%device : !hal.device> : !hal.allocator
+    %memory_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %buffer_usage = hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage"> : i32
+    %c67125248 = arith.constant 67125248 : index
+    %buffer = hal.allocator.allocate<%allocator : !hal.allocator> affinity(%queue_affinity) type(%memory_type) usage(%buffer_usage) : !hal.buffer{%c67125248}
+    util.global.store %buffer, @main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer
+    util.return
+  }
+  util.func public @main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32(%arg0: i32) attributes {iree.abi.stub, iree.reflection = {iree.benchmark = "dispatch"}} {
+    %0 = arith.index_cast %arg0 : i32 to index
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %cmd = hal.command_buffer.create device(%device : !hal.device) mode("OneShot|AllowInlineExecution") categories(Dispatch) affinity(%queue_affinity) : !hal.command_buffer
+    %main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer = util.global.load @main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer
+    %c0 = arith.constant 0 : index
+    %c33554432 = arith.constant 33554432 : index
+    %c16384 = arith.constant 16384 : index
+    %c33570816 = arith.constant 33570816 : index
+    %workgroup_x, %workgroup_y, %workgroup_z = hal.executable.calculate_workgroups device(%device : !hal.device) target(@main_dispatch_0::@cuda_nvptx_fb::@main_dispatch_0_reduction_2048x4096_f32) : index, index, index
+    %exe = hal.executable.lookup device(%device : !hal.device) executable(@main_dispatch_0) : !hal.executable
+    %function_id = hal.executable.lookup.function target(%exe : !hal.executable) function(@main_dispatch_0::@cuda_nvptx_fb::@main_dispatch_0_reduction_2048x4096_f32) : i64
+    %c1 = arith.constant 1 : index
+    scf.for %arg1 = %c0 to %0 step %c1 {
+      hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%function_id] workgroups([%workgroup_x, %workgroup_y, %workgroup_z]) bindings([
+        (%main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer)[%c0, %c33554432], 
+        (%main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer)[%c33554432, %c16384], 
+        (%main_dispatch_0_cuda_nvptx_fb_main_dispatch_0_reduction_2048x4096_f32_buffer : !hal.buffer)[%c33570816, %c33554432]
+      ]) flags("None")
+      hal.command_buffer.execution_barrier<%cmd : !hal.command_buffer> source("Dispatch|CommandRetire") target("CommandIssue|Dispatch") flags("None")
+    }
+    hal.command_buffer.finalize<%cmd : !hal.command_buffer>
+    %1 = util.null : !hal.fence
+    %fence = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.execute<%device : !hal.device> affinity(%queue_affinity) wait(%1) signal(%fence) commands(%cmd) flags("None")
+    %c-1_i32 = arith.constant -1 : i32
+    %status = hal.fence.await until([%fence]) timeout_millis(%c-1_i32) flags("None") : i32
+    util.status.check_ok %status, "failed to wait on timepoint"
+    util.return
+  }
+}

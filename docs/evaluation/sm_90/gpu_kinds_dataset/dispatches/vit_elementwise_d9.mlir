@@ -1,0 +1,74 @@
+module {
+  util.global private @__device_0 = #hal.device.target<"cuda", [#hal.executable.target<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>]> : !hal.device
+  hal.executable private @main$async_dispatch_9 {
+    hal.executable.variant public @cuda_nvptx_fb target(<"cuda", "cuda-nvptx-fb", {iree_codegen.target_info = #iree_gpu.target<arch = "sm_90", features = "+ptx80", wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_MMA_SYNC_F32_16x8x32_F8E4M3FN>, <NV_MMA_SYNC_F32_16x8x32_F8E5M2>, <NV_WMMA_F32_16x16x16_F16>, <NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 64], max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, max_workgroup_counts = [2147483647, 65535, 65535]>, chip = <wgp_count = 132, sku = "h100">>}>) {
+      hal.executable.export public @main$async_dispatch_9_elementwise_broadcast_465708_i1 ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) count(%arg0: !hal.device) -> (index, index, index) {
+        %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+        hal.return %x, %y, %z : index, index, index
+      }
+      builtin.module {
+        func.func @main$async_dispatch_9_elementwise_broadcast_465708_i1() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] subgroup_size = 32>} {
+          %c197 = arith.constant 197 : index
+          %c0_i64 = arith.constant 0 : i64
+          %c1210368 = arith.constant 1210368 : index
+          %0 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(0) alignment(64) offset(%c1210368) flags(Indirect) : memref<465708xi8, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          %1 = tensor.empty() : tensor<465708xi8>
+          %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%1 : tensor<465708xi8>) attrs =  {lowering_config = #iree_gpu.lowering_config<{thread = [1], workgroup = [32]}>, root_op = #iree_codegen.root_op<set = 0>} {
+          ^bb0(%out: i8):
+            %3 = linalg.index 0 : index
+            %4 = arith.divsi %3, %c197 : index
+            %5 = arith.remsi %4, %c197 : index
+            %6 = arith.index_cast %5 : index to i64
+            %7 = arith.cmpi sge, %6, %c0_i64 : i64
+            %8 = arith.extui %7 : i1 to i8
+            linalg.yield %8 : i8
+          } -> tensor<465708xi8>
+          iree_codegen.store_to_buffer %2, %0 : tensor<465708xi8> into memref<465708xi8, strided<[1], offset: ?>, #hal.descriptor_type<storage_buffer>>
+          return
+        }
+        iree_codegen.dispatch_config @main$async_dispatch_9_elementwise_broadcast_465708_i1 {
+        ^bb0(%arg0: !hal.device):
+          %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+          iree_codegen.yield %x, %y, %z : index, index, index
+        }
+      }
+    }
+  }
+  util.global private mutable @main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1_buffer : !hal.buffer
+  util.initializer {
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %allocator = hal.device.allocator<%device : !hal.device> : !hal.allocator
+    %memory_type = hal.memory_type<"DeviceVisible|DeviceLocal"> : i32
+    %buffer_usage = hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage"> : i32
+    %c4702208 = arith.constant 4702208 : index
+    %buffer = hal.allocator.allocate<%allocator : !hal.allocator> affinity(%queue_affinity) type(%memory_type) usage(%buffer_usage) : !hal.buffer{%c4702208}
+    util.global.store %buffer, @main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1_buffer : !hal.buffer
+    util.return
+  }
+  util.func public @main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1(%arg0: i32) attributes {iree.abi.stub, iree.reflection = {iree.benchmark = "dispatch"}} {
+    %0 = arith.index_cast %arg0 : i32 to index
+    %device, %queue_affinity = hal.device.resolve on(#hal.device.affinity<@__device_0>) : !hal.device, i64
+    %cmd = hal.command_buffer.create device(%device : !hal.device) mode("OneShot|AllowInlineExecution") categories(Dispatch) affinity(%queue_affinity) : !hal.command_buffer
+    %main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1_buffer = util.global.load @main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1_buffer : !hal.buffer
+    %c0 = arith.constant 0 : index
+    %c4702016 = arith.constant 4702016 : index
+    %workgroup_x, %workgroup_y, %workgroup_z = hal.executable.calculate_workgroups device(%device : !hal.device) target(@main$async_dispatch_9::@cuda_nvptx_fb::@main$async_dispatch_9_elementwise_broadcast_465708_i1) : index, index, index
+    %exe = hal.executable.lookup device(%device : !hal.device) executable(@main$async_dispatch_9) : !hal.executable
+    %function_id = hal.executable.lookup.function target(%exe : !hal.executable) function(@main$async_dispatch_9::@cuda_nvptx_fb::@main$async_dispatch_9_elementwise_broadcast_465708_i1) : i64
+    %c1 = arith.constant 1 : index
+    scf.for %arg1 = %c0 to %0 step %c1 {
+      hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%function_id] workgroups([%workgroup_x, %workgroup_y, %workgroup_z]) bindings([
+        (%main$async_dispatch_9_cuda_nvptx_fb_main$async_dispatch_9_elementwise_broadcast_465708_i1_buffer : !hal.buffer)[%c0, %c4702016]
+      ]) flags("None")
+      hal.command_buffer.execution_barrier<%cmd : !hal.command_buffer> source("Dispatch|CommandRetire") target("CommandIssue|Dispatch") flags("None")
+    }
+    hal.command_buffer.finalize<%cmd : !hal.command_buffer>
+    %1 = util.null : !hal.fence
+    %fence = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.execute<%device : !hal.device> affinity(%queue_affinity) wait(%1) signal(%fence) commands(%cmd) flags("None")
+    %c-1_i32 = arith.constant -1 : i32
+    %status = hal.fence.await until([%fence]) timeout_millis(%c-1_i32) flags("None") : i32
+    util.status.check_ok %status, "failed to wait on timepoint"
+    util.return
+  }
+}
