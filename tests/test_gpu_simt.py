@@ -12,7 +12,7 @@ from gpu_dump_helpers import dump_gpu_model, simt_config
 from iree_helpers import applied_compile_args, batch_matmul_source, checked_heuristic_order, run
 
 from mltune.emit.apply import make_applier
-from mltune.features import extractor_for
+from mltune.features import extractor_for, model_kind
 from mltune.features.gpu_simt import gpu_simt_features, simt_estimate, simt_gemm
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import RankingInput
@@ -140,18 +140,20 @@ def test_heuristic_on_partial_tiles_leads_with_unstaged_operands(dumped, context
         assert (np.diff(widths) >= 0).all() and widths[0] == 1 and widths[-1] > 1
 
 
-def test_the_shipped_forest_leaves_simt_candidates_to_the_heuristic(dumped, configurator, capsys):
-    """The sm_90 contraction model learned MMA tilings: on SIMT candidates the forest ranker says so and ranks them
-    as the heuristic does, never failing the run."""
+def test_the_shipped_forest_ranks_simt_candidates_with_its_simt_model(dumped, configurator, capsys):
+    """SIMT candidates have features of their own: the sm_90 forest ranks them with its `contraction_simt` model
+    (learned from real models' f32 contractions), never with the `contraction` model of MMA tilings, and an f16
+    problem of the same kind (MMA candidates) keeps the op kind's name."""
     from mltune.rankers import make_ranker
-    from mltune.rankers.base import RankingInput
 
     problem, gpu = dumped["problem"], dumped["gpu"]
     candidates = configurator.candidates()
-    orders = []
-    for name in ("random-forest", "heuristic"):
-        ranker = make_ranker(name)
-        ranker.start(RankingInput(problem, gpu, candidates))
-        orders.append(ranker.ask(20))
-    assert orders[0] == orders[1]
-    assert "trained on candidates of another kind" in capsys.readouterr().err
+    assert model_kind(problem, gpu, candidates) == "contraction_simt"
+    mma = CandidateSet(("wg_m", "wg_n", "mma"), np.array([[64, 64, 0]]))
+    assert model_kind(problem, gpu, mma) == "contraction"
+    ranker = make_ranker("random-forest")
+    ranker.start(RankingInput(problem, gpu, candidates))
+    order = ranker.ask(20)
+    said = capsys.readouterr().err
+    assert "contraction_simt on sm_90 ranked by" in said and "another kind" not in said, said
+    assert len(set(order)) == 20

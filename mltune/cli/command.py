@@ -167,7 +167,8 @@ def _add_learning_commands(commands) -> None:
     evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
                           help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
-                          help="score only the problems of one op kind, e.g. contraction or matvec (default: all)")
+                          help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
+                               "e.g. contraction_simt (default: all)")
     dataset = commands.add_parser("dataset", help="manage dataset records")
     actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
     importer = actions.add_parser("import", help="import another tuner's measurements as records")

@@ -96,6 +96,15 @@ def target_family(target: Any) -> str:
     return "cpu" if target.kind == "cpu" else "gpu"
 
 
+def model_kind(problem: Problem, target: Any, candidates: CandidateSet) -> str:
+    """The name a problem's learned model is kept and looked up under: its op kind, or `KIND_simt` for a GPU
+    contraction or convolution whose candidates are SIMT (one model learns one feature set, and f16 and f32 problems
+    of one kind get different spaces on one target)."""
+    extractor, _ = EXTRACTORS.get((target_family(target), problem.op_kind), (None, ()))
+    return f"{problem.op_kind}_simt" if extractor is gpu_any_contraction_features and is_simt(candidates) \
+        else problem.op_kind
+
+
 def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) -> Extractor:
     """The extractor for a problem's candidates on a target; `pipelines` (the records' pipeline names, when
     training) must all be ones it describes. Anything else is a `UserError` saying no extractor exists yet."""
@@ -113,4 +122,4 @@ __all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candi
            "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
            "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
            "gpu_contraction_features", "gpu_elementwise_features", "gpu_matvec_features", "gpu_reduction_features",
-           "target_family"]
+           "model_kind", "target_family"]

@@ -201,12 +201,12 @@ def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[Proble
     all of `trained_on` (per op kind, as `mltune train` ships them, with the share of `kind_shares`); a held-out
     kind with no problem to learn from is left out."""
     kinds = by_kind(trained_on)
-    scored = [p for p in holdout if p.problem.op_kind in kinds]
-    scored_kinds = {kind: [i for i, p in enumerate(scored) if p.problem.op_kind == kind] for kind in kinds}
+    scored = [p for p in holdout if p.model_kind in kinds]
+    scored_kinds = {kind: [i for i, p in enumerate(scored) if p.model_kind == kind] for kind in kinds}
     training = {kind: [trained_on[i] for i in indices] for kind, indices in kinds.items() if scored_kinds[kind]}
     models = {kind: fit_model(feature_table(problems), slice(None), seed) for kind, problems in training.items()}
-    makers = {**_static_makers(seed), **_forest_makers({i: models[p.problem.op_kind] for i, p in enumerate(scored)},
-                                                       seed, shares={i: kind_shares[p.problem.op_kind]
+    makers = {**_static_makers(seed), **_forest_makers({i: models[p.model_kind] for i, p in enumerate(scored)},
+                                                       seed, shares={i: kind_shares[p.model_kind]
                                                                      for i, p in enumerate(scored)}),
               **_learner_makers([(scored_kinds[kind], problems) for kind, problems in training.items()], seed)}
     return _replay_all(makers, scored, batch)
@@ -284,13 +284,13 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
     held-out problems), each ranker's summary. With `leave_arch_out`, forests trained only on the family's other
     archs are scored beside those held out by problem."""
     dataset = load_dataset(dataset_dir, arch)
-    problems = [p for p in dataset.problems if kind is None or p.problem.op_kind == kind]
+    problems = [p for p in dataset.problems if kind in (None, p.problem.op_kind, p.model_kind)]
     if not problems:
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
     transfer = leave_arch_out_models(dataset_dir, arch, problems, seed) if leave_arch_out else None
     scores, kind_shares = score_rankers(problems, seed, batch, transfer)
-    holdout = [p for p in dataset.holdout if kind is None or p.problem.op_kind == kind]
+    holdout = [p for p in dataset.holdout if kind in (None, p.problem.op_kind, p.model_kind)]
     scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares)
     summaries = _summaries(scores)
     print_summaries(summaries[PER_PROBLEM], len(problems))
@@ -302,7 +302,7 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
                   **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)
                      if split in summaries}}
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        kinds = kind or ", ".join(sorted({p.problem.op_kind for p in problems}))
+        kinds = kind or ", ".join(sorted({p.model_kind for p in problems}))
         plot_solved(scores[HONEST], out_dir / "solved_within_5pct.png",
                     f"{arch}: {len(problems)} {kinds} problems, replayed (honest split)")
     except OSError as err:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mltune.errors import UserError
-from mltune.features import FeatureMatrix, extractor_for
+from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout
 from mltune.rankers.base import RankingInput
@@ -41,6 +41,11 @@ class ProblemSamples:
     pipelines: tuple[str, ...]  # the pipelines its candidates use (GPU contractions: one or both)
     candidates: CandidateSet
     ratios: np.ndarray
+
+    @property
+    def model_kind(self) -> str:
+        """The name of the model that learns this problem (`mltune.features.model_kind`)."""
+        return model_kind(self.problem, self.target, self.candidates)
 
     def features(self) -> FeatureMatrix:
         return extractor_for(self.problem, self.target)(self.problem, self.target, self.candidates)

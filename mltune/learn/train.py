@@ -110,10 +110,11 @@ def fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label 
 
 
 def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
-    """Indices of the problems of each op kind, in dataset order: each kind has its own model."""
+    """Indices of the problems of each model kind (the op kind, `KIND_simt` for SIMT GPU candidates), in dataset
+    order: each kind has its own model."""
     kinds: dict[str, list[int]] = {}
     for i, p in enumerate(problems):
-        kinds.setdefault(p.problem.op_kind, []).append(i)
+        kinds.setdefault(p.model_kind, []).append(i)
     return kinds
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mltune.features import FeatureMatrix, extractor_for
+from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.rankers.blend import blended_order, interleaved_order
 from mltune.rankers.heuristic import Heuristic, promote_data_tiled
@@ -59,7 +59,8 @@ class RandomForest(StaticRanker):
             check_models_exist(self.model_dirs, target)
 
     def model_for(self, target, op_kind: str) -> TrainedModel | None:
-        """The model that ranks `op_kind` on `target`, None for the heuristic."""
+        """The model that ranks `op_kind` (a model kind: `mltune.features.model_kind`) on `target`, None for the
+        heuristic."""
         if self.model is not None:
             return self.model
         key = (target.arch, op_kind)
@@ -74,12 +75,13 @@ class RandomForest(StaticRanker):
     def ranked(self, ranking_input: RankingInput) -> Ranked:
         """The order, with what it came from: the candidates' features are computed once."""
         problem, target = ranking_input.problem, ranking_input.target
-        model = self.model_for(target, problem.op_kind)
+        kind = model_kind(problem, target, ranking_input.candidates)
+        model = self.model_for(target, kind)
         if model is None:
             return Ranked(Heuristic(self.seed).order(ranking_input))
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         if not model.reads(features.names):  # e.g. SIMT candidates where the model learned MMA tilings of the kind
-            print(f"note: the {problem.op_kind} model was trained on candidates of another kind than "
+            print(f"note: the {kind} model was trained on candidates of another kind than "
                   f"{problem.key}'s on {target.arch}: the heuristic ranks them", file=sys.stderr)
             return Ranked(Heuristic(self.seed).order(ranking_input))
         predicted = model.predict(features.names, features.values)
@@ -104,5 +106,6 @@ class RandomForest(StaticRanker):
     def _blend_and_share(self, ranking_input: RankingInput) -> tuple[bool, float]:
         if self.model is not None:
             return self.blend, self.share
-        choice = self.choices[(ranking_input.target.arch, ranking_input.problem.op_kind)]
+        choice = self.choices[(ranking_input.target.arch, model_kind(ranking_input.problem, ranking_input.target,
+                                                                     ranking_input.candidates))]
         return choice.blend, choice.share
