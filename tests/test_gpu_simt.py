@@ -15,6 +15,7 @@ from mltune.emit.apply import make_applier
 from mltune.features import extractor_for, model_kind
 from mltune.features.gpu_simt import gpu_simt_features, simt_estimate, simt_gemm
 from mltune.frontend.problem import Problem
+from mltune.input.model import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers.base import RankingInput
 from mltune.rankers.simt_heuristic import REGISTER_HEADROOM, REGISTER_LIMIT, simt_heuristic_order
 from mltune.spaces.candidate import CandidateSet
@@ -85,6 +86,26 @@ def test_candidates_compile_with_their_config(dumped, configurator, context, tmp
         assert result.returncode == 0, result.stderr[-2000:]
         lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
         assert _knobs(dumped["problem"], lists) == knobs and threads == configurator.workgroup_size(knobs)
+
+
+def test_a_candidate_lands_on_the_dumped_dispatch_compiled_from_its_phase(dumped, configurator, context, tmp_path):
+    """The dumped unit-batch contraction with a candidate annotated, compiled as mltune builds a dump (from the flow
+    phase: `prepare_input`'s flags): IREE configures it with the candidate. Compiled from the start, global
+    optimization folds the unit batch into a new op and the candidate is dropped: IREE's own config comes back."""
+    tuning_input = prepare_input(dumped["bench"], dumped["target"], tmp_path, context)
+    assert tuning_input.invocation.dispatch_level and DUMP_PHASE_FLAG in tuning_input.compile_flags
+    knobs = configurator.candidates().knobs(0)
+    default_lists, _ = simt_config(dumped["bench"].read_text())
+    assert _knobs(dumped["problem"], default_lists) != knobs
+    applied = make_applier(dumped["target"].kind, tuning_input.source, context).apply(
+        dumped["problem"], configurator.compilation_info(knobs))
+    for flags, landed in ((tuning_input.compile_flags, True), ((), False)):
+        out = tmp_path / f"from_phase_{landed}"
+        out.mkdir()
+        result = run(applied_compile_args(applied, tuning_input.source, out, flags))
+        assert result.returncode == 0, result.stderr[-2000:]
+        lists, _ = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
+        assert (len(lists["workgroup"]) == 4 and _knobs(dumped["problem"], lists) == knobs) is landed, lists
 
 
 def test_features_and_heuristic_order(dumped, configurator):

@@ -1,8 +1,9 @@
 """Batch matmuls with a unit batch (a transformer's matmuls as exported) on GPU targets, compile only (no GPU here).
 
-IREE emits their constraints for another loop nest than the dispatch's (`mltune/spaces/emitted_loops.py`); the space
-must still exist, and its candidates, applied the target's way to the model, must compile with their own tiles; tuned
-from the dumped dispatch itself, which compiles as that other loop nest, it is refused."""
+Their dumped dispatch, compiled from the start, is configured as another loop nest than the model's (global
+optimization runs on it again), and IREE emits their constraints for that nest (`mltune/spaces/emitted_loops.py`
+renumbers them). Candidates applied the target's way, to the model or to the dump as mltune builds one (from the phase
+it was dumped at), compile with their own tiles."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import subprocess
 
 import pytest
 from gpu_dump_helpers import dump_gpu_model
-from iree_helpers import applied_compile_args, batch_matmul_source, mltune
+from iree_helpers import applied_compile_args, batch_matmul_source
 
 from mltune.emit.apply import make_applier
-from mltune.spaces.configure import OTHER_LOOP_NEST, make_configurator
+from mltune.input.model import prepare_input
+from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE
@@ -63,18 +65,15 @@ def _picks(configurator: GpuContraction) -> list[dict[str, int]]:
     return picked
 
 
-@pytest.mark.e2e
-def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp_path):
-    """Candidates of both pipelines, applied to the model as `mltune tune` applies them (a spec on ROCm, an annotation
-    on CUDA), compile, and the compiler configured the dispatch with their pipeline and workgroup tiles."""
-    target, source, _, _, problem, configurator = unit_batch
-    applier = make_applier(target.kind, source, context)
+def _assert_configured_with_their_tiles(configurator, problem, applier, source, flags, tmp_path) -> None:
+    """Each of `_picks`, applied to `source` by `applier` and compiled with `flags`: the compiler configured the
+    dispatch with its pipeline and workgroup tiles."""
     procs = []
     for index, knobs in enumerate(_picks(configurator)):
         info = configurator.compilation_info(knobs)
         out = tmp_path / str(index)
         out.mkdir()
-        args = applied_compile_args(applier.apply(problem, info), source, out, target.compile_flags())
+        args = applied_compile_args(applier.apply(problem, info), source, out, flags)
         procs.append((info, out, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
     for info, out, proc in procs:
         _, stderr = proc.communicate(timeout=300)
@@ -85,11 +84,23 @@ def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp
         assert workgroup in configured and pipeline in configured, (info, configured[-2000:])
 
 
-def test_the_dumped_dispatch_itself_is_refused(unit_batch, tmp_path):
-    """Tuned from its dumped benchmark, the dispatch compiles as IREE's other loop nest, which no spec for the
-    dispatch's op matches (every candidate would build IREE's default): refused, with the reason."""
-    target, _, bench, _, _, _ = unit_batch
-    result = mltune(["tune", str(bench), "--target", target.name, "--compile-only", "--budget", "2", "--run-dir", "run"],
-                    cwd=tmp_path)
-    assert result.returncode == 0 and OTHER_LOOP_NEST in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
-    assert not list((tmp_path / "run").glob("candidates/*/candidate_*")), "no candidate is built"
+@pytest.mark.e2e
+def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp_path):
+    """Candidates of both pipelines, applied to the model as `mltune tune` applies them (a spec on ROCm, an annotation
+    on CUDA), compile, and the compiler configured the dispatch with their pipeline and workgroup tiles."""
+    target, source, _, _, problem, configurator = unit_batch
+    _assert_configured_with_their_tiles(configurator, problem, make_applier(target.kind, source, context), source,
+                                        target.compile_flags(), tmp_path)
+
+
+@pytest.mark.e2e
+def test_the_dumped_dispatch_takes_its_candidates_too(unit_batch, context, tmp_path):
+    """Tuned from its dumped benchmark (built as `mltune tune` builds a dump), the same candidates configure the
+    dispatch as written."""
+    target, _, bench, _, problem, model_space = unit_batch
+    tuning_input = prepare_input(bench, target, tmp_path, context)
+    configurator = make_configurator(problem, model_space.gpu, context, bench, tmp_path / "spaces", dispatch_level=True)
+    assert isinstance(configurator, GpuContraction), configurator
+    _assert_configured_with_their_tiles(configurator, problem,
+                                        make_applier(target.kind, tuning_input.source, context), tuning_input.source,
+                                        tuning_input.compile_flags, tmp_path)

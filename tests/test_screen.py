@@ -15,7 +15,7 @@ from iree_helpers import TWO_OP_SOURCE, mltune
 from mltune.frontend.mlir import new_context
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
-from mltune.input.model import prepare_input
+from mltune.input.model import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
@@ -51,8 +51,8 @@ def _tasks(tmp_path: Path, context, budget: int):
 
 
 def test_a_dumps_screen_is_built_with_the_users_flags(tmp_path):
-    """The user's --iree-flag reaches every build of a dispatch's dump, as it reaches the model's: a screen built
-    otherwise would time candidates the model never runs."""
+    """The user's --iree-flag reaches every build of a dispatch's dump, as it reaches the model's (a screen built
+    otherwise would time candidates the model never runs), and the dump is built from the phase it was dumped at."""
     context = new_context()
     target, dispatches, tasks = _tasks(tmp_path, context, budget=1)
     binaries = tmp_path / "binaries"
@@ -61,7 +61,7 @@ def test_a_dumps_screen_is_built_with_the_users_flags(tmp_path):
     bench = next(b for b in (tmp_path / "run" / "dispatches").glob("*_benchmark.mlir") if dispatches[0].name in b.name)
     module = screen_module("dispatch", dispatches[0].problem, bench, target, context, tmp_path / "screen",
                            [*input_flags, *flags], 0)
-    assert module.kind == "dispatch" and module.tuning_input.compile_flags == tuple(flags)
+    assert module.kind == "dispatch" and module.tuning_input.compile_flags == (*flags, DUMP_PHASE_FLAG)
     assert Builder(module.tuning_input, tmp_path / "builds", 1).compile(-1, None, "baseline").status == "ok"
     assert [p.suffix for p in binaries.iterdir()] == [".so"]
 

@@ -62,7 +62,7 @@ def main() -> int:
     args = parser.parse_args()
     found = distinct_problems(args.folders)
     picked = []
-    for kind in args.kinds.split(","):
+    for kind in filter(None, args.kinds.split(",")):
         candidates = [d for d in found.get(kind, []) if d["cost"]["flops"] <= args.max_flops]
         if kind == "elementwise":
             candidates = [d for d in candidates if d["cost"]["bytes"] >= args.min_bytes]

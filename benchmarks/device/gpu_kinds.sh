@@ -1,5 +1,6 @@
 #!/bin/bash
-# usage: [OTHER_SRC=TREE] bash benchmarks/device/gpu_kinds.sh DISPATCHES [DUMP]   (see README.md)
+# usage: [OTHER_SRC=TREE] [RANKERS=heuristic,shuffle] bash benchmarks/device/gpu_kinds.sh DISPATCHES [DUMP]
+# (see README.md)
 # The dumped dispatches in the folder DISPATCHES (e.g. docs/evaluation/sm_90/gpu_kinds/dispatches: ResNet-50's f32
 # convolutions, three reductions) tuned at budget 30 by the heuristic and shuffle, one dispatch per GPU at a time
 # (runs kept in /tmp/keep), then each one's best candidate re-measured with plain tools; with DUMP (a
@@ -13,7 +14,8 @@ cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 devices=$(seq -s, -f 'cuda://%g' 0 $(($(nvidia-smi -L | wc -l) - 1)))
 rm -rf /tmp/keep
 python3 benchmarks/ranking/gpu_heuristic_unseen.py --dispatches "$(ls $1/*.mlir | paste -sd,)" \
-  --rankers heuristic,shuffle ${OTHER_SRC:+--other-src $OTHER_SRC} --budget 30 --target sm_90 --devices "$devices" \
+  --rankers ${RANKERS:-heuristic,shuffle} ${OTHER_SRC:+--other-src $OTHER_SRC} --budget 30 --target sm_90 \
+  --devices "$devices" \
   --keep /tmp/keep \
   --out $OUT/kinds.json > $OUT/kinds.txt 2>&1
 { date -u; uptime; } >> $OUT/env.txt

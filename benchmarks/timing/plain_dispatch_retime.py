@@ -6,7 +6,9 @@ least 0.1 s of 20-dispatch batches (as mltune's profile times a dispatch). Print
 speedup over the default (median and spread over rounds) and the copy's (should read 1.00x).
 
 Constants a dump names without holding (a convolution's fused batch norm) are restored as zeros in both builds, as
-`mltune tune` restores them. Devices run side by side, each its dispatches one after the other (the device `R`
+`mltune tune` restores them. Both are compiled from the phase they were dumped at (`--compile-from=flow`, as mltune
+builds a dump: from the start, IREE folds a batch-1 contraction's unit loop again and drops the winner's config).
+Devices run side by side, each its dispatches one after the other (the device `R`
 names for each dispatch).
 
     python benchmarks/timing/plain_dispatch_retime.py --keep K --rows R [--rounds 8] [--iree-flag=...]
@@ -23,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mltune.frontend.dump_constants import restore_dropped_constants
+from mltune.input.model import DUMP_PHASE_FLAG
 from mltune.model.profile import time_dispatch
 
 
@@ -36,7 +39,8 @@ def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: in
     sources = {"default": default_source, "tuned": keep / shape / run / "out.mlir"}
     vmfbs = {name: folder / f"{name}.vmfb" for name in ("default", "default copy", "tuned")}
     for name, source in sources.items():
-        subprocess.run(["iree-compile", str(source), *flags, "-o", str(vmfbs[name])], check=True, capture_output=True)
+        subprocess.run(["iree-compile", str(source), *flags, DUMP_PHASE_FLAG, "-o", str(vmfbs[name])], check=True,
+                       capture_output=True)
     vmfbs["default copy"].write_bytes(vmfbs["default"].read_bytes())
     names = list(vmfbs)
     times: dict[str, list[float]] = {name: [] for name in names}

@@ -142,11 +142,17 @@ def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path)
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
+# A dump holds the model after dispatch creation: compiled from the start, global optimization runs again on the
+# executable's ops, and IREE 3.13 then folds a batch-1 contraction's unit loop into a new op without the candidate's
+# config (`tests/test_gpu_simt.py`); the model it came from is configured without that fold.
+DUMP_PHASE_FLAG = "--compile-from=flow"
+
+
 def executable_flags(flags: Sequence[str]) -> tuple[str, ...]:
     """The user's flags that apply to a dispatch benchmark: all but the input conversion's (`--iree-input-*`), which
     runs before dispatches exist and rejects a dump (`--iree-input-type=onnx` and `--iree-input-demote-i64-to-i32`
-    both fail on one in IREE 3.13)."""
-    return tuple(flag for flag in flags if not flag.startswith(INPUT_FLAG_PREFIX))
+    both fail on one in IREE 3.13), and the dump compiled from the phase it was dumped at (`DUMP_PHASE_FLAG`)."""
+    return (*(flag for flag in flags if not flag.startswith(INPUT_FLAG_PREFIX)), DUMP_PHASE_FLAG)
 
 
 def strip_configuration(bench: Path, out: Path) -> None:

@@ -24,7 +24,7 @@ from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
-from mltune.input.model import strip_configuration
+from mltune.input.model import DUMP_PHASE_FLAG, strip_configuration
 from mltune.model.in_model import FunctionTime, NotProfiled
 from mltune.system.tools import run_tool, tool_path
 
@@ -82,6 +82,7 @@ def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[P
     configure again; `flags` are added to both compiles. The second item is why it does not compile ("" when it
     does)."""
     bench = restore_dropped_constants(bench, out.with_suffix(".constants.mlir"))
+    flags = (*flags, DUMP_PHASE_FLAG)
     result = run_tool([tool_path("iree-compile"), str(bench), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     if result.ok:
         return out, ""

@@ -56,8 +56,6 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 
 STRIDED_DUMP = ("recompiled alone, this dumped dispatch reads its strided input through a slice, which no spec for the "
                 "model's op matches on ROCm: tune the model it came from")
-OTHER_LOOP_NEST = ("IREE configures this dumped dispatch as another loop nest than the model does (a unit batch split "
-                   "into unit M and K loops), which no spec for the dispatch's op matches: tune the model it came from")
 
 
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
@@ -88,10 +86,7 @@ def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, ben
     strip_configuration(bench, stripped)
     space = CudaAttention if problem.op_kind == "attention" and facts.api == "cuda" else _GPU_SPACES[problem.op_kind]
     try:
-        raw = emit_constraints(stripped, work_dir, context)
-        emitted = [in_problem_loops(c, problem) for c in raw]
-        if dispatch_level and any(new is not old for new, old in zip(emitted, raw)):
-            return Untunable(problem.op_name, OTHER_LOOP_NEST)
+        emitted = [in_problem_loops(c, problem) for c in emit_constraints(stripped, work_dir, context)]
         try:
             return space(problem, facts, context, emitted)
         except ConfiguredWithoutMma:

@@ -6,7 +6,9 @@ it, and from which the problem was read). IREE 3.13's `GPUCombineLayoutTransform
 a unit batch (loops batch 1, M, N, K) into a contraction of five loops, the unit batch split into a unit M loop and a
 unit K loop (1, M, N, 1, K); its knobs `wg_<i>`, `sg_<i>`, `red_<i>` and `problem_dim_<i>` then name other loops than
 the problem's. Each emitted loop is paired with the problem's loop of the same role and size, and its knobs renamed
-to that loop's; an emitted unit loop without one is pinned to 1 (its size, and the only tile it has).
+to that loop's; an emitted unit loop without one is pinned to 1 (its size, and the only tile it has). (Compiled from
+the phase it was dumped at, as mltune builds a dump's candidates, the dispatch keeps its own four loops, but IREE 3.13
+crashes emitting constraints for them.)
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ On GPU targets the compiler can describe which configurations its pipelines acce
 model keeps the space in step with the compiler: what the compiler knows to reject is never
 enumerated. They exist for matmuls and convolutions, not for every op (batch matmul on
 ROCm crashes the compiler in 3.13), so they are optional. Their loop knobs are numbered in the loop nest of
-the op the compiler configured, which may differ from the dispatch's (`emitted_loops.py`).
+the op the compiler configured when it recompiles the dump from the start, which may differ from the dispatch's
+(`emitted_loops.py`).
 """
 
 from __future__ import annotations
