@@ -137,7 +137,6 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
         data_tiling = lowering_is_tunable(tuning_input, dispatches)
         return [RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())
                 for dispatch, configurator in configurators(tunable, context, Path(work) / "spaces", data_tiling,
-                                                            tuning_input.invocation.dispatch_level,
                                                             tuning_input.source)
                 if not isinstance(configurator, Untunable)]
 

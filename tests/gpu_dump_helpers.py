@@ -98,12 +98,14 @@ def assert_default_rebuilt(dump: GpuOpDump, knobs: dict[str, int], fewest: int, 
 
 
 def applied_configurations(target: GpuTarget, source: Path, problem: Problem, configurator, knobs: dict[str, int],
-                           out: Path, context) -> list[str]:
+                           out: Path, context, flags: Sequence[str] | None = None) -> list[str]:
     """One candidate applied to `source` as mltune applies it for `target` (ROCm: a spec beside it; CUDA: its op
-    annotated) and compiled: the executable configuration IREE gave each dispatch."""
+    annotated) and compiled (with `flags`, by default the target's for a model): the executable configuration IREE
+    gave each dispatch."""
     applied = make_applier(target.kind, source, context).apply(problem, configurator.compilation_info(knobs))
     out.mkdir()
-    flags = [] if target.kind == "cuda" else target.compile_flags()  # a CUDA source names its target
+    if flags is None:
+        flags = [] if target.kind == "cuda" else target.compile_flags()  # a CUDA source names its target
     result = run(applied_compile_args(applied, source, out, flags))
     assert result.returncode == 0, result.stderr[-2000:]
     return [path.read_text() for path in sorted((out / "configs").glob("*.mlir"))]

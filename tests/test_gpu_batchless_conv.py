@@ -38,9 +38,7 @@ def dumps(tmp_path_factory, context):
     for name, (target_name, source) in CASES.items():
         directory = tmp_path_factory.mktemp(name)
         target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
-        # CUDA: the dumped dispatch compiled as it is (a model-level candidate cannot reach the folded op there)
-        configurator = make_configurator(problem, gpu, context, stripped, directory / "space",
-                                         dispatch_level=target.kind == "cuda")
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
         found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
                        "configurator": configurator}
     return found

@@ -21,8 +21,8 @@ from iree_helpers import checked_heuristic_order
 
 from mltune.features import extractor_for
 from mltune.frontend.one_op_model import one_by_one_convolution_model
-from mltune.frontend.problem import Untunable
-from mltune.spaces.configure import STRIDED_DUMP, make_configurator
+from mltune.input.model import prepare_input
+from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 from mltune.spaces.gpu_simt_convolution import GpuSimtPointwise
 
@@ -69,21 +69,21 @@ def test_multi_loop_candidates_have_features_and_a_heuristic_order(dump):
 
 
 @pytest.mark.e2e
-def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_is_refused_alone(context, tmp_path):
+def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_in_its_dump(context, tmp_path):
     """A stride-2 1x1 convolution (ResNet-50's projections) IREE configures without MMA on gfx942 too (as a reduction
     at ResNet-50's sizes, with scalar threads at this one's): it gets the scalar-thread space, and a candidate's spec
-    configures the model's dispatch as written. Its dump recompiled alone reads the input through a slice no such spec
-    matches, so there it is refused."""
+    configures the model's dispatch as written, and its dump's as mltune builds a dump (from the phase it was dumped
+    at; compiled from the start, the dump read its input through a slice no such spec matched)."""
     target, source, bench, stripped, problem, gpu = dump_gpu_model(one_by_one_convolution_model(64, 14, 32, 2),
                                                                    "gfx942", tmp_path, context)
     assert problem.strides and "mma_kind" not in bench.read_text()
     configurator = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
     assert isinstance(configurator, GpuSimtPointwise), configurator
-    alone = make_configurator(problem, gpu, context, stripped, tmp_path / "alone", dispatch_level=True)
-    assert isinstance(alone, Untunable) and alone.reason == STRIDED_DUMP
     knobs = configurator.candidates().knobs(7)
-    configs = applied_configurations(target, source, problem, configurator, knobs, tmp_path / "out", context)
-    (configured,) = [text for text in configs if "reduction = [" in text]  # not the ReLU's before it
-    lists, threads = simt_config(configured)
-    assert lists["workgroup"] == configurator.levels(knobs)["workgroup"]
-    assert threads == configurator.workgroup_size(knobs)
+    dump = prepare_input(bench, target, tmp_path, context)
+    for name, built, flags in (("model", source, None), ("dump", dump.source, dump.compile_flags)):
+        configs = applied_configurations(target, built, problem, configurator, knobs, tmp_path / name, context, flags)
+        (configured,) = [text for text in configs if "reduction = [" in text]  # not the ReLU's before it
+        lists, threads = simt_config(configured)
+        assert lists["workgroup"] == configurator.levels(knobs)["workgroup"], name
+        assert threads == configurator.workgroup_size(knobs), name

@@ -42,7 +42,7 @@ def dumps(tmp_path_factory, context):
     for name, source in CASES.items():
         directory = tmp_path_factory.mktemp(name)
         target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, "sm_90", directory, context)
-        configurator = make_configurator(problem, gpu, context, stripped, directory / "space", dispatch_level=True)
+        configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
         found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
                        "gpu": gpu, "configurator": configurator}
     return found

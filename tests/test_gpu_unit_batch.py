@@ -99,7 +99,7 @@ def test_the_dumped_dispatch_takes_its_candidates_too(unit_batch, context, tmp_p
     dispatch as written."""
     target, _, bench, _, problem, model_space = unit_batch
     tuning_input = prepare_input(bench, target, tmp_path, context)
-    configurator = make_configurator(problem, model_space.gpu, context, bench, tmp_path / "spaces", dispatch_level=True)
+    configurator = make_configurator(problem, model_space.gpu, context, bench, tmp_path / "spaces")
     assert isinstance(configurator, GpuContraction), configurator
     _assert_configured_with_their_tiles(configurator, problem,
                                         make_applier(target.kind, tuning_input.source, context), tuning_input.source,

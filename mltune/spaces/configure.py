@@ -54,17 +54,11 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 }
 
 
-STRIDED_DUMP = ("recompiled alone, this dumped dispatch reads its strided input through a slice, which no spec for the "
-                "model's op matches on ROCm: tune the model it came from")
-
-
 def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
-                      work_dir: Path, data_tiling: bool = False, dispatch_level: bool = False) -> Configurator | Untunable:
-    """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints
-    for the dispatch (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU contraction's
-    space holds its data-tiled lowering too. `dispatch_level`: candidates are compiled from the dumped benchmark
-    itself, where the compiler configures the loop nest it emitted constraints for, so a problem whose constraints
-    had to be renumbered is refused there."""
+                      work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
+    """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints for the dispatch
+    (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU
+    contraction's space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES or problem.layout == CHANNEL_FIRST_DEPTHWISE:
             kind = "channel-first depthwise convolution" if problem.op_kind in _CPU_SPACES else problem.op_kind
@@ -72,11 +66,11 @@ def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context,
                                               "not yet)")
         return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
-    return _gpu_configurator(problem, facts, context, bench, work_dir, dispatch_level)
+    return _gpu_configurator(problem, facts, context, bench, work_dir)
 
 
-def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path, work_dir: Path,
-                      dispatch_level: bool) -> Configurator | Untunable:
+def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path,
+                      work_dir: Path) -> Configurator | Untunable:
     """`make_configurator` on a GPU target: the op kind's space over the dispatch's emitted constraints."""
     if problem.op_kind not in _GPU_SPACES or (problem.op_kind == "convolution"
                                                and problem.layout not in _GPU_CONVOLUTION_LAYOUTS):
@@ -90,8 +84,6 @@ def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, ben
         try:
             return space(problem, facts, context, emitted)
         except ConfiguredWithoutMma:
-            if dispatch_level and facts.api == "rocm":
-                return Untunable(problem.op_name, STRIDED_DUMP)
             return GpuSimtPointwise(problem, facts, context, emitted)
         except NoMmaIntrinsic:
             if problem.op_kind not in _GPU_SPACES_WITHOUT_MMA:

@@ -96,7 +96,6 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
     ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
     checks = []
     for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces",
-                                                dispatch_level=tuning_input.invocation.dispatch_level,
                                                 source=tuning_input.source):
         if isinstance(configurator, Untunable):
             untunable.append((dispatch.name, configurator))

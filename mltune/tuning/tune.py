@@ -117,11 +117,11 @@ NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and no op
 
 
 def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-                  dispatch_level: bool = False, source: Path | None = None):
+                  source: Path | None = None):
     """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
     CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
-    `dispatch_level`: the input is a dumped dispatch, compiled as it is (`make_configurator`); `source`: what CUDA
-    candidates annotate, where the problem must be found (IREE's dispatch may hold an op the source does not)."""
+    `source`: what CUDA candidates annotate, where the problem must be found (IREE's dispatch may hold an op the
+    source does not)."""
     seen: set[str] = set()
     in_source: set[str] | None = None
     for dispatch in tunable:
@@ -130,8 +130,7 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, 
         if problem.key in seen:
             continue
         seen.add(problem.key)
-        configurator = make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling,
-                                         dispatch_level)
+        configurator = make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
         if not isinstance(configurator, Untunable) and source is not None and annotates_source(dispatch.facts.kind):
             in_source = annotatable_keys(source, context) if in_source is None else in_source
             if match_key(problem) not in in_source:
@@ -199,14 +198,14 @@ def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -
 
 
 def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-               dispatch_level: bool = False, source: Path | None = None
+               source: Path | None = None
                ) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
     for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir, data_tiling, dispatch_level, source):
+                                                work_dir, data_tiling, source):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
@@ -262,7 +261,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
     data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling,
-                                        tuning_input.invocation.dispatch_level, tuning_input.source)
+                                        tuning_input.source)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
