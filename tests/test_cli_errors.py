@@ -256,6 +256,20 @@ exec {real} "$@"
     assert len(list((tmp_path / "datasets").glob("*/*.jsonl"))) == 1, "the failed candidates are recorded"
 
 
+def test_a_run_whose_spaces_hold_no_candidate_says_so():
+    """Synthetic results (no run): where no dispatch's space held a candidate, the failure names the dispatches and
+    why, instead of "all 0 candidates failed"."""
+    from mltune.frontend.problem import Problem
+    from mltune.search.results import DispatchResult
+    from mltune.tuning.tune import nothing_measured
+
+    fill = Problem(op_kind="elementwise", op_name="linalg.generic", bounds=(465708,), batch=(), m=(0,), n=(), k=(),
+                   lhs_type="i8", rhs_type="i8", out_type="i8", indexing_maps=("affine_map<(d0) -> (d0)>",),
+                   layout="p_in0", operand_types=("i8",))
+    said = nothing_measured([DispatchResult("dispatch_9", fill, 0)])
+    assert "dispatch_9 (elementwise_465708_i8i8i8_p_in0) holds no candidate" in said and "all 0" not in said
+
+
 def _state(run_dir, argv, status="interrupted"):
     """A run folder's state file, as `mltune tune` writes it."""
     import json

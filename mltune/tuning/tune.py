@@ -178,8 +178,13 @@ def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder,
 
 
 def nothing_measured(results: list[DispatchResult]) -> str:
-    """Why a run measured nothing: every candidate failed; the first failure names the reason."""
+    """Why a run measured nothing: every candidate failed, the first failure names the reason; or no space held a
+    candidate (a loop size that no tile of the space divides)."""
     trials = [t for r in results for t in r.trials]
+    if not trials:
+        empty = ", ".join(f"{r.name} ({r.problem.key})" for r in results if r.candidates == 0)
+        return (f"nothing could be measured: the space of {empty} holds no candidate (no configuration of mltune's "
+                "space fits its sizes on this target)")
     first = next((t.measurement.detail if t.measurement else t.build.detail for t in trials), "")
     return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
 
