@@ -94,6 +94,7 @@ def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # 8 compiles; tests/test_gpu_simt.py checks a dump's candidate lands in the default run
 def test_the_dumped_dispatch_takes_its_candidates_too(unit_batch, context, tmp_path):
     """Tuned from its dumped benchmark (built as `mltune tune` builds a dump), the same candidates configure the
     dispatch as written."""

@@ -59,6 +59,7 @@ def resnet(tmp_path_factory, context):
     return {"input": tuning_input, "vmfb": default.vmfb, "named": named, "work": work}
 
 
+@pytest.mark.slow  # with the next: 7 s for the committed ResNet-50's default build
 def test_every_dumped_dispatch_is_timed_inside_the_model(resnet):
     times = profile_in_model(resnet["vmfb"], resnet["input"].invocation, "local-task", resnet["work"] / "profile")
     profiles = rank_in_model(resnet["named"], times)
@@ -71,6 +72,7 @@ def test_every_dumped_dispatch_is_timed_inside_the_model(resnet):
         rank_in_model(missing, times)
 
 
+@pytest.mark.slow
 def test_a_dispatch_benchmark_or_an_unchecked_device_is_not_profiled(resnet):
     invocation = resnet["input"].invocation
     with pytest.raises(NotProfiled, match="one dispatch"):
