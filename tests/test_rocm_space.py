@@ -17,7 +17,7 @@ from iree_helpers import checked_heuristic_order, matmul_source, run
 from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder
 from mltune.features.gpu import gpu_contraction_features
-from mltune.input.model import Invocation, TuningInput
+from mltune.input.model import DUMP_PHASE_FLAG, Invocation, TuningInput
 from mltune.runs.report import Dispatch
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
@@ -118,7 +118,8 @@ def test_compile_only_builds_the_dumped_executable_on_rocm(rocm_mm, tmp_path):
     builder = Builder(TuningInput(source, Invocation("main", (), False), (bench,), flags), tmp_path / "candidates", 1)
     dispatch = Dispatch("mm", problem, gpu, bench)
     fast = dispatch_builder(builder, dispatch, "rocm", (), tmp_path / "stripped")
-    assert fast.tuning_input.source.parent == tmp_path / "stripped" and fast.tuning_input.compile_flags == ()
+    assert fast.tuning_input.source.parent == tmp_path / "stripped"
+    assert fast.tuning_input.compile_flags == (DUMP_PHASE_FLAG,)  # built as a dump is
     knobs = _pick(configurator, candidates, name=VMFMA_16, vector_distribute=0, waves_per_eu=0)
     applied = SpecApplier(configurator.context).apply(problem, configurator.compilation_info(knobs))
     assert fast.compile(0, applied, "one").status == "ok"

@@ -28,7 +28,7 @@ from mltune.emit.apply import Applier, make_applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
-from mltune.input.model import prepare_input, strip_configuration
+from mltune.input.model import executable_flags, prepare_input, strip_configuration
 from mltune.model.input_form import in_input_form
 from mltune.model.weights import without_weights
 from mltune.rankers import RankingInput, make_ranker
@@ -65,9 +65,10 @@ def compile_indices(problem: Problem, configurator: Configurator, candidates: Ca
 
 def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, extra_flags: Sequence[str],
                      work_dir: Path) -> Builder:
-    """A builder of `dispatch`'s dumped executable, stripped of IREE's configuration and compiled with the user's own
-    flags (the target is inside it), where candidates compile from it as from the model; else `builder`. Constants the
-    dump names without holding (a convolution's fused batch norm) are restored as zeros, or nothing compiles."""
+    """A builder of `dispatch`'s dumped executable, stripped of IREE's configuration and compiled as a dump is
+    (`executable_flags`: the user's own flags, the target is inside it, from the phase it was dumped at), where
+    candidates compile from it as from the model; else `builder`. Constants the dump names without holding (a
+    convolution's fused batch norm) are restored as zeros, or nothing compiles."""
     assert isinstance(dispatch.problem, Problem)
     already_dispatch = builder.tuning_input.invocation.dispatch_level  # the input is a dumped dispatch
     if already_dispatch or (target_kind, dispatch.problem.op_kind) not in DISPATCH_LEVEL_COMPILE:
@@ -76,7 +77,8 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
     stripped = work_dir / f"{dispatch.name}.stripped.mlir"
     strip_configuration(dispatch.bench, stripped)
     source = restore_dropped_constants(stripped, work_dir / f"{dispatch.name}.restored.mlir")
-    return replace(builder, tuning_input=replace(builder.tuning_input, source=source, compile_flags=tuple(extra_flags)))
+    return replace(builder, tuning_input=replace(builder.tuning_input, source=source,
+                                                   compile_flags=executable_flags(extra_flags)))
 
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
