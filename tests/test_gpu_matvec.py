@@ -18,6 +18,7 @@ from iree_helpers import checked_heuristic_order, compile_only_vector_distribute
 from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.frontend.problem import Problem
+from mltune.input.model import DUMP_PHASE_FLAG
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_matvec import GpuMatvec, row_loop
@@ -110,9 +111,9 @@ def test_space_sizes_and_z3_agree(configurators):
 @pytest.mark.parametrize("name", TARGETS)
 def test_candidates_compile_with_their_config(dumps, configurators, context, tmp_path, name):
     """Two random candidates, applied to the model the target's way (spec on ROCm, annotation on CUDA), compile, and
-    the compiler configured the dispatch with exactly their lists, workgroup size and subgroup size. (Recompiling
-    the stripped dispatch instead would not do on ROCm: its codegen first folds the unit M into a reduction loop,
-    and the spec then matches no contraction.)"""
+    the compiler configured the dispatch with exactly their lists, workgroup size and subgroup size; on ROCm the
+    stripped dump built as mltune builds one (from the phase it was dumped at) too. (Compiled from the start, global
+    optimization folds the dump's unit M into a reduction loop, and the spec matches no contraction.)"""
     dump, configurator = dumps[name], configurators[name]
     candidates = configurator.candidates()
     applier = AnnotationApplier(dump.source, context) if dump.target.kind == "cuda" else SpecApplier(context)
@@ -133,6 +134,14 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
         configured = "".join(p.read_text() for p in configs.glob("*.mlir"))
         lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
         assert _knobs(dump.problem, lowering, dumped_translation(configured)) == knobs
+        if applied.kind == "spec":
+            configs = tmp_path / f"dump_configs_{i}"
+            result = run([tool_path("iree-compile"), str(dump.stripped), DUMP_PHASE_FLAG, extra[-1],
+                          f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "d.vmfb")])
+            assert result.returncode == 0, result.stderr[-2000:]
+            configured = "".join(p.read_text() for p in configs.glob("*.mlir"))
+            lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
+            assert _knobs(dump.problem, lowering, dumped_translation(configured)) == knobs
 
 
 @pytest.mark.slow

@@ -125,8 +125,8 @@ def test_compile_only_builds_the_dumped_executable_on_rocm(rocm_mm, tmp_path):
     assert fast.compile(0, applied, "one").status == "ok"
     # where the dumped executable does not apply, the model's builder
     assert dispatch_builder(builder, dispatch, "cuda", (), tmp_path / "stripped") is builder
-    matvec = dataclasses.replace(dispatch, problem=dataclasses.replace(problem, op_kind="matvec"))
-    assert dispatch_builder(builder, matvec, "rocm", (), tmp_path / "stripped") is builder
+    attention = dataclasses.replace(dispatch, problem=dataclasses.replace(problem, op_kind="attention"))
+    assert dispatch_builder(builder, attention, "rocm", (), tmp_path / "stripped") is builder
 
 
 def test_features_and_heuristic_take_virtual_intrinsics(rocm_mm):

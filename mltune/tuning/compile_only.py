@@ -9,9 +9,9 @@ the first `budget` candidates (in ranker order) that compiled.
 Nothing is timed here, so where a candidate compiles or fails alike from the dumped executable as from
 the whole model, the dumped executable (its configuration stripped) is compiled instead: it skips the
 model's host and stream compilation (`benchmarks/gpu/rocm_dispatch_compile.py` measures the difference).
-That holds for a tuning spec on ROCm contractions and convolutions; not on CUDA (the candidate is an
-annotation of the model's op) nor for matvecs (ROCm codegen first folds the unit M of the dumped
-dispatch, and the spec then matches no contraction).
+That holds for a tuning spec on ROCm contractions, convolutions and matvecs, the dump built from the phase it was
+dumped at (compiled from the start, global optimization folds a matvec's unit M again and the spec matches no
+contraction); not on CUDA (the candidate is an annotation of the model's op).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.tuning.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
 
 # (target kind, op kind) whose candidates compile from the dumped executable as from the model
-DISPATCH_LEVEL_COMPILE = {("rocm", "contraction"), ("rocm", "convolution")}
+DISPATCH_LEVEL_COMPILE = {("rocm", "contraction"), ("rocm", "convolution"), ("rocm", "matvec")}
 
 
 @dataclass(frozen=True)
