@@ -127,21 +127,20 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
             extra = [*dump.target.compile_flags(), f"--iree-codegen-tuning-spec-path={tmp_path / f'spec_{i}.mlir'}"]
         else:
             source.write_text(applied.text)
-        configs = tmp_path / f"configs_{i}"
-        result = run([tool_path("iree-compile"), str(source), *extra,
-                      f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "x.vmfb")])
-        assert result.returncode == 0, result.stderr[-2000:]
-        configured = "".join(p.read_text() for p in configs.glob("*.mlir"))
-        lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
-        assert _knobs(dump.problem, lowering, dumped_translation(configured)) == knobs
+        assert _configured_knobs(dump.problem, [str(source), *extra], tmp_path / f"model_{i}") == knobs
         if applied.kind == "spec":
-            configs = tmp_path / f"dump_configs_{i}"
-            result = run([tool_path("iree-compile"), str(dump.stripped), DUMP_PHASE_FLAG, extra[-1],
-                          f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "d.vmfb")])
-            assert result.returncode == 0, result.stderr[-2000:]
-            configured = "".join(p.read_text() for p in configs.glob("*.mlir"))
-            lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
-            assert _knobs(dump.problem, lowering, dumped_translation(configured)) == knobs
+            built = [str(dump.stripped), DUMP_PHASE_FLAG, extra[-1]]
+            assert _configured_knobs(dump.problem, built, tmp_path / f"dump_{i}") == knobs
+
+
+def _configured_knobs(problem: Problem, args: list[str], out) -> dict[str, int]:
+    """`iree-compile ARGS` (source and flags), and the knobs of the configuration IREE gave the dispatch."""
+    result = run([tool_path("iree-compile"), *args, f"--iree-hal-dump-executable-configurations-to={out}",
+                  "-o", str(out.with_suffix(".vmfb"))])
+    assert result.returncode == 0, result.stderr[-2000:]
+    configured = "".join(p.read_text() for p in out.glob("*.mlir"))
+    lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)
+    return _knobs(problem, lowering, dumped_translation(configured))
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mltune.frontend.dump_constants import restore_dropped_constants
-from mltune.input.model import DUMP_PHASE_FLAG
+from mltune.input.model import executable_flags
 from mltune.model.profile import time_dispatch
 
 
@@ -39,7 +39,7 @@ def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: in
     sources = {"default": default_source, "tuned": keep / shape / run / "out.mlir"}
     vmfbs = {name: folder / f"{name}.vmfb" for name in ("default", "default copy", "tuned")}
     for name, source in sources.items():
-        subprocess.run(["iree-compile", str(source), *flags, DUMP_PHASE_FLAG, "-o", str(vmfbs[name])], check=True,
+        subprocess.run(["iree-compile", str(source), *executable_flags(flags), "-o", str(vmfbs[name])], check=True,
                        capture_output=True)
     vmfbs["default copy"].write_bytes(vmfbs["default"].read_bytes())
     names = list(vmfbs)

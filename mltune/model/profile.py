@@ -24,7 +24,7 @@ from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
-from mltune.input.model import DUMP_PHASE_FLAG, strip_configuration
+from mltune.input.model import executable_flags, strip_configuration
 from mltune.model.in_model import FunctionTime, NotProfiled
 from mltune.system.tools import run_tool, tool_path
 
@@ -79,10 +79,10 @@ def executable_of(dispatch_name: str, executables: Sequence[str]) -> str | None:
 def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[Path, str]:
     """Compile a dumped benchmark as dumped (with the constants the dump dropped restored); if IREE cannot compile
     its own dumped configuration (seen on convolutions: the large-vector check fails), strip it and let IREE
-    configure again; `flags` are added to both compiles. The second item is why it does not compile ("" when it
-    does)."""
+    configure again; both built as a dump is (`executable_flags`: `flags`, the user's, from the dump's phase). The
+    second item is why it does not compile ("" when it does)."""
     bench = restore_dropped_constants(bench, out.with_suffix(".constants.mlir"))
-    flags = (*flags, DUMP_PHASE_FLAG)
+    flags = executable_flags(flags)
     result = run_tool([tool_path("iree-compile"), str(bench), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     if result.ok:
         return out, ""

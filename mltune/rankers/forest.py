@@ -58,16 +58,16 @@ class RandomForest(StaticRanker):
         if self.model is None:
             check_models_exist(self.model_dirs, target)
 
-    def model_for(self, target, op_kind: str) -> TrainedModel | None:
-        """The model that ranks `op_kind` (a model kind: `mltune.features.model_kind`) on `target`, None for the
+    def model_for(self, target, kind: str) -> TrainedModel | None:
+        """The model that ranks model kind `kind` (`mltune.features.model_kind`) on `target`, None for the
         heuristic."""
         if self.model is not None:
             return self.model
-        key = (target.arch, op_kind)
+        key = (target.arch, kind)
         if key not in self.choices:
             from mltune.learn.model_choice import choose_model
 
-            self.choices[key] = choose_model(self.model_dirs, target, op_kind)
+            self.choices[key] = choose_model(self.model_dirs, target, kind)
             print(self.choices[key].description, file=sys.stderr)
         loaded = self.choices[key].loaded
         return loaded.model if loaded is not None else None
@@ -80,7 +80,7 @@ class RandomForest(StaticRanker):
         if model is None:
             return Ranked(Heuristic(self.seed).order(ranking_input))
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
-        if not model.reads(features.names):  # e.g. SIMT candidates where the model learned MMA tilings of the kind
+        if not model.reads(features.names):  # e.g. a model trained on other features of its kind than these
             print(f"note: the {kind} model was trained on candidates of another kind than "
                   f"{problem.key}'s on {target.arch}: the heuristic ranks them", file=sys.stderr)
             return Ranked(Heuristic(self.seed).order(ranking_input))
@@ -88,7 +88,7 @@ class RandomForest(StaticRanker):
         # ties (identical predictions are common: trees predict leaf means) in seeded random order
         ties = np.random.default_rng(self.seed).random(len(predicted))
         order = np.lexsort((ties, predicted))
-        blend, share = self._blend_and_share(ranking_input)
+        blend, share = self._blend_and_share(target.arch, kind)
         if blend:
             return Ranked(blended_order(order, Heuristic(self.seed).order(ranking_input)), predicted, features)
         # the model learns data-tiled builds from one CPU's records, a few among thousands of tilings: its first
@@ -103,9 +103,8 @@ class RandomForest(StaticRanker):
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         return self.ranked(ranking_input).order
 
-    def _blend_and_share(self, ranking_input: RankingInput) -> tuple[bool, float]:
+    def _blend_and_share(self, arch: str, kind: str) -> tuple[bool, float]:
         if self.model is not None:
             return self.blend, self.share
-        choice = self.choices[(ranking_input.target.arch, model_kind(ranking_input.problem, ranking_input.target,
-                                                                     ranking_input.candidates))]
+        choice = self.choices[(arch, kind)]
         return choice.blend, choice.share
