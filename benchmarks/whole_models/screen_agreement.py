@@ -12,6 +12,10 @@ best relative to the model's best ("kept": 1.00 is no loss), and each stage's co
 
     cd examples/models/exported && flock -x /tmp/mltune-cpu.lock python ../../../benchmarks/whole_models/screen_agreement.py \\
         bert resnet50 gpt2 vit --candidates 16
+
+On a GPU (`--target sm_90 --device cuda://0`) every module is built for that target and timed on that device; on
+CUDA a candidate annotates its module's own op (the model's source, the dump, the one-op model), so only dispatches
+whose op is in the model's source are studied, as `mltune tune` tunes only those.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ import argparse
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from scipy.stats import spearmanr
 
-from mltune.emit.apply import make_applier
+from mltune.emit.apply import annotatable_keys, annotates_source, make_applier, match_key
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import new_context
@@ -36,24 +41,38 @@ from mltune.model.weights import without_weights
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.search.screen_module import dispatch_module, one_op_module
-from mltune.targets import parse_target
+from mltune.targets import Target, parse_target
 from mltune.tuning.tune import configurators, read_dispatches
 
 KS = (2, 4, 8)
 
 
-def _stage(name: str, tuning_input: TuningInput, applied: list, work: Path, plan: TimingPlan,
-           repeats: int = 1) -> tuple[list[dict[int, float]], float]:
-    """Each candidate's ratio to the stage's default build (per repeat), and compile seconds per candidate."""
-    builder = Builder(tuning_input, work / name, 2)
+@dataclass(frozen=True)
+class Setting:
+    """Where the study builds and times: the target, the device, compile jobs and the user's compile flags."""
+
+    target: Target
+    device: str
+    jobs: int
+    flags: tuple[str, ...]
+    plan: TimingPlan
+
+
+def _stage(name: str, tuning_input: TuningInput, problem: Problem, infos: list[tuple[int, str]], work: Path,
+           setting: Setting, repeats: int = 1) -> tuple[list[dict[int, float]], float]:
+    """Each candidate (index, compilation_info) applied to this stage's own module (a spec on CPU and ROCm, the
+    source annotated on CUDA), its ratio to the stage's default build (per repeat), and compile seconds per candidate."""
+    applier = make_applier(setting.target.kind, tuning_input.source, new_context())
+    applied = [(index, applier.apply(problem, info)) for index, info in infos]
+    builder = Builder(tuning_input, work / name, setting.jobs)
     default = builder.compile(-1, None, "baseline")
     if default.status != "ok":
         raise RuntimeError(f"{name}: the default build fails: {default.detail}")
     builds = builder.compile_many(applied, group=name)
     compile_s = statistics.median(b.seconds for b in builds)
     ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
-    runner = Runner(tuning_input.invocation, "local-task", work)
-    ratios = [{m.index: m.ratio for m in runner.measure(default.vmfb, ok, plan) if m.status == "ok"}
+    runner = Runner(tuning_input.invocation, setting.device, work)
+    ratios = [{m.index: m.ratio for m in runner.measure(default.vmfb, ok, setting.plan) if m.status == "ok"}
               for _ in range(repeats)]
     return ratios, compile_s
 
@@ -70,44 +89,48 @@ def _compare(screen: dict[int, float], model: dict[int, float]) -> str:
     return " | ".join(cells)
 
 
-def study(stem: Path, candidates: int, dispatches: int, plan: TimingPlan, work: Path) -> None:
-    context, target = new_context(), parse_target("host")
+def study(stem: Path, candidates: int, dispatches: int, setting: Setting, work: Path) -> None:
+    context, target = new_context(), setting.target
     call = model_call((), (), None, None, None, stem.with_suffix(".flags"))
-    prepared = prepare_input(stem.with_suffix(".mlir"), target, work, context, call.function, 0, call.compile_flags,
-                             call.inputs)
+    flags = (*call.compile_flags, *setting.flags)
+    prepared = prepare_input(stem.with_suffix(".mlir"), target, work, context, call.function, 0, flags, call.inputs)
     tuning_input = without_weights(prepared, target.kind, work / "weights")
     found = read_dispatches(tuning_input, context)
     problems = [d for d in found if isinstance(d.problem, Problem)]
     tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces")
                if not isinstance(c, Untunable)}
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
-    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), "local-task",
-                             work / "profile", 2)
-    applier = make_applier(target.kind, tuning_input.source, context)
-    for profile in [p for p in profiles if p.timed][:dispatches]:
+    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), setting.device,
+                             work / "profile", setting.jobs)
+    in_source = annotatable_keys(tuning_input.source, context) if annotates_source(target.kind) else None
+    timed = [p for p in profiles if p.timed and p.problem_key in tunable
+             and (in_source is None or match_key(tunable[p.problem_key][0].problem) in in_source)]
+    for profile in timed[:dispatches]:
         dispatch, configurator = tunable[profile.problem_key]
         problem = dispatch.problem
         space = configurator.candidates()
         ranker = make_ranker("heuristic", 0, dispatch.facts)
         ranker.start(RankingInput(problem, dispatch.facts, space))
         order = ranker.ask(candidates)
-        applied = [(i, applier.apply(problem, configurator.compilation_info(space.knobs(i)))) for i in order]
+        infos = [(i, configurator.compilation_info(space.knobs(i))) for i in order]
         started = time.perf_counter()
-        model, model_s = _stage("model", tuning_input, applied, work / dispatch.name, plan, repeats=2)
+        folder = work / dispatch.name
+        model, model_s = _stage("model", tuning_input, problem, infos, folder, setting, repeats=2)
         screens = {"model again": (model[1], model_s)}
-        dump = dispatch_module(dispatch.bench, target, context, work / dispatch.name / "dump")
-        ratios, seconds = _stage("dispatch", dump.tuning_input, applied, work / dispatch.name, plan)
+        dump = dispatch_module(dispatch.bench, target, context, folder / "dump", flags)
+        ratios, seconds = _stage("dispatch", dump.tuning_input, problem, infos, folder, setting)
         screens["dispatch"] = (ratios[0], seconds)
-        one_op = one_op_module(problem, target, context, work / dispatch.name / "one_op", call.compile_flags, 0)
+        one_op = one_op_module(problem, target, context, folder / "one_op", flags, 0)
         if one_op is not None:
-            ratios, seconds = _stage("one-op", one_op.tuning_input, applied, work / dispatch.name, plan)
+            ratios, seconds = _stage("one-op", one_op.tuning_input, problem, infos, folder, setting)
             screens["one-op"] = (ratios[0], seconds)
         print(f"\n{stem.name} {dispatch.name} {problem.key} (share {100 * profile.share:.0f} %, "
               f"{len(model[0])} of {len(order)} candidates ran in the model; "
-              f"best model speedup {1 / min(model[0].values()):.2f}x; {time.perf_counter() - started:.0f} s)")
+              f"best model speedup {1 / min(model[0].values()):.2f}x; {time.perf_counter() - started:.0f} s)",
+              flush=True)
         print("screen | compile s/candidate | spearman | " + " | ".join(f"best in top {k}, kept" for k in KS))
         for name, (ratios, seconds) in screens.items():
-            print(f"{name} | {seconds:.2f} | {_compare(ratios, model[0])}")
+            print(f"{name} | {seconds:.2f} | {_compare(ratios, model[0])}", flush=True)
 
 
 def main() -> int:
@@ -116,11 +139,16 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=16)
     parser.add_argument("--dispatches", type=int, default=1, help="per model, the top dispatches by share")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--target", default="host", help="llvm-cpu host, or a GPU target such as sm_90")
+    parser.add_argument("--device", default="local-task", help="the IREE device every build is timed on")
+    parser.add_argument("--jobs", type=int, default=2, help="compiles at once")
+    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", help="added to every compile")
     args = parser.parse_args()
-    plan = TimingPlan(rounds=args.rounds)
+    setting = Setting(parse_target(args.target), args.device, args.jobs, tuple(args.iree_flag),
+                      TimingPlan(rounds=args.rounds))
     for name in args.models:
         with tempfile.TemporaryDirectory(prefix=f"screen_agreement_{name}_") as work:
-            study(Path(name), args.candidates, args.dispatches, plan, Path(work))
+            study(Path(name), args.candidates, args.dispatches, setting, Path(work))
     return 0
 
 

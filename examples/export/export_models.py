@@ -10,6 +10,8 @@ and the real-size models (hundreds of MB each, never committed) from the `full` 
     HF_HUB_OFFLINE=1 python examples/export/export_models.py --preset full --out ~/mltune-exports \\
         --external bert resnet50
 
+and the half-precision exports tuned on GPUs with `--dtype float16` (the files' stems end in `_f16`).
+
 Three ways of exporting, each an entry of EXPORTERS, named by the file stem's suffix:
 
 * `MODEL.mlir`: `iree.turbine.aot.export(model, args=...)`, weights inlined (the exporter's default);
@@ -42,7 +44,7 @@ import numpy as np
 import torch
 from iree.turbine import aot
 
-from model_zoo import BUILDERS, PRESETS, BuiltModel, build
+from model_zoo import BUILDERS, DTYPES, PRESETS, BuiltModel, build
 
 PARAMETER_SCOPE = "model"
 
@@ -107,11 +109,11 @@ def write_run_files(exported: Exported, example_input: np.ndarray) -> Path:
     return flags_file
 
 
-def export_one(model: str, how: str, preset: str, seed: int, out_dir: Path) -> list[Path]:
+def export_one(model: str, how: str, preset: str, seed: int, out_dir: Path, dtype: str = "float32") -> list[Path]:
     """Builds a fresh seeded model (externalizing marks its tensors) and exports it one way."""
     suffix, exporter = EXPORTERS[how]
-    built = build(model, preset, seed)
-    exported = exporter(built, out_dir, model + suffix)
+    built = build(model, preset, seed, dtype)
+    exported = exporter(built, out_dir, model + ("_f16" if dtype == "float16" else "") + suffix)
     flags_file = write_run_files(exported, built.example_input)
     return [p for p in (exported.mlir, exported.parameters, flags_file) if p is not None]
 
@@ -122,6 +124,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--preset", choices=PRESETS, default="tiny", help="`full`: the real configurations")
     parser.add_argument("--out", type=Path, required=True, help="folder for the exported files")
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the example inputs")
+    parser.add_argument("--dtype", choices=DTYPES, default="float32", help="the weights' and float inputs' type")
     parser.add_argument("--inline", nargs="*", choices=models, default=models,
                         help="models exported with inlined weights (default: all)")
     parser.add_argument("--external", nargs="*", choices=models, default=["bert"],
@@ -136,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     for how in EXPORTERS:
         for model in getattr(args, how):
-            for path in export_one(model, how, args.preset, args.seed, args.out):
+            for path in export_one(model, how, args.preset, args.seed, args.out, args.dtype):
                 print(f"{path}  {path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
 
 

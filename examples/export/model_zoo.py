@@ -146,9 +146,18 @@ BUILDERS: dict[str, Callable[[Preset, np.random.Generator], BuiltModel]] = {
 }
 
 
-def build(name: str, preset: Preset, seed: int) -> BuiltModel:
-    """The named model with weights and example input drawn from `seed`, in eval mode."""
+DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float16": torch.float16}
+
+
+def build(name: str, preset: Preset, seed: int, dtype: str = "float32") -> BuiltModel:
+    """The named model with weights and example input drawn from `seed`, in eval mode. With `dtype` float16 the
+    weights and a float input are cast after drawing (token ids stay int64), as GPU users deploy these models."""
     torch.manual_seed(seed)
     built = BUILDERS[name](preset, np.random.default_rng(seed))
     built.module.eval()
-    return built
+    if dtype == "float32":
+        return built
+    example = built.example_input
+    if np.issubdtype(example.dtype, np.floating):
+        example = example.astype(np.dtype(dtype))
+    return BuiltModel(built.module.to(DTYPES[dtype]), example, built.input_name, built.output_name)
