@@ -7,12 +7,12 @@
 # run's result re-measured with plain tools against the file as exported (timing/plain_tools_order.py, 8 rounds).
 # `agree`: benchmarks/whole_models/screen_agreement.py on the exports, for sm_90 on DEVICE (2 dispatches each, the
 # heuristic's first 16 candidates, 5 rounds). Steps are separate calls (a call is at most 10 minutes); everything lives under /tmp/f16 between them.
-export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site HF_HUB_OFFLINE=1
+export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site:/tmp/turbine HF_HUB_OFFLINE=1
 step=$1; shift
 mkdir -p /tmp/f16
 case $step in
   export)
-    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .pack/whl/*.whl || exit 3
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/turbine .pack/whl/*.whl || exit 3
     (cd examples/export && python3 export_models.py --preset full --dtype float16 --out /tmp/f16 --inline "$@" \
       --external --onnx) > $OUT/export.txt 2>&1
     ls -la /tmp/f16 >> $OUT/export.txt ;;

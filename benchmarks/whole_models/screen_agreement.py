@@ -29,13 +29,14 @@ from pathlib import Path
 
 from scipy.stats import spearmanr
 
-from mltune.emit.apply import annotatable_keys, annotates_source, make_applier, match_key
+from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import new_context
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.call import model_call
 from mltune.input.model import TuningInput, prepare_input
+from mltune.model.input_form import in_input_form
 from mltune.model.profile import call_counts, profile_model
 from mltune.model.weights import without_weights
 from mltune.rankers import make_ranker
@@ -94,18 +95,16 @@ def study(stem: Path, candidates: int, dispatches: int, setting: Setting, work: 
     call = model_call((), (), None, None, None, stem.with_suffix(".flags"))
     flags = (*call.compile_flags, *setting.flags)
     prepared = prepare_input(stem.with_suffix(".mlir"), target, work, context, call.function, 0, flags, call.inputs)
-    tuning_input = without_weights(prepared, target.kind, work / "weights")
+    tuning_input = without_weights(in_input_form(prepared, target.kind, work), target.kind, work / "weights")
     found = read_dispatches(tuning_input, context)
     problems = [d for d in found if isinstance(d.problem, Problem)]
-    tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces")
-               if not isinstance(c, Untunable)}
+    tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces",
+                                                               source=tuning_input.source)
+               if not isinstance(c, Untunable)}  # on CUDA: only ops of the source, which a candidate annotates
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
     profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), setting.device,
                              work / "profile", setting.jobs)
-    in_source = annotatable_keys(tuning_input.source, context) if annotates_source(target.kind) else None
-    timed = [p for p in profiles if p.timed and p.problem_key in tunable
-             and (in_source is None or match_key(tunable[p.problem_key][0].problem) in in_source)]
-    for profile in timed[:dispatches]:
+    for profile in [p for p in profiles if p.timed and p.problem_key in tunable][:dispatches]:
         dispatch, configurator = tunable[profile.problem_key]
         problem = dispatch.problem
         space = configurator.candidates()

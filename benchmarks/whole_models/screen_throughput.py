@@ -41,7 +41,8 @@ def one_run(stem: Path, screen: str, budget: int, rounds: int, work: Path, tune_
         wall = json.loads((run_dir / "summary.json").read_text())["wall_seconds"]
     else:
         done, wall = tune(stem, budget, run_dir, ("--screen", screen, *tune_args))
-        (home / "log.txt").write_text(done.stdout + done.stderr)
+        home.mkdir(parents=True, exist_ok=True)
+    (home / "log.txt").write_text(done.stdout + done.stderr)
     if not (run_dir / "summary.json").is_file():
         return [stem.name, screen, f"failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:80]}"]
     summary = json.loads((run_dir / "summary.json").read_text())
