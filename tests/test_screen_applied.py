@@ -1,7 +1,6 @@
 """A screen's candidates take effect on the module they are timed on, with the real compiler and runtime: a strided
-1x1 projection's dumped benchmark holds the op sliced (`mltune.emit.sliced`), so it is not screened on it, and a
-candidate built to IREE's default module is recorded `not_applied`, never timed; a screen where none takes effect
-falls back to the ranker."""
+1x1 projection's dumped benchmark holds the strided op, and a candidate built to IREE's default module is recorded
+`not_applied`, never timed; a screen where none takes effect falls back to the ranker."""
 
 from __future__ import annotations
 
@@ -12,8 +11,6 @@ from pathlib import Path
 import pytest
 from iree_helpers import compile_with_dumps, parse_levels, strip_config
 
-from mltune.emit.sliced import sliced_form
-from mltune.emit.spec import build_spec
 from mltune.execution.build import NOT_APPLIED
 from mltune.execution.run import TimingPlan
 from mltune.frontend.one_op_model import one_by_one_convolution_model
@@ -83,28 +80,18 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_sliced_form_drops_the_steps_and_a_models_spec_keeps_them(strided, context):
-    problem = strided["dispatch"].problem
-    sliced = sliced_form(problem)
-    assert problem.strides == (1, 2, 2, 1) and sliced.indexing_maps[0] == "affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>"
-    assert sliced.bounds == problem.bounds and not sliced.strides and not sliced.operand_shapes
-    info = strided["configurator"].compilation_info(strided["configurator"].candidates().knobs(0))
-    assert "_sliced" not in build_spec(problem, info, context), "a model's spec matches the strided op only"
-    assert "tensor<16x7x7xf32>" in build_spec(problem, info, context, also_sliced=True)
-    assert sliced_form(sliced) is None
-
-
-def test_a_strided_projection_is_not_screened_on_its_dump(strided, tmp_path, capsys):
-    """Its dump's compile slices the strided input: the dump would time another op, so nothing is screened and the
-    model stage takes the ranker's first finalists."""
+def test_a_strided_projection_is_screened_on_its_dump_and_its_candidates_take_effect(strided, tmp_path):
+    """Built from the phase it was dumped at, the dump holds the strided op (global optimisation, run again, would
+    read the strided input through a slice and leave another op, which a spec of the model's op does not match):
+    each screened candidate builds a module of its own and is timed."""
     records: list[Record] = []
     stage = _stage(strided, tmp_path, records)
-    task = SearchTask(strided["dispatch"].name, strided["dispatch"].problem, strided["configurator"],
-                      make_ranker("heuristic"), 10)
-    (forwarded,) = stage.run([task])
-    assert records == [] and not stage.screened
-    assert forwarded.ranker is task.ranker and forwarded.budget == 2 and forwarded.finalists_only
-    assert any(task.name in line and "not screened" in line for line in capsys.readouterr().out.splitlines())
+    (forwarded,) = stage.run([_task(strided, [3, 4])])
+    assert [r.status for r in records] == ["ok", "ok"] and all(r.time_us for r in records)
+    modules = tmp_path / "screen" / strided["dispatch"].name / "candidates"
+    built = [_sha256(path) for path in modules.glob("*/candidate_*/module.vmfb")]
+    assert len(set(built)) == 2 and _sha256(modules / "baseline" / "module.vmfb") not in built
+    assert isinstance(forwarded.ranker, ScreenedOrder) and sorted(forwarded.ranker.finalists) == [3, 4]
 
 
 def test_a_projections_screen_candidates_take_effect(projection, tmp_path):

@@ -55,15 +55,13 @@ class Applier(Protocol):
 
 @dataclass(frozen=True)
 class SpecApplier:
-    """`also_sliced`: each candidate's spec matches the op as a dumped benchmark's compile gives it too (a screen's,
-    or a dispatch benchmark's: `mltune.emit.sliced`); the combined result matches the model's op only."""
+    """Each candidate a spec of its own; a result, every winner's spec linked into one."""
 
     context: ir.Context
-    also_sliced: bool = False
 
     def apply(self, problem: Problem, compilation_info: str) -> Applied:
         flags = config_flags(compilation_info, self.context)
-        spec = (build_spec(problem, compilation_info, self.context, self.also_sliced)
+        spec = (build_spec(problem, compilation_info, self.context)
                 if op_attributes(compilation_info, self.context) else "")
         return Applied("spec", spec, flags)
 
@@ -162,6 +160,6 @@ def annotates_source(target_kind: str) -> bool:
     return target_kind == "cuda"
 
 
-def make_applier(target_kind: str, source: Path, context: ir.Context, also_sliced: bool = False) -> Applier:
-    """A spec everywhere except CUDA, where the source is annotated; `also_sliced`: for a dump (`SpecApplier`)."""
-    return AnnotationApplier(source, context) if annotates_source(target_kind) else SpecApplier(context, also_sliced)
+def make_applier(target_kind: str, source: Path, context: ir.Context) -> Applier:
+    """A spec everywhere except CUDA, where the source is annotated."""
+    return AnnotationApplier(source, context) if annotates_source(target_kind) else SpecApplier(context)

@@ -18,7 +18,6 @@ from mltune.emit.op_config import op_attributes
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.emit.reduction_match import reduction_consumers, structural_match
-from mltune.emit.sliced import sliced_form
 from mltune.errors import UserError
 from mltune.frontend.problem import ELEMENTWISE, MULTI_LOOP_CONTRACTION, ONLINE_ATTENTION, REDUCTION, Problem
 from mltune.system.tools import run_tool, tool_path
@@ -114,11 +113,10 @@ def _default_entrypoint(matchers: Sequence[str], action: str) -> str:
   }}"""
 
 
-def build_spec(problem: Problem, config: str, context: ir.Context, also_sliced: bool = False) -> str:
+def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     """A spec setting a configuration (`op_config`: a `compilation_info`, or a dictionary of root-op
     attributes) on every op equal to `problem` (same sizes, element types and indexing maps); checked by parsing.
-    A batch-1 convolution's spec inserts the unit batch loop first (`rebatch`). `also_sliced`: the op is matched in
-    the form a dumped benchmark's compile gives it too (`sliced`: a strided input read through a slice)."""
+    A batch-1 convolution's spec inserts the unit batch loop first (`rebatch`)."""
     if problem.op_kind not in _MATCHERS:
         raise ValueError(f"no spec matcher for {problem.op_kind}")
     attributes = op_attributes(config, context)
@@ -127,9 +125,6 @@ def build_spec(problem: Problem, config: str, context: ir.Context, also_sliced: 
     default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
     consumers, helpers = reduction_consumers(problem, attributes) if problem.op_kind == REDUCTION else ("", "")
     forms = {"match_" + problem.key: problem}
-    sliced = sliced_form(problem) if also_sliced else None
-    if sliced is not None:
-        forms["match_" + problem.key + "_sliced"] = sliced
     matchers = "\n".join(_matcher(name, form, attributes) for name, form in forms.items())
     text = f"""module attributes {{transform.with_named_sequence{default}}} {{
 {_apply_sequence(list(attributes), consumers)}{helpers}

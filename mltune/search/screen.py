@@ -26,7 +26,6 @@ from iree.compiler import ir
 from iree.compiler import version as compiler_version
 
 from mltune.emit.apply import make_applier
-from mltune.emit.sliced import sliced_form
 from mltune.execution.build import NOT_APPLIED, Builder
 from mltune.execution.devices import make_runner
 from mltune.execution.executor import Workload
@@ -101,13 +100,9 @@ class ScreenStage:
     screened: dict[str, tuple[str, DispatchResult]] = field(default_factory=dict)  # by dispatch: kind, result
     tool_seconds: float = 0.0  # compiling and timing: the run's report counts the rest as the tuner's overhead
     _screens: dict[str, _Screen] = field(default_factory=dict)  # a cluster's prepared screens, by dispatch
-    _unscreened: set[str] = field(default_factory=set)  # dispatches whose dump times another op than the model's
 
     def describe(self, result: DispatchResult) -> None:
         """Say in the dispatch's stop reason what its screen measured, for the report."""
-        if result.name in self._unscreened:
-            result.stop_reason = (f"not screened (its dump's compile slices the strided input); the ranker's first "
-                                  f"{result.benchmarked} timed in the model")
         if result.name in self.screened:
             kind, screen = self.screened[result.name]
             which = "the best" if screen.benchmarked else "unscreened, the ranker's first"
@@ -120,7 +115,7 @@ class ScreenStage:
         screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
         for name, screen in screens.items():
             self.screened[name] = (screen.kind, self._search(screen))
-        return [self._finalists(task, screens[task.name].kind) if task.name in screens else self._unscreened_task(task)
+        return [self._finalists(task, screens[task.name].kind) if task.name in screens else task
                 for task in tasks]
 
     def workloads(self, tasks: Sequence[SearchTask]) -> dict[str, Workload]:
@@ -146,7 +141,7 @@ class ScreenStage:
         for task in tasks:
             screen = self._screens.get(task.name)
             if screen is None:
-                model_tasks[task.name] = self._unscreened_task(task)
+                model_tasks[task.name] = task
                 first.append(model_tasks[task.name])
             else:
                 first.append(replace(screen.task, name=screen_group(task.name), finalists=0,
@@ -161,16 +156,10 @@ class ScreenStage:
 
     def _prepare(self, task: SearchTask) -> _Screen | None:
         """The task's small module, IREE's default build of it, and the task as the screen searches it; None when
-        the module does not compile (the dispatch is then searched on the whole model) or when it is a dump of a
-        strided contraction: compiling a dump slices the strided input first (`mltune.emit.sliced`), and on
-        ResNet-50's 28x28x512x256 projection the sliced op ran its candidates in 4-11 ms where the model's took
-        21-33 ms, so the dump would order the model's candidates by another op's times."""
+        the module does not compile (the dispatch is then searched on the whole model). A dump is built from the
+        phase it was dumped at (`mltune.input.model.DUMP_PHASE_FLAG`), so it holds the model's op: a strided
+        contraction's too, which global optimisation would slice if it ran on the dump again."""
         module = self._module(task)
-        if module.kind == "dispatch" and sliced_form(task.problem) is not None:
-            self._unscreened.add(task.name)
-            print(f"note: {task.name} is not screened: its dump's compile slices the strided input, so the dump "
-                  f"times another op than the model's")
-            return None
         builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)
         default = builder.compile(-1, None, "baseline")
         self.tool_seconds += default.seconds
@@ -214,11 +203,6 @@ class ScreenStage:
             return self._ranker_first(task)
         return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
                        finalists_only=len(order) <= self.settings.finalists)
-
-    def _unscreened_task(self, task: SearchTask) -> SearchTask:
-        """A task the screen left out: a dump that times another op goes to the model as the ranker's first few,
-        one whose screen does not compile is searched on the model with its whole budget."""
-        return self._ranker_first(task) if task.name in self._unscreened else task
 
     def _ranker_first(self, task: SearchTask) -> SearchTask:
         """The task for the model stage without a screen's order: the ranker's first finalists."""

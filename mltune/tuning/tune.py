@@ -291,8 +291,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     device = device_id(",".join(request.devices), facts.cores)
     record_fields = {"arch": facts.arch, "device": device,
                      "target": facts_to_record(facts), "run_id": run_id, "level": level}
-    applier = make_applier(request.target.kind, tuning_input.source, context,
-                           also_sliced=tuning_input.invocation.dispatch_level)  # a dump: its op may be sliced
+    applier = make_applier(request.target.kind, tuning_input.source, context)
     measured = measured_builds(request.timing if level == "model" else "call", request.target.kind != "cpu", builder,
                                runner, baseline, request.run_dir)
     tasks = []
