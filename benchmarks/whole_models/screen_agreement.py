@@ -62,7 +62,8 @@ class Setting:
 def _stage(name: str, tuning_input: TuningInput, problem: Problem, infos: list[tuple[int, str]], work: Path,
            setting: Setting, repeats: int = 1) -> tuple[list[dict[int, float]], float]:
     """Each candidate (index, compilation_info) applied to this stage's own module (a spec on CPU and ROCm, the
-    source annotated on CUDA), its ratio to the stage's default build (per repeat), and compile seconds per candidate."""
+    source annotated on CUDA), its ratio to the stage's default build (per repeat), and compile seconds per
+    candidate."""
     applier = make_applier(setting.target.kind, tuning_input.source, new_context())
     applied = [(index, applier.apply(problem, info)) for index, info in infos]
     builder = Builder(tuning_input, work / name, setting.jobs)
@@ -90,7 +91,7 @@ def _compare(screen: dict[int, float], model: dict[int, float]) -> str:
     return " | ".join(cells)
 
 
-def study(stem: Path, candidates: int, dispatches: int, setting: Setting, work: Path) -> None:
+def study(stem: Path, candidates: int, dispatches: int, only: str, setting: Setting, work: Path) -> None:
     context, target = new_context(), setting.target
     call = model_call((), (), None, None, None, stem.with_suffix(".flags"))
     flags = (*call.compile_flags, *setting.flags)
@@ -104,7 +105,7 @@ def study(stem: Path, candidates: int, dispatches: int, setting: Setting, work: 
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
     profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), setting.device,
                              work / "profile", setting.jobs)
-    for profile in [p for p in profiles if p.timed and p.problem_key in tunable][:dispatches]:
+    for profile in [p for p in profiles if p.timed and p.problem_key in tunable and only in p.problem_key][:dispatches]:
         dispatch, configurator = tunable[profile.problem_key]
         problem = dispatch.problem
         space = configurator.candidates()
@@ -138,6 +139,7 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=16)
     parser.add_argument("--dispatches", type=int, default=1, help="per model, the top dispatches by share")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", default="", help="only problems whose key holds this text (e.g. _s1x2x2x1)")
     parser.add_argument("--target", default="host", help="llvm-cpu host, or a GPU target such as sm_90")
     parser.add_argument("--device", default="local-task", help="the IREE device every build is timed on")
     parser.add_argument("--jobs", type=int, default=2, help="compiles at once")
@@ -147,7 +149,7 @@ def main() -> int:
                       TimingPlan(rounds=args.rounds))
     for name in args.models:
         with tempfile.TemporaryDirectory(prefix=f"screen_agreement_{name}_") as work:
-            study(Path(name), args.candidates, args.dispatches, setting, Path(work))
+            study(Path(name), args.candidates, args.dispatches, args.only, setting, Path(work))
     return 0
 
 
