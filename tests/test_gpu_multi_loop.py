@@ -69,13 +69,15 @@ def test_multi_loop_candidates_have_features_and_a_heuristic_order(dump):
 
 
 @pytest.mark.e2e
-def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_in_its_dump(context, tmp_path):
-    """A stride-2 1x1 convolution (ResNet-50's projections) IREE configures without MMA on gfx942 too (as a reduction
-    at ResNet-50's sizes, with scalar threads at this one's): it gets the scalar-thread space, and a candidate's spec
-    configures the model's dispatch as written, and its dump's as mltune builds a dump (from the phase it was dumped
-    at; compiled from the start, the dump read its input through a slice no such spec matched)."""
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_in_its_dump(arch, context, tmp_path):
+    """A stride-2 1x1 convolution (ResNet-50's projections) IREE configures without MMA on gfx942 and sm_90 too (as a
+    reduction at ResNet-50's sizes, with scalar threads at this one's): it gets the scalar-thread space, and a
+    candidate (a spec on ROCm, the op annotated on CUDA) configures the model's dispatch as written, and its dump's as
+    mltune builds a dump (from the phase it was dumped at; compiled from the start, the dump read its input through a
+    slice no such spec matched), so the screen times it on its dump."""
     target, source, bench, stripped, problem, gpu = dump_gpu_model(one_by_one_convolution_model(64, 14, 32, 2),
-                                                                   "gfx942", tmp_path, context)
+                                                                   arch, tmp_path, context)
     assert problem.strides and "mma_kind" not in bench.read_text()
     configurator = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
     assert isinstance(configurator, GpuSimtPointwise), configurator
