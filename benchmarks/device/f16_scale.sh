@@ -1,12 +1,13 @@
 #!/bin/bash
 # usage: bash benchmarks/device/f16_scale.sh STEP ARGS, each step a call of its own:
-#   export NAME... | tune BUDGET SCREENS NAME... | retime NAME... | agree DEVICE NAME...
+#   export NAME... | tune BUDGET SCREENS NAME... | resume RUN... | retime NAME... | agree DEVICE NAME...
 # Whole-model tuning at real size on one GPU (docs/evaluation/sm_90/f16_scale): NAME's full-size float16 export, weights
 # inlined (examples/export/export_models.py, iree-turbine carried as wheels in .pack/whl; the image has torch and
 # transformers), tuned for sm_90 on cuda://0 alone by benchmarks/whole_models/screen_throughput.py once per screen
 # (SCREENS, e.g. dispatch,none: the screen, and every candidate timed whole), one run after the other; then each
 # run's result re-measured with plain tools against the file as exported (timing/plain_tools_order.py, 8 rounds).
-# `agree`: benchmarks/whole_models/screen_agreement.py on the exports, for sm_90 on DEVICE (2 dispatches each, the
+# `resume RUN` (e.g. bert_f16_none) continues a run the last call's limit stopped (`mltune tune --resume`; the
+# run's own records say what it measured and when). `agree`: benchmarks/whole_models/screen_agreement.py on the exports, for sm_90 on DEVICE (2 dispatches each, the
 # heuristic's first 16 candidates, 5 rounds). Steps are separate calls (a call is at most 10 minutes); everything
 # lives under /tmp/f16 between them.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site:/tmp/turbine HF_HUB_OFFLINE=1
@@ -29,6 +30,12 @@ case $step in
       for log in /tmp/f16/work/0/${name}_f16_*/log.txt; do
         cp $log $OUT/log_$(basename $(dirname $log)).txt
       done
+    done ;;
+  resume)
+    for run in "$@"; do
+      { date -u; uptime; } >> $OUT/env_$run.txt
+      (cd /tmp/f16 && python3 -m mltune.cli tune --resume /tmp/f16/work/0/$run/run) > $OUT/resume_$run.txt 2>&1
+      { date -u; uptime; } >> $OUT/env_$run.txt
     done ;;
   retime)
     for name in "$@"; do
