@@ -9,8 +9,7 @@
 # `resume RUN` (e.g. bert_f16_none) continues a run the last call's limit stopped (`mltune tune --resume`; the
 # run's own records say what it measured and when). `agree`: benchmarks/whole_models/screen_agreement.py on the
 # exports, for sm_90 on DEVICE (2 dispatches each, the heuristic's first 16 candidates, 5 rounds). Steps are
-# separate calls (a call is at most 10 minutes); everything
-# lives under /tmp/f16 between them.
+# separate calls (a call is at most 10 minutes); everything lives under /tmp/f16 between them.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site:/tmp/turbine HF_HUB_OFFLINE=1
 step=$1; shift
 mkdir -p /tmp/f16
