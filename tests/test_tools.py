@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from iree_helpers import CPU_FLAGS
 
 from mltune.errors import UserError
 from mltune.execution.build import Builder
@@ -108,3 +109,19 @@ def test_a_hung_compiler_is_killed_at_the_compile_timeout(tmp_path, monkeypatch,
     assert elapsed < 5, elapsed
     time.sleep(0.5)
     assert not any(_alive(int(pid)) for pid in pids.read_text().split()), "the hung compiler survived its timeout"
+
+
+def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
+    """A stand-in `iree-compile` that hangs on its first call and runs the real one after: the build is ok."""
+    real = tool_path("iree-compile")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    hung_once = tmp_path / "hung_once"
+    fake = tools / "iree-compile"
+    fake.write_text(f"#!/bin/sh\nif [ ! -e {hung_once} ]; then touch {hung_once}; exec sleep 300; fi\n"
+                    f'exec {real} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("MLTUNE_IREE_TOOLS", str(tools))
+    tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), tuple(CPU_FLAGS))
+    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=20.0).compile(0, None, "once")
+    assert hung_once.exists() and build.status == "ok", build.detail

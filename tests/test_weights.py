@@ -146,6 +146,39 @@ def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, 
     assert refused.result is None and "does not build into the model with its weights" in refused.refused
 
 
+@pytest.mark.parametrize("target_name", ["host", "sm_90"])
+def test_the_dumps_compile_writes_iree_default_build_byte_for_byte(target_name, context, tmp_path):
+    """The dump's flags write files beside the module and change nothing in it, so the run's default build as the
+    user builds it is the one the dump already wrote (sm_90: compiled only)."""
+    import hashlib
+
+    from mltune.input.model import dumped_build, prepare_input
+    from mltune.targets import parse_target
+
+    source = tmp_path / "mlp.mlir"
+    source.write_text(mlp_source())
+    prepared = prepare_input(source, parse_target(target_name), tmp_path / "run", context)
+    default = Builder(prepared, tmp_path / "builds", 1).compile(-1, None, "default")
+    assert default.status == "ok", default.detail
+    digest = [hashlib.sha256(path.read_bytes()).hexdigest() for path in (default.vmfb, dumped_build(tmp_path / "run"))]
+    assert digest[0] == digest[1]
+
+
+def test_a_result_as_built_is_timed_against_the_dumped_default_without_compiling_it_again(mlp, context, tmp_path):
+    from mltune.execution.run import Measurement
+    from mltune.model.as_built import AsBuilt
+
+    inlined = mlp[0]
+    _dump(inlined.source, inlined.compile_flags, tmp_path / "dumps", context)
+    result = _first_candidate(mlp, tmp_path / "dumps", context)
+    default = Builder(inlined, tmp_path / "default", 1).compile(-1, None, "default")
+    as_built = AsBuilt(Builder(inlined, tmp_path / "unused", 1), Runner(inlined.invocation, "local-task", tmp_path),
+                       default.vmfb)
+    measured = as_built.in_folder(tmp_path / "as_built").measure(result, TimingPlan(rounds=2, round_seconds=0.02))
+    assert isinstance(measured, Measurement) and measured.status == "ok" and measured.baseline_us, measured
+    assert sorted(path.name for path in (tmp_path / "as_built").iterdir()) == ["recommended"]
+
+
 def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
     inlined, split, made = mlp
     baseline = Builder(inlined, tmp_path, 1).compile(-1, None, "baseline")

@@ -70,6 +70,8 @@ class Builder:
         flags = applied.flags if applied is not None else ()
         args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *flags, *extra, "-o", str(vmfb)]
         result = run_tool(args, timeout_s=self.timeout_s)
+        if result.timed_out:  # IREE 3.13's iree-compile now and then waits on a futex for good, using no CPU
+            result = run_tool(args, timeout_s=self.timeout_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)
         if not result.ok:

@@ -131,10 +131,20 @@ def model_arguments(abi: FunctionAbi, given: CallInputs, directory: Path,
     return files, tuple(describe_generated(a, given.int_range) for a in abi.arguments)
 
 
+DUMPED_BUILD = "model.vmfb"  # in a run's `dispatches` folder: what the compile that dumps the dispatches writes
+
+
+def dumped_build(work_dir: Path) -> Path:
+    """IREE's default build of the model as given, which the compile that dumps its dispatches writes: the dump's
+    flags write files beside it and change nothing in it (`tests/test_as_built.py` checks it byte for byte), so the
+    result timed as the user builds it needs no second default compile."""
+    return work_dir / "dispatches" / DUMPED_BUILD
+
+
 def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
     result = run_tool(
         [tool_path("iree-compile"), str(source), *compile_flags, "--iree-codegen-add-tuner-attributes",
-         f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / "model.vmfb")],
+         f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / DUMPED_BUILD)],
         timeout_s=DUMP_TIMEOUT_S,
     )
     if not result.ok:
@@ -192,7 +202,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
     dispatches = _dump_dispatches(source, compile_flags, dump_dir)
-    abi = read_function_abi(dump_dir / "model.vmfb", source, compile_flags, work_dir, context, function)
+    abi = read_function_abi(dump_dir / DUMPED_BUILD, source, compile_flags, work_dir, context, function)
     inputs_dir = work_dir / "inputs"
     inputs, arguments = model_arguments(abi, given, inputs_dir, seed)
     write_tool_flags(inputs_dir, inputs, given.parameters, abi.name)

@@ -22,10 +22,12 @@ from mltune.execution.run import Measurement, Runner, TimingPlan
 
 @dataclass(frozen=True)
 class AsBuilt:
-    """Builds of the user's own model (`builder`) and how to run them (`runner`: the user's arguments and archives)."""
+    """Builds of the user's own model (`builder`) and how to run them (`runner`: the user's arguments and archives);
+    `default_vmfb`: IREE's default build of it where one exists already (`mltune.input.model.dumped_build`)."""
 
     builder: Builder
     runner: Runner | RunnerPool
+    default_vmfb: Path | None = None
 
     def in_folder(self, work_dir: Path) -> AsBuilt:
         return replace(self, builder=replace(self.builder, work_dir=work_dir))
@@ -33,8 +35,14 @@ class AsBuilt:
     def measure(self, result: Applied, plan: TimingPlan) -> Measurement | str:
         """`result` built into the user's model and timed against IREE's default build of it; a build that fails:
         why, as the compiler said."""
-        default, built = self.builder.compile_named([(-1, None, "default"), (0, result, "recommended")])
-        for build in (default, built):
-            if build.status != "ok":
-                return f"{'IREE default' if build is default else 'the result'}: {build.detail}"
-        return self.runner.measure(default.vmfb, [(0, built.vmfb)], plan)[0]
+        if self.default_vmfb is not None and self.default_vmfb.is_file():
+            (built,) = self.builder.compile_named([(0, result, "recommended")])
+            default_vmfb = self.default_vmfb
+        else:
+            default, built = self.builder.compile_named([(-1, None, "default"), (0, result, "recommended")])
+            if default.status != "ok":
+                return f"IREE default: {default.detail}"
+            default_vmfb = default.vmfb
+        if built.status != "ok":
+            return f"the result: {built.detail}"
+        return self.runner.measure(default_vmfb, [(0, built.vmfb)], plan)[0]

@@ -23,7 +23,7 @@ from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import Problem, Untunable
 from mltune.frontend.root_ops import read_root_ops
-from mltune.input.model import CallInputs, TuningInput, prepare_input
+from mltune.input.model import CallInputs, TuningInput, dumped_build, prepare_input
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.as_built import AsBuilt
@@ -357,7 +357,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                        max_rounds=max(request.settings.final.max_rounds, VERIFY_MAX_ROUNDS))
         as_built = None if tuning_input is prepared else AsBuilt(  # built without its weights: time it with them
             Builder(prepared, request.run_dir / "as_built", request.jobs),
-            make_runner(prepared.invocation, request.devices, request.run_dir / "as_built"))
+            make_runner(prepared.invocation, request.devices, request.run_dir / "as_built"),
+            dumped_build(request.run_dir))
         checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
                              request.run_dir, request.devices[0],  # numerics on the tuning device: CPU or GPU alike
                              in_model.timer if in_model else None, as_built)
