@@ -123,5 +123,5 @@ def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
     fake.chmod(0o755)
     monkeypatch.setenv("MLTUNE_IREE_TOOLS", str(tools))
     tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), tuple(CPU_FLAGS))
-    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=20.0).compile(0, None, "once")
+    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=5.0).compile(0, None, "once")
     assert hung_once.exists() and build.status == "ok", build.detail

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -118,9 +119,10 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
 
 
 def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, tmp_path):
-    """`AsBuilt` builds a spec into the user's own model (weights inlined) beside IREE's default build of it and times
-    the two with the user's invocation; the verdict keeps a result surely faster so and withdraws or refuses one
-    that is not (the measurements given to the verdict here are synthetic rounds)."""
+    """`AsBuilt` builds a spec into the user's own model (weights inlined) beside IREE's default build of it, or
+    against the default build given (the dump's), and times the two with the user's invocation; the verdict keeps a
+    result surely faster so and withdraws or refuses one that is not (the measurements given to the verdict here are
+    synthetic rounds)."""
     from mltune.execution.run import Measurement
     from mltune.model.as_built import AsBuilt
     from mltune.model.finish import ModelOutcome, as_built_verdict
@@ -135,6 +137,10 @@ def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, 
     # slower first round ends the measurement there (`TimingPlan.slow_factor`)
     assert all((tmp_path / "as_built" / name / "module.vmfb").is_file() for name in ("default", "recommended"))
     assert not inlined.invocation.parameters, "the user's model carries its weights: it ran without an archive"
+    given = replace(as_built, default_vmfb=tmp_path / "as_built" / "default" / "module.vmfb")  # as the dump wrote it
+    again = given.in_folder(tmp_path / "given").measure(result, TimingPlan(rounds=2, round_seconds=0.02))
+    assert isinstance(again, Measurement) and again.status == "ok" and again.baseline_us, again
+    assert [path.name for path in (tmp_path / "given").iterdir()] == ["recommended"], "no second default compile"
 
     outcome = ModelOutcome(result, ConfigCheck([]), None, None)
     faster = Measurement(0, "ok", (80.0, 81.0, 79.0, 80.0, 82.0), (100.0,) * 5)
@@ -162,21 +168,6 @@ def test_the_dumps_compile_writes_iree_default_build_byte_for_byte(target_name, 
     assert default.status == "ok", default.detail
     digest = [hashlib.sha256(path.read_bytes()).hexdigest() for path in (default.vmfb, dumped_build(tmp_path / "run"))]
     assert digest[0] == digest[1]
-
-
-def test_a_result_as_built_is_timed_against_the_dumped_default_without_compiling_it_again(mlp, context, tmp_path):
-    from mltune.execution.run import Measurement
-    from mltune.model.as_built import AsBuilt
-
-    inlined = mlp[0]
-    _dump(inlined.source, inlined.compile_flags, tmp_path / "dumps", context)
-    result = _first_candidate(mlp, tmp_path / "dumps", context)
-    default = Builder(inlined, tmp_path / "default", 1).compile(-1, None, "default")
-    as_built = AsBuilt(Builder(inlined, tmp_path / "unused", 1), Runner(inlined.invocation, "local-task", tmp_path),
-                       default.vmfb)
-    measured = as_built.in_folder(tmp_path / "as_built").measure(result, TimingPlan(rounds=2, round_seconds=0.02))
-    assert isinstance(measured, Measurement) and measured.status == "ok" and measured.baseline_us, measured
-    assert sorted(path.name for path in (tmp_path / "as_built").iterdir()) == ["recommended"]
 
 
 def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
