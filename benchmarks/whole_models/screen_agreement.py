@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from iree.compiler import ir
 from scipy.stats import spearmanr
 
 from mltune.emit.apply import make_applier
@@ -60,11 +61,11 @@ class Setting:
 
 
 def _stage(name: str, tuning_input: TuningInput, problem: Problem, infos: list[tuple[int, str]], work: Path,
-           setting: Setting, repeats: int = 1) -> tuple[list[dict[int, float]], float]:
+           setting: Setting, context: ir.Context, repeats: int = 1) -> tuple[list[dict[int, float]], float]:
     """Each candidate (index, compilation_info) applied to this stage's own module (a spec on CPU and ROCm, the
     source annotated on CUDA), its ratio to the stage's default build (per repeat), and compile seconds per
     candidate."""
-    applier = make_applier(setting.target.kind, tuning_input.source, new_context())
+    applier = make_applier(setting.target.kind, tuning_input.source, context)
     applied = [(index, applier.apply(problem, info)) for index, info in infos]
     builder = Builder(tuning_input, work / name, setting.jobs)
     default = builder.compile(-1, None, "baseline")
@@ -115,14 +116,14 @@ def study(stem: Path, candidates: int, dispatches: int, only: str, setting: Sett
         infos = [(i, configurator.compilation_info(space.knobs(i))) for i in order]
         started = time.perf_counter()
         folder = work / dispatch.name
-        model, model_s = _stage("model", tuning_input, problem, infos, folder, setting, repeats=2)
+        model, model_s = _stage("model", tuning_input, problem, infos, folder, setting, context, repeats=2)
         screens = {"model again": (model[1], model_s)}
         dump = dispatch_module(dispatch.bench, target, context, folder / "dump", flags)
-        ratios, seconds = _stage("dispatch", dump.tuning_input, problem, infos, folder, setting)
+        ratios, seconds = _stage("dispatch", dump.tuning_input, problem, infos, folder, setting, context)
         screens["dispatch"] = (ratios[0], seconds)
         one_op = one_op_module(problem, target, context, folder / "one_op", flags, 0)
         if one_op is not None:
-            ratios, seconds = _stage("one-op", one_op.tuning_input, problem, infos, folder, setting)
+            ratios, seconds = _stage("one-op", one_op.tuning_input, problem, infos, folder, setting, context)
             screens["one-op"] = (ratios[0], seconds)
         print(f"\n{stem.name} {dispatch.name} {problem.key} (share {100 * profile.share:.0f} %, "
               f"{len(model[0])} of {len(order)} candidates ran in the model; "

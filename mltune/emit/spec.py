@@ -124,12 +124,11 @@ def build_spec(problem: Problem, config: str, context: ir.Context) -> str:
     entrypoint = rebatching_entrypoint if rebatched else _default_entrypoint
     default = "" if rebatched else ", iree_codegen.tuning_spec_with_default_entrypoint"
     consumers, helpers = reduction_consumers(problem, attributes) if problem.op_kind == REDUCTION else ("", "")
-    forms = {"match_" + problem.key: problem}
-    matchers = "\n".join(_matcher(name, form, attributes) for name, form in forms.items())
+    matcher = "match_" + problem.key
     text = f"""module attributes {{transform.with_named_sequence{default}}} {{
 {_apply_sequence(list(attributes), consumers)}{helpers}
-{matchers}
-{entrypoint(list(forms), "apply_op_config")}
+{_matcher(matcher, problem, attributes)}
+{entrypoint([matcher], "apply_op_config")}
 }}
 """
     with context:

@@ -131,14 +131,15 @@ def model_arguments(abi: FunctionAbi, given: CallInputs, directory: Path,
     return files, tuple(describe_generated(a, given.int_range) for a in abi.arguments)
 
 
-DUMPED_BUILD = "model.vmfb"  # in a run's `dispatches` folder: what the compile that dumps the dispatches writes
+DUMP_FOLDER = "dispatches"  # in a run's folder: the dumped dispatches and the module the dump's compile writes
+DUMPED_BUILD = "model.vmfb"
 
 
 def dumped_build(work_dir: Path) -> Path:
     """IREE's default build of the model as given, which the compile that dumps its dispatches writes: the dump's
-    flags write files beside it and change nothing in it (`tests/test_as_built.py` checks it byte for byte), so the
+    flags write files beside it and change nothing in it (`tests/test_weights.py` checks it byte for byte), so the
     result timed as the user builds it needs no second default compile."""
-    return work_dir / "dispatches" / DUMPED_BUILD
+    return work_dir / DUMP_FOLDER / DUMPED_BUILD
 
 
 def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
@@ -198,7 +199,7 @@ def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Contex
                 source = restore_dropped_constants(stripped, work_dir / "dispatch_restored.mlir")
                 name = choose_function(_public_functions(module), function, path)
                 return TuningInput(source, Invocation(name, (), True), (path,), executable_flags(extra_flags))
-    dump_dir = work_dir / "dispatches"
+    dump_dir = work_dir / DUMP_FOLDER
     dump_dir.mkdir(parents=True, exist_ok=True)
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
     dispatches = _dump_dispatches(source, compile_flags, dump_dir)

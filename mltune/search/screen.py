@@ -142,7 +142,7 @@ class ScreenStage:
             screen = self._screens.get(task.name)
             if screen is None:
                 model_tasks[task.name] = task
-                first.append(model_tasks[task.name])
+                first.append(task)
             else:
                 first.append(replace(screen.task, name=screen_group(task.name), finalists=0,
                                      then=partial(follow, task, screen.kind)))
