@@ -3,6 +3,8 @@ default build, a dispatch winner through its one-op model; a wrong winner is dro
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from iree_helpers import HOST_FLAGS, compile_cpu, matmul_source, random_inputs, run, strip_config
@@ -66,17 +68,33 @@ def model_check(tiny, context, tmp_path_factory):
 def test_a_model_winner_that_shifts_every_element_is_refused_and_recorded(model_check, tiny, context):
     check, root = model_check
     result = _winner(tiny, context, compile_cpu(root / "altered.mlir", root / "altered.vmfb"))
-    record = check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
+    (record,) = check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
     assert result.winner is None
-    assert record is not None and record.status == "wrong_result" and record.knobs == KNOBS
+    assert record.status == "wrong_result" and record.knobs == KNOBS
     assert "winner refused" in check.verdicts["dispatch_0"] and "(float32)" in check.verdicts["dispatch_0"]
+
+
+def test_a_refused_winner_gives_its_place_to_the_next_finalist_that_computes_right(model_check, tiny, context):
+    """The fastest finalist computes a shifted output (an altered model), the second is a retiling: the second wins,
+    and only the first is recorded wrong; a third, slower than the baseline, is never checked."""
+    check, root = model_check
+    wrong = _winner(tiny, context, compile_cpu(root / "altered.mlir", root / "altered.vmfb"))
+    (root / "spec.mlir").write_text(spec_for(tiny, KNOBS, context))
+    right = _winner(tiny, context, compile_cpu(tiny.source, root / "retiled.vmfb", root / "spec.mlir"))
+    second = replace(right.trials[0], index=1, position=1)
+    slower = replace(second, index=2, position=2, measurement=Measurement(2, "ok", (2.0,) * 3, (1.0,) * 3))
+    wrong.finals = [wrong.winner, (second, second.measurement), (slower, slower.measurement)]
+    records = check.verify(wrong, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
+    assert [r.position for r in records] == [0] and records[0].status == "wrong_result"
+    assert wrong.winner is not None and wrong.winner[0] is second
+    assert check.verdicts["dispatch_0"].startswith("numerics checked") and "1 faster finalist" in check.verdicts["dispatch_0"]
 
 
 def test_a_model_winner_that_only_retiles_passes(model_check, tiny, context):
     check, root = model_check
     (root / "spec.mlir").write_text(spec_for(tiny, KNOBS, context))
     result = _winner(tiny, context, compile_cpu(tiny.source, root / "retiled.vmfb", root / "spec.mlir"))
-    assert check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS) is None
+    assert check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS) == []
     assert result.winner is not None and check.verdicts["dispatch_0"].startswith("numerics checked")
 
 
@@ -92,7 +110,7 @@ def test_a_dispatch_winner_is_checked_on_its_one_op_model(tiny, context, tmp_pat
     assert one_op_shape(tiny.problem) is not None
     check = _dispatch_check(tiny, context, tmp_path)
     result = _winner(tiny, context, tmp_path / "never_run.vmfb")
-    assert check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS) is None
+    assert check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS) == []
     assert check.verdicts["dispatch_0"] == "numerics checked: outputs agree element by element within the tolerance"
 
 
@@ -107,8 +125,8 @@ def test_an_injected_wrong_dispatch_result_is_refused(tiny, context, tmp_path, m
     monkeypatch.setattr(winner_numerics, "run_outputs", shifted)
     check = _dispatch_check(tiny, context, tmp_path)
     result = _winner(tiny, context, tmp_path / "never_run.vmfb")
-    record = check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
-    assert record is not None and record.status == "wrong_result" and result.winner is None
+    (record,) = check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
+    assert record.status == "wrong_result" and result.winner is None
     assert "winner refused" in check.verdicts["dispatch_0"]
 
 
@@ -119,7 +137,7 @@ def test_a_problem_without_a_one_op_model_is_reported_not_checked(dumps, context
     check = _dispatch_check(dumped, context, tmp_path)
     trial = Trial(0, 0, {}, BuildResult(0, "ok", None), Measurement(0, "ok", (1.0,), (2.0,)), "")
     result = DispatchResult("dispatch_0", dumped.problem, 1, [trial], winner=(trial, trial.measurement))
-    assert check.verify(result, dumped.cpu, lambda knobs: "", "heuristic", RECORD_FIELDS) is None
+    assert check.verify(result, dumped.cpu, lambda knobs: "", "heuristic", RECORD_FIELDS) == []
     assert result.winner is not None and "not checked: no one-op model" in check.verdicts["dispatch_0"]
 
 

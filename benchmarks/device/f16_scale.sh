@@ -1,6 +1,7 @@
 #!/bin/bash
 # usage: bash benchmarks/device/f16_scale.sh STEP ARGS, each step a call of its own:
 #   export NAME... | tune BUDGET SCREENS NAME... | resume RUN... | retime NAME... | agree DEVICE NAME...
+#   | cpu_check NAME...
 # Whole-model tuning at real size on one GPU (docs/evaluation/sm_90/f16_scale): NAME's full-size float16 export, weights
 # inlined (examples/export/export_models.py, iree-turbine carried as wheels in .pack/whl; the image has torch and
 # transformers), tuned for sm_90 on cuda://0 alone by benchmarks/whole_models/screen_throughput.py once per screen
@@ -8,7 +9,9 @@
 # run's result re-measured with plain tools against the file as exported (timing/plain_tools_order.py, 8 rounds).
 # `resume RUN` (e.g. bert_f16_none) continues a run the last call's limit stopped (`mltune tune --resume`; the
 # run's own records say what it measured and when). `agree`: benchmarks/whole_models/screen_agreement.py on the
-# exports, for sm_90 on DEVICE (2 dispatches each, the heuristic's first 16 candidates, 5 rounds). Steps are
+# exports, for sm_90 on DEVICE (2 dispatches each, the heuristic's first 16 candidates, 5 rounds). `cpu_check`:
+# benchmarks/gpu/numerics_against_cpu.py on each run (IREE's default GPU outputs and every checked candidate's
+# against the export run on llvm-cpu by plain tools: which side a refused winner's difference is on). Steps are
 # separate calls (a call is at most 10 minutes); everything lives under /tmp/f16 between them.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site:/tmp/turbine HF_HUB_OFFLINE=1
 step=$1; shift
@@ -43,6 +46,13 @@ case $step in
         label=$(basename $(dirname $run))
         python3 benchmarks/timing/plain_tools_order.py --run-dir $run --rounds 8 --device cuda://0 \
           --default-source $run/${name}_f16.sm_90.mlir > $OUT/plain_$label.txt 2>&1
+      done
+    done ;;
+  cpu_check)
+    for name in "$@"; do
+      for run in /tmp/f16/work/0/${name}_f16_*/run; do
+        python3 benchmarks/gpu/numerics_against_cpu.py $run /tmp/f16/${name}_f16.mlir /tmp/f16/${name}_f16.flags \
+          > $OUT/cpu_check_$(basename $(dirname $run)).txt 2>&1
       done
     done ;;
   agree)

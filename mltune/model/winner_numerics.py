@@ -2,7 +2,8 @@
 
 Model input: the winner's own build (the model compiled with its config) against IREE's default
 build, on the run's inputs; the default build's outputs are computed once, first, and a default
-build that cannot run on its own model's arguments is bad input. Dispatch input: a dumped dispatch
+build that cannot run on its own model's arguments is bad input; a refused winner's place goes to the next
+finalist that wins, checked the same way. Dispatch input: a dumped dispatch
 benchmark reads never-written buffers and returns nothing, so the problem's one-op model
 (`mltune.frontend.one_op_model`) is compiled with and without the config and both run on seeded inputs; a
 problem with no one-op model (convolutions, attention, a transposed LHS) is reported as not checked,
@@ -22,13 +23,14 @@ from iree.compiler import ir
 from mltune.emit.apply import make_applier
 from mltune.errors import UserError
 from mltune.execution.build import Builder
+from mltune.execution.run import Measurement
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.records.dataset import Record
-from mltune.search.results import DispatchResult
+from mltune.search.results import DispatchResult, Trial
 from mltune.targets import CpuTarget, Target, TargetFacts
 
 
@@ -40,6 +42,13 @@ def one_op_shape(problem: Problem) -> ContractionShape | None:
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     batch = problem.sizes(problem.batch)[0] if problem.batch else 0
     return ContractionShape(m, n, k, batch, problem.lhs_type, problem.out_type, problem.layout == "nt")
+
+
+def _next_winner(result: DispatchResult, refused: Trial) -> tuple[Trial, Measurement] | None:
+    """The fastest finalist after `refused` that also wins (`result.finals` is sorted fastest first)."""
+    positions = [i for i, (trial, _) in enumerate(result.finals) if trial is refused]
+    later = result.finals[positions[0] + 1:] if positions else result.finals
+    return next((pair for pair in later if pair[0] is not refused and pair[1].wins(result.min_speedup)), None)
 
 
 def default_outputs(tuning_input: TuningInput, default_vmfb: Path, device: str, work_dir: Path) -> list[np.ndarray]:
@@ -72,27 +81,33 @@ class WinnerCheck:
             self._reference = default_outputs(self.tuning_input, self.default_vmfb, self.device, self.work_dir)
 
     def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
-               ranker: str, record_fields: dict) -> Record | None:
-        """Check `result`'s winner; a wrong one is dropped from `result` and returned as a `wrong_result` record."""
-        if result.winner is None:
-            return None
-        trial, measurement = result.winner
-        folder = self.work_dir / "numerics" / result.name
-        try:
-            verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
-                       self._against_one_op_model(result, facts, folder))
-        except RuntimeError as err:
-            verdict = Comparison(False, str(err))
-        if verdict is None:
-            return None
-        if verdict.ok:
-            self.verdicts[result.name] = f"numerics checked: {verdict.detail}"
-            return None
-        self.verdicts[result.name] = f"winner refused, it computes different results: {verdict.detail}"
-        result.winner = None
-        return Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs), knobs=trial.knobs,
-                      status="wrong_result", time_us=list(measurement.time_us), baseline_us=list(measurement.baseline_us),
-                      ranker=ranker, position=trial.position, detail=f"numerics: {verdict.detail}", **record_fields)
+               ranker: str, record_fields: dict) -> list[Record]:
+        """Check `result`'s winner; a wrong one is dropped from `result` and the next finalist that also wins is
+        checked in its place (configs alike in speed can differ in what the compiler makes of them: ResNet-50's
+        strided projections on sm_90). Each wrong one comes back as a `wrong_result` record."""
+        refused: list[Record] = []
+        while result.winner is not None:
+            trial, measurement = result.winner
+            folder = self.work_dir / "numerics" / result.name / f"candidate_{trial.index}"
+            try:
+                verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
+                           self._against_one_op_model(result, facts, folder))
+            except RuntimeError as err:
+                verdict = Comparison(False, str(err))
+            if verdict is None:
+                return refused
+            if verdict.ok:
+                after = f" (after {len(refused)} faster finalist(s) refused)" if refused else ""
+                self.verdicts[result.name] = f"numerics checked: {verdict.detail}{after}"
+                return refused
+            refused.append(Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs),
+                                  knobs=trial.knobs, status="wrong_result", time_us=list(measurement.time_us),
+                                  baseline_us=list(measurement.baseline_us), ranker=ranker, position=trial.position,
+                                  detail=f"numerics: {verdict.detail}", **record_fields))
+            result.winner = _next_winner(result, trial)
+            self.verdicts[result.name] = (f"winner refused, it computes different results: {verdict.detail}"
+                                          + (f" ({len(refused)} finalists refused)" if len(refused) > 1 else ""))
+        return refused
 
     def _against_model(self, vmfb: Path, folder: Path) -> Comparison:
         folder.mkdir(parents=True, exist_ok=True)

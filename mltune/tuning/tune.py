@@ -337,8 +337,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
                 refused = winner_check.verify(searched, configured[task.problem.key][0].facts,
                                               task.configurator.pipeline_of, task.ranker.name, record_fields)
-            if refused is not None:
-                write(refused)
+            for record in refused:
+                write(record)
             results.append(searched)
     finally:
         if executor is not None:

@@ -1,0 +1,70 @@
+"""Which GPU build computes the model right: IREE's default or a tuned candidate the numerics check refused?
+
+mltune refuses a winner whose outputs differ from IREE's default build on the same device. That check cannot say
+which of the two is wrong. This script asks a third party: the same exported file built for llvm-cpu by plain
+`iree-compile` and run by `iree-run-module` on the run's own inputs. It compares, against that CPU reference, IREE's
+default GPU outputs (`outputs_default.npz`, written by the run) and every candidate the run checked
+(`numerics/DISPATCH/candidate_N/outputs.npz`), with mltune's tolerance (`mltune.model.numerics.compare`) and the
+largest error relative to the reference's RMS.
+
+    python benchmarks/gpu/numerics_against_cpu.py RUN_DIR SOURCE.mlir FLAGS_FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from mltune.model.numerics import compare
+from mltune.system.tools import tool_path
+
+CPU_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+             "--iree-llvmcpu-target-cpu=host")
+
+
+def cpu_reference(source: Path, flags_file: Path, work: Path) -> list[np.ndarray]:
+    """The model's outputs computed on the CPU by plain tools, on the arguments its flags file names."""
+    vmfb = work / "cpu.vmfb"
+    subprocess.run([tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(vmfb)], check=True)
+    args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
+    out = work / "cpu_out0.npy"
+    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task", *args,
+                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
+    return [np.load(out)]
+
+
+def _outputs(path: Path) -> list[np.ndarray]:
+    with np.load(path) as saved:
+        return [saved[f"out{i}"] for i in range(len(saved.files))]
+
+
+def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -> str:
+    ref, got = reference[0].astype(np.float64), outputs[0].astype(np.float64)
+    rms = float(np.sqrt(np.mean(ref ** 2))) or 1.0
+    verdict = compare(reference, outputs)
+    return (f"{label:60s} largest error / reference RMS {np.max(np.abs(got - ref)) / rms:8.2e}  "
+            f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("source", type=Path, help="the exported file as the user has it")
+    parser.add_argument("flags_file", type=Path, help="its flags file (--function, --input)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        reference = cpu_reference(args.source, args.flags_file, Path(work))
+    print(f"reference: {args.source.name} on llvm-cpu (host), plain iree-compile + iree-run-module")
+    print(report("IREE's default build on the GPU", reference, _outputs(args.run_dir / "outputs_default.npz")))
+    for path in sorted((args.run_dir / "numerics").glob("*/candidate_*/outputs.npz")):
+        print(report(f"{path.parent.parent.name} {path.parent.name}", reference, _outputs(path)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
