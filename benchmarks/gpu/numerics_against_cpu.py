@@ -48,7 +48,8 @@ def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -
     ref, got = reference[0].astype(np.float64), outputs[0].astype(np.float64)
     rms = float(np.sqrt(np.mean(ref ** 2))) or 1.0
     verdict = compare(reference, outputs)
-    return (f"{label:60s} largest error / reference RMS {np.max(np.abs(got - ref)) / rms:8.2e}  "
+    return (f"{label:60s} error RMS / reference RMS {np.sqrt(np.mean((got - ref) ** 2)) / rms:8.2e}, "
+            f"largest {np.max(np.abs(got - ref)) / rms:8.2e}  "
             f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
 
 
