@@ -5,7 +5,8 @@ which of the two is wrong. This script asks a third party: the same exported fil
 `iree-compile` and run by `iree-run-module` on the run's own inputs. It compares, against that CPU reference, IREE's
 default GPU outputs (`outputs_default.npz`, written by the run) and every candidate the run checked
 (`numerics/DISPATCH/candidate_N/outputs.npz`), with mltune's tolerance (`mltune.model.numerics.compare`) and the
-largest error relative to the reference's RMS.
+error's RMS and largest element relative to the reference's RMS. The reference may be the f32 export of the same
+seeded model (`export_models.py` casts after the draw): its outputs are cast to the candidate's type first.
 
     python benchmarks/gpu/numerics_against_cpu.py RUN_DIR SOURCE.mlir FLAGS_FILE
 """
@@ -47,7 +48,7 @@ def _outputs(path: Path) -> list[np.ndarray]:
 def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -> str:
     ref, got = reference[0].astype(np.float64), outputs[0].astype(np.float64)
     rms = float(np.sqrt(np.mean(ref ** 2))) or 1.0
-    verdict = compare(reference, outputs)
+    verdict = compare([r.astype(o.dtype) for r, o in zip(reference, outputs)], outputs)  # an f32 export's too
     return (f"{label:60s} error RMS / reference RMS {np.sqrt(np.mean((got - ref) ** 2)) / rms:8.2e}, "
             f"largest {np.max(np.abs(got - ref)) / rms:8.2e}  "
             f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
@@ -62,7 +63,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         reference = cpu_reference(args.source, args.flags_file, Path(work))
     print(f"reference: {args.source.name} on llvm-cpu (host), plain iree-compile + iree-run-module")
-    print(report("IREE's default build on the GPU", reference, _outputs(args.run_dir / "outputs_default.npz")))
+    print(report("IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")))
     for path in sorted((args.run_dir / "numerics").glob("*/candidate_*/outputs.npz")):
         print(report(f"{path.parent.parent.name} {path.parent.name}", reference, _outputs(path)))
 
