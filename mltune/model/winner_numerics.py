@@ -28,9 +28,11 @@ from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
+from mltune.model.host_reference import HostBuild, against_host
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.records.dataset import Record
 from mltune.search.results import DispatchResult, Trial
+from mltune.system.progress import display
 from mltune.targets import CpuTarget, Target, TargetFacts
 
 
@@ -73,12 +75,17 @@ class WinnerCheck:
     jobs: int
     seed: int = 0
     verdicts: dict[str, str] = field(default_factory=dict)
+    host_verdict: str = ""  # IREE's default build against the host's (`mltune.model.host_reference`), when asked
     _reference: list[np.ndarray] | None = None
 
-    def start(self) -> None:
-        """Run IREE's default build once before any tuning (model input): it must run, and its outputs are the reference."""
+    def start(self, host: HostBuild | None = None) -> None:
+        """Run IREE's default build once before any tuning (model input): it must run, and its outputs are the
+        reference; with `host`, they are held against the user's file built for the host CPU."""
         if not self.tuning_input.invocation.dispatch_level:
             self._reference = default_outputs(self.tuning_input, self.default_vmfb, self.device, self.work_dir)
+            if host is not None:
+                with display().phase("IREE's default build against the same file built for the host CPU"):
+                    self.host_verdict = against_host(host, self._reference, self.work_dir / "host")
 
     def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
                ranker: str, record_fields: dict) -> list[Record]:

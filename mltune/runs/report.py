@@ -52,6 +52,7 @@ class TuneReport:
     attempts: list[Attempt] = field(default_factory=list)  # model level: each result tried, the last one `model`'s
     arguments: tuple[str, ...] = ()  # model level: each argument's type and where its values came from
     parameters: tuple[ParameterArchive, ...] = ()  # the parameter archives every build ran with
+    default_vs_host: str = ""  # GPU model runs: IREE's default build's outputs against the host CPU's
 
     @property
     def overhead_fraction(self) -> float:

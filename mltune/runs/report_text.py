@@ -34,6 +34,8 @@ def _print_arguments(report: TuneReport) -> None:
             print(f"  {argument}")
     for archive in report.parameters:
         print(f"  weights: {archive.flag}")
+    if report.default_vs_host:
+        print(report.default_vs_host)
 
 
 def print_report(report: TuneReport) -> None:

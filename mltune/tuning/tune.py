@@ -36,6 +36,7 @@ from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.model.input_form import in_input_form
 from mltune.model.weights import without_weights
+from mltune.model.host_reference import HostBuild
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.rankers import make_ranker
 from mltune.rankers.base import for_one_problem
@@ -259,7 +260,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     runner = make_runner(tuning_input.invocation, request.devices, request.run_dir)
     winner_check = WinnerCheck(tuning_input, default_build.vmfb, request.devices[0], request.target, context,
                                request.run_dir, request.jobs, request.seed)
-    winner_check.start()  # IREE's default build must run on the model's own arguments (an f64 model does not)
+    winner_check.start(None if request.target.kind == "cpu" else  # a GPU's default is held against the host's
+                       HostBuild(request.input_path, prepared.invocation, request.compile_flags))
     tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
     flags: FlagChoice | None = None
     baseline = default_build
@@ -392,6 +394,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
                         numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
-                        parameters=prepared.invocation.parameters)  # the user's, not the split's
+                        parameters=prepared.invocation.parameters,  # the user's, not the split's
+                        default_vs_host=winner_check.host_verdict)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
