@@ -4,6 +4,8 @@ that still cannot be timed is named with the reason (never a NaN in the table)."
 from __future__ import annotations
 
 import math
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from iree_helpers import dump_command, run
 
 from mltune.frontend.dump_constants import missing_resources, restore_dropped_constants
+from mltune.model import profile
 from mltune.model.profile import profile_model
 from mltune.model.profile_table import profile_lines
 from mltune.system.tools import tool_path
@@ -87,7 +90,7 @@ def test_the_dumps_lack_their_constants_and_get_them_back(dumps, tmp_path):
 @pytest.mark.slow  # 5 s: on CPUs the time shares come from the model's own profile (test_in_model_profile)
 def test_every_dispatch_is_timed(dumps, tmp_path):
     named = [(bench.stem, bench, "op", None) for bench in dumps]
-    profiles = profile_model(named, Counter(), "local-task", tmp_path / "profile", jobs=1)
+    profiles = profile_model(named, Counter(), ("local-task",), tmp_path / "profile", jobs=1)
     assert all(p.timed and math.isfinite(p.time_us) and p.time_us > 0 for p in profiles), profiles
     assert sum(p.share for p in profiles) == pytest.approx(1.0)
     table = "\n".join(profile_lines(profiles, [], whole_model=True))
@@ -99,7 +102,7 @@ def test_a_dispatch_that_cannot_be_timed_is_named_with_the_reason(dumps, tmp_pat
     broken = tmp_path / "broken_benchmark.mlir"
     broken.write_text(dumps[0].read_text().replace("linalg.matmul", "linalg.no_such_op", 1))
     named = [(bench.stem, bench, "op", None) for bench in (dumps[1], broken)]
-    profiles = profile_model(named, Counter(), "local-task", tmp_path / "profile", jobs=1)
+    profiles = profile_model(named, Counter(), ("local-task",), tmp_path / "profile", jobs=1)
     untimed = [p for p in profiles if not p.timed]
     assert [p.name for p in untimed] == ["broken_benchmark"] and untimed[0].share == 0.0
     assert "does not compile" in untimed[0].untimed and "no_such_op" in untimed[0].untimed
@@ -107,3 +110,27 @@ def test_a_dispatch_that_cannot_be_timed_is_named_with_the_reason(dumps, tmp_pat
     table = "\n".join(profile_lines(profiles, [], whole_model=True))
     assert "nan" not in table.lower()
     assert "broken_benchmark" in table and "not timed: its dump does not compile" in table
+
+
+def test_several_devices_share_the_dumps_one_dump_at_a_time_each(monkeypatch, tmp_path):
+    """Synthetic timings (a stand-in for `iree-benchmark-module` that sleeps and records its device): eight dumps
+    over two devices; both time, neither times two at once, a dump that did not compile uses no device."""
+    busy, used, lock = set(), [], threading.Lock()
+
+    def stand_in(vmfb, device):
+        with lock:
+            assert device not in busy, f"{device} timed two dumps at once"
+            busy.add(device)
+            used.append(device)
+        time.sleep(0.05)
+        with lock:
+            busy.discard(device)
+        return float(vmfb.stem.split("_")[1]), ""
+
+    monkeypatch.setattr(profile, "time_dispatch", stand_in)
+    named = [(f"d_{i}", tmp_path / f"d_{i}.mlir", "op", None) for i in range(1, 10)]
+    built = [(tmp_path / f"d_{i}.vmfb", "" if i < 9 else "error: no") for i in range(1, 10)]
+    profiles = profile.rank_dispatches(named, built, Counter(), ("cuda://0", "cuda://1", "cuda://0"))
+    assert len(used) == 8 and set(used) == {"cuda://0", "cuda://1"}
+    assert [p.name for p in profiles] == [f"d_{i}" for i in range(8, 0, -1)] + ["d_9"]
+    assert sum(p.share for p in profiles) == pytest.approx(1.0) and not profiles[-1].timed

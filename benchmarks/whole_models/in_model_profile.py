@@ -50,7 +50,7 @@ def one_model(stem: Path, work: Path) -> list[str]:
     named = [(d.name, d.bench, d.problem.op_name, d.problem if isinstance(d.problem, Problem) else None)
              for d in read_dispatches(tuning_input, context)]
     started = time.perf_counter()
-    dumps = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), DEVICE,
+    dumps = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), (DEVICE,),
                           work / "dumps", 2)
     dump_s, started = time.perf_counter() - started, time.perf_counter()
     in_model = rank_in_model(named, profile_in_model(default.vmfb, tuning_input.invocation, DEVICE, work / "model"))

@@ -149,7 +149,7 @@ def time_dispatches(dispatches: list[Dispatch], work: Path, device: str, flags: 
         built = compile_dispatches(named, work / "profile", jobs, flags)
     counts = Counter({d.name: d.calls for d in dispatches})
     with held(lock):
-        return rank_dispatches(named, built, counts, device)
+        return rank_dispatches(named, built, counts, (device,))
 
 
 def main() -> int:

@@ -104,8 +104,8 @@ def study(stem: Path, candidates: int, dispatches: int, only: str, setting: Sett
                                                                source=tuning_input.source)
                if not isinstance(c, Untunable)}  # on CUDA: only ops of the source, which a candidate annotates
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
-    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work), setting.device,
-                             work / "profile", setting.jobs)
+    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work),
+                             (setting.device,), work / "profile", setting.jobs)
     for profile in [p for p in profiles if p.timed and p.problem_key in tunable and only in p.problem_key][:dispatches]:
         dispatch, configurator = tunable[profile.problem_key]
         problem = dispatch.problem

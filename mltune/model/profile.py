@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Sequence
 
 from joblib import Parallel, delayed
@@ -123,12 +125,12 @@ def time_dispatch(vmfb: Path, device: str, min_time_s: float | None = REPETITION
 
 
 def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], counts: Counter[str],
-                  device: str, work_dir: Path, jobs: int) -> list[DispatchProfile]:
-    """Time every (name, benchmark file, root op name, problem) and rank by share of the model's time.
+                  devices: Sequence[str], work_dir: Path, jobs: int) -> list[DispatchProfile]:
+    """Time every (name, benchmark file, root op name, problem) and rank by share of the model.
 
-    Benchmarks compile in parallel, then run one at a time (never beside a compile).
+    Benchmarks compile in parallel, then run one at a time per device (never beside a compile).
     """
-    return rank_dispatches(dispatches, compile_dispatches(dispatches, work_dir, jobs), counts, device)
+    return rank_dispatches(dispatches, compile_dispatches(dispatches, work_dir, jobs), counts, devices)
 
 
 def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path,
@@ -141,15 +143,30 @@ def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None
 
 
 def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], built: Sequence[tuple[Path, str]],
-                    counts: Counter[str], device: str) -> list[DispatchProfile]:
-    """Time each compiled dispatch (`compile_dispatches`) once, one at a time, and rank by share of the model."""
+                    counts: Counter[str], devices: Sequence[str]) -> list[DispatchProfile]:
+    """Time each compiled dispatch (`compile_dispatches`) once and rank by share of the model. Each device times one
+    dump at a time; several devices (a host's GPUs, alike) share the dumps: on one GPU a dump's process, CUDA context
+    and PTX assembly take about a second (docs/scaling.md)."""
     executables = list(counts)
+    free: SimpleQueue[str] = SimpleQueue()
+    for device in dict.fromkeys(devices):
+        free.put(device)
+
+    def timed(vmfb: Path, error: str) -> tuple[float, str]:
+        if error:
+            return float("nan"), f"its dump does not compile: {_message(error)}"
+        device = free.get()
+        try:
+            return time_dispatch(vmfb, device)
+        finally:
+            free.put(device)
+
+    with ThreadPoolExecutor(max_workers=len(dict.fromkeys(devices))) as pool:
+        times = list(pool.map(timed, *zip(*built))) if built else []
     rows = []
-    for (name, _, op, problem), (vmfb, error) in zip(dispatches, built):
+    for (name, _, op, problem), (time_us, untimed) in zip(dispatches, times):
         executable = executable_of(name, executables)
         calls = counts[executable] if executable else 1
-        time_us, untimed = (float("nan"), f"its dump does not compile: {_message(error)}") if error \
-            else time_dispatch(vmfb, device)
         rows.append((name, op, problem.key if problem else None, time_us, calls, untimed))
     total = sum(t * c for _, _, _, t, c, why in rows if not why) or 1.0
     profiles = [DispatchProfile(n, op, key, t, c, 0.0 if why else t * c / total, why) for n, op, key, t, c, why in rows]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import Sequence
 
 from mltune.frontend.problem import Problem
 from mltune.input.model import TuningInput
@@ -27,25 +28,25 @@ def named_dispatches(tuning_input: TuningInput, dispatches: list[Dispatch]) -> l
     return named
 
 
-def _measured_shares(tuning_input: TuningInput, dispatches: list[Dispatch], device: str, run_dir: Path, jobs: int,
-                     default_vmfb: Path) -> list[DispatchProfile]:
-    """Each dispatch's share of the model's time on `device`: in runs of IREE's default build where the device
-    profiles dispatches, else on the dumps; a single dispatch needs no measurement."""
+def _measured_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices: Sequence[str], run_dir: Path,
+                     jobs: int, default_vmfb: Path) -> list[DispatchProfile]:
+    """Each dispatch's share of the model's time: in runs of IREE's default build where the first device profiles
+    dispatches, else on the dumps, shared among the devices; a single dispatch needs no measurement."""
     named = named_dispatches(tuning_input, dispatches)
     if tuning_input.invocation.dispatch_level or len(named) <= 1:
         return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
-    if profiling_mode(device) is not None:
+    if profiling_mode(devices[0]) is not None:
         try:
-            return rank_in_model(named, profile_in_model(default_vmfb, tuning_input.invocation, device,
+            return rank_in_model(named, profile_in_model(default_vmfb, tuning_input.invocation, devices[0],
                                                          run_dir / "profile"))
         except NotProfiled as why:
             print(f"note: each dispatch is timed on its dump instead: {why}")
     counts = call_counts(tuning_input.source, tuning_input.compile_flags, run_dir)
-    return profile_model(named, counts, device, run_dir / "profile", jobs)
+    return profile_model(named, counts, devices, run_dir / "profile", jobs)
 
 
-def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], device: str, run_dir: Path, jobs: int,
-                  default_vmfb: Path) -> list[DispatchProfile]:
+def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices: Sequence[str], run_dir: Path,
+                  jobs: int, default_vmfb: Path) -> list[DispatchProfile]:
     """The model's time shares, read back from `run_dir` when an earlier run there measured them."""
     path = run_dir / "profile.json"
     if path.is_file():
@@ -53,6 +54,6 @@ def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], device:
             return [DispatchProfile(**row) for row in json.loads(path.read_text())]
         except (ValueError, TypeError):
             pass  # unreadable: measure it again
-    profiles = _measured_shares(tuning_input, dispatches, device, run_dir, jobs, default_vmfb)
+    profiles = _measured_shares(tuning_input, dispatches, devices, run_dir, jobs, default_vmfb)
     path.write_text(json.dumps([asdict(p) for p in profiles]))
     return profiles

@@ -273,7 +273,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
     with display().phase("profile: time each dispatch"):
-        profiles = cached_shares(tuning_input, dispatches, request.devices[0], request.run_dir, request.jobs,
+        profiles = cached_shares(tuning_input, dispatches, request.devices, request.run_dir, request.jobs,
                                  default_build.vmfb)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     display().table(profile_lines(profiles, allocations, level == "model"))
