@@ -8,7 +8,9 @@ default GPU outputs (`outputs_default.npz`, written by the run) and every candid
 error's RMS and largest element relative to the reference's RMS. The reference may be the f32 export of the same
 seeded model (`export_models.py` casts after the draw): its outputs are cast to the candidate's type first.
 
-    python benchmarks/gpu/numerics_against_cpu.py RUN_DIR SOURCE.mlir FLAGS_FILE
+    python benchmarks/gpu/numerics_against_cpu.py RUN_DIR SOURCE.mlir FLAGS_FILE [--module VMFB --device DEV]
+
+`--module` adds modules built by hand (e.g. plain `iree-compile --iree-cuda-target=sm_80`), each run on `--device`.
 """
 
 from __future__ import annotations
@@ -54,18 +56,33 @@ def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -
             f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
 
 
+def device_outputs(vmfb: Path, device: str, flags_file: Path, out: Path) -> list[np.ndarray]:
+    """A module built outside any run (e.g. plain `iree-compile --iree-cuda-target=sm_80`) run on `device`."""
+    args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
+    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb.resolve()}", f"--device={device}", *args,
+                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
+    return [np.load(out)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("run_dir", type=Path, help="a tuning run's folder (`-` for none)")
     parser.add_argument("source", type=Path, help="the exported file as the user has it")
     parser.add_argument("flags_file", type=Path, help="its flags file (--function, --input)")
+    parser.add_argument("--module", type=Path, action="append", default=[],
+                        help="also a module built by hand, run on --device (repeatable)")
+    parser.add_argument("--device", default="cuda://0")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         reference = cpu_reference(args.source, args.flags_file, Path(work))
-    print(f"reference: {args.source.name} on llvm-cpu (host), plain iree-compile + iree-run-module")
-    print(report("IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")))
-    for path in sorted((args.run_dir / "numerics").glob("*/candidate_*/outputs.npz")):
-        print(report(f"{path.parent.parent.name} {path.parent.name}", reference, _outputs(path)))
+        print(f"reference: {args.source.name} on llvm-cpu (host), plain iree-compile + iree-run-module")
+        for module in args.module:
+            outputs = device_outputs(module, args.device, args.flags_file, Path(work) / f"{module.stem}.npy")
+            print(report(f"{module.name} on {args.device}", reference, outputs))
+    if str(args.run_dir) != "-":
+        print(report("IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")))
+        for path in sorted((args.run_dir / "numerics").glob("*/candidate_*/outputs.npz")):
+            print(report(f"{path.parent.parent.name} {path.parent.name}", reference, _outputs(path)))
 
 
 if __name__ == "__main__":
