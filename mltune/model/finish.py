@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
+
+import numpy as np
 
 from iree.compiler import ir
 
@@ -25,6 +27,7 @@ from mltune.model.in_model_timer import InModelTimer
 from mltune.model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
 from mltune.system.progress import display
 
+Judge = Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]  # IREE's default's outputs, a build's
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 EVERY_CONFIG = "every config"  # where the check dropped some: the build with all of them, timed beside its choice
 CHECK_CHOICE = "check's choice"  # the label of the check's choice once every config beat it
@@ -52,7 +55,8 @@ class ModelOutcome:
 def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
                  default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
                  plan: TimingPlan, context: ir.Context, work_dir: Path, numerics_device: str | None,
-                 check_configs: CheckConfigs | None = None, timed_as_built: bool = False) -> ModelOutcome:
+                 check_configs: CheckConfigs | None = None, timed_as_built: bool = False,
+                 judge: Judge = compare) -> ModelOutcome:
     """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's
     default build, then the end-to-end timing; a result that is not faster than IREE's default build in that last
     measurement is withdrawn. `timed_as_built`: the caller times the result once more, built as the user builds it,
@@ -61,7 +65,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
 
     `builder` compiles with the chosen flags; `flags_baseline` is its build without a spec and
     `default_build` IREE's own build (no spec, no extra flags), the reference for both numerics and speed.
-    `numerics_device` runs both builds for the numerics check (None: not checked).
+    `numerics_device` runs both builds for the numerics check (None: not checked), `judge` compares them.
     """
 
     def merged(kept: Sequence[Config]) -> Applied | None:
@@ -82,7 +86,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     numerics = None
     if numerics_device is not None:
         with display().phase("numerics: the tuned model's outputs against IREE's default build"):
-            numerics = numerics_check(default_build, final, builder, numerics_device, work_dir)
+            numerics = numerics_check(default_build, final, builder, numerics_device, work_dir, judge)
     if numerics is not None and not numerics.ok:
         return ModelOutcome(None, check, numerics, None, f"the tuned model changes the results: {numerics.detail}")
     builds: list[tuple[str, Path]] = []
@@ -102,7 +106,7 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         timing = end_to_end(default_build.vmfb, builds, runner, plan)
     overruled = everything is not None and every_config_faster(timing)
     if overruled:  # the check's single comparisons against one build of all were outweighed end to end
-        every_numerics = (numerics_check(default_build, everything, builder, numerics_device, work_dir)
+        every_numerics = (numerics_check(default_build, everything, builder, numerics_device, work_dir, judge)
                           if numerics_device is not None else None)
         overruled = every_numerics is None or every_numerics.ok
         if overruled:
@@ -147,6 +151,7 @@ class FinalChecks:
     numerics_device: str | None
     in_model: InModelTimer | None = None  # the device times each dispatch in the model: configs checked there
     as_built: AsBuilt | None = None  # the user's model with its weights, where the candidates were built without
+    judge: Judge = compare  # the numerics rule (`WinnerCheck.judge`: against the host where IREE's default is wrong)
 
     def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
         """Check the model tuned with `configs`; a later `attempt` builds and writes into folders of its own, so
@@ -165,7 +170,7 @@ class FinalChecks:
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
                                self.applier, self.plan, self.context, work_dir, self.numerics_device, check,
-                               timed_as_built=self.as_built is not None and not kernel)
+                               timed_as_built=self.as_built is not None and not kernel, judge=self.judge)
         if outcome.result is None:
             return outcome
         if not kernel:
@@ -199,14 +204,15 @@ def as_built_verdict(outcome: ModelOutcome, measured: Measurement | str) -> Mode
 
 
 def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
-                   work_dir: Path) -> Comparison:
-    """The final build's outputs against IREE's default build's, on the same inputs (a build that failed: refused)."""
+                   work_dir: Path, judge: Judge = compare) -> Comparison:
+    """The final build's outputs against IREE's default build's, on the same inputs, by `judge` (a build that
+    failed: refused)."""
     if final.status != "ok":
         return Comparison(False, f"does not compile: {final.detail}")
     invocation = builder.tuning_input.invocation
     try:
         reference = run_outputs(default_build.vmfb, invocation, device, work_dir / "outputs_default.npz")
         tuned = run_outputs(final.vmfb, invocation, device, work_dir / "outputs_tuned.npz")
-        return compare(reference, tuned)
+        return judge(reference, tuned)
     except RuntimeError as err:
         return Comparison(False, str(err))

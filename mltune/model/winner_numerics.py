@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from iree.compiler import ir
@@ -28,7 +28,7 @@ from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
-from mltune.model.host_reference import HostBuild, against_host
+from mltune.model.host_reference import HostBuild, HostCheck, against_host
 from mltune.model.numerics import Comparison, compare, run_outputs
 from mltune.records.dataset import Record
 from mltune.search.results import DispatchResult, Trial
@@ -75,8 +75,14 @@ class WinnerCheck:
     jobs: int
     seed: int = 0
     verdicts: dict[str, str] = field(default_factory=dict)
-    host_verdict: str = ""  # IREE's default build against the host's (`mltune.model.host_reference`), when asked
+    host: HostCheck | None = None  # IREE's default build against the host's (`mltune.model.host_reference`)
     _reference: list[np.ndarray] | None = None
+
+    @property
+    def judge(self) -> Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]:
+        """How a build's outputs are judged against IREE's default build's (`HostCheck.judge` once held against the
+        host)."""
+        return self.host.judge if self.host is not None else compare
 
     def start(self, host: HostBuild | None = None) -> None:
         """Run IREE's default build once before any tuning (model input): it must run, and its outputs are the
@@ -85,7 +91,7 @@ class WinnerCheck:
             self._reference = default_outputs(self.tuning_input, self.default_vmfb, self.device, self.work_dir)
             if host is not None:
                 with display().phase("IREE's default build against the same file built for the host CPU"):
-                    self.host_verdict = against_host(host, self._reference, self.work_dir / "host")
+                    self.host = against_host(host, self._reference, self.work_dir / "host")
 
     def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
                ranker: str, record_fields: dict) -> list[Record]:
@@ -119,7 +125,8 @@ class WinnerCheck:
     def _against_model(self, vmfb: Path, folder: Path) -> Comparison:
         folder.mkdir(parents=True, exist_ok=True)
         assert self._reference is not None
-        return compare(self._reference, run_outputs(vmfb, self.tuning_input.invocation, self.device, folder / "outputs"))
+        return self.judge(self._reference, run_outputs(vmfb, self.tuning_input.invocation, self.device,
+                                                       folder / "outputs"))
 
     def _against_one_op_model(self, result: DispatchResult, facts: TargetFacts, folder: Path) -> Comparison | None:
         shape = one_op_shape(result.problem)

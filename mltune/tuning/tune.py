@@ -363,7 +363,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
             dumped_build(request.run_dir))
         checks = FinalChecks(starter, measured, default_build, builder, runner, applier, plan, context,
                              request.run_dir, request.devices[0],  # numerics on the tuning device: CPU or GPU alike
-                             in_model.timer if in_model else None, as_built)
+                             in_model.timer if in_model else None, as_built, winner_check.judge)
         attempts = finish_with_fallbacks(picks, checks.run)
         model = attempts[-1].outcome
         if search_flags:
@@ -395,6 +395,6 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         kernel_timing=measured.timing if measured.kernel_level else None,
                         numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
-                        default_vs_host=winner_check.host_verdict)
+                        default_vs_host=winner_check.host.line if winner_check.host else "")
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
