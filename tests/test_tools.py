@@ -123,5 +123,17 @@ def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
     fake.chmod(0o755)
     monkeypatch.setenv("MLTUNE_IREE_TOOLS", str(tools))
     tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), tuple(CPU_FLAGS))
-    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=5.0).compile(0, None, "once")
+    start = time.perf_counter()
+    build = Builder(tuning_input, tmp_path / "work", jobs=1, timeout_s=300.0, idle_s=1.0).compile(0, None, "once")
     assert hung_once.exists() and build.status == "ok", build.detail
+    assert time.perf_counter() - start < 30, "the hang was not told from a slow compile by its CPU time"
+
+
+def test_a_tool_busy_past_the_idle_limit_is_not_taken_for_hung(tmp_path):
+    """A stand-in that computes for 3 s (CPU busy throughout) under a 1-s idle limit finishes; one that sleeps does
+    not, and says it hung."""
+    busy = run_tool([sys.executable, "-c", "import time\nend = time.time() + 3\nwhile time.time() < end: pass"],
+                    timeout_s=60, idle_s=1.0)
+    assert busy.ok and not busy.hung, busy.describe_failure()
+    asleep = run_tool(["sleep", "30"], timeout_s=60, idle_s=1.0)
+    assert asleep.hung and asleep.timed_out and asleep.seconds < 10 and "hung" in asleep.describe_failure()

@@ -14,6 +14,7 @@ from mltune.input.model import TuningInput
 from mltune.system.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
+HANG_IDLE_S = 15.0  # a compile that uses no CPU this long is hung (IREE 3.13's futex wait), not slow
 NOT_APPLIED = "not_applied"  # a candidate built to IREE's default module: its configuration did not take effect
 
 
@@ -51,6 +52,7 @@ class Builder:
     work_dir: Path
     jobs: int
     timeout_s: float = COMPILE_TIMEOUT_S
+    idle_s: float | None = HANG_IDLE_S
 
     def compile(self, index: int, applied: Applied | None, name: str) -> BuildResult:
         """Compile the input as it is (`applied` None: IREE's default) or with one candidate applied."""
@@ -69,9 +71,9 @@ class Builder:
             source.write_text(applied.text)
         flags = applied.flags if applied is not None else ()
         args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *flags, *extra, "-o", str(vmfb)]
-        result = run_tool(args, timeout_s=self.timeout_s)
+        result = run_tool(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
         if result.timed_out:  # IREE 3.13's iree-compile now and then waits on a futex for good, using no CPU
-            result = run_tool(args, timeout_s=self.timeout_s)
+            result = run_tool(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)
         if not result.ok:

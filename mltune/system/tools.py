@@ -24,6 +24,7 @@ from typing import Sequence
 from mltune.errors import UserError
 
 STDERR_TAIL_CHARS = 2000
+IDLE_POLL_S = 1.0  # how often a tool run with `idle_s` has its CPU time read
 TOOLS_DIR_VARIABLE = "MLTUNE_IREE_TOOLS"
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
@@ -44,6 +45,7 @@ class ToolResult:
     stdout: str
     stderr: str
     seconds: float
+    hung: bool = False  # killed for using no CPU (`run_tool`'s `idle_s`), not for its time
 
     @property
     def ok(self) -> bool:
@@ -58,6 +60,8 @@ class ToolResult:
         return self.stderr[-STDERR_TAIL_CHARS:]
 
     def describe_failure(self) -> str:
+        if self.hung:
+            return f"hung: used no CPU for its last seconds, killed after {self.seconds:.1f} s"
         if self.timed_out:
             return f"timed out after {self.seconds:.1f} s"
         lines = [line for line in self.stderr.strip().splitlines() if line.strip()]
@@ -114,8 +118,30 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None) -> ToolResult:
-    """Run one tool to completion; a run past `timeout_s` is killed with its whole process group."""
+def _cpu_ticks(pid: int | str) -> int:
+    """Clock ticks a process used, with those of the children it waited for (0 where it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # the name may hold spaces
+        return sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by process `pid` and its running children (iree-compile runs its linker as one)."""
+    children: list[str] = []
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children += listing.read_text().split()
+        except OSError:
+            continue
+    return (_cpu_ticks(pid) + sum(_cpu_ticks(child) for child in children)) / os.sysconf("SC_CLK_TCK")
+
+
+def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None,
+             idle_s: float | None = None) -> ToolResult:
+    """Run one tool to completion; a run past `timeout_s`, or (with `idle_s`) one that with its children used no CPU
+    for `idle_s` seconds, is killed with its whole process group."""
     start = time.perf_counter()
     # errors=replace: a tool echoing the undecodable bytes of a binary input must not crash mltune
     with spawn(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd) as proc:
@@ -123,20 +149,34 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
             _running.add(proc)
             if _stopping:
                 kill_group(proc)
+        hung = False
         try:
-            stdout, stderr = proc.communicate(timeout=timeout_s)
-            returncode: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            stdout, stderr = proc.communicate()
-            returncode = None
+            deadline = start + timeout_s if timeout_s is not None else None
+            busy_at, cpu = start, 0.0
+            while True:
+                left = deadline - time.perf_counter() if deadline is not None else None
+                step = left if idle_s is None else min(IDLE_POLL_S, left) if left is not None else IDLE_POLL_S
+                try:
+                    stdout, stderr = proc.communicate(timeout=max(step, 0.0) if step is not None else None)
+                    returncode: int | None = proc.returncode
+                    break
+                except subprocess.TimeoutExpired:
+                    now = time.perf_counter()
+                    if idle_s is not None and (used := tree_cpu_seconds(proc.pid)) > cpu:
+                        busy_at, cpu = now, used
+                    hung = idle_s is not None and now - busy_at >= idle_s
+                    if hung or (deadline is not None and now >= deadline):
+                        kill_group(proc)
+                        stdout, stderr = proc.communicate()
+                        returncode = None
+                        break
         except BaseException:
             kill_group(proc)
             raise
         finally:
             with _running_lock:
                 _running.discard(proc)
-    return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start)
+    return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start, hung)
 
 
 def kill_running_tools() -> None:
