@@ -14,6 +14,7 @@ from iree_helpers import CPU_FLAGS
 from mltune.errors import UserError
 from mltune.execution.build import Builder
 from mltune.input.model import Invocation, TuningInput
+from mltune.system import tools
 from mltune.system.tools import run_tool, tool_path
 
 
@@ -129,11 +130,12 @@ def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
     assert time.perf_counter() - start < 30, "the hang was not told from a slow compile by its CPU time"
 
 
-def test_a_tool_busy_past_the_idle_limit_is_not_taken_for_hung(tmp_path):
-    """A stand-in that computes for 3 s (CPU busy throughout) under a 1-s idle limit finishes; one that sleeps does
-    not, and says it hung."""
-    busy = run_tool([sys.executable, "-c", "import time\nend = time.time() + 3\nwhile time.time() < end: pass"],
-                    timeout_s=60, idle_s=1.0)
+def test_a_tool_busy_past_the_idle_limit_is_not_taken_for_hung(monkeypatch):
+    """A stand-in that computes for 1.5 s (CPU busy throughout) under a 0.5-s idle limit finishes; one that sleeps
+    does not, and says it hung."""
+    monkeypatch.setattr(tools, "IDLE_POLL_S", 0.1)
+    busy = run_tool([sys.executable, "-c", "import time\nend = time.time() + 1.5\nwhile time.time() < end: pass"],
+                    timeout_s=60, idle_s=0.5)
     assert busy.ok and not busy.hung, busy.describe_failure()
-    asleep = run_tool(["sleep", "30"], timeout_s=60, idle_s=1.0)
+    asleep = run_tool(["sleep", "30"], timeout_s=60, idle_s=0.5)
     assert asleep.hung and asleep.timed_out and asleep.seconds < 10 and "hung" in asleep.describe_failure()
