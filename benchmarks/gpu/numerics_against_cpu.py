@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mltune.model.host_reference import relative_error
 from mltune.model.numerics import compare
 from mltune.system.tools import tool_path
 
@@ -51,7 +52,7 @@ def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -
     ref, got = reference[0].astype(np.float64), outputs[0].astype(np.float64)
     rms = float(np.sqrt(np.mean(ref ** 2))) or 1.0
     verdict = compare([r.astype(o.dtype) for r, o in zip(reference, outputs)], outputs)  # an f32 export's too
-    return (f"{label:60s} error RMS / reference RMS {np.sqrt(np.mean((got - ref) ** 2)) / rms:8.2e}, "
+    return (f"{label:60s} error RMS / reference RMS {relative_error(ref, got):8.2e}, "
             f"largest {np.max(np.abs(got - ref)) / rms:8.2e}  "
             f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
 

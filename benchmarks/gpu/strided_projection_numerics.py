@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from mltune.frontend.mlir import new_context  # noqa: E402
+from mltune.model.host_reference import relative_error  # noqa: E402
 from mltune.model.numerics import compare  # noqa: E402
 from mltune.system.tools import tool_path  # noqa: E402
 from mltune.targets import CpuTarget, parse_target  # noqa: E402
@@ -83,11 +84,6 @@ def run(vmfb: Path, device: str, inputs: list[Path], out: Path) -> np.ndarray:
     subprocess.run([tool_path("iree-run-module"), f"--module={vmfb}", f"--device={device}", "--function=main",
                     *(f"--input=@{i}" for i in inputs), f"--output=@{out}"], check=True, stdout=subprocess.DEVNULL)
     return np.load(out)
-
-
-def relative_error(reference: np.ndarray, got: np.ndarray) -> float:
-    ref = reference.astype(np.float64)
-    return float(np.sqrt(np.mean((got.astype(np.float64) - ref) ** 2)) / (np.sqrt(np.mean(ref ** 2)) or 1.0))
 
 
 def main() -> int:

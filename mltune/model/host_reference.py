@@ -44,7 +44,8 @@ def input_conversion_flags(compile_flags: Sequence[str]) -> list[str]:
     return [flag for flag in compile_flags if flag.startswith("--iree-input-")]
 
 
-def _relative_error(host: np.ndarray, device: np.ndarray) -> float:
+def relative_error(host: np.ndarray, device: np.ndarray) -> float:
+    """The error's RMS over the host outputs' RMS."""
     ref, got = host.astype(np.float64), device.astype(np.float64)
     scale = float(np.sqrt(np.mean(ref ** 2))) or 1.0
     return float(np.sqrt(np.mean((got - ref) ** 2))) / scale
@@ -63,7 +64,7 @@ def distance(host: Sequence[np.ndarray], device: Sequence[np.ndarray]) -> tuple[
             if not exact.ok:
                 return float("inf"), exact.detail
             continue
-        error, limit = _relative_error(h, d), FACTOR * TOLERANCE[d.dtype.name]
+        error, limit = relative_error(h, d), FACTOR * TOLERANCE[d.dtype.name]
         if error / limit >= furthest:
             furthest = error / limit
             words = f"output {i}'s error RMS is {error:.2g} of the host outputs' (agreement: {limit:.2g})"
