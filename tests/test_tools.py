@@ -131,11 +131,11 @@ def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
 
 
 def test_a_tool_busy_past_the_idle_limit_is_not_taken_for_hung(monkeypatch):
-    """A stand-in that computes for 1.5 s (CPU busy throughout) under a 0.5-s idle limit finishes; one that sleeps
-    does not, and says it hung."""
+    """A stand-in whose child computes for 1.5 s (the stand-in waits, as iree-compile waits for its linker) under a
+    0.5-s idle limit finishes; one that sleeps does not, and says it hung."""
     monkeypatch.setattr(tools, "IDLE_POLL_S", 0.1)
-    busy = run_tool([sys.executable, "-c", "import time\nend = time.time() + 1.5\nwhile time.time() < end: pass"],
-                    timeout_s=60, idle_s=0.5)
+    busy_child = f"{sys.executable} -c 'import time\nend = time.time() + 1.5\nwhile time.time() < end: pass'; true"
+    busy = run_tool(["sh", "-c", busy_child], timeout_s=60, idle_s=0.5)
     assert busy.ok and not busy.hung, busy.describe_failure()
     asleep = run_tool(["sleep", "30"], timeout_s=60, idle_s=0.5)
     assert asleep.hung and asleep.timed_out and asleep.seconds < 10 and "hung" in asleep.describe_failure()

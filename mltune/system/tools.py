@@ -127,15 +127,31 @@ def _cpu_ticks(pid: int | str) -> int:
         return 0
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds used so far by process `pid` and its running children (iree-compile runs its linker as one)."""
+def _children(pid: int) -> list[str]:
+    """The running children of `pid`: from `/proc/PID/task/*/children`, or where the kernel has no such files, from
+    every process's parent."""
+    listings = list(Path(f"/proc/{pid}/task").glob("*/children"))
+    if not listings:
+        return [stat.parent.name for stat in Path("/proc").glob("[0-9]*/stat") if _parent(stat) == str(pid)]
     children: list[str] = []
-    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+    for listing in listings:
         try:
             children += listing.read_text().split()
         except OSError:
             continue
-    return (_cpu_ticks(pid) + sum(_cpu_ticks(child) for child in children)) / os.sysconf("SC_CLK_TCK")
+    return children
+
+
+def _parent(stat: Path) -> str:
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return ""
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by process `pid` and its running children (iree-compile runs its linker as one)."""
+    return (_cpu_ticks(pid) + sum(_cpu_ticks(child) for child in _children(pid))) / os.sysconf("SC_CLK_TCK")
 
 
 def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None,
