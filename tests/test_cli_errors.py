@@ -284,7 +284,8 @@ def test_resuming_a_run_whose_command_was_itself_a_resume(tmp_path):
     check_one_line_error(mltune(["tune", "--resume", "run"], cwd=tmp_path), ["--resume", "no tuning command"])
 
 
-@pytest.mark.parametrize("name", ["/an/absolute/folder/that/is/not/a/run", "a/b", "r[", ""])
+@pytest.mark.parametrize("name", ["a/b", *(pytest.param(n, marks=pytest.mark.slow)
+                                          for n in ("/an/absolute/folder/that/is/not/a/run", "r[", ""))])
 def test_show_of_a_folder_that_is_not_a_run(name, tmp_path):
     check_one_line_error(mltune(["show", name, "--run-root", str(tmp_path / "runs")], cwd=tmp_path), ["no run"])
 

@@ -126,7 +126,8 @@ def test_parse_target_kinds():
     assert parse_target("sm_90", probe=False).compile_flags() == []  # its target is written into the input
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("mm_mi300x", "mm_sm80", "bmm_mi300x")
+                                  else n for n in CASES])  # the slow run takes the targets' other cases
 def test_every_candidate_satisfies_the_constraints_per_z3(gpu_dumps, context, name):
     dump = gpu_dumps[name]
     configurator = configurator_for(dump, context)

@@ -122,7 +122,8 @@ def test_space_holds_its_limits(dumps):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", [n if n in ("3x3", "1x1s2", "dw3x3") else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in CASES])  # one of each space by default, the others with the slow tests
 def test_candidates_compile_with_their_config(dumps, context, tmp_path, name):
     """Two sampled candidates (one promoted), applied to the dispatch as mltune applies them on CUDA, compile for
     sm_90, and the compiler configured the dispatch with exactly their lists and workgroup size."""

@@ -14,7 +14,7 @@ from mltune.input.model import TuningInput
 from mltune.system.tools import run_tool, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
-HANG_IDLE_S = 15.0  # a compile that uses no CPU this long is hung (IREE 3.13's futex wait), not slow
+HANG_IDLE_S = 10.0  # a compile that uses no CPU this long is hung (IREE 3.13's futex wait), not slow
 NOT_APPLIED = "not_applied"  # a candidate built to IREE's default module: its configuration did not take effect
 
 
