@@ -27,20 +27,21 @@ import numpy as np
 from mltune.model.host_reference import relative_error
 from mltune.model.numerics import compare
 from mltune.system.tools import tool_path
+from mltune.targets import CpuTarget
 
-CPU_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host")
+def run_flags_file(vmfb: Path, device: str, flags_file: Path, out: Path) -> list[np.ndarray]:
+    """`vmfb` run by plain `iree-run-module` on `device` with the flags file's function and inputs."""
+    args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
+    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb.resolve()}", f"--device={device}", *args,
+                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
+    return [np.load(out)]
 
 
 def cpu_reference(source: Path, flags_file: Path, work: Path) -> list[np.ndarray]:
     """The model's outputs computed on the CPU by plain tools, on the arguments its flags file names."""
-    vmfb = work / "cpu.vmfb"
-    subprocess.run([tool_path("iree-compile"), str(source), *CPU_FLAGS, "-o", str(vmfb)], check=True)
-    args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
-    out = work / "cpu_out0.npy"
-    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task", *args,
-                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
-    return [np.load(out)]
+    host, vmfb = CpuTarget(), work / "cpu.vmfb"
+    subprocess.run([tool_path("iree-compile"), str(source), *host.compile_flags(), "-o", str(vmfb)], check=True)
+    return run_flags_file(vmfb, host.runtime_device, flags_file, work / "cpu_out0.npy")
 
 
 def _outputs(path: Path) -> list[np.ndarray]:
@@ -57,14 +58,6 @@ def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -
             f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
 
 
-def device_outputs(vmfb: Path, device: str, flags_file: Path, out: Path) -> list[np.ndarray]:
-    """A module built outside any run (e.g. plain `iree-compile --iree-cuda-target=sm_80`) run on `device`."""
-    args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
-    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb.resolve()}", f"--device={device}", *args,
-                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
-    return [np.load(out)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path, help="a tuning run's folder (`-` for none)")
@@ -78,7 +71,7 @@ def main() -> None:
         reference = cpu_reference(args.source, args.flags_file, Path(work))
         print(f"reference: {args.source.name} on llvm-cpu (host), plain iree-compile + iree-run-module")
         for module in args.module:
-            outputs = device_outputs(module, args.device, args.flags_file, Path(work) / f"{module.stem}.npy")
+            outputs = run_flags_file(module, args.device, args.flags_file, Path(work) / f"{module.stem}.npy")
             print(report(f"{module.name} on {args.device}", reference, outputs))
     if str(args.run_dir) != "-":
         print(report("IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")))

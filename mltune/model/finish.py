@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Sequence
 
 from iree.compiler import ir
 
@@ -20,14 +18,13 @@ from mltune.execution.devices import RunnerPool
 from mltune.execution.kernel_timing import MeasuredBuilds, call_level
 from mltune.execution.run import Measurement, Runner, TimingPlan
 from mltune.model.merge import StarterSpec, merge_configs
-from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.model.as_built import AsBuilt
 from mltune.model.in_model_check import InModelCheck
 from mltune.model.in_model_timer import InModelTimer
 from mltune.model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
 from mltune.system.progress import display
 
-Judge = Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]  # IREE's default's outputs, a build's
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 EVERY_CONFIG = "every config"  # where the check dropped some: the build with all of them, timed beside its choice
 CHECK_CHOICE = "check's choice"  # the label of the check's choice once every config beat it

@@ -19,9 +19,9 @@ from typing import Sequence
 
 import numpy as np
 
-from mltune.input.model import Invocation
+from mltune.execution.build import Builder
+from mltune.input.model import Invocation, TuningInput
 from mltune.model.numerics import TOLERANCE, Comparison, compare, run_outputs
-from mltune.system.tools import run_tool, tool_path
 from mltune.targets import CpuTarget
 
 FACTOR = 5  # f16: an error RMS of 5 % of the outputs' (ResNet-50's wrong sm_90 build: 90 %)
@@ -114,15 +114,14 @@ def host_check(host: Sequence[np.ndarray], device: Sequence[np.ndarray]) -> Host
 def against_host(build: HostBuild, device_outputs: Sequence[np.ndarray], work_dir: Path) -> HostCheck:
     """Build the user's file for the host CPU, run it on the same arguments and compare with IREE's default build's
     outputs on the device; a host build that fails says why instead."""
-    work_dir.mkdir(parents=True, exist_ok=True)
     host = CpuTarget()
-    vmfb = work_dir / "host.vmfb"
-    built = run_tool([tool_path("iree-compile"), str(build.source), *host.compile_flags(),
-                      *input_conversion_flags(build.compile_flags), "-o", str(vmfb)], timeout_s=COMPILE_TIMEOUT_S)
-    if not built.ok:
-        return HostCheck(f"not held against the host: its llvm-cpu build failed ({built.describe_failure()[:200]})")
+    flags = (*host.compile_flags(), *input_conversion_flags(build.compile_flags))
+    built = Builder(TuningInput(build.source, build.invocation, (), flags), work_dir, jobs=1,
+                    timeout_s=COMPILE_TIMEOUT_S).compile(0, None, "host")
+    if built.status != "ok" or built.vmfb is None:
+        return HostCheck(f"not held against the host: its llvm-cpu build failed ({built.detail[:200]})")
     try:
-        outputs = run_outputs(vmfb, build.invocation, host.runtime_device, work_dir / "outputs_host")
+        outputs = run_outputs(built.vmfb, build.invocation, host.runtime_device, work_dir / "outputs_host")
     except RuntimeError as err:
         return HostCheck(f"not held against the host: its llvm-cpu build did not run ({err})")
     return host_check(outputs, device_outputs)

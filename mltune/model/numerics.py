@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -38,6 +38,9 @@ class Comparison:
 
     ok: bool
     detail: str
+
+
+Judge = Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]  # reference outputs, a build's: a verdict
 
 
 def _runtime_error(stderr: str) -> str:

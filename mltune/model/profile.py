@@ -148,8 +148,9 @@ def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
     dump at a time; several devices (a host's GPUs, alike) share the dumps: on one GPU a dump's process, CUDA context
     and PTX assembly take about a second (docs/scaling.md)."""
     executables = list(counts)
+    distinct = list(dict.fromkeys(devices))
     free: SimpleQueue[str] = SimpleQueue()
-    for device in dict.fromkeys(devices):
+    for device in distinct:
         free.put(device)
 
     def timed(vmfb: Path, error: str) -> tuple[float, str]:
@@ -161,7 +162,7 @@ def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]],
         finally:
             free.put(device)
 
-    with ThreadPoolExecutor(max_workers=len(dict.fromkeys(devices))) as pool:
+    with ThreadPoolExecutor(max_workers=len(distinct)) as pool:
         times = list(pool.map(timed, *zip(*built))) if built else []
     rows = []
     for (name, _, op, problem), (time_us, untimed) in zip(dispatches, times):

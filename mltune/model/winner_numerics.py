@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 from iree.compiler import ir
@@ -29,7 +29,7 @@ from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
 from mltune.model.host_reference import HostBuild, HostCheck, against_host
-from mltune.model.numerics import Comparison, compare, run_outputs
+from mltune.model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.records.dataset import Record
 from mltune.search.results import DispatchResult, Trial
 from mltune.system.progress import display
@@ -79,7 +79,7 @@ class WinnerCheck:
     _reference: list[np.ndarray] | None = None
 
     @property
-    def judge(self) -> Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]:
+    def judge(self) -> Judge:
         """How a build's outputs are judged against IREE's default build's (`HostCheck.judge` once held against the
         host)."""
         return self.host.judge if self.host is not None else compare

@@ -118,13 +118,18 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _stat_fields(pid: int | str) -> list[str]:
+    """`/proc/PID/stat` after the command name (which may hold spaces): state, parent, ...; [] where it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
 def _cpu_ticks(pid: int | str) -> int:
     """Clock ticks a process used, with those of the children it waited for (0 where it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # the name may hold spaces
-        return sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-    except (OSError, IndexError, ValueError):
-        return 0
+    fields = _stat_fields(pid)
+    return sum(int(f) for f in fields[11:15]) if len(fields) > 14 else 0  # utime, stime, cutime, cstime
 
 
 def _children(pid: int) -> list[str]:
@@ -132,7 +137,7 @@ def _children(pid: int) -> list[str]:
     every process's parent."""
     listings = list(Path(f"/proc/{pid}/task").glob("*/children"))
     if not listings:
-        return [stat.parent.name for stat in Path("/proc").glob("[0-9]*/stat") if _parent(stat) == str(pid)]
+        return [entry.name for entry in Path("/proc").glob("[0-9]*") if _stat_fields(entry.name)[1:2] == [str(pid)]]
     children: list[str] = []
     for listing in listings:
         try:
@@ -140,13 +145,6 @@ def _children(pid: int) -> list[str]:
         except OSError:
             continue
     return children
-
-
-def _parent(stat: Path) -> str:
-    try:
-        return stat.read_text().rsplit(")", 1)[1].split()[1]
-    except (OSError, IndexError):
-        return ""
 
 
 def tree_cpu_seconds(pid: int) -> float:
