@@ -32,7 +32,7 @@ from mltune.frontend.root_ops import read_root_ops
 from mltune.records.dataset import Record, RecordWriter, device_id, read_records
 from mltune.search.screen_module import one_op_module
 from mltune.spaces.configure import make_configurator
-from mltune.spaces.cpu_reduction import PIPELINE, CpuMultiLoopContraction, knobs_of_levels, tile_lists
+from mltune.spaces.cpu_reduction import LEVELS, PIPELINE, CpuMultiLoopContraction, knobs_of_levels, tile_lists
 from mltune.targets.cpu import CpuInfo, CpuTarget
 
 
@@ -91,7 +91,10 @@ def test_the_default_is_inside_and_every_candidate_keeps_the_rules(dumped, conte
             assert (candidates.column(f"vec_p{i}") < 2 * candidates.column(f"wg_p{i}")).all()
         default = knobs_of_levels(problem, dump["levels"])
         assert configurator.space.contains(default), f"IREE's default {dump['levels']} -> {default}"
-        assert tile_lists(problem, default) == dump["levels"], "the knobs describe IREE's config exactly"
+        # some hosts (znver3) add a cache_parallel level, which mltune leaves to IREE; the three it sets are exact
+        assert set(dump["levels"]) - set(LEVELS) <= {"cache_parallel"}, dump["levels"]
+        assert tile_lists(problem, default) == {name: dump["levels"][name] for name in LEVELS}, \
+            "the knobs describe IREE's config exactly"
 
 
 def test_the_heuristics_first_candidate_configures_the_projection_and_changes_the_binary_not_the_result(

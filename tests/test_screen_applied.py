@@ -57,7 +57,7 @@ def projection(tmp_path_factory, context):
     target = parse_target("host")
     plain = compile_with_dumps(strip_config(dispatch.bench, root / "stripped.mlir"), root / "plain")
     configured = "".join(path.read_text() for path in plain.glob("configured_*.mlir"))
-    levels = parse_levels(re.search(r"lowering_config<(distribution = [^>]*)>", configured).group(1))
+    levels = parse_levels(re.search(r"lowering_config<([^>]*\bdistribution = [^>]*)>", configured).group(1))
     return {"target": target, "dispatch": dispatch, "configurator": configurator, "context": context,
             "dump_default": configurator.candidates().index_of(knobs_of_levels(dispatch.problem, levels))}
 
