@@ -65,8 +65,10 @@ def test_where_the_default_is_wrong_a_build_is_judged_by_its_distance_from_the_h
     check = host_check([host], [host / 2])
     assert check.default_is_wrong
     right, worse = check.judge([host / 2], [host]), check.judge([host / 2], [-host])
-    assert right.ok and "no further" in right.detail, right.detail
+    assert right.ok and "no further: it agrees with the host" in right.detail, right.detail
     assert not worse.ok and "further" in worse.detail, worse.detail
+    less_wrong = check.judge([host / 2], [host * 0.75])  # one of two broken dispatches built right: kept, and told
+    assert less_wrong.ok and "no further: its outputs are wrong too" in less_wrong.detail, less_wrong.detail
 
 
 def test_only_the_input_conversion_flags_reach_the_host_build():

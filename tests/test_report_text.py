@@ -85,3 +85,21 @@ def test_the_models_time_is_its_own_default_never_a_dispatchs(tmp_path, capsys):
     assert baseline_us([], timing) == 230e3
     assert baseline_us([in_model]) == 9800.0, "a dispatch benchmark's trials time the input itself"
     assert baseline_us([]) != baseline_us([])  # nan: nothing timed the model whole
+
+
+def test_a_spec_over_a_default_that_differs_from_the_host_says_so(tmp_path, capsys):
+    """Synthetic outputs: IREE's default computes half of the host's; the report prints the verdict and, beside the
+    written spec, that its speedup is over a build with wrong outputs; a default that agrees adds no such line."""
+    import numpy as np
+
+    from mltune.model.host_reference import host_check
+
+    host = np.linspace(-1, 1, 64, dtype=np.float32)
+    (tmp_path / "best_spec.mlir").write_text("spec")
+    for default, told in ((host / 2, True), (host, False)):
+        report = _report(tmp_path, tmp_path / "best_spec.mlir")
+        report.host = host_check([host], [default])
+        print_report(report)
+        out = capsys.readouterr().out
+        assert ("DIFFERS from the same file built for llvm-cpu" in out) is told, out
+        assert ("over a build that computes wrong outputs" in out) is told, out

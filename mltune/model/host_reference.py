@@ -96,9 +96,10 @@ class HostCheck:
         assert self.default_distance is not None
         far, words = distance(self.outputs, tuned)
         verdict = "no further" if far <= self.default_distance + SLACK else "further"
+        state = "it agrees with the host" if far <= 1 else "its outputs are wrong too"
         return Comparison(far <= self.default_distance + SLACK,
                           f"IREE's default build is wrong here ({self.default_distance:.1f} agreement limits from the "
-                          f"host's outputs); this build is {far:.1f}, {verdict} ({words})")
+                          f"host's outputs); this build is {far:.1f}, {verdict}: {state} ({words})")
 
 
 def host_check(host: Sequence[np.ndarray], device: Sequence[np.ndarray]) -> HostCheck:

@@ -15,6 +15,7 @@ from mltune.model.budget import Allocation
 from mltune.model.fallback import Attempt
 from mltune.model.finish import ModelOutcome
 from mltune.model.flags import FlagChoice
+from mltune.model.host_reference import HostCheck
 from mltune.model.profile import DispatchProfile
 from mltune.search.results import DispatchResult
 from mltune.targets import TargetFacts
@@ -52,7 +53,7 @@ class TuneReport:
     attempts: list[Attempt] = field(default_factory=list)  # model level: each result tried, the last one `model`'s
     arguments: tuple[str, ...] = ()  # model level: each argument's type and where its values came from
     parameters: tuple[ParameterArchive, ...] = ()  # the parameter archives every build ran with
-    default_vs_host: str = ""  # GPU model runs: IREE's default build's outputs against the host CPU's
+    host: HostCheck | None = None  # GPU model runs: IREE's default build's outputs against the host CPU's
 
     @property
     def overhead_fraction(self) -> float:

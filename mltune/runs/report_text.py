@@ -34,8 +34,8 @@ def _print_arguments(report: TuneReport) -> None:
             print(f"  {argument}")
     for archive in report.parameters:
         print(f"  weights: {archive.flag}")
-    if report.default_vs_host:
-        print(report.default_vs_host)
+    if report.host:
+        print(report.host.line)
 
 
 def print_report(report: TuneReport) -> None:
@@ -89,6 +89,9 @@ def print_report(report: TuneReport) -> None:
     elif report.spec_path and report.model is not None and report.model.timing is not None:
         print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
               f"{' (kernel level)' if report.kernel_timing else ''}")
+    if report.spec_path and report.host and report.host.default_is_wrong:
+        print("  over a build that computes wrong outputs: IREE's default differs from the same file built for llvm-cpu "
+              "(above); the numerics line says how far the tuned build is from the host's outputs")
     if report.model is not None and report.model.per_call is not None:
         print(f"Per call, as it will run (no dispatch repeats): {_row(report.model.per_call).strip()}")
     if not report.spec_path:

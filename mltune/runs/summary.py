@@ -69,7 +69,7 @@ def _model_summary(report: TuneReport) -> dict:
             "note": model.check.note, "overruled": model.overruled},
         "numerics": None if model is None or model.numerics is None else
         {"ok": model.numerics.ok, "detail": model.numerics.detail},
-        "default_vs_host": report.default_vs_host or None,
+        "default_vs_host": report.host.line if report.host else None,
         "end_to_end": None if model is None or model.timing is None else {
             label: {**_estimate_summary(m), "time_us": list(m.time_us), "default_us": list(m.baseline_us)}
             for label, m in zip(model.timing.labels, model.timing.measurements)},

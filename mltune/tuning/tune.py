@@ -395,6 +395,6 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         kernel_timing=measured.timing if measured.kernel_level else None,
                         numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
-                        default_vs_host=winner_check.host.line if winner_check.host else "")
+                        host=winner_check.host)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
