@@ -76,7 +76,9 @@ def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker
     assert dataset_file.name == f"{run_dir.name}.jsonl"
     records = read_jsonl(dataset_file)
     assert len(records) == dispatch["tried"], "one record per tried candidate"
-    assert sum(1 for r in records if r["status"] != "compile_error") == budget
+    # a candidate that builds IREE's default binary (some hosts' defaults lie in the space) is recorded, never timed
+    timed = [r for r in records if r["status"] not in ("compile_error", "not_applied")]
+    assert len(timed) == budget, [r["status"] for r in records]
     check_records(records, dumped, run_dir, dataset_file.parent, ranker, level)
     # the run directory holds the same records
     run_records = read_jsonl(run_dir / "results.jsonl")
