@@ -92,6 +92,7 @@ class WinnerCheck:
             if host is not None:
                 with display().phase("IREE's default build against the same file built for the host CPU"):
                     self.host = against_host(host, self._reference, self.work_dir / "host")
+                display().say(self.host.line)  # now, not only in the report: it says how the configs are judged
 
     def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
                ranker: str, record_fields: dict) -> list[Record]:
