@@ -90,8 +90,8 @@ def print_report(report: TuneReport) -> None:
         print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
               f"{' (kernel level)' if report.kernel_timing else ''}")
     if report.spec_path and report.host and report.host.default_is_wrong:
-        print("  over a build that computes wrong outputs: IREE's default differs from the same file built for llvm-cpu "
-              "(above); the numerics line says how far the tuned build is from the host's outputs")
+        print("  over a build that computes wrong outputs: IREE's default differs from the same file built for "
+              "llvm-cpu (above); the numerics line says how far the tuned build is from the host's outputs")
     if report.model is not None and report.model.per_call is not None:
         print(f"Per call, as it will run (no dispatch repeats): {_row(report.model.per_call).strip()}")
     if not report.spec_path:
