@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from iree_helpers import HOST_FLAGS, compile_with_configs_dump, interrupt_when, mltune
 
+from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Problem
 from mltune.records.dataset import SCHEMA_VERSION, STATUSES
 from mltune.spaces.cpu_contraction import cpu_contraction_space, tile_lists
@@ -77,7 +78,7 @@ def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker
     records = read_jsonl(dataset_file)
     assert len(records) == dispatch["tried"], "one record per tried candidate"
     # a candidate that builds IREE's default binary (some hosts' defaults lie in the space) is recorded, never timed
-    timed = [r for r in records if r["status"] not in ("compile_error", "not_applied")]
+    timed = [r for r in records if r["status"] not in ("compile_error", NOT_APPLIED)]
     assert len(timed) == budget, [r["status"] for r in records]
     check_records(records, dumped, run_dir, dataset_file.parent, ranker, level)
     # the run directory holds the same records
