@@ -221,6 +221,14 @@ def test_no_command(tmp_path):
     check_one_line_error(mltune([], cwd=tmp_path), ["required"])
 
 
+def test_arguments_are_checked_before_the_compiler_or_numpy_is_loaded():
+    """`mltune --help` and a bad option answer in a fraction of a second: each command loads its work when it runs."""
+    code = ("import sys; from mltune.cli import main; code = main(['tune', 'x.mlir', '--budget', '0']); "
+            "print(code, sorted(m for m in ('iree.compiler', 'numpy', 'z3', 'sklearn') if m in sys.modules))")
+    result = run([sys.executable, "-c", code])
+    assert result.stdout.split("\n")[0] == "2 []", result.stdout + result.stderr
+
+
 def test_failed_run_leaves_no_spec_file(tmp_path):
     """An empty spec file left behind would make the user's iree-compile fail: none is written."""
     result = mltune(["tune", "nope.mlir", "-o", "spec.mlir", "--run-dir", "run"], cwd=tmp_path)

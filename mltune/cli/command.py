@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune import __version__
+from mltune.cli.input_options import add_input_arguments
 from mltune.cli.runs import add_run_commands, run_commands
 from mltune.errors import RunFailure, UserError
-from mltune.input.call import add_input_arguments
 from mltune.input.checks import (
     arch,
     check_input_file,
@@ -29,8 +29,7 @@ from mltune.input.checks import (
     speedup,
 )
 from mltune.rankers import ranker_names
-from mltune.runs.report_text import print_compile_only, print_report
-from mltune.search.loop import LoopSettings
+from mltune.search.defaults import BATCH_SIZE
 from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
 from mltune.system.tools import kill_running_tools
 
@@ -94,10 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"the learned rankers' models: this folder alone (default: {user_models()}, then the "
                            f"shipped {SHIPPED_MODELS})")
     tune.add_argument("--jobs", type=positive_int, default=None, help="parallel compiles (default: CPU cores)")
-    tune.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
+    tune.add_argument("--batch", type=positive_int, default=BATCH_SIZE,
                       help="candidates compiled together and timed by one runtime process; larger batches use more "
                            "cores and start fewer processes, adaptive rankers learn between batches "
-                           f"(default {LoopSettings.batch_size})")
+                           f"(default {BATCH_SIZE})")
     tune.add_argument("--min-speedup", type=speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
@@ -164,8 +163,8 @@ def _add_learning_commands(commands) -> None:
                           help="also score forests trained on every other arch of the family, never on this one")
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
                           f"(default: {data_home() / 'evaluation'}/ARCH)")
-    evaluate.add_argument("--batch", type=positive_int, default=LoopSettings.batch_size,
-                          help=f"candidates asked per step, as the tuning loop does (default {LoopSettings.batch_size})")
+    evaluate.add_argument("--batch", type=positive_int, default=BATCH_SIZE,
+                          help=f"candidates asked per step, as the tuning loop does (default {BATCH_SIZE})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
                           help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
                                "e.g. contraction_simt (default: all)")
@@ -220,7 +219,8 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
 
 
 def _run_tune(args: argparse.Namespace) -> int:
-    from mltune.api import tune
+    from mltune.api import tune  # each command imports its work when it runs: `mltune --help` and bad arguments are fast
+    from mltune.runs.report_text import print_compile_only, print_report
 
     if args.resume is not None:
         if args.input is not None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from mltune.errors import UserError
 from mltune.input.checks import check_output_file
-from mltune.runs.past import ParseArguments, PastRun, find_run, list_runs, measured_candidates, read_run
 from mltune.system.paths import user_runs
+
+if TYPE_CHECKING:
+    from mltune.runs.past import ParseArguments, PastRun
 
 
 def add_run_commands(commands) -> None:
@@ -35,6 +37,8 @@ def _print_runs(runs: list[PastRun], root: Path) -> None:
 
 
 def _run_runs(args: argparse.Namespace, parse: ParseArguments) -> int:
+    from mltune.runs.past import list_runs  # here, as every command's own work: `mltune --help` loads none
+
     root = args.run_root or user_runs()
     runs, damaged = list_runs(root, parse)
     if damaged:
@@ -45,6 +49,7 @@ def _run_runs(args: argparse.Namespace, parse: ParseArguments) -> int:
 
 
 def _run_show(args: argparse.Namespace, parse: ParseArguments) -> int:
+    from mltune.runs.past import find_run, measured_candidates, read_run
     from mltune.runs.plot import plot_run, rank_agreement
 
     root = args.run_root or user_runs()

@@ -9,8 +9,6 @@ false whatever the range; floats are drawn from [-1, 1).
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -19,38 +17,9 @@ import numpy as np
 from mltune.errors import UserError
 from mltune.input.abi import AbiValue
 from mltune.input.files import InputFile, numpy_type
+from mltune.input.int_range import DEFAULT_INT_RANGE, IntRange
 
 FLOAT_LOW, FLOAT_HIGH = -1.0, 1.0
-
-
-@dataclass(frozen=True)
-class IntRange:
-    """Integers drawn uniformly from `low` to `high - 1` (half-open, as Python's `range`)."""
-
-    low: int
-    high: int
-
-    def __str__(self) -> str:
-        return f"{self.low}:{self.high}"
-
-    def describe(self) -> str:
-        return f"[{self.low}, {self.high})"
-
-
-DEFAULT_INT_RANGE = IntRange(0, 2)
-KERNEL_INT_RANGE = IntRange(-4, 5)  # one-op models check a kernel, not a model: signed values test more
-
-
-def int_range(text: str) -> IntRange:
-    """An argparse type: `LOW:HIGH`, integers from LOW to HIGH - 1."""
-    low, sep, high = text.partition(":")
-    try:
-        parsed = IntRange(int(low), int(high)) if sep else None
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.high <= parsed.low:
-        raise argparse.ArgumentTypeError(f"expected LOW:HIGH with LOW < HIGH, such as 0:2 or 0:30522, got {text!r}")
-    return parsed
 
 
 def _check_fits(argument: AbiValue, index: int, ints: IntRange) -> None:

@@ -20,7 +20,8 @@ from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
 from mltune.input.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function, read_function_abi
 from mltune.input.files import InputFile, ParameterArchive
-from mltune.input.generated import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange, describe_generated, generate_inputs
+from mltune.input.generated import describe_generated, generate_inputs
+from mltune.input.int_range import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange
 from mltune.input.specs import InputSpec, materialize_inputs
 from mltune.system.tools import run_tool, tool_path
 from mltune.targets import Target

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from mltune.errors import UserError
-from mltune.rankers.base import Ranker
-from mltune.rankers.plugin import PluginRanker, missing_methods
-from mltune.targets import TargetFacts
 
 if TYPE_CHECKING:
     import pandas
+
+    from mltune.rankers.base import Ranker
+    from mltune.targets import TargetFacts
 
 GROUP = "mltune.rankers"
 # mltune's own rankers, registered in its pyproject like any plugin; in this order in listings
@@ -126,6 +126,8 @@ def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, mod
     Raises:
         UserError: An unknown name, or a plugin that cannot be loaded or made, or that returns no ranker.
     """
+    from mltune.rankers.plugin import PluginRanker, missing_methods  # here: listing the names loads no ranker
+
     factory = ranker_factory(name)
     if records is None and target is not None and dataset_dir is not None and takes(factory, "records"):
         records = _arch_records(dataset_dir, target.arch)

@@ -32,6 +32,7 @@ from mltune.execution.run import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.records.dataset import Record
+from mltune.search.defaults import BATCH_SIZE
 from mltune.search.results import DispatchResult, Trial, trial_record
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.system.progress import Phase, display
@@ -45,7 +46,7 @@ NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 class LoopSettings:
     budget: int = 50
     time_budget_s: float | None = None
-    batch_size: int = 8
+    batch_size: int = BATCH_SIZE
     max_tries_per_benchmark: int = 4  # stop when compile failures outnumber benchmarks this much
     finalists: int = 4
     min_speedup: float = 1.03  # a winner's median speedup must reach this, its whole interval must be above 1
