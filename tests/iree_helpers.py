@@ -28,7 +28,7 @@ from mltune.frontend.problem import ELEMENTWISE, Problem
 from mltune.frontend.root_ops import read_root_ops
 from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
-from mltune.system.tools import tool_path
+from mltune.system.tools import run_compiler, tool_path
 from mltune.targets.cpu import CpuInfo
 
 # The LLVM CPU that compile-only tests build for: the host unless MLTUNE_TEST_CPU names another (CI runs the
@@ -130,7 +130,13 @@ def dump_command(source: Path, dump_dir: Path, vmfb: Path) -> list[str]:
 
 
 def run(args: Sequence[str], timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, **kwargs)
+    """Run a tool to completion; `iree-compile` as mltune runs it (`run_compiler`: started again once if it hangs)."""
+    if Path(args[0]).name != "iree-compile" or set(kwargs) - {"cwd"}:
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, **kwargs)
+    result = run_compiler(args, timeout_s=timeout, cwd=kwargs.get("cwd"))
+    if result.timed_out:
+        raise subprocess.TimeoutExpired(list(args), timeout, result.stdout, result.stderr)
+    return subprocess.CompletedProcess(list(args), result.returncode, result.stdout, result.stderr)
 
 
 def strip_config(bench: Path, out: Path) -> Path:

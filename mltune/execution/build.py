@@ -11,10 +11,9 @@ from joblib import Parallel, delayed
 
 from mltune.emit.apply import Applied
 from mltune.input.model import TuningInput
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import HANG_IDLE_S, run_compiler, tool_path
 
 COMPILE_TIMEOUT_S = 120.0
-HANG_IDLE_S = 10.0  # a compile that uses no CPU this long is hung (IREE 3.13's futex wait), not slow
 NOT_APPLIED = "not_applied"  # a candidate built to IREE's default module: its configuration did not take effect
 
 
@@ -71,9 +70,7 @@ class Builder:
             source.write_text(applied.text)
         flags = applied.flags if applied is not None else ()
         args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *flags, *extra, "-o", str(vmfb)]
-        result = run_tool(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
-        if result.timed_out:  # IREE 3.13's iree-compile now and then waits on a futex for good, using no CPU
-            result = run_tool(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
+        result = run_compiler(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)
         if not result.ok:

@@ -21,7 +21,7 @@ from iree.compiler import ir
 
 from mltune.errors import UserError
 from mltune.frontend.mlir import ELIDE_WEIGHTS, parse_module_file
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, tool_path
 
 DECLARATION = "iree.abi.declaration"
 BUFFER_VIEW = "!hal.buffer_view"  # the type left to an argument the model never reads: IREE imports no tensor from it
@@ -181,7 +181,7 @@ def read_function_abi(vmfb: Path, source: Path, compile_flags: Sequence[str], wo
         arguments, results = parse_declaration(declaration, context)
         return FunctionAbi(module_name, name, arguments, results)
     lowered = work_dir / "abi.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=abi", *ELIDE_WEIGHTS,
+    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=abi", *ELIDE_WEIGHTS,
                        "-o", str(lowered)], timeout_s=ABI_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its ABI: {result.describe_failure()}")

@@ -23,7 +23,7 @@ from mltune.input.files import InputFile, ParameterArchive
 from mltune.input.generated import describe_generated, generate_inputs
 from mltune.input.int_range import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange
 from mltune.input.specs import InputSpec, materialize_inputs
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, run_tool, tool_path
 from mltune.targets import Target
 
 DUMP_TIMEOUT_S = 600
@@ -144,7 +144,7 @@ def dumped_build(work_dir: Path) -> Path:
 
 
 def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
-    result = run_tool(
+    result = run_compiler(
         [tool_path("iree-compile"), str(source), *compile_flags, "--iree-codegen-add-tuner-attributes",
          f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / DUMPED_BUILD)],
         timeout_s=DUMP_TIMEOUT_S,

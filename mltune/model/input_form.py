@@ -14,7 +14,7 @@ from typing import Sequence
 from mltune.emit.apply import annotates_source
 from mltune.errors import UserError
 from mltune.input.model import TuningInput
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, tool_path
 
 # ops of the frontends IREE converts in its input phase (a constant's name may hold `torch.float32`: not an op)
 FRONTEND_OPS = (b"torch.aten.", b"torch.operator ", b"torch.prim.", b"stablehlo.", b"chlo.", b"tosa.")
@@ -41,7 +41,7 @@ def input_form(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Pa
         return source
     work_dir.mkdir(parents=True, exist_ok=True)
     lowered = work_dir / f"{source.stem}.input.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input",
+    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input",
                        "-o", str(lowered)], timeout_s=LOWERING_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its input form: {result.describe_failure()}")

@@ -28,7 +28,7 @@ from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
 from mltune.input.model import executable_flags, strip_configuration
 from mltune.model.in_model import FunctionTime, NotProfiled
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, run_tool, tool_path
 
 NamedDispatch = tuple[str, Path, str, Problem | None]  # a dumped dispatch: name, benchmark, root op, its problem
 
@@ -64,7 +64,7 @@ class DispatchProfile:
 def call_counts(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Counter[str]:
     """How often the model calls each executable, read from `iree-compile --compile-to=flow`."""
     flow = work_dir / "model.flow.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS,
+    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS,
                        "-o", str(flow)], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to flow: {result.describe_failure()}")
@@ -85,7 +85,7 @@ def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[P
     second item is why it does not compile ("" when it does)."""
     bench = restore_dropped_constants(bench, out.with_suffix(".constants.mlir"))
     flags = executable_flags(flags)
-    result = run_tool([tool_path("iree-compile"), str(bench), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    result = run_compiler([tool_path("iree-compile"), str(bench), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     if result.ok:
         return out, ""
     stripped = out.with_suffix(".stripped.mlir")
@@ -93,7 +93,7 @@ def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[P
         strip_configuration(bench, stripped)
     except UserError:
         return out, result.describe_failure()
-    retry = run_tool([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    retry = run_compiler([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
     return out, "" if retry.ok else result.describe_failure()
 
 

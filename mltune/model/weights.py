@@ -25,7 +25,7 @@ from iree.compiler import ir, passmanager
 from mltune.emit.apply import annotates_source
 from mltune.input.files import ParameterArchive
 from mltune.input.model import TuningInput
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, tool_path
 
 SCOPE = "mltune_weights"  # the archive's scope: apart from any scope of the user's own archives
 RESUME_PHASE = "global-optimization"
@@ -157,7 +157,7 @@ def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
         return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0) if done else None
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
-    result = run_tool([tool_path("iree-compile"), str(tuning_input.source), *tuning_input.compile_flags,
+    result = run_compiler([tool_path("iree-compile"), str(tuning_input.source), *tuning_input.compile_flags,
                        f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
                       timeout_s=SPLIT_TIMEOUT_S)
     if not result.ok:

@@ -21,7 +21,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, linalg
 
 from mltune.frontend.mlir import find_ops, parse_module_file
-from mltune.system.tools import run_tool, tool_path
+from mltune.system.tools import run_compiler, tool_path
 
 EMIT_TIMEOUT_S = 120
 
@@ -121,7 +121,7 @@ def _loop_roles(module: ir.Module, constraints: ir.Operation) -> tuple[str, ...]
 def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) -> list[EmittedConstraints]:
     """Run the compiler on a stripped dispatch benchmark; [] where it emits nothing or fails."""
     out = work_dir / f"{stripped_bench.stem}.constraints.mlir"
-    result = run_tool([tool_path("iree-compile"), str(stripped_bench), "--iree-codegen-emit-pipeline-constraints",
+    result = run_compiler([tool_path("iree-compile"), str(stripped_bench), "--iree-codegen-emit-pipeline-constraints",
                        "--compile-to=executable-configurations", "-o", str(out)], timeout_s=EMIT_TIMEOUT_S)
     if not result.ok:
         return []

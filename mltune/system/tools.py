@@ -24,6 +24,7 @@ from typing import Sequence
 from mltune.errors import UserError
 
 STDERR_TAIL_CHARS = 2000
+HANG_IDLE_S = 10.0  # a compile that uses no CPU this long is hung (IREE 3.13's futex wait), not slow
 IDLE_POLL_S = 1.0  # how often a tool run with `idle_s` has its CPU time read
 TOOLS_DIR_VARIABLE = "MLTUNE_IREE_TOOLS"
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -191,6 +192,14 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
             with _running_lock:
                 _running.discard(proc)
     return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start, hung)
+
+
+def run_compiler(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None,
+                 idle_s: float | None = HANG_IDLE_S) -> ToolResult:
+    """`run_tool` for `iree-compile`, which in IREE 3.13 now and then waits on a futex for good, using no CPU: a run
+    idle for `idle_s` seconds is killed and started once more."""
+    result = run_tool(args, timeout_s=timeout_s, cwd=cwd, idle_s=idle_s)
+    return run_tool(args, timeout_s=timeout_s, cwd=cwd, idle_s=idle_s) if result.hung else result
 
 
 def kill_running_tools() -> None:

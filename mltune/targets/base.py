@@ -14,7 +14,7 @@ from iree.compiler.dialects import iree_codegen
 from mltune.errors import UserError
 from mltune.frontend.mlir import new_context, parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
-from mltune.system.tools import ToolResult, run_tool, tool_path
+from mltune.system.tools import ToolResult, run_compiler, tool_path
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, gpu_target
 
@@ -49,7 +49,7 @@ def _probe_compile(target: Target, work_dir: Path, context: ir.Context, stage: s
     source.write_text(contraction_model(_PROBE))
     source = target.prepare_source(source, work_dir, context)
     out = work_dir / "out.mlir"
-    result = run_tool([tool_path("iree-compile"), str(source), *target.compile_flags(), f"--compile-to={stage}",
+    result = run_compiler([tool_path("iree-compile"), str(source), *target.compile_flags(), f"--compile-to={stage}",
                        "-o", str(out)], timeout_s=120)
     return result, out
 
