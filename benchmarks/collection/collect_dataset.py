@@ -154,7 +154,18 @@ CPU_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(784, 192, 768), "ConvNeXt-T stage 2 MLP down, 28x28"),
     (S(128, 4096, 1024), "GPT-2 medium MLP up, seq 128"),
 ]
-CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS}
+# A fourth CPU set (`--problem-set cpu4`), measured densely (100 random tilings each, where the other sets hold 50-60):
+# with about one candidate of 60 within 5 % of the best, a replay cannot tell a ranker 10x better than shuffle from
+# one 4x better. Shapes of models no CPU dataset holds, none within 2x of a recorded CPU problem in every size (the
+# honest split's neighbourhood), so that every model and forest meets them for the first time.
+CPU_DENSE_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(197, 768, 192), "DeiT-Tiny MLP up, 197 tokens"),
+    (S(512, 512, 2048, **T), "T5-small feed-forward down, seq 512"),
+    (S(384, 4096, 1024), "BERT-large feed-forward up, seq 384"),
+    (S(6400, 128, 64), "a 1x1 convolution, 64 to 128 channels on an 80x80 map, as a matmul"),
+]
+CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS,
+                    "cpu4": CPU_DENSE_PROBLEMS}
 
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
@@ -282,7 +293,8 @@ def main() -> int:
                              "whether a problem is measured already (default: any arch's)")
     parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
                         help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones) or "
-                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on)")
+                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the fourth (4 "
+                             "more such shapes, to measure densely)")
     parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
                              "random plain ones (with --run-suffix, beside an earlier shuffle's records)")
