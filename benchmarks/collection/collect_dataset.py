@@ -292,9 +292,9 @@ def main() -> int:
                         help="the arch the records land under (the LLVM CPU name, e.g. znver3): only its folder says "
                              "whether a problem is measured already (default: any arch's)")
     parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
-                        help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones) or "
-                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the fourth (4 "
-                             "more such shapes, to measure densely)")
+                        help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones), "
+                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
+                             "fourth (4 more such shapes, to measure densely)")
     parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
                              "random plain ones (with --run-suffix, beside an earlier shuffle's records)")

@@ -54,7 +54,8 @@ def main() -> int:
             features = samples.features()
             tiled = features["data_tiled"].astype(bool) & (features["pack_bytes_per_flop"] <= PACK_BYTES_PER_FLOP_LIMIT)
             tiled_best += bool(features["data_tiled"][int(np.argmin(samples.ratios))])
-            expected.append(shuffle_expectation(len(samples.ratios), int(near_optimal(samples.ratios, TOLERANCE).sum())))
+            good = int(near_optimal(samples.ratios, TOLERANCE).sum())
+            expected.append(shuffle_expectation(len(samples.ratios), good))
             order = Heuristic(0).order(samples.ranking_input())
             for k in PROMOTED:
                 cells[k].append(first_near_optimal(samples.ratios, promoted(order, tiled, k), TOLERANCE))
