@@ -182,8 +182,8 @@ CASES = {
 # The cases the default (fast) run keeps, one per kind of check: reading the model, its arguments and flags files, the
 # numeric options, targets and devices, output folders, rankers. The rest run with the slow tests (CI runs both):
 # each case is a whole `python -m mltune.cli` process, about a second on 2 cores.
-FAST_CASES = {"missing_file", "malformed_mlir", "nothing_tunable", "torch_dynamic_batch", "binary_input",
-              "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "forest_without_model", "unknown_cpu",
+FAST_CASES = {"missing_file", "malformed_mlir", "torch_dynamic_batch", "binary_input",
+              "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "unknown_cpu",
               "rocm_without_device", "output_parent_is_a_file", "run_dir_is_a_file", "input_count", "input_shape",
               "parameters_missing", "benchmark_flag_unknown", "compile_flag_rejected_by_iree"}
 assert FAST_CASES <= set(CASES), FAST_CASES - set(CASES)  # a renamed case must not drop out of the fast run unseen
@@ -243,6 +243,7 @@ def test_failed_run_keeps_an_existing_output(tmp_path):
     assert (tmp_path / "spec.mlir").read_text() == "// the user's own file\n"
 
 
+@pytest.mark.slow  # 4 s: a whole run whose every compile fails
 def test_a_run_in_which_every_candidate_fails_is_exit_1(tmp_path):
     """A stand-in iree-compile (through MLTUNE_IREE_TOOLS) that compiles IREE's default build but fails every
     candidate (a spec, or the data-tiled lowering's flags): nothing could be measured, which is a failed run (one

@@ -314,6 +314,7 @@ def test_cli_compile_only_end_to_end(tmp_path, target, source):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # 5 s: a whole compile-only tune
 def test_iree_flags_reach_every_compile(tmp_path):
     """`--iree-flag` goes to the dump, IREE's default and the candidates: here a flag that makes
     iree-compile write each dispatch's source into a folder of the run."""

@@ -56,7 +56,8 @@ def test_the_split_moves_the_large_constants_into_an_archive(mlp):
     assert split.invocation.parameters == (made.archive,) and split.invocation.inputs == inlined.invocation.inputs
 
 
-@pytest.mark.parametrize("flags", [(), ("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d")],
+@pytest.mark.parametrize("flags", [(), pytest.param(("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d"),
+                                                     marks=pytest.mark.slow)],  # 4 s: a second pair of builds
                          ids=["default", "data-tiled"])
 def test_split_builds_compute_what_the_inlined_model_computes(mlp, tmp_path, flags):
     """Bit for bit, on the same inputs, with IREE's defaults and with the data-tiling flags candidates carry."""
@@ -101,6 +102,7 @@ def _first_candidate(mlp, dumped: Path, context):
         dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
 
 
+@pytest.mark.slow  # 6 s: two dumps and two builds of the model
 def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, context, tmp_path):
     """The same dispatches, root ops and IREE configurations (what a spec matches and what a candidate replaces);
     only the bindings differ: an inlined model's constants share one pooled buffer, each parameter is its own."""
@@ -118,6 +120,7 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     assert compare(*outputs).ok
 
 
+@pytest.mark.slow  # 7 s: builds of the model with and without its weights, timed against each other
 def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, tmp_path):
     """`AsBuilt` builds a spec into the user's own model (weights inlined) beside IREE's default build of it, or
     against the default build given (the dump's), and times the two with the user's invocation; the verdict keeps a
@@ -170,6 +173,7 @@ def test_the_dumps_compile_writes_iree_default_build_byte_for_byte(target_name, 
     assert digest[0] == digest[1]
 
 
+@pytest.mark.slow  # 4 s: a timing worker's run of the split model
 def test_the_timing_worker_runs_a_split_build_with_its_archive(mlp, tmp_path):
     inlined, split, made = mlp
     baseline = Builder(inlined, tmp_path, 1).compile(-1, None, "baseline")
