@@ -21,6 +21,7 @@ from mltune.tuning.tune import read_dispatches
 pytestmark = pytest.mark.e2e
 
 
+@pytest.mark.slow  # 6 s: a whole search loop over annotated sources
 def test_loop_with_annotated_sources(tiny, context, tmp_path):
     tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
     (dispatch,) = read_dispatches(tuning_input, context)

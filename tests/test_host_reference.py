@@ -76,6 +76,7 @@ def test_only_the_input_conversion_flags_reach_the_host_build():
         "--iree-input-type=onnx"]
 
 
+@pytest.mark.slow  # 5 s: real builds, outputs and the host's build compared
 def test_a_winner_that_builds_right_what_the_default_builds_wrong_is_kept(tiny, context, tmp_path):
     """Real builds on the CPU standing in for a GPU: IREE's default is a build whose output is halved (a wrongly
     built dispatch); the winner is the tiny matmul retiled, which computes right. Against the default alone it is

@@ -166,6 +166,7 @@ def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_recor
         assert name in result.stdout
 
 
+@pytest.mark.slow  # 5 s: an evaluate run in a child process
 def test_a_plugin_asking_for_no_candidate_of_the_problem_is_one_line(tmp_path):
     datasets = write_synthetic_dataset(tmp_path / "datasets")
     register(tmp_path / "site", "bad-plugin", {"out-of-range": "plugin_orders:OutOfRange"}, {"plugin_orders": ORDERS})

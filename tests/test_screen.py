@@ -198,6 +198,7 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
     assert [(t.index, t.measurement) for t in faster] == [(t.index, m) for t, m in result.finals]
 
 
+@pytest.mark.slow  # 6 s: two stages of a search loop, timed
 def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_path):
     """A first stage that keeps no finalists hands its fastest candidate to the task that follows it, in the same
     loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
