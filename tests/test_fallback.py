@@ -92,11 +92,11 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
 
 
 # Four configs of a 64x512 @ 512x1024 f32 matmul, slowest first, each at least twice as fast as the one before
-# (measured on a 2-core AVX2 znver3 VM, `local-task`: 31, 6.9 and 1.36 ms median for the last three): scalar code in
-# one workgroup (the user's starter spec here), 4-wide in one workgroup, 4 x 4 register tiles in one workgroup (the
-# build that stands in for IREE's default: IREE's own is too close to any fixed config on some machines for a verdict
-# a test can rely on), and 4 x 16 tiles in 8 x 4 workgroups. The stand-in is 5x slower than the last, so that a
-# host that lends the timing one core of two still reads it well above 1.
+# (`benchmarks/timing/fallback_test_configs.py` on a 2-core AVX2 znver3 VM: 31, 6.9 and 1.36 ms median for the last
+# three): scalar code in one workgroup (the user's starter spec here), 4-wide in one workgroup, 4 x 4 register tiles
+# in one workgroup (the build that stands in for IREE's default: IREE's own is too close to any fixed config on some
+# machines for a verdict a test can rely on), and 4 x 16 tiles in 8 x 4 workgroups. The stand-in is 5x slower than
+# the last, so that a host that lends the timing one core of two still reads it well above 1.
 SCALAR = {"wg_m": 64, "wg_n": 1024, "vec_m": 1, "vec_n": 1, "vec_k": 1}
 NARROW = {"wg_m": 64, "wg_n": 1024, "vec_m": 1, "vec_n": 4, "vec_k": 1}
 STAND_IN = {"wg_m": 64, "wg_n": 1024, "vec_m": 4, "vec_n": 4, "vec_k": 1}
