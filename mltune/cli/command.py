@@ -219,7 +219,8 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
 
 
 def _run_tune(args: argparse.Namespace) -> int:
-    from mltune.api import tune  # each command imports its work when it runs: `mltune --help` and bad arguments are fast
+    # each command imports its work when it runs: `mltune --help` and bad arguments are answered at once
+    from mltune.api import tune
     from mltune.runs.report_text import print_compile_only, print_report
 
     if args.resume is not None:

@@ -182,7 +182,7 @@ def read_function_abi(vmfb: Path, source: Path, compile_flags: Sequence[str], wo
         return FunctionAbi(module_name, name, arguments, results)
     lowered = work_dir / "abi.mlir"
     result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=abi", *ELIDE_WEIGHTS,
-                       "-o", str(lowered)], timeout_s=ABI_TIMEOUT_S)
+                           "-o", str(lowered)], timeout_s=ABI_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its ABI: {result.describe_failure()}")
     module = parse_module_file(lowered, context)

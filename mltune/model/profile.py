@@ -65,7 +65,7 @@ def call_counts(source: Path, compile_flags: Sequence[str], work_dir: Path) -> C
     """How often the model calls each executable, read from `iree-compile --compile-to=flow`."""
     flow = work_dir / "model.flow.mlir"
     result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS,
-                       "-o", str(flow)], timeout_s=PROFILE_TIMEOUT_S)
+                           "-o", str(flow)], timeout_s=PROFILE_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to flow: {result.describe_failure()}")
     return Counter(_FLOW_DISPATCH.findall(flow.read_text()))
@@ -93,7 +93,8 @@ def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[P
         strip_configuration(bench, stripped)
     except UserError:
         return out, result.describe_failure()
-    retry = run_compiler([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S)
+    retry = run_compiler([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)],
+                         timeout_s=PROFILE_TIMEOUT_S)
     return out, "" if retry.ok else result.describe_failure()
 
 

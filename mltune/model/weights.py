@@ -158,8 +158,8 @@ def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
     result = run_compiler([tool_path("iree-compile"), str(tuning_input.source), *tuning_input.compile_flags,
-                       f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
-                      timeout_s=SPLIT_TIMEOUT_S)
+                           f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
+                          timeout_s=SPLIT_TIMEOUT_S)
     if not result.ok:
         print(f"note: every build compiles the weights: the split failed ({result.describe_failure()})")
         return None

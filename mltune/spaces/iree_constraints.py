@@ -122,7 +122,7 @@ def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) 
     """Run the compiler on a stripped dispatch benchmark; [] where it emits nothing or fails."""
     out = work_dir / f"{stripped_bench.stem}.constraints.mlir"
     result = run_compiler([tool_path("iree-compile"), str(stripped_bench), "--iree-codegen-emit-pipeline-constraints",
-                       "--compile-to=executable-configurations", "-o", str(out)], timeout_s=EMIT_TIMEOUT_S)
+                           "--compile-to=executable-configurations", "-o", str(out)], timeout_s=EMIT_TIMEOUT_S)
     if not result.ok:
         return []
     module = parse_module_file(out, context)

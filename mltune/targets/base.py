@@ -50,7 +50,7 @@ def _probe_compile(target: Target, work_dir: Path, context: ir.Context, stage: s
     source = target.prepare_source(source, work_dir, context)
     out = work_dir / "out.mlir"
     result = run_compiler([tool_path("iree-compile"), str(source), *target.compile_flags(), f"--compile-to={stage}",
-                       "-o", str(out)], timeout_s=120)
+                           "-o", str(out)], timeout_s=120)
     return result, out
 
 
