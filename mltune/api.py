@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 from mltune.errors import UserError
 from mltune.input import checks as cli_args
+from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.rankers import make_ranker
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.loop import LoopSettings
@@ -207,7 +208,7 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
 
 def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,
              batch: int = LoopSettings.batch_size, kind: str | None = None,
-             leave_arch_out: bool = False) -> dict[str, dict[str, Summary]]:
+             leave_arch_out: bool = False, learner: str = FOREST) -> dict[str, dict[str, Summary]]:
     """Replay an arch's records through every ranker (installed plugins included) and score the orders, as
     `mltune evaluate` does: learned rankers are scored on problems left out of their training.
 
@@ -221,6 +222,7 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
         batch: Candidates asked per step, as the tuning loop does.
         kind: Score only the problems of this op kind (e.g. "contraction").
         leave_arch_out: Also score forests trained on every other arch of the family, never on this one.
+        learner: What fits the learned rankers' models: "random-forest" or "boosted-trees".
 
     Returns:
         Per split ("per-problem", "honest" and, where the dataset has a `holdout.json`, "holdout"), per ranker,
@@ -232,7 +234,9 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
     checked(cli_args.seed, seed, "seed")
     checked(cli_args.positive_int, batch, "batch")
     folder = cli_args.check_output_folder(_path(out) or data_home() / "evaluation" / arch, "--out")
-    return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out)
+    if learner not in LEARNER_NAMES:
+        raise UserError(f"learner {learner!r}: expected one of {', '.join(LEARNER_NAMES)}")
+    return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out, learner)
 
 
 __all__ = ["DispatchVerdict", "TuneResult", "evaluate", "problems", "rank", "train", "tune"]

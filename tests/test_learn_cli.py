@@ -27,6 +27,11 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     assert sidecar["cv"]["split"] == "honest" and sidecar["cv_per_problem"]["split"] == "per-problem"
     assert 1 / 3 <= sidecar["forest_share"] <= 2 / 3
     assert load_model(tmp_path, "synthetic", "contraction").model.feature_names == tuple(sidecar["feature_names"])
+    # both learners cross-validated on the honest split; the one kept ranked no worse on the mean
+    learners = sidecar["learners"]
+    assert set(learners) == {"random-forest", "boosted-trees"} and sidecar["cv"]["learner"] == sidecar["learner"]
+    assert learners[sidecar["learner"]]["mean_iterations"] == min(row["mean_iterations"] for row in learners.values())
+    assert f"fitted as {sidecar['learner']}" in out
 
     out_dir = tmp_path / "evaluation"
     assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(out_dir)]) == 0
@@ -41,6 +46,13 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     forest = report["rankers"]["random-forest"]
     assert len(forest["problems"]) == 3 and set(forest["summary"]) >= {"median_position", "mean_top_k"}
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report["learner"] == "random-forest"
+
+    boosted_dir = tmp_path / "boosted"
+    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(boosted_dir),
+                 "--learner", "boosted-trees"]) == 0
+    assert "models fitted as boosted-trees" in capsys.readouterr().out
+    assert json.loads((boosted_dir / "evaluation.json").read_text())["learner"] == "boosted-trees"
 
 
 @pytest.fixture(scope="module")

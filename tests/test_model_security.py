@@ -103,23 +103,26 @@ def test_the_payload_is_live(tmp_path):
     assert marker.exists()
 
 
-def test_the_stored_arrays_predict_what_scikit_learn_predicted(tmp_path):
-    """Synthetic rows: the numpy walk over the stored arrays gives scikit-learn's predictions, after a save and load."""
+@pytest.mark.parametrize("learner", ["random-forest", "boosted-trees"])
+def test_the_stored_arrays_predict_what_scikit_learn_predicted(learner, tmp_path):
+    """Synthetic rows: the numpy walk over the stored arrays gives scikit-learn's predictions, after a save and load,
+    for either learner (boosting's sum of trees stored as scaled trees to average)."""
     import numpy as np
-    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 
-    from mltune.learn.forest import FOREST_SETTINGS
+    from mltune.learn.learners import LEARNERS, SETTINGS
     from mltune.learn.tree_arrays import TreeEnsemble
 
     rng = np.random.default_rng(0)
     scale = np.array([1, 10, 1e3, 1e-3, 1, 1])
     rows = rng.normal(size=(600, 6)) * scale
     labels = 2 * rows[:, 0] + np.sin(rows[:, 1]) + 0.1 * rng.normal(size=600)
-    forest = RandomForestRegressor(**FOREST_SETTINGS, random_state=0).fit(rows, labels)
-    (tmp_path / "f.npz").write_bytes(TreeEnsemble.from_sklearn(forest).to_bytes())
+    estimator = {"random-forest": RandomForestRegressor, "boosted-trees": GradientBoostingRegressor}[learner]
+    fitted = estimator(**SETTINGS[learner], random_state=0).fit(rows, labels)
+    (tmp_path / "f.npz").write_bytes(LEARNERS[learner](rows, labels, 0).to_bytes())
     loaded = TreeEnsemble.load(tmp_path / "f.npz", 6)
     unseen = rng.normal(size=(2000, 6)) * scale
-    np.testing.assert_allclose(loaded.predict(unseen), forest.predict(unseen), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(loaded.predict(unseen), fitted.predict(unseen), rtol=0, atol=1e-9)
 
 
 def _altered_copy(intact: Path, root: Path, arrays: dict | None = None, model_bytes: bytes | None = None,

@@ -28,6 +28,7 @@ from mltune.input.checks import (
     seed,
     speedup,
 )
+from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.rankers import ranker_names
 from mltune.search.defaults import BATCH_SIZE
 from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
@@ -161,6 +162,9 @@ def _add_learning_commands(commands) -> None:
     _add_arch_arguments(evaluate)
     evaluate.add_argument("--leave-arch-out", action="store_true",
                           help="also score forests trained on every other arch of the family, never on this one")
+    evaluate.add_argument("--learner", choices=LEARNER_NAMES, default=FOREST,
+                          help=f"what fits the learned rankers' models (default {FOREST}; `mltune train` keeps, per op "
+                               "kind, whichever ranks better)")
     evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
                           f"(default: {data_home() / 'evaluation'}/ARCH)")
     evaluate.add_argument("--batch", type=positive_int, default=BATCH_SIZE,
@@ -264,7 +268,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.api import evaluate
 
     evaluate(args.arch, dataset_dir=args.dataset_dir, out=args.out, seed=args.seed, batch=args.batch, kind=args.kind,
-             leave_arch_out=args.leave_arch_out)
+             leave_arch_out=args.leave_arch_out, learner=args.learner)
     return 0
 
 

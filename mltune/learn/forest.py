@@ -127,8 +127,7 @@ def save_model(model_dir: Path, name: str, op_kind: str, model: TrainedModel, me
         folder.mkdir(parents=True, exist_ok=True)
         (folder / MODEL_FILE).write_bytes(model.ensemble.to_bytes())
         sidecar = {"format": FORMAT, "name": name, "model_file": MODEL_FILE,
-                   "feature_names": list(model.feature_names), "versions": library_versions(),
-                   "forest_settings": FOREST_SETTINGS, **metadata}
+                   "feature_names": list(model.feature_names), "versions": library_versions(), **metadata}
         sidecar[MANIFEST_KEY] = manifest_sha256(folder / MODEL_FILE, json.loads(json.dumps(sidecar)))
         (folder / SIDECAR_FILE).write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as err:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 from mltune.errors import UserError
 from mltune.learn.forest import TrainedModel
+from mltune.learn.learner_names import FOREST
 from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.samples import ProblemSamples, load_dataset
@@ -121,7 +122,7 @@ def fold_positions(problems: Sequence[ProblemSamples], folds: Sequence[tuple[lis
 
 
 def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples],
-                          seed: int) -> dict[int, TrainedModel]:
+                          seed: int, learner: str = FOREST) -> dict[int, TrainedModel]:
     """Per problem, the model of its op kind trained on every other arch of its family (none of `arch`)."""
     family = arch_family(arch)
     pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family, exclude=arch))
@@ -133,7 +134,7 @@ def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[Probl
         if kind not in others:
             raise UserError(f"--leave-arch-out: no other {family} arch has {kind} records")
         kind_problems = [pooled.problems[j] for j in others[kind]]
-        model = fit_model(feature_table(kind_problems), slice(None), seed)
+        model = fit_model(feature_table(kind_problems), slice(None), seed, learner)
         models.update({i: model for i in indices})
     return models
 
@@ -172,7 +173,7 @@ def _learner_makers(folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]],
 
 
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
-                  transfer: dict[int, TrainedModel] | None = None
+                  transfer: dict[int, TrainedModel] | None = None, learner: str = FOREST
                   ) -> tuple[dict[str, dict[str, list[ProblemScore]]], dict[str, float]]:
     """Per split (`PER_PROBLEM`, `HONEST`), every ranker's score on every problem: the forests' and the learning
     plugins' from the fold of that split of its op kind that held it out, the others' (which learn nothing across
@@ -182,7 +183,7 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
     static = _replay_all(_static_makers(seed), problems, batch)
     splits, kind_shares = {}, {}
     for split in SPLIT_NAMES:
-        folds = kind_fold_models(problems, seed, split=split)
+        folds = kind_fold_models(problems, seed, split=split, learner=learner)
         models = {i: model for held_out, model in folds for i in held_out}
         shares, kind_shares[split] = fold_positions(problems, folds, seed)
         learners = _learner_makers([(held_out, [problems[j] for j in trained_on])
@@ -196,7 +197,7 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
 
 
 def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[ProblemSamples], seed: int,
-                  batch: int, kind_shares: dict[str, float]) -> dict[str, list[ProblemScore]]:
+                  batch: int, kind_shares: dict[str, float], learner: str = FOREST) -> dict[str, list[ProblemScore]]:
     """Every ranker on the problems kept out of training for good, the forests (and the learning plugins) trained on
     all of `trained_on` (per op kind, as `mltune train` ships them, with the share of `kind_shares`); a held-out
     kind with no problem to learn from is left out."""
@@ -204,7 +205,8 @@ def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[Proble
     scored = [p for p in holdout if p.model_kind in kinds]
     scored_kinds = {kind: [i for i, p in enumerate(scored) if p.model_kind == kind] for kind in kinds}
     training = {kind: [trained_on[i] for i in indices] for kind, indices in kinds.items() if scored_kinds[kind]}
-    models = {kind: fit_model(feature_table(problems), slice(None), seed) for kind, problems in training.items()}
+    models = {kind: fit_model(feature_table(problems), slice(None), seed, learner)
+              for kind, problems in training.items()}
     makers = {**_static_makers(seed), **_forest_makers({i: models[p.model_kind] for i, p in enumerate(scored)},
                                                        seed, shares={i: kind_shares[p.model_kind]
                                                                      for i, p in enumerate(scored)}),
@@ -278,26 +280,29 @@ def _summaries(scores: dict[str, dict[str, list[ProblemScore]]]) -> dict[str, di
 
 def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
              batch: int, kind: str | None = None,
-             leave_arch_out: bool = False) -> dict[str, dict[str, Summary]]:
+             leave_arch_out: bool = False, learner: str = FOREST) -> dict[str, dict[str, Summary]]:
     """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the tables, write
     `evaluation.json` and the PNG (of the honest split) under `out_dir`; per split (per problem, honest, the
     held-out problems), each ranker's summary. With `leave_arch_out`, forests trained only on the family's other
-    archs are scored beside those held out by problem."""
+    archs are scored beside those held out by problem. `learner` fits every model the learned rankers rank with
+    (`mltune.learn.learners`)."""
     dataset = load_dataset(dataset_dir, arch)
     problems = [p for p in dataset.problems if kind in (None, p.problem.op_kind, p.model_kind)]
     if not problems:
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
-    transfer = leave_arch_out_models(dataset_dir, arch, problems, seed) if leave_arch_out else None
-    scores, kind_shares = score_rankers(problems, seed, batch, transfer)
+    transfer = leave_arch_out_models(dataset_dir, arch, problems, seed, learner) if leave_arch_out else None
+    scores, kind_shares = score_rankers(problems, seed, batch, transfer, learner)
     holdout = [p for p in dataset.holdout if kind in (None, p.problem.op_kind, p.model_kind)]
-    scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares)
+    scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner)
     summaries = _summaries(scores)
+    print(f"learned rankers: models fitted as {learner}")
     print_summaries(summaries[PER_PROBLEM], len(problems))
     print_splits(summaries, {split: len(next(iter(by_ranker.values()))) for split, by_ranker in scores.items()})
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "data_sha256": dataset.data_sha256,
+        report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "learner": learner,
+                  "data_sha256": dataset.data_sha256,
                   "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
                   **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)
                      if split in summaries}}

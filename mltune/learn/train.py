@@ -1,5 +1,7 @@
-"""`mltune train`: fit the random-forest cost models of one arch (or of every arch of a family, pooled), one per
+"""`mltune train`: fit the tree-ensemble cost models of one arch (or of every arch of a family, pooled), one per
 op kind, cross-validated on problems the model never saw, and ship only those that rank better than the heuristic.
+Each kind's model is a random forest or gradient-boosted trees (`mltune.learn.learners`), whichever ranks the
+held-out problems better.
 
 Op kinds have different feature columns, so a dataset of matmuls and convolutions gives two
 models; a kind with fewer than 2 problems cannot be cross-validated and is skipped. Folds are grouped
@@ -25,7 +27,9 @@ from sklearn.model_selection import GroupKFold
 
 from mltune.errors import UserError
 from mltune.features import TRAINED_WITHOUT, target_family
-from mltune.learn.forest import TrainedModel, family_name, fit_forest, save_model
+from mltune.learn.forest import TrainedModel, family_name, save_model
+from mltune.learn.learner_names import FOREST
+from mltune.learn.learners import LEARNERS, SETTINGS
 from mltune.learn.labels import Label, log_ratio
 from mltune.learn.neighbourhood import HONEST, PER_PROBLEM, SPLITS, can_hold_out, neighbours_of
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
@@ -71,8 +75,8 @@ def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) 
     )
 
 
-def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int) -> TrainedModel:
-    return TrainedModel(fit_forest(table.values[rows], table.labels[rows], seed), table.names)
+def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int, learner: str = FOREST) -> TrainedModel:
+    return TrainedModel(LEARNERS[learner](table.values[rows], table.labels[rows], seed), table.names)
 
 
 def problem_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> list[tuple[list[int], list[int]]]:
@@ -100,12 +104,12 @@ def problem_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> li
 
 
 def fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label = log_ratio,
-                split: str = HONEST) -> list[tuple[list[int], TrainedModel]]:
-    """One model per fold of `problem_folds`: (indices of the held-out problems, the model trained on the fold's
-    training problems)."""
+                split: str = HONEST, learner: str = FOREST) -> list[tuple[list[int], TrainedModel]]:
+    """One model per fold of `problem_folds`: (indices of the held-out problems, the model `learner` fits on the
+    fold's training problems)."""
     folds = problem_folds(problems, split)
     table = feature_table(problems, label)
-    return [(held_out, fit_model(table, np.isin(table.problem_of_row, trained_on), seed))
+    return [(held_out, fit_model(table, np.isin(table.problem_of_row, trained_on), seed, learner))
             for held_out, trained_on in folds]
 
 
@@ -139,22 +143,23 @@ def kind_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> list[
 
 
 def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label = log_ratio,
-                     split: str = HONEST) -> list[tuple[list[int], TrainedModel]]:
+                     split: str = HONEST, learner: str = FOREST) -> list[tuple[list[int], TrainedModel]]:
     """`fold_models` of each op kind, held-out indices into `problems`: every problem gets a model of its kind
     trained without it."""
     folds = []
     for indices in _check_kind_sizes(problems).values():
         folds += [([indices[i] for i in held_out], model)
-                  for held_out, model in fold_models([problems[i] for i in indices], seed, label, split)]
+                  for held_out, model in fold_models([problems[i] for i in indices], seed, label, split, learner)]
     return folds
 
 
-def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str) -> dict[str, dict[str, Any]]:
+def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str,
+                     learner: str) -> dict[str, dict[str, Any]]:
     """Per problem held out of its fold: the model's Spearman correlation, the iterations to within 5 % of the
     ranker as it ships (the forest interleaved with the heuristic, its share set from the other folds), of the
     forest alone and of the heuristic on the same problem (the baseline a model must beat to be shipped)."""
     rows, forest_orders, heuristic_orders, fold_of = {}, {}, {}, {}
-    for fold, (held_out, model) in enumerate(fold_models(problems, seed, split=split)):
+    for fold, (held_out, model) in enumerate(fold_models(problems, seed, split=split, learner=learner)):
         for i in held_out:
             p = problems[i]
             features = p.features()
@@ -179,15 +184,17 @@ def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str) 
     return per_problem
 
 
-def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str = HONEST) -> dict[str, Any]:
+def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str = HONEST,
+                   learner: str = FOREST) -> dict[str, Any]:
     """Per held-out problem of `split`: Spearman rank correlation of predicted vs measured, and iterations to within
-    5 % (the forest's alone and the heuristic's too); the forest's share of the picks for the shipped model."""
-    per_problem = _held_out_scores(problems, seed, split)
+    5 % (the model's alone and the heuristic's too), `learner` fitting the models; the model's share of the picks
+    for the shipped ranker."""
+    per_problem = _held_out_scores(problems, seed, split, learner)
     rhos = [v["spearman"] for v in per_problem.values() if v["spearman"] is not None]
     iterations = [v["iterations"] for v in per_problem.values()]
     forest = [v["forest_iterations"] for v in per_problem.values()]
     heuristic = [v["heuristic_iterations"] for v in per_problem.values()]
-    return {"split": split, "folds": min(MAX_FOLDS, len(set(SPLITS[split].groups([p.problem for p in problems])))),
+    return {"split": split, "learner": learner, "folds": min(MAX_FOLDS, len(set(SPLITS[split].groups([p.problem for p in problems])))),
             "tolerance": CV_TOLERANCE, "problems": per_problem, "median_iterations": float(median(iterations)),
             "mean_iterations": mean(iterations), "forest_median_iterations": float(median(forest)),
             "forest_mean_iterations": mean(forest), "heuristic_median_iterations": float(median(heuristic)),
@@ -211,8 +218,10 @@ def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str
                 force: bool) -> dict[str, Any]:
     """Cross-validate and fit one op kind's model; write it to `model_dir/NAME/op_kind/` unless it ranks worse than
     the heuristic or the family model (then only with `force`). Returns its metadata, folder (None if refused)."""
-    cv = cross_validate(problems, seed, HONEST)
-    cv_per_problem = cross_validate(problems, seed, PER_PROBLEM)
+    by_learner = {learner: cross_validate(problems, seed, HONEST, learner) for learner in LEARNERS}
+    learner = choose_learner(by_learner)
+    cv = by_learner[learner]
+    cv_per_problem = cross_validate(problems, seed, PER_PROBLEM, learner)
     verdict = judge(cv, family_on([p.key for p in problems], (source.family_cv or {}).get(op_kind)))
     targets = {p.target: p.target_origin for p in problems}
     metadata = {"targets": [{"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
@@ -222,12 +231,25 @@ def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str
                 "problems": [p.key for p in problems], "samples": int(sum(len(p.ratios) for p in problems)),
                 "failed_records_ignored": source.failed_records,
                 "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
+                "learner": learner, "learner_settings": SETTINGS[learner],
+                "learners": {name: {key: value[key] for key in LEARNER_SUMMARY} for name, value in by_learner.items()},
                 "forest_share": cv["forest_share"], "cv": cv, "cv_per_problem": cv_per_problem,
                 "quality": {**verdict, "forced": force and not verdict["ok"]}}
     if not verdict["ok"] and not force:
         return {"folder": None, **metadata}
-    model = fit_model(feature_table(problems), slice(None), seed)
+    model = fit_model(feature_table(problems), slice(None), seed, learner)
     return {"folder": save_model(model_dir, source.name, op_kind, model, metadata), **metadata}
+
+
+LEARNER_SUMMARY = ("median_iterations", "mean_iterations", "forest_median_iterations", "forest_mean_iterations")
+
+
+def choose_learner(by_learner: dict[str, dict[str, Any]]) -> str:
+    """The learner whose ranker, as it ships (interleaved with the heuristic), needed fewer benchmarks on the
+    held-out problems: the lower mean, then the lower median; the first of `LEARNERS` on a tie."""
+    order = list(LEARNERS)
+    return min(by_learner, key=lambda name: (by_learner[name]["mean_iterations"], by_learner[name]["median_iterations"],
+                                             order.index(name)))
 
 
 def cross_validatable(problems: Sequence[ProblemSamples]) -> bool:

@@ -31,6 +31,9 @@ def _print_kind(kind: str, report: dict[str, Any]) -> None:
               f"{row['heuristic_iterations']:>6} {row['shuffle_expected']:>8.1f}")
     _print_cv(cv, "honest split")
     _print_cv(report["cv_per_problem"], "per-problem split")
+    learners = ", ".join(f"{name} {row['median_iterations']:.1f} / {row['mean_iterations']:.2f}"
+                         for name, row in report["learners"].items())
+    print(f"  fitted as {report['learner']}: the honest split's median / mean by learner: {learners}")
     print(f"  the forest takes {report['forest_share']:.0%} of the picks beside the heuristic")
     quality = report["quality"]
     if report["folder"] is None:

@@ -1,4 +1,5 @@
-"""A fitted forest as plain arrays, stored in an `.npz` that cannot run code when loaded, and predicted with numpy.
+"""A fitted tree ensemble (a random forest, or boosted trees: `mltune.learn.learners`) as plain arrays, stored in
+an `.npz` that cannot run code when loaded, and predicted with numpy.
 
 Pickle (and joblib) files run code when they are loaded, so a model folder from an untrusted
 checkout would be a program. Here each tree is only its node arrays (children, split feature,
@@ -10,7 +11,7 @@ the recorded depth), so a crafted file can hold no cycle. Prediction walks all t
 number of steps (the deepest leaf's depth), so even a crafted file cannot make it loop.
 
 scikit-learn compares float32 features with float64 thresholds; `predict` does the same, so it returns
-what the fitted `RandomForestRegressor` returned.
+what the fitted `RandomForestRegressor` (or `GradientBoostingRegressor`) returned.
 """
 
 from __future__ import annotations
@@ -47,18 +48,24 @@ class TreeEnsemble:
     @staticmethod
     def from_sklearn(forest) -> "TreeEnsemble":
         """The arrays of a fitted scikit-learn `RandomForestRegressor` (one output)."""
+        return TreeEnsemble.from_trees(forest.estimators_)
+
+    @staticmethod
+    def from_trees(trees, scale: float = 1.0, offset: float = 0.0) -> "TreeEnsemble":
+        """The arrays of fitted scikit-learn regression trees (one output), each node's value `value * scale +
+        offset`: the ensemble predicts the mean of the trees' so transformed predictions."""
         parts: dict[str, list[np.ndarray]] = {name: [] for name in ("left", "right", "feature", "threshold", "value")}
-        roots, offset, depth = [], 0, 0
-        for estimator in forest.estimators_:
+        roots, offset_nodes, depth = [], 0, 0
+        for estimator in trees:
             tree = estimator.tree_
             leaf = tree.children_left == LEAF
-            parts["left"].append(np.where(leaf, LEAF, tree.children_left + offset))
-            parts["right"].append(np.where(leaf, LEAF, tree.children_right + offset))
+            parts["left"].append(np.where(leaf, LEAF, tree.children_left + offset_nodes))
+            parts["right"].append(np.where(leaf, LEAF, tree.children_right + offset_nodes))
             parts["feature"].append(np.where(leaf, 0, tree.feature))
             parts["threshold"].append(tree.threshold)
-            parts["value"].append(tree.value[:, 0, 0])
-            roots.append(offset)
-            offset += tree.node_count
+            parts["value"].append(tree.value[:, 0, 0] * scale + offset)
+            roots.append(offset_nodes)
+            offset_nodes += tree.node_count
             depth = max(depth, tree.max_depth)
         arrays = {name: np.concatenate(values) for name, values in parts.items()}
         return TreeEnsemble(arrays["left"].astype(np.int32), arrays["right"].astype(np.int32),
