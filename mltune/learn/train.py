@@ -194,7 +194,8 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str
     iterations = [v["iterations"] for v in per_problem.values()]
     forest = [v["forest_iterations"] for v in per_problem.values()]
     heuristic = [v["heuristic_iterations"] for v in per_problem.values()]
-    return {"split": split, "learner": learner, "folds": min(MAX_FOLDS, len(set(SPLITS[split].groups([p.problem for p in problems])))),
+    groups = set(SPLITS[split].groups([p.problem for p in problems]))
+    return {"split": split, "learner": learner, "folds": min(MAX_FOLDS, len(groups)),
             "tolerance": CV_TOLERANCE, "problems": per_problem, "median_iterations": float(median(iterations)),
             "mean_iterations": mean(iterations), "forest_median_iterations": float(median(forest)),
             "forest_mean_iterations": mean(forest), "heuristic_median_iterations": float(median(heuristic)),
