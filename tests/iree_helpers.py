@@ -373,6 +373,6 @@ def split_mlp(root: Path, context: ir.Context):
     module = parse_module_file(source, context)
     inputs = write_random_inputs(module.body.operations[0], root / "inputs", seed=0)
     inlined = TuningInput(source, Invocation("main", inputs, False), (), tuple(CPU_FLAGS))
-    made = weights.split(inlined, root / "weights", 0, WEIGHT_LIMIT)
+    made = weights.split(inlined.source, inlined.compile_flags, root / "weights", 0, WEIGHT_LIMIT)
     assert made is not None
     return inlined, weights.compiled_from(inlined, made), made

@@ -197,6 +197,31 @@ def test_a_model_below_the_threshold_is_left_as_it_is(mlp, tmp_path, monkeypatch
     assert json.loads((tmp_path / "c" / "split.json").read_text())["weight_bytes"] == 2 * 32 * 1024
 
 
+def test_a_split_started_beside_the_dump_is_the_one_every_build_uses(mlp, context, tmp_path, monkeypatch):
+    """`start_split` compiles the split while `prepare_input` compiles the dump; `without_weights` then takes that
+    split as made (the same source and flags) and makes nothing again. A target whose candidates annotate the
+    source, or a file too small to hold the weights, starts nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mltune.input.model import prepare_input
+    from mltune.targets import CpuTarget, GpuTarget
+
+    inlined, _, _ = mlp
+    monkeypatch.setattr(weights, "MIN_CONSTANT_BYTES", WEIGHT_LIMIT)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert weights.start_split(inlined.source, CpuTarget(), (), context, tmp_path / "w", pool) is None  # small
+        monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 1)
+        assert weights.start_split(inlined.source, GpuTarget("cuda", "sm_90"), (), context, tmp_path / "w", pool) is None
+        started = weights.start_split(inlined.source, CpuTarget(), (), context, tmp_path / "w", pool)
+        prepared = prepare_input(inlined.source, CpuTarget(), tmp_path, context)
+        made = started.result()
+    assert made is not None and made.seconds > 0 and made.weight_bytes == 2 * 32 * 1024
+    stamp = made.module.stat().st_mtime_ns
+    used = weights.without_weights(prepared, "cpu", tmp_path / "w")
+    assert used.source == made.module and made.module.stat().st_mtime_ns == stamp  # taken as made, not made again
+    assert used.invocation.parameters[-1] == made.archive
+
+
 @pytest.mark.slow  # a whole tuning run through the command line
 def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypatch, capsys):
     """A whole `mltune tune`: its builds compile the split module, its numerics and timing run with the archive, and
@@ -251,7 +276,7 @@ def test_a_users_own_archive_is_kept_beside_the_split_one(tmp_path, context):
     invocation = Invocation("main", write_random_inputs(main, tmp_path / "inputs", seed=0), False,
                             (ParameterArchive("model", tmp_path / "user.irpa"),))
     inlined = TuningInput(source, invocation, (), tuple(CPU_FLAGS))
-    made = weights.split(inlined, tmp_path / "weights", 0, WEIGHT_LIMIT)
+    made = weights.split(inlined.source, inlined.compile_flags, tmp_path / "weights", 0, WEIGHT_LIMIT)
     assert made is not None and made.weight_bytes == 32 * 1024, "only the inlined weight moves"
     split = weights.compiled_from(inlined, made)
     assert [a.scope for a in split.invocation.parameters] == ["model", "mltune_weights"]

@@ -96,7 +96,7 @@ def measure(model: Path, repeats: int, work: Path, context: ir.Context) -> Row:
     row = Row(model.name, model.stat().st_size / 1e6)
     inlined = TuningInput(model, _invocation(model), (), tuple(CpuTarget().compile_flags()))
     started = time.perf_counter()
-    made = weights.split(inlined, work / "weights", 0, weights.MIN_CONSTANT_BYTES)
+    made = weights.split(inlined.source, inlined.compile_flags, work / "weights", 0, weights.MIN_CONSTANT_BYTES)
     row.split_s = time.perf_counter() - started
     if made is None:
         sys.exit(f"{model}: nothing to split")

@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from iree.compiler import ir, passmanager
 
 from mltune.emit.apply import annotates_source
 from mltune.input.files import ParameterArchive
-from mltune.input.model import TuningInput
+from mltune.input.model import TuningInput, default_build, is_dispatch_benchmark
 from mltune.system.tools import run_compiler, tool_path
+from mltune.targets.base import Target
 
 SCOPE = "mltune_weights"  # the archive's scope: apart from any scope of the user's own archives
 RESUME_PHASE = "global-optimization"
@@ -134,34 +137,35 @@ def export_parameters(module: ir.Module, archive: ParameterArchive, min_bytes: i
             f"minimum-size={min_bytes}}})").run(module.operation)
 
 
-def _stamp(tuning_input: TuningInput, min_constant_bytes: int) -> str:
+def _stamp(source: Path, compile_flags: Sequence[str], min_constant_bytes: int) -> str:
     """What a split depends on: the source file as it is, the flags it was compiled with, the constants moved."""
-    stat = tuning_input.source.stat()
-    return json.dumps([str(tuning_input.source.resolve()), stat.st_size, stat.st_mtime_ns,
-                       list(tuning_input.compile_flags), min_constant_bytes])
+    stat = source.stat()
+    return json.dumps([str(source.resolve()), stat.st_size, stat.st_mtime_ns, list(compile_flags), min_constant_bytes])
 
 
-def split(tuning_input: TuningInput, work_dir: Path, min_weight_bytes: int,
+def split(source: Path, compile_flags: Sequence[str], work_dir: Path, min_weight_bytes: int,
           min_constant_bytes: int) -> WeightSplit | None:
-    """The model split into a module and an archive in `work_dir`, or None where it does not pay (fewer weight
-    bytes than `min_weight_bytes`) or cannot be made. A resumed run finds the split (or the verdict) made."""
+    """The model at `source` split into a module and an archive in `work_dir`, or None where it does not pay (fewer
+    weight bytes than `min_weight_bytes`) or cannot be made. A split made before with the same source and flags (a
+    resumed run's, or one started beside the dump: `start_split`) is taken as made, or not made."""
     work_dir.mkdir(parents=True, exist_ok=True)
     # named after the model: messages that name the source (e.g. a default build that cannot run) stay readable
-    module_path = work_dir / f"{tuning_input.source.stem}_without_weights.mlir"
+    module_path = work_dir / f"{source.stem}_without_weights.mlir"
     stamp_path = work_dir / "split.json"
     archive = ParameterArchive(SCOPE, (work_dir / "weights.irpa").resolve())
-    stamp = _stamp(tuning_input, min_constant_bytes)
+    stamp = _stamp(source, compile_flags, min_constant_bytes)
     saved = json.loads(stamp_path.read_text()) if stamp_path.is_file() else {}
     if saved.get("stamp") == stamp:
         done = saved["weight_bytes"] >= max(min_weight_bytes, 1) and module_path.is_file() and archive.path.is_file()
         return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0) if done else None
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
-    result = run_compiler([tool_path("iree-compile"), str(tuning_input.source), *tuning_input.compile_flags,
+    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags,
                            f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
                           timeout_s=SPLIT_TIMEOUT_S)
     if not result.ok:
         print(f"note: every build compiles the weights: the split failed ({result.describe_failure()})")
+        stamp_path.write_text(json.dumps({"stamp": stamp, "weight_bytes": 0}))  # not tried again for this source
         return None
     try:
         module = ir.Module.parse(optimized.read_bytes(), ir.Context())
@@ -196,5 +200,24 @@ def without_weights(tuning_input: TuningInput, target_kind: str, work_dir: Path)
     if (tuning_input.invocation.dispatch_level or annotates_source(target_kind)
             or tuning_input.source.stat().st_size < MIN_WEIGHT_BYTES):
         return tuning_input
-    weights = split(tuning_input, work_dir, MIN_WEIGHT_BYTES, MIN_CONSTANT_BYTES)
+    weights = split(tuning_input.source, tuning_input.compile_flags, work_dir, MIN_WEIGHT_BYTES, MIN_CONSTANT_BYTES)
     return compiled_from(tuning_input, weights) if weights is not None else tuning_input
+
+
+def start_split(path: Path, target: Target, extra_flags: Sequence[str], context: ir.Context, work_dir: Path,
+                pool: Executor) -> Future[WeightSplit | None] | None:
+    """The split of the model at `path` as IREE's default build of it for `target` compiles it (`default_build`),
+    started on `pool` where `without_weights` will want one, so that its compile runs beside the dump's: both
+    compile the whole model from the same file, and `without_weights` then finds the split made. None where no
+    split will be wanted."""
+    if annotates_source(target.kind) or not path.is_file() or path.stat().st_size < MIN_WEIGHT_BYTES:
+        return None
+    source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
+    return pool.submit(_split_model, source, compile_flags, work_dir)
+
+
+def _split_model(source: Path, compile_flags: Sequence[str], work_dir: Path) -> WeightSplit | None:
+    """`split`, but not of a dispatch benchmark (no weights to move: `without_weights` takes it as it is)."""
+    if is_dispatch_benchmark(source):
+        return None
+    return split(source, compile_flags, work_dir, MIN_WEIGHT_BYTES, MIN_CONSTANT_BYTES)

@@ -28,12 +28,11 @@ from mltune.emit.apply import Applier, make_applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
-from mltune.input.model import executable_flags, prepare_input, strip_configuration
-from mltune.model.input_form import in_input_form
-from mltune.model.weights import without_weights
+from mltune.input.model import executable_flags, strip_configuration
 from mltune.rankers import RankingInput, make_ranker
 from mltune.runs.report import Dispatch
 from mltune.spaces.candidate import CandidateSet, Configurator
+from mltune.tuning.prepared import prepared_input
 from mltune.tuning.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
 
 # (target kind, op kind) whose candidates compile from the dumped executable as from the model
@@ -83,10 +82,7 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                             request.seed, request.compile_flags, request.call_inputs)
-    tuning_input = without_weights(in_input_form(prepared, request.target.kind, request.run_dir),
-                                   request.target.kind, request.run_dir / "weights")
+    _, tuning_input = prepared_input(request, context)
     dispatches = read_checked_dispatches(tuning_input, request, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]

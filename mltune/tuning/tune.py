@@ -23,7 +23,7 @@ from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import Problem, Untunable
 from mltune.frontend.root_ops import read_root_ops
-from mltune.input.model import CallInputs, TuningInput, dumped_build, prepare_input
+from mltune.input.model import CallInputs, TuningInput, dumped_build
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.as_built import AsBuilt
@@ -34,8 +34,6 @@ from mltune.model.in_model_finals import ProfiledFinals
 from mltune.model.in_model_timer import InModelTimer
 from mltune.model.profile_table import profile_lines
 from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
-from mltune.model.input_form import in_input_form
-from mltune.model.weights import without_weights
 from mltune.model.host_reference import HostBuild
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.rankers import make_ranker
@@ -54,6 +52,7 @@ from mltune.spaces.configure import make_configurator
 from mltune.system.progress import display
 from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
+from mltune.tuning.prepared import prepared_input
 from mltune.tuning.time_shares import cached_shares, named_dispatches
 
 
@@ -234,13 +233,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     _check_writable(request.output)
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
-    with display().phase("dump the input's dispatches (iree-compile)"):
-        prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                 request.seed, request.compile_flags, request.call_inputs)
-    with display().phase("move the model's weights out of every build (once)"):
-        tuning_input = without_weights(in_input_form(prepared, request.target.kind, request.run_dir),
-                                       request.target.kind, request.run_dir / "weights")
-    dump_seconds = time.perf_counter() - started  # mostly the compile that dumps the dispatches
+    prepared, tuning_input = prepared_input(request, context)
+    dump_seconds = time.perf_counter() - started  # mostly the compiles that dump the dispatches and move the weights
     dispatches = read_checked_dispatches(tuning_input, request, context)
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
