@@ -197,11 +197,16 @@ def without_weights(tuning_input: TuningInput, target_kind: str, work_dir: Path)
     """The tuning input to build candidates from: split when its weights are worth it (a model file smaller than
     `MIN_WEIGHT_BYTES` cannot hold that many), else as it is. A target whose candidates are the source annotated
     keeps the source: the user gets that source back and builds it themselves."""
-    if (tuning_input.invocation.dispatch_level or annotates_source(target_kind)
-            or tuning_input.source.stat().st_size < MIN_WEIGHT_BYTES):
+    if tuning_input.invocation.dispatch_level or not _may_split(tuning_input.source, target_kind):
         return tuning_input
     weights = split(tuning_input.source, tuning_input.compile_flags, work_dir, MIN_WEIGHT_BYTES, MIN_CONSTANT_BYTES)
     return compiled_from(tuning_input, weights) if weights is not None else tuning_input
+
+
+def _may_split(source: Path, target_kind: str) -> bool:
+    """Whether a model at `source` may be split for a target of `target_kind`: one whose candidates do not annotate
+    the source, in a file large enough to hold `MIN_WEIGHT_BYTES` of weights."""
+    return not annotates_source(target_kind) and source.stat().st_size >= MIN_WEIGHT_BYTES
 
 
 def start_split(path: Path, target: Target, extra_flags: Sequence[str], context: ir.Context, work_dir: Path,
@@ -210,7 +215,7 @@ def start_split(path: Path, target: Target, extra_flags: Sequence[str], context:
     started on `pool` where `without_weights` will want one, so that its compile runs beside the dump's: both
     compile the whole model from the same file, and `without_weights` then finds the split made. None where no
     split will be wanted."""
-    if annotates_source(target.kind) or not path.is_file() or path.stat().st_size < MIN_WEIGHT_BYTES:
+    if not path.is_file() or not _may_split(path, target.kind):
         return None
     source, compile_flags = default_build(path, target, work_dir, context, extra_flags)
     return pool.submit(_split_model, source, compile_flags, work_dir)
