@@ -4,7 +4,7 @@
 # one collector per GPU, each taking every Nth dispatch, records appended to $OUT/ds as they are measured. After
 # SECONDS, no collector starts another dispatch; the one still running is stopped (its records so far are kept).
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
-[ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
+[ -d /tmp/site/ray ] || tar xJf .pack/r/ray.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 limit=$1 budget=$2 dispatches=$3 seed=${SEED:-0}
 gpus=$(nvidia-smi -L | wc -l)

@@ -3,7 +3,7 @@
 # One collector per GPU, all at once: problem i on cuda://i for at most SECONDS, records into $OUT/collect/ds
 # (each run's own results.jsonl, under /tmp/cwI, holds the same records).
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
-[ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
+[ -d /tmp/site/ray ] || tar xJf .pack/r/ray.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 limit=$1; shift
 mkdir -p $OUT/collect

@@ -6,7 +6,7 @@
 # rotating order, each on its own GPU. With OTHER_SRC (another checkout's tree, e.g. .pack/before), each model is
 # tuned by that tree's mltune too, on the GPU after the models' (NAME i on cuda://N+i), and re-measured the same way.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH
-[ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
+[ -d /tmp/site/ray ] || tar xJf .pack/r/ray.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 budget=$1; shift
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv; nproc; uptime; } \

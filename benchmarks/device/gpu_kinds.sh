@@ -7,7 +7,7 @@
 # `model_tunable_share.py --work` folder), that model timed dispatch by dispatch on GPU 0 and reclassified. With
 # OTHER_SRC (another checkout, e.g. .pack/before), its heuristic runs too.
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
-[ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
+[ -d /tmp/site/ray ] || tar xJf .pack/r/ray.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv; nproc; uptime; } \
   > $OUT/env.txt 2>&1

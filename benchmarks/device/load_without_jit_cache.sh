@@ -3,7 +3,7 @@
 # The f16 transformer block tuned on one GPU with the CUDA driver's JIT cache off (as on a machine that never loaded
 # these candidates), by another checkout (.pack/before) and by this tree; prints each run's median module load.
 export PYTHONUNBUFFERED=1 CUDA_CACHE_DISABLE=1
-[ -d /tmp/site/ray ] || tar xJf .pack/b/site.tar.xz -C /tmp/site || exit 3
+[ -d /tmp/site/ray ] || tar xJf .pack/r/ray.tar.xz -C /tmp/site || exit 3
 cp -r .pack/mltune-0.1.0.dist-info /tmp/site/ 2>/dev/null
 F="--iree-flag=--iree-cuda-use-ptxas --iree-flag=--iree-cuda-use-ptxas-from=/usr/local/cuda/bin/ptxas"
 mkdir -p $OUT/jit; uptime > $OUT/jit/load.txt

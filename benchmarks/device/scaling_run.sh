@@ -4,7 +4,7 @@
 export PYTHONUNBUFFERED=1
 SITE=/tmp/site
 [ -d $SITE/iree ] || { echo "no IREE in $SITE"; exit 4; }
-if [ ! -d $SITE/ray ]; then tar xJf .pack/b/site.tar.xz -C $SITE || exit 3; fi
+if [ ! -d $SITE/ray ]; then tar xJf .pack/r/ray.tar.xz -C $SITE || exit 3; fi
 cp -r .pack/mltune-0.1.0.dist-info $SITE/ 2>/dev/null
 export PYTHONPATH=$SITE PATH=$SITE/bin:$PATH
 name=$1; shift
