@@ -35,7 +35,7 @@ def test_groups_are_connected_components_of_the_neighbour_relation():
 
 def test_interleaving_bounds_how_late_either_orders_candidates_come():
     rng = np.random.default_rng(0)
-    for share in (1 / 3, 0.5, 2 / 3):
+    for share in (1 / 3, 0.5, 2 / 3, 4 / 5):
         first, second = rng.permutation(200), rng.permutation(200)
         merged = interleaved_order(first, second, share)
         assert sorted(merged.tolist()) == list(range(200))

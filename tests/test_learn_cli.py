@@ -9,6 +9,7 @@ from learn_helpers import write_synthetic_dataset
 
 from mltune.cli.command import main
 from mltune.learn.forest import SIDECAR_FILE, load_model
+from mltune.learn.share import MAX_SHARE, MIN_SHARE
 from mltune.rankers import plugin_names
 
 
@@ -25,7 +26,7 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     sidecar = json.loads((tmp_path / "synthetic" / "contraction" / SIDECAR_FILE).read_text())
     assert sidecar["samples"] == 120 and sidecar["cv"]["median_iterations"] >= 1
     assert sidecar["cv"]["split"] == "honest" and sidecar["cv_per_problem"]["split"] == "per-problem"
-    assert 1 / 3 <= sidecar["forest_share"] <= 2 / 3
+    assert MIN_SHARE <= sidecar["forest_share"] <= MAX_SHARE
     assert load_model(tmp_path, "synthetic", "contraction").model.feature_names == tuple(sidecar["feature_names"])
     # both learners cross-validated on the honest split; the one kept ranked no worse on the mean
     learners = sidecar["learners"]

@@ -15,7 +15,8 @@ failure seen on the H100: shapes larger than any it learned from), and on the da
 - `borda`: the forest's and the heuristic's positions summed (`mltune.rankers.blend.blended_order`);
 - `interleave`: the heuristic's and the forest's orders taken in turn (`mltune.rankers.blend.interleaved_order`);
 - `interleave-weighted`: the same, with the forest's share set from the other folds' held-out positions
-  (`mltune.learn.share.forest_share`).
+  (`mltune.learn.share.forest_share`, capped at 4/5 as shipped); `interleave-cap-2/3` and `interleave-cap-9/10`
+  with the share capped lower (as before 2026-11-28) and higher.
 
     python benchmarks/ranking/honest_split_study.py [--archs emeraldrapids,znver3,sm_90] [--dataset-dir datasets]
 """
@@ -42,7 +43,7 @@ from mltune.learn.labels import Label, log_ratio, rank_fraction  # noqa: E402
 from mltune.learn.neighbourhood import honest_groups  # noqa: E402
 from mltune.learn.samples import ProblemSamples, load_dataset  # noqa: E402
 from mltune.learn.scoring import first_near_optimal  # noqa: E402
-from mltune.learn.share import forest_share  # noqa: E402
+from mltune.learn.share import MAX_SHARE, forest_share  # noqa: E402
 from mltune.learn.train import MAX_FOLDS, by_kind  # noqa: E402
 from mltune.rankers.blend import blended_order, interleaved_order  # noqa: E402
 from mltune.rankers.heuristic import Heuristic, promote_data_tiled  # noqa: E402
@@ -106,6 +107,9 @@ def splits(problems: list[ProblemSamples],
     return result
 
 
+SHARE_CAPS = {"interleave-weighted": MAX_SHARE, "interleave-cap-2/3": 2 / 3, "interleave-cap-9/10": 9 / 10}
+
+
 def study(problems: list[ProblemSamples], holdout: list[ProblemSamples]) -> dict[str, dict[str, list[int]]]:
     """Per split, per ranker, the positions of the scored problems."""
     everything = problems + holdout
@@ -131,13 +135,14 @@ def study(problems: list[ProblemSamples], holdout: list[ProblemSamples]) -> dict
         out["interleave"] = [first_near_optimal(everything[i].ratios,
                                                 interleaved_order(orders["forest"][i], heuristic[i], 0.5), TOLERANCE)
                              for i in scored]
-        weighted = []
-        for i in scored:  # the share from the honest positions of the problems outside i's fold
-            others = [j for j in honest_forest if fold_of.get(j) != fold_of[i]]
-            share = forest_share([honest_forest[j] for j in others], [heuristic_pos[j] for j in others])
-            weighted.append(first_near_optimal(everything[i].ratios,
-                                               interleaved_order(orders["forest"][i], heuristic[i], share), TOLERANCE))
-        out["interleave-weighted"] = weighted
+        for name, cap in SHARE_CAPS.items():
+            weighted = []
+            for i in scored:  # the share from the honest positions of the problems outside i's fold
+                others = [j for j in honest_forest if fold_of.get(j) != fold_of[i]]
+                share = forest_share([honest_forest[j] for j in others], [heuristic_pos[j] for j in others], cap)
+                weighted.append(first_near_optimal(
+                    everything[i].ratios, interleaved_order(orders["forest"][i], heuristic[i], share), TOLERANCE))
+            out[name] = weighted
         result[split] = out
     return result
 
