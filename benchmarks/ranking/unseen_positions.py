@@ -1,0 +1,37 @@
+"""Positions of the first candidate within 5 % of the best, over runs of `gpu_heuristic_unseen.py` from several calls.
+
+Each call scores its runs against the best that call found; runs of one shape made in other calls (another
+ranker, another model) are compared here against the best of all of them. Ratios are each candidate's time over
+IREE's default measured beside it on the GPU that ran it, so runs compare across calls on GPUs of one kind.
+
+    python benchmarks/ranking/unseen_positions.py ROWS.json[=LABEL] ...
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+TOLERANCE = 0.05
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__.strip().splitlines()[-1].strip())
+    runs = []  # (shape, name, ratios)
+    for argument in sys.argv[1:]:
+        path, _, label = argument.partition("=")
+        for row in json.loads(Path(path).read_text())["rows"]:
+            runs.append((row["shape"], row["run"] + (f" ({label})" if label else ""), row["ratios"]))
+    for shape in sorted({shape for shape, _, _ in runs}):
+        of_shape = [(name, ratios) for s, name, ratios in runs if s == shape]  # None: failed, keeps its place
+        best = min(min(r for r in ratios if r) for _, ratios in of_shape)
+        print(f"{shape}: best {1 / best:.2f}x")
+        for name, ratios in of_shape:
+            position = next((i + 1 for i, r in enumerate(ratios) if r and r <= best * (1 + TOLERANCE)), None)
+            print(f"  {name:<40} {position or 'none':>5}   own best {1 / min(r for r in ratios if r):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
