@@ -29,6 +29,7 @@ import sklearn
 from sklearn.ensemble import RandomForestRegressor
 
 from mltune.errors import UserError
+from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.learn.tree_arrays import FORMAT, ModelFormatError, TreeEnsemble
 
 MODEL_FILE = "forest.npz"
@@ -88,6 +89,12 @@ class LoadedModel:
         models trained before it was stored, or one that is not a number in (0, 1]."""
         share = self.sidecar.get("forest_share", 1.0)
         return float(share) if isinstance(share, (int, float)) and 0 < share <= 1 else 1.0
+
+    @property
+    def learner(self) -> str:
+        """What fitted the trees (`mltune.learn.learner_names`): models trained before the choice are forests."""
+        learner = self.sidecar.get("learner", FOREST)
+        return learner if learner in LEARNER_NAMES else FOREST
 
 
 def library_versions() -> dict[str, str]:

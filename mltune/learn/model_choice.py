@@ -52,8 +52,8 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         if own.trusted:
             share = own.share
             beside = f", taking {share:.0%} of the picks beside the heuristic's" if share < 1 else ""
-            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model)"
-                                    + beside, share=share)
+            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model, "
+                                    f"{own.learner}){beside}", share=share)
         why_not_own = f"the {arch} model in {own.folder} ranked worse in cross-validation"
     pooled = family_name(family)
     for model_dir in (d for d in model_dirs if _exists(d, pooled, op_kind)):
@@ -61,8 +61,9 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         archs = _trained_on(shared)
         blend = arch not in archs
         how = " blended with the heuristic, as it never saw this arch" if blend else ""
+        trained_on = ", ".join(archs) or "unknown archs"
         return ModelChoice(shared, f"random-forest: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
-                                   f"family's model, trained on {', '.join(archs) or 'unknown archs'}; {why_not_own})",
+                                   f"family's {shared.learner} model, trained on {trained_on}; {why_not_own})",
                            blend, 1.0 if blend else shared.share)
     return ModelChoice(None, f"random-forest: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
                              f"{family} family model in {describe_search_path(tuple(model_dirs))})")
