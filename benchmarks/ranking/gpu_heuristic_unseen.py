@@ -82,6 +82,12 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
     return ratios
 
 
+def first_within(ratios: list[float | None], best: float) -> int | None:
+    """1-based position of the first ratio within 5 % of `best`, None if none is; a failed candidate (inf, or None
+    as stored) keeps its position."""
+    return next((i + 1 for i, r in enumerate(ratios) if r is not None and r <= best * NEAR), None)
+
+
 def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str]], work: Path,
               args: argparse.Namespace) -> list[dict]:
     """Every run of one shape (`text`, its model or dumped dispatch) on one GPU, and each run's row."""
@@ -93,9 +99,9 @@ def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str
     best = min(min(r) for r in ratios.values())
     rows = []
     for run, measured in ratios.items():
-        first = next((i + 1 for i, r in enumerate(measured) if r <= best * NEAR), None)
         rows.append({"shape": name, "run": run, "device": device, "best_speedup": 1 / min(measured),
-                     "slower_4x": sum(r > SLOW for r in measured), "tried": len(measured), "first_within_5pct": first,
+                     "slower_4x": sum(r > SLOW for r in measured), "tried": len(measured),
+                     "first_within_5pct": first_within(measured, best),
                      "ratios": [r if r != float("inf") else None for r in measured]})
     return rows
 

@@ -135,14 +135,13 @@ def study(problems: list[ProblemSamples], holdout: list[ProblemSamples]) -> dict
         out["interleave"] = [first_near_optimal(everything[i].ratios,
                                                 interleaved_order(orders["forest"][i], heuristic[i], 0.5), TOLERANCE)
                              for i in scored]
+        outside = {}  # per scored problem, the honest positions of the problems outside its fold
+        for i in scored:
+            others = [j for j in honest_forest if fold_of.get(j) != fold_of[i]]
+            outside[i] = ([honest_forest[j] for j in others], [heuristic_pos[j] for j in others])
         for name, cap in SHARE_CAPS.items():
-            weighted = []
-            for i in scored:  # the share from the honest positions of the problems outside i's fold
-                others = [j for j in honest_forest if fold_of.get(j) != fold_of[i]]
-                share = forest_share([honest_forest[j] for j in others], [heuristic_pos[j] for j in others], cap)
-                weighted.append(first_near_optimal(
-                    everything[i].ratios, interleaved_order(orders["forest"][i], heuristic[i], share), TOLERANCE))
-            out[name] = weighted
+            out[name] = [first_near_optimal(everything[i].ratios, interleaved_order(
+                orders["forest"][i], heuristic[i], forest_share(*outside[i], cap)), TOLERANCE) for i in scored]
         result[split] = out
     return result
 

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-TOLERANCE = 0.05
+from gpu_heuristic_unseen import first_within  # this folder is the script's first on sys.path
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
         best = min(min(r for r in ratios if r) for _, ratios in of_shape)
         print(f"{shape}: best {1 / best:.2f}x")
         for name, ratios in of_shape:
-            position = next((i + 1 for i, r in enumerate(ratios) if r and r <= best * (1 + TOLERANCE)), None)
+            position = first_within(ratios, best)
             print(f"  {name:<40} {position or 'none':>5}   own best {1 / min(r for r in ratios if r):.2f}x")
 
 
