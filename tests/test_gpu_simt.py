@@ -162,19 +162,19 @@ def test_heuristic_on_partial_tiles_leads_with_unstaged_operands(dumped, context
 
 
 def test_the_shipped_forest_ranks_simt_candidates_with_its_simt_model(dumped, configurator, capsys):
-    """SIMT candidates have features of their own: the sm_90 forest ranks them with its `contraction_simt` model
-    (learned from real models' f32 contractions), never with the `contraction` model of MMA tilings, and an f16
-    problem of the same kind (MMA candidates) keeps the op kind's name."""
+    """SIMT candidates have features of their own: the sm_90 forest ranks them with its `simt_gemm` model
+    (learned from real models' f32 contractions and convolutions), never with the `contraction` model of MMA
+    tilings, and an f16 problem of the same kind (MMA candidates) keeps the op kind's name."""
     from mltune.rankers import make_ranker
 
     problem, gpu = dumped["problem"], dumped["gpu"]
     candidates = configurator.candidates()
-    assert model_kind(problem, gpu, candidates) == "contraction_simt"
+    assert model_kind(problem, gpu, candidates) == "simt_gemm"
     mma = CandidateSet(("wg_m", "wg_n", "mma"), np.array([[64, 64, 0]]))
     assert model_kind(problem, gpu, mma) == "contraction"
     ranker = make_ranker("random-forest")
     ranker.start(RankingInput(problem, gpu, candidates))
     order = ranker.ask(20)
     said = capsys.readouterr().err
-    assert "contraction_simt on sm_90 ranked by" in said and "another kind" not in said, said
+    assert "simt_gemm on sm_90 ranked by" in said and "another kind" not in said, said
     assert len(set(order)) == 20

@@ -4,6 +4,7 @@ and the forest's share of it (`mltune.rankers.blend`, `mltune.learn.share`); syn
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,6 +23,15 @@ def test_neighbours_are_within_2x_in_every_dimension_and_of_the_same_types():
     assert neighbours(matmul_problem(128, 768, 768), matmul_problem(256, 768, 1536))
     assert not neighbours(matmul_problem(128, 768, 768), matmul_problem(512, 768, 768))  # M 4x apart
     assert not neighbours(matmul_problem(128, 768, 768), matmul_problem(128, 768, 768, lhs="f16"))
+
+
+def test_a_gemms_op_kinds_are_compared_as_one():
+    """A 1x1 convolution read as a multi-loop contraction is the GEMM of its role sizes: one SIMT model learns both,
+    so neither may be trained on when the other is held out; a reduction of the same sizes is another kind."""
+    matmul = matmul_problem(128, 768, 768)
+    assert neighbours(matmul, replace(matmul_problem(196, 768, 512), op_kind="multi_loop_contraction"))
+    assert neighbours(matmul, replace(matmul, op_kind="convolution"))
+    assert not neighbours(matmul, replace(matmul, op_kind="reduction"))
 
 
 def test_groups_are_connected_components_of_the_neighbour_relation():

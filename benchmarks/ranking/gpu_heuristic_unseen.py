@@ -12,7 +12,7 @@ keeps its position). All runs of a shape use the same seed, budget, flags and GP
 shapes run side by side, each on its own GPU (its runs after one another): positions compare runs on one GPU.
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
-        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--shapes unseen-f16|f32-models]
+        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--shapes unseen-f16|f32-models|unseen-f32]
         [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
@@ -57,7 +57,16 @@ F32_MODEL_SHAPES = [
     ContractionShape(197, 2304, 768, batch=1),  # ViT-B/16 fused QKV projection: 197 rows, partial tiles
     ContractionShape(197, 768, 3072, batch=1),  # ViT-B/16 MLP down
 ]
-SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES}
+# f32 layers at more tokens than any SIMT problem of datasets/sm_90 holds, none within 2x of one in every role (nor of
+# a 1x1 convolution's GEMM): GPT-2 medium's MLP at 512 tokens, BERT-base's attention output at 16 x 128 tokens, GPT-2's
+# fused QKV projection at 1024 tokens
+F32_UNSEEN_SHAPES = [
+    ContractionShape(512, 4096, 1024, batch=1),
+    ContractionShape(512, 1024, 4096, batch=1),
+    ContractionShape(2048, 768, 768, batch=1),
+    ContractionShape(1024, 2304, 768, batch=1),
+]
+SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES}
 NEAR = 1.05
 SLOW = 4.0
 

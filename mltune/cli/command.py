@@ -171,7 +171,7 @@ def _add_learning_commands(commands) -> None:
                           help=f"candidates asked per step, as the tuning loop does (default {BATCH_SIZE})")
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
                           help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
-                               "e.g. contraction_simt (default: all)")
+                               "e.g. simt_gemm (default: all)")
     dataset = commands.add_parser("dataset", help="manage dataset records")
     actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
     importer = actions.add_parser("import", help="import another tuner's measurements as records")

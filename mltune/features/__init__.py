@@ -96,13 +96,17 @@ def target_family(target: Any) -> str:
     return "cpu" if target.kind == "cpu" else "gpu"
 
 
+SIMT_GEMM = "simt_gemm"
+
+
 def model_kind(problem: Problem, target: Any, candidates: CandidateSet) -> str:
-    """The name a problem's learned model is kept and looked up under: its op kind, or `KIND_simt` for a GPU
-    contraction or convolution whose candidates are SIMT (one model learns one feature set, and f16 and f32 problems
-    of one kind get different spaces on one target)."""
+    """The name a problem's learned model is kept and looked up under: its op kind, or `SIMT_GEMM` for a GPU
+    contraction, convolution or multi-loop contraction whose candidates are SIMT. One model learns one feature set:
+    f16 and f32 problems of one kind get different spaces on one target, and the SIMT candidates of all three kinds
+    get the same columns (each seen as a GEMM, `mltune.features.gpu_simt`), so one model learns them together,
+    from three times the problems a model per kind had (`docs/evaluation/honest-split.md`, "SIMT kinds pooled")."""
     extractor, _ = EXTRACTORS.get((target_family(target), problem.op_kind), (None, ()))
-    return f"{problem.op_kind}_simt" if extractor is gpu_any_contraction_features and is_simt(candidates) \
-        else problem.op_kind
+    return SIMT_GEMM if extractor is gpu_any_contraction_features and is_simt(candidates) else problem.op_kind
 
 
 def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) -> Extractor:
@@ -118,8 +122,8 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame", "cpu_attention_features",
-           "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features", "extractor_for",
-           "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
+__all__ = ["EXTRACTORS", "SIMT_GEMM", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame",
+           "cpu_attention_features", "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features",
+           "extractor_for", "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
            "gpu_contraction_features", "gpu_elementwise_features", "gpu_matvec_features", "gpu_reduction_features",
            "model_kind", "target_family"]

@@ -3,10 +3,11 @@
 Held out one problem at a time, a model is still trained on its near neighbours: the same layer at another batch,
 the up- and down-projection of one MLP, a shape measured on two archs. That is not how it meets a new dispatch,
 and it flatters: the sm_90 forest's cross-validation by problem claimed a median of 1 benchmark to within 5 % of the
-best, and on three shapes no record held it needed 24, 28 and 3 on the H100. The honest split groups every problem with its neighbours (same op kind and element
-types, every role's size within `NEIGHBOUR_FACTOR` of each other): each fold holds out whole connected components
-of that relation where there are at least two, else single problems, and in either case no model learns from a
-neighbour of a problem it is scored on.
+best, and on three shapes no record held it needed 24, 28 and 3 on the H100. The honest split groups every problem
+with its neighbours (same op kind, a GEMM's kinds counted as one, and element types, every role's size within
+`NEIGHBOUR_FACTOR` of each other): each fold holds out whole connected components of that relation where there are
+at least two, else single problems, and in either case no model learns from a neighbour of a problem it is scored
+on.
 """
 
 from __future__ import annotations
@@ -30,12 +31,19 @@ def role_sizes(problem: Problem) -> tuple[int, ...]:
                  (problem.batch, problem.m, problem.n, problem.k, problem.k2))
 
 
+# op kinds compared as one: each is a GEMM of its role sizes, and one model may learn them together (GPU SIMT
+# candidates, `mltune.features.SIMT_GEMM`), so a 1x1 convolution is the neighbour of a matmul of its sizes
+GEMM_KINDS = frozenset({"contraction", "convolution", "multi_loop_contraction"})
+
+
 def _kind(problem: Problem) -> tuple[str, ...]:
-    return (problem.op_kind, problem.lhs_type, problem.rhs_type, problem.out_type, *problem.operand_types)
+    kind = "gemm" if problem.op_kind in GEMM_KINDS else problem.op_kind
+    return (kind, problem.lhs_type, problem.rhs_type, problem.out_type, *problem.operand_types)
 
 
 def neighbours(a: Problem, b: Problem, factor: float = NEIGHBOUR_FACTOR) -> bool:
-    """Same op kind and element types, and every role's size within `factor` of the other's."""
+    """Same op kind (a GEMM's kinds counted as one) and element types, and every role's size within `factor` of the
+    other's."""
     return _kind(a) == _kind(b) and all(max(x, y) <= factor * min(x, y)
                                         for x, y in zip(role_sizes(a), role_sizes(b)))
 
