@@ -54,16 +54,16 @@ ABSOLUTE = ("log2_m", "log2_n", "log2_k", "log2_batch", "log2_flops")
 
 def relative_features(p: ProblemSamples) -> FeatureMatrix:
     """The shipped features less the absolute sizes, plus (GPU contractions and convolutions) the estimate's
-    efficiency: the ideal cycles (MACs over every SM's MMA rate) over the estimated ones."""
+    efficiency: the ideal cycles (MACs over every SM's MMA rate) over the estimated ones (MMA contractions only:
+    SIMT candidates have theirs among the shipped features)."""
     f = p.features()
     keep = [i for i, name in enumerate(f.names) if name not in ABSOLUTE]
     names, values = tuple(f.names[i] for i in keep), f.values[:, keep]
-    if p.target.kind != "cpu" and p.problem.op_kind in ("contraction", "convolution"):
-        macs = float(np.prod(p.problem.bounds, dtype=np.float64)) if p.problem.op_kind == "contraction" else None
-        if macs is not None:
-            cycles = contraction_estimate(p.problem, p.target, p.candidates).cycles
-            efficiency = macs / (MMA_MACS_PER_CYCLE * p.target.cores) / cycles
-            names, values = names + ("estimate_efficiency",), np.column_stack([values, efficiency])
+    if p.target.kind != "cpu" and p.model_kind == "contraction":
+        macs = float(np.prod(p.problem.bounds, dtype=np.float64))
+        cycles = contraction_estimate(p.problem, p.target, p.candidates).cycles
+        efficiency = macs / (MMA_MACS_PER_CYCLE * p.target.cores) / cycles
+        names, values = names + ("estimate_efficiency",), np.column_stack([values, efficiency])
     return FeatureMatrix(names, values)
 
 
