@@ -97,6 +97,9 @@ def target_family(target: Any) -> str:
 
 
 SIMT_GEMM = "simt_gemm"
+# the op kinds whose GPU candidates are MMA or SIMT GEMM tilings: their SIMT candidates share the `SIMT_GEMM` model
+GEMM_KINDS = frozenset(kind for (family, kind), (extractor, _) in EXTRACTORS.items()
+                       if family == "gpu" and extractor is gpu_any_contraction_features)
 
 
 def model_kind(problem: Problem, target: Any, candidates: CandidateSet) -> str:
@@ -105,8 +108,8 @@ def model_kind(problem: Problem, target: Any, candidates: CandidateSet) -> str:
     f16 and f32 problems of one kind get different spaces on one target, and the SIMT candidates of all three kinds
     get the same columns (each seen as a GEMM, `mltune.features.gpu_simt`), so one model learns them together,
     from three times the problems a model per kind had (`docs/evaluation/honest-split.md`, "SIMT kinds pooled")."""
-    extractor, _ = EXTRACTORS.get((target_family(target), problem.op_kind), (None, ()))
-    return SIMT_GEMM if extractor is gpu_any_contraction_features and is_simt(candidates) else problem.op_kind
+    gemm = target_family(target) == "gpu" and problem.op_kind in GEMM_KINDS
+    return SIMT_GEMM if gemm and is_simt(candidates) else problem.op_kind
 
 
 def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) -> Extractor:
@@ -122,7 +125,7 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "SIMT_GEMM", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame",
+__all__ = ["EXTRACTORS", "GEMM_KINDS", "SIMT_GEMM", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame",
            "cpu_attention_features", "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features",
            "extractor_for", "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
            "gpu_contraction_features", "gpu_elementwise_features", "gpu_matvec_features", "gpu_reduction_features",

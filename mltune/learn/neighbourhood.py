@@ -20,6 +20,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from mltune.features import GEMM_KINDS
 from mltune.frontend.problem import Problem
 
 NEIGHBOUR_FACTOR = 2.0
@@ -31,12 +32,9 @@ def role_sizes(problem: Problem) -> tuple[int, ...]:
                  (problem.batch, problem.m, problem.n, problem.k, problem.k2))
 
 
-# op kinds compared as one: each is a GEMM of its role sizes, and one model may learn them together (GPU SIMT
-# candidates, `mltune.features.SIMT_GEMM`), so a 1x1 convolution is the neighbour of a matmul of its sizes
-GEMM_KINDS = frozenset({"contraction", "convolution", "multi_loop_contraction"})
-
-
 def _kind(problem: Problem) -> tuple[str, ...]:
+    """A GEMM's op kinds count as one: one model may learn them together (`mltune.features.SIMT_GEMM`), so a 1x1
+    convolution is the neighbour of a matmul of its sizes."""
     kind = "gemm" if problem.op_kind in GEMM_KINDS else problem.op_kind
     return (kind, problem.lhs_type, problem.rhs_type, problem.out_type, *problem.operand_types)
 
