@@ -9,6 +9,7 @@ from learn_helpers import write_synthetic_dataset
 
 from mltune.cli.command import main
 from mltune.learn.forest import SIDECAR_FILE, load_model
+from mltune.learn.learner_names import LEARNER_NAMES
 from mltune.learn.share import MAX_SHARE, MIN_SHARE
 from mltune.rankers import plugin_names
 
@@ -28,9 +29,9 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     assert sidecar["cv"]["split"] == "honest" and sidecar["cv_per_problem"]["split"] == "per-problem"
     assert MIN_SHARE <= sidecar["forest_share"] <= MAX_SHARE
     assert load_model(tmp_path, "synthetic", "contraction").model.feature_names == tuple(sidecar["feature_names"])
-    # both learners cross-validated on the honest split; the one kept ranked no worse on the mean
+    # every learner cross-validated on the honest split; the one kept ranked no worse on the mean
     learners = sidecar["learners"]
-    assert set(learners) == {"random-forest", "boosted-trees"} and sidecar["cv"]["learner"] == sidecar["learner"]
+    assert set(learners) == set(LEARNER_NAMES) and sidecar["cv"]["learner"] == sidecar["learner"]
     assert learners[sidecar["learner"]]["mean_iterations"] == min(row["mean_iterations"] for row in learners.values())
     assert f"fitted as {sidecar['learner']}" in out
 
@@ -49,11 +50,12 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert report["learner"] == "random-forest"
 
-    boosted_dir = tmp_path / "boosted"
-    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(boosted_dir),
-                 "--learner", "boosted-trees"]) == 0
-    assert "models fitted as boosted-trees" in capsys.readouterr().out
-    assert json.loads((boosted_dir / "evaluation.json").read_text())["learner"] == "boosted-trees"
+    for learner in LEARNER_NAMES[1:]:
+        learner_dir = tmp_path / learner
+        assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(learner_dir),
+                     "--learner", learner]) == 0
+        assert f"models fitted as {learner}" in capsys.readouterr().out
+        assert json.loads((learner_dir / "evaluation.json").read_text())["learner"] == learner
 
 
 @pytest.fixture(scope="module")

@@ -119,7 +119,7 @@ def test_the_stored_arrays_predict_what_scikit_learn_predicted(learner, tmp_path
     labels = 2 * rows[:, 0] + np.sin(rows[:, 1]) + 0.1 * rng.normal(size=600)
     estimator = {"random-forest": RandomForestRegressor, "boosted-trees": GradientBoostingRegressor}[learner]
     fitted = estimator(**SETTINGS[learner], random_state=0).fit(rows, labels)
-    (tmp_path / "f.npz").write_bytes(LEARNERS[learner](rows, labels, 0).to_bytes())
+    (tmp_path / "f.npz").write_bytes(LEARNERS[learner](rows, labels, np.zeros(600, dtype=np.int64), 0).to_bytes())
     loaded = TreeEnsemble.load(tmp_path / "f.npz", 6)
     unseen = rng.normal(size=(2000, 6)) * scale
     np.testing.assert_allclose(loaded.predict(unseen), fitted.predict(unseen), rtol=0, atol=1e-9)

@@ -17,6 +17,7 @@ the sidecar's features, each in one line.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import platform
@@ -98,7 +99,8 @@ class LoadedModel:
 
 
 def library_versions() -> dict[str, str]:
-    return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__}
+    return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__,
+            "lightgbm": importlib.metadata.version("lightgbm")}
 
 
 def family_name(family: str) -> str:

@@ -3,4 +3,5 @@ scikit-learn, so that the command line can check `--learner` before it loads any
 
 FOREST = "random-forest"
 BOOSTED = "boosted-trees"
-LEARNER_NAMES = (FOREST, BOOSTED)  # the first wins a tie in `mltune train`'s choice
+RANKING = "ranking-trees"
+LEARNER_NAMES = (FOREST, BOOSTED, RANKING)  # the first wins a tie in `mltune train`'s choice

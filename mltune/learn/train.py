@@ -76,7 +76,8 @@ def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) 
 
 
 def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int, learner: str = FOREST) -> TrainedModel:
-    return TrainedModel(LEARNERS[learner](table.values[rows], table.labels[rows], seed), table.names)
+    return TrainedModel(LEARNERS[learner](table.values[rows], table.labels[rows], table.problem_of_row[rows], seed),
+                        table.names)
 
 
 def problem_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> list[tuple[list[int], list[int]]]:
