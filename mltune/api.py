@@ -222,7 +222,7 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
         batch: Candidates asked per step, as the tuning loop does.
         kind: Score only the problems of this op kind (e.g. "contraction").
         leave_arch_out: Also score forests trained on every other arch of the family, never on this one.
-        learner: What fits the learned rankers' models: "random-forest" or "boosted-trees".
+        learner: What fits the learned rankers' models: "random-forest", "boosted-trees" or "ranking-trees".
 
     Returns:
         Per split ("per-problem", "honest" and, where the dataset has a `holdout.json`, "holdout"), per ranker,

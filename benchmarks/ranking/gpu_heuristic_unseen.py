@@ -12,7 +12,8 @@ keeps its position). All runs of a shape use the same seed, budget, flags and GP
 shapes run side by side, each on its own GPU (its runs after one another): positions compare runs on one GPU.
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
-        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...] [--shapes unseen-f16|f32-models|unseen-f32]
+        [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...]
+        [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b]
         [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
@@ -66,7 +67,17 @@ F32_UNSEEN_SHAPES = [
     ContractionShape(2048, 768, 768, batch=1),
     ContractionShape(1024, 2304, 768, batch=1),
 ]
-SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES}
+# four more, chosen on 2026-11-29 when the SIMT model became a ranking one (`ranking-trees`), none within 2x of a
+# SIMT problem of datasets/sm_90 in every role then: BERT-base's MLP up at 384 tokens, a square matmul, a 64-token
+# projection with 5120-wide K and N, and a 4096-token 512-wide one
+F32_UNSEEN_SHAPES_B = [
+    ContractionShape(384, 3072, 768, batch=1),
+    ContractionShape(1536, 1536, 1536, batch=1),
+    ContractionShape(64, 5120, 5120, batch=1),
+    ContractionShape(4096, 512, 512, batch=1),
+]
+SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
+                "unseen-f32-b": F32_UNSEEN_SHAPES_B}
 NEAR = 1.05
 SLOW = 4.0
 
