@@ -5,9 +5,9 @@ A regression model spends its fit on every candidate's time, the slow tail inclu
 first few right. LambdaRank fits the trees to the order within each problem, weighting each pair of candidates by
 how much swapping them would change the ranking's quality near the top (NDCG over the first
 `lambdarank_truncation_level`). Candidates are graded in 5 % steps from the problem's best (10 within 5 %, 9
-within 10 %, ... 0 beyond 1.05^10 = 1.63x), the tolerance `mltune evaluate` scores. On sm_90's SIMT GEMMs, held out
-by neighbourhood, it came within 5 % of the best in 4.97 benchmarks on the mean where regression trees needed
-7.34, and in 5.56 against 6.67 on the largest quarter held out of training (`benchmarks/ranking/ranking_objective.py`).
+within 10 %, ... 0 beyond 1.05^10 = 1.63x), the tolerance `mltune evaluate` scores. On sm_90's 38 SIMT GEMMs, held
+out by neighbourhood, `mltune train` found it within 5 % of the best in 4.89 benchmarks on the mean where regression
+trees needed 6.53 (`docs/evaluation/honest-split.md`, "A ranking objective").
 
 The fitted trees are read out of LightGBM's model dump into the same node arrays (each node before its children),
 so ranking needs neither LightGBM nor anything that runs code when loaded. The score is scaled by the slope of the
