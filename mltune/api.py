@@ -174,7 +174,8 @@ def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int
 
 
 def train(arch: str | None = None, *, family: str | None = None, dataset_dir: PathLike | None = None,
-          model_dir: PathLike | None = None, seed: int = 0, force: bool = False) -> dict[str, Any]:
+          model_dir: PathLike | None = None, seed: int = 0, force: bool = False,
+          learner: str | None = None) -> dict[str, Any]:
     """Train the random-forest models of one arch (or the pooled ones of a family), as `mltune train` does.
 
     Each op kind gets its model, cross-validated by problem; one that ranks worse than the heuristic (or the family's
@@ -187,6 +188,8 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
         model_dir: Where `MODEL_DIR/ARCH/KIND/` is written; default: the data home's `models/`.
         seed: The forest's seed.
         force: Write a model even when cross-validation ranks it worse than the alternatives.
+        learner: Fit every model with this learner ("random-forest", "boosted-trees" or "ranking-trees"); default:
+            cross-validate each and keep, per op kind, the one that ranks held-out problems sooner.
 
     Returns:
         The training report: per op kind, the folder written (None if refused), the cross-validation and the verdict.
@@ -199,11 +202,14 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
         raise UserError("train needs one of --arch ARCH or --family cpu|gpu")
     records = _path(dataset_dir) or user_datasets()
     checked(cli_args.seed, seed, "seed")
+    if learner is not None and learner not in LEARNER_NAMES:
+        raise UserError(f"learner {learner!r}: expected one of {', '.join(LEARNER_NAMES)}")
+    learners = LEARNER_NAMES if learner is None else (learner,)
     if family is not None:
         if family not in FAMILIES:
             raise UserError(f"--family: expected one of {', '.join(FAMILIES)}, got {family!r}")
-        return train_family(records, family, models, seed, force)
-    return train_arch(records, checked(cli_args.arch, arch, "arch"), models, seed, force)
+        return train_family(records, family, models, seed, force, learners)
+    return train_arch(records, checked(cli_args.arch, arch, "arch"), models, seed, force, learners)
 
 
 def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,

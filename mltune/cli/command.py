@@ -158,6 +158,9 @@ def _add_learning_commands(commands) -> None:
     train.add_argument("--force", action="store_true",
                        help="write a model even when cross-validation ranks it worse than the heuristic or the "
                             "family model")
+    train.add_argument("--learner", choices=LEARNER_NAMES, default=None,
+                       help="fit every model with this learner (default: each learner is cross-validated and, per op "
+                            "kind, the one that ranks held-out problems sooner is kept)")
     evaluate = commands.add_parser("evaluate", help="replay recorded measurements through every ranker")
     _add_arch_arguments(evaluate)
     evaluate.add_argument("--leave-arch-out", action="store_true",
@@ -259,7 +262,7 @@ def _run_train(args: argparse.Namespace) -> int:
     from mltune.learn.train_report import all_refused, print_training
 
     report = train(args.arch, family=args.family, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
-                   seed=args.seed, force=args.force)
+                   seed=args.seed, force=args.force, learner=args.learner)
     print_training(report)
     return 1 if all_refused(report) else 0
 

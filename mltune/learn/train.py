@@ -28,7 +28,7 @@ from sklearn.model_selection import GroupKFold
 from mltune.errors import UserError
 from mltune.features import TRAINED_WITHOUT, target_family
 from mltune.learn.forest import TrainedModel, family_name, save_model
-from mltune.learn.learner_names import FOREST
+from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.learn.learners import LEARNERS, SETTINGS
 from mltune.learn.labels import Label, log_ratio
 from mltune.learn.neighbourhood import HONEST, PER_PROBLEM, SPLITS, can_hold_out, neighbours_of
@@ -217,10 +217,11 @@ class Source:
 
 
 def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str, model_dir: Path, seed: int,
-                force: bool) -> dict[str, Any]:
-    """Cross-validate and fit one op kind's model; write it to `model_dir/NAME/op_kind/` unless it ranks worse than
-    the heuristic or the family model (then only with `force`). Returns its metadata, folder (None if refused)."""
-    by_learner = {learner: cross_validate(problems, seed, HONEST, learner) for learner in LEARNERS}
+                force: bool, learners: Sequence[str]) -> dict[str, Any]:
+    """Cross-validate `learners` and fit one op kind's model with the best; write it to `model_dir/NAME/op_kind/`
+    unless it ranks worse than the heuristic or the family model (then only with `force`). Returns its metadata,
+    folder (None if refused)."""
+    by_learner = {learner: cross_validate(problems, seed, HONEST, learner) for learner in learners}
     learner = choose_learner(by_learner)
     cv = by_learner[learner]
     cv_per_problem = cross_validate(problems, seed, PER_PROBLEM, learner)
@@ -260,7 +261,7 @@ def cross_validatable(problems: Sequence[ProblemSamples]) -> bool:
 
 
 def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir: Path, seed: int,
-                  force: bool) -> dict[str, Any]:
+                  force: bool, learners: Sequence[str]) -> dict[str, Any]:
     """A model per op kind with at least 2 problems; returns each kind's metadata, the kinds skipped (and why)."""
     started = time.perf_counter()
     groups = {kind: [problems[i] for i in indices] for kind, indices in by_kind(problems).items()}
@@ -271,24 +272,26 @@ def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir:
         raise UserError("cross-validation needs at least 2 problems of one op kind that are not neighbours (within 2x "
                         "in every dimension); the dataset has " + "; ".join(f"{kind}: {why}" for kind, why in
                                                                             skipped.items()))
-    kinds = {kind: _train_kind(source, group, kind, model_dir, seed, force)
+    kinds = {kind: _train_kind(source, group, kind, model_dir, seed, force, learners)
              for kind, group in groups.items() if kind not in skipped}
     return {"name": source.name, "kinds": kinds, "skipped": skipped, "failed_records_ignored": source.failed_records,
             "seconds": time.perf_counter() - started}
 
 
-def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0, force: bool = False) -> dict[str, Any]:
-    """Train a model per op kind of `dataset_dir/arch`, each judged against the heuristic and against the family's
-    pooled model on the same problems when `model_dir` has one."""
+def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0, force: bool = False,
+          learners: Sequence[str] = LEARNER_NAMES) -> dict[str, Any]:
+    """Train a model per op kind of `dataset_dir/arch` with the best of `learners`, each judged against the heuristic
+    and against the family's pooled model on the same problems when `model_dir` has one."""
     dataset: Dataset = load_dataset(dataset_dir, arch)
     family_cv = family_scores(model_dir, arch, arch_family(arch))
     source = Source(arch, dataset.data_sha256, dataset.compilers, dataset.failed_records, family_cv)
-    return _train_groups(source, dataset.problems, model_dir, seed, force)
+    return _train_groups(source, dataset.problems, model_dir, seed, force, learners)
 
 
-def train_family(dataset_dir: Path, family: str, model_dir: Path, seed: int = 0, force: bool = False
-                 ) -> dict[str, Any]:
-    """Train the pooled models of a family (`family-cpu`, ...) on every arch folder of that family."""
+def train_family(dataset_dir: Path, family: str, model_dir: Path, seed: int = 0, force: bool = False,
+                 learners: Sequence[str] = LEARNER_NAMES) -> dict[str, Any]:
+    """Train the pooled models of a family (`family-cpu`, ...) on every arch folder of that family, each with the
+    best of `learners`."""
     pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family))
     source = Source(family_name(family), pooled.data_sha256, pooled.compilers, pooled.failed_records)
-    return {**_train_groups(source, pooled.problems, model_dir, seed, force), "archs": list(pooled.archs)}
+    return {**_train_groups(source, pooled.problems, model_dir, seed, force, learners), "archs": list(pooled.archs)}
