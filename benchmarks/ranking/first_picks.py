@@ -37,6 +37,8 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=10)
     parser.add_argument("--target", default="sm_90")
     args = parser.parse_args()
+    rankers = [("heuristic", "heuristic", None)] + [(f"random-forest {d}", "random-forest", d)
+                                                     for d in args.model_dir]
     with tempfile.TemporaryDirectory(prefix="mltune-first-picks-") as scratch:
         for shape in SHAPE_GROUPS[args.shapes]:
             model = Path(scratch) / f"{shape.name}.mlir"
@@ -44,8 +46,6 @@ def main() -> None:
             for problem in api.problems(model, target=args.target):
                 print(f"{shape.name}: {len(problem.candidates)} candidates")
                 names = problem.candidates.names
-                rankers = [("heuristic", "heuristic", None)] + [(f"random-forest {d}", "random-forest", d)
-                                                                 for d in args.model_dir]
                 for label, ranker, model_dir in rankers:
                     order = api.rank(problem, ranker, model_dir=model_dir)[:args.first]
                     picks = [describe(dict(zip(names, map(int, problem.candidates.values[i])))) for i in order]

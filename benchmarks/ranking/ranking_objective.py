@@ -24,29 +24,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from sklearn.model_selection import GroupKFold  # noqa: E402
+from honest_split_study import splits  # noqa: E402
 
 from mltune.learn.learners import LEARNERS  # noqa: E402
-from mltune.learn.neighbourhood import honest_groups  # noqa: E402
 from mltune.learn.samples import ProblemSamples, load_dataset  # noqa: E402
-from mltune.learn.scoring import first_near_optimal  # noqa: E402
-from mltune.learn.train import MAX_FOLDS, feature_table, fit_model  # noqa: E402
+from mltune.learn.scoring import first_near_optimal, near_optimal, shuffle_expectation  # noqa: E402
+from mltune.learn.train import feature_table, fit_model  # noqa: E402
 from mltune.rankers.blend import interleaved_order  # noqa: E402
 from mltune.rankers.forest import RandomForest  # noqa: E402
 from mltune.rankers.heuristic import Heuristic  # noqa: E402
 
 TOLERANCE = 0.05
 SHARES = (0.8, 0.5)
-
-
-def splits(problems: list[ProblemSamples]) -> dict[str, list[tuple[list[int], list[int]]]]:
-    """(trained on, held out) per fold: the honest folds, and the largest quarter by FLOPs."""
-    groups = honest_groups([p.problem for p in problems])
-    honest = [(list(map(int, train)), list(map(int, test))) for train, test in
-              GroupKFold(n_splits=min(MAX_FOLDS, len(set(groups)))).split(np.zeros(len(problems)), groups=groups)]
-    by_size = sorted(range(len(problems)), key=lambda i: np.prod(problems[i].problem.bounds, dtype=np.float64))
-    cut = len(problems) - max(1, len(problems) // 4)
-    return {"honest": honest, "larger": [(by_size[:cut], by_size[cut:])]}
 
 
 def learner_orders(problems: list[ProblemSamples], folds: list[tuple[list[int], list[int]]], learner: str,
@@ -69,11 +58,12 @@ def main() -> None:
     args = parser.parse_args()
     problems = [p for p in load_dataset(args.dataset_dir, args.arch).problems if p.model_kind == args.kind]
     heuristic = {i: Heuristic(0).order(p.ranking_input()) for i, p in enumerate(problems)}
-    for split, folds in splits(problems).items():
+    for split, folds in splits(problems, holdout=[]).items():  # the honest folds and the largest quarter
         scored = sorted(i for _, test in folds for i in test)
         near = [first_near_optimal(problems[i].ratios, heuristic[i], TOLERANCE) for i in scored]
-        expects = mean((len(problems[i].ratios) + 1) / (1 + np.sum(problems[i].ratios <= problems[i].ratios.min()
-                                                                   * (1 + TOLERANCE))) for i in scored)
+        expects = mean(shuffle_expectation(len(problems[i].ratios), int(near_optimal(problems[i].ratios,
+                                                                                    TOLERANCE).sum()))
+                       for i in scored)
         print(f"{args.arch} {args.kind} {split} ({len(scored)} problems): heuristic {median(near):.1f} / "
               f"{mean(near):.2f}, shuffle expects {expects:.2f}; median / mean position within 5 %")
         for seed in map(int, args.seeds.split(",")):
