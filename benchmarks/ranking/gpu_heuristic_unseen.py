@@ -13,7 +13,7 @@ shapes run side by side, each on its own GPU (its runs after one another): posit
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
         [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...]
-        [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b]
+        [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b|unseen-f32-c]
         [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
@@ -76,8 +76,18 @@ F32_UNSEEN_SHAPES_B = [
     ContractionShape(64, 5120, 5120, batch=1),
     ContractionShape(4096, 512, 512, batch=1),
 ]
+# four more, chosen on 2026-11-29 to be measured with a shuffle (no ranker's picks): none within 2x in every role of a
+# SIMT problem of datasets/sm_90 or of the groups above: GPT-2's LM head at 32 tokens (50257 columns, a partial tile),
+# Llama-2-7B's attention output at 256 tokens, Whisper-base's encoder MLP down at 1500 frames and Swin-T's stage-1
+# MLP up at 56x56 tokens
+F32_UNSEEN_SHAPES_C = [
+    ContractionShape(32, 50257, 768, batch=1),
+    ContractionShape(256, 4096, 4096, batch=1),
+    ContractionShape(1500, 512, 2048, batch=1),
+    ContractionShape(3136, 384, 96, batch=1),
+]
 SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
-                "unseen-f32-b": F32_UNSEEN_SHAPES_B}
+                "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C}
 NEAR = 1.05
 SLOW = 4.0
 
