@@ -20,6 +20,7 @@ whose whole space is smaller than `--budget` is known to be finished only by its
     python benchmarks/collection/collect_dataset.py --problem-set cpu2 --arch znver3 --ranker shuffle-lowerings \
         --run-suffix .lowerings --budget 24
     python benchmarks/collection/collect_dataset.py --problem-set cpu3 --arch znver4 --budget 60
+    python benchmarks/collection/collect_dataset.py --problem-set cpu5 --arch znver4 --budget 100 --lock L
     python benchmarks/collection/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
 GPU targets measure `GPU_PROBLEMS` and `GPU_LARGE_PROBLEMS` (f16/bf16 layers of LLMs, SDXL, BERT and ViT) and
@@ -164,8 +165,16 @@ CPU_DENSE_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(384, 4096, 1024), "BERT-large feed-forward up, seq 384"),
     (S(6400, 128, 64), "a 1x1 convolution, 64 to 128 channels on an 80x80 map, as a matmul"),
 ]
+# A fifth (`cpu5`, 2026-11-29), measured densely on znver4 to test the shipped CPU models on shapes none of them
+# learned from: none within 2x in every role of a contraction of any CPU dataset then (of any element type).
+CPU_DENSE_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(8, 50257, 768, **T), "GPT-2 LM head, decode of 8 sequences"),
+    (S(12544, 96, 16), "MobileNet-V2 first expansion (16 to 96 channels at 112x112), as a matmul"),
+    (S(64, 2048, 8192, **T), "Llama-3.2-1B MLP down, prefill 64"),
+    (S(1024, 1024, 64, batch=8), "SD 1.5 attention scores, 8 heads at 32x32 latents"),
+]
 CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS,
-                    "cpu4": CPU_DENSE_PROBLEMS}
+                    "cpu4": CPU_DENSE_PROBLEMS, "cpu5": CPU_DENSE_UNSEEN_PROBLEMS}
 
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
@@ -294,7 +303,8 @@ def main() -> int:
     parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
                         help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones), "
                              "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
-                             "fourth (4 more such shapes, to measure densely)")
+                             "fourth (4 more such shapes, to measure densely) or the fifth (4 shapes no CPU "
+                             "dataset neighboured, to measure densely)")
     parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
                              "random plain ones (with --run-suffix, beside an earlier shuffle's records)")

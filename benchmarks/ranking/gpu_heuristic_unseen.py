@@ -13,7 +13,7 @@ shapes run side by side, each on its own GPU (its runs after one another): posit
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
         [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...]
-        [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b|unseen-f32-c]
+        [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b|unseen-f32-c|unseen-f32-d]
         [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
         [--iree-flag=--iree-cuda-use-ptxas ...]
 """
@@ -86,8 +86,18 @@ F32_UNSEEN_SHAPES_C = [
     ContractionShape(1500, 512, 2048, batch=1),
     ContractionShape(3136, 384, 96, batch=1),
 ]
+# four more, chosen after the three groups above joined datasets/sm_90 (2026-11-29), none within 2x of a SIMT
+# problem there in every role: Llama-2-7B's attention output decoding 16 sequences, TinyLlama's LM head at 64
+# tokens, ViT-S/16's MLP up at 8192 tokens and Llama-3.2-1B's MLP up at 2048 tokens
+F32_UNSEEN_SHAPES_D = [
+    ContractionShape(16, 4096, 4096, batch=1),
+    ContractionShape(64, 32000, 2048, batch=1),
+    ContractionShape(8192, 1536, 384, batch=1),
+    ContractionShape(2048, 8192, 2048, batch=1),
+]
 SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
-                "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C}
+                "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C,
+                "unseen-f32-d": F32_UNSEEN_SHAPES_D}
 NEAR = 1.05
 SLOW = 4.0
 
