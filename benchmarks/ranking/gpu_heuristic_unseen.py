@@ -45,8 +45,8 @@ SHAPES = [
     ContractionShape(2048, 5120, 1280, in_type="f16", transpose_rhs=True),
     ContractionShape(4096, 14336, 4096, in_type="f16", transpose_rhs=True),  # Llama-3-8B MLP up, 4096 tokens
 ]
-# f32 layers of the full-size exports (`examples/export/export_models.py --preset full`) as IREE dispatches them (unit-batch
-# batch matmuls): sm_90 has no MMA intrinsic for f32, so these get the SIMT space (`gpu_simt_contraction`)
+# f32 layers of the full-size exports (`examples/export/export_models.py --preset full`) as IREE dispatches them
+# (unit-batch batch matmuls): sm_90 has no MMA intrinsic for f32, so these get the SIMT space (`gpu_simt_contraction`)
 F32_MODEL_SHAPES = [
     ContractionShape(128, 50257, 768, batch=1),  # GPT-2 LM head, 128 tokens
     ContractionShape(128, 3072, 768, batch=1),  # BERT-base / GPT-2 MLP up, 128 tokens
@@ -58,43 +58,30 @@ F32_MODEL_SHAPES = [
     ContractionShape(197, 2304, 768, batch=1),  # ViT-B/16 fused QKV projection: 197 rows, partial tiles
     ContractionShape(197, 768, 3072, batch=1),  # ViT-B/16 MLP down
 ]
+
+
+def batch1_f32(*sizes: tuple[int, int, int]) -> list[ContractionShape]:
+    """f32 matmuls of the given (M, N, K) as IREE dispatches a model's layers: unit-batch batch matmuls."""
+    return [ContractionShape(m, n, k, batch=1) for m, n, k in sizes]
+
+
 # f32 layers at more tokens than any SIMT problem of datasets/sm_90 holds, none within 2x of one in every role (nor of
 # a 1x1 convolution's GEMM): GPT-2 medium's MLP at 512 tokens, BERT-base's attention output at 16 x 128 tokens, GPT-2's
 # fused QKV projection at 1024 tokens
-F32_UNSEEN_SHAPES = [
-    ContractionShape(512, 4096, 1024, batch=1),
-    ContractionShape(512, 1024, 4096, batch=1),
-    ContractionShape(2048, 768, 768, batch=1),
-    ContractionShape(1024, 2304, 768, batch=1),
-]
+F32_UNSEEN_SHAPES = batch1_f32((512, 4096, 1024), (512, 1024, 4096), (2048, 768, 768), (1024, 2304, 768))
 # four more, chosen on 2026-11-29 when the SIMT model became a ranking one (`ranking-trees`), none within 2x of a
 # SIMT problem of datasets/sm_90 in every role then: BERT-base's MLP up at 384 tokens, a square matmul, a 64-token
 # projection with 5120-wide K and N, and a 4096-token 512-wide one
-F32_UNSEEN_SHAPES_B = [
-    ContractionShape(384, 3072, 768, batch=1),
-    ContractionShape(1536, 1536, 1536, batch=1),
-    ContractionShape(64, 5120, 5120, batch=1),
-    ContractionShape(4096, 512, 512, batch=1),
-]
+F32_UNSEEN_SHAPES_B = batch1_f32((384, 3072, 768), (1536, 1536, 1536), (64, 5120, 5120), (4096, 512, 512))
 # four more, chosen on 2026-11-29 to be measured with a shuffle (no ranker's picks): none within 2x in every role of a
 # SIMT problem of datasets/sm_90 or of the groups above: GPT-2's LM head at 32 tokens (50257 columns, a partial tile),
 # Llama-2-7B's attention output at 256 tokens, Whisper-base's encoder MLP down at 1500 frames and Swin-T's stage-1
 # MLP up at 56x56 tokens
-F32_UNSEEN_SHAPES_C = [
-    ContractionShape(32, 50257, 768, batch=1),
-    ContractionShape(256, 4096, 4096, batch=1),
-    ContractionShape(1500, 512, 2048, batch=1),
-    ContractionShape(3136, 384, 96, batch=1),
-]
+F32_UNSEEN_SHAPES_C = batch1_f32((32, 50257, 768), (256, 4096, 4096), (1500, 512, 2048), (3136, 384, 96))
 # four more, chosen after the three groups above joined datasets/sm_90 (2026-11-29), none within 2x of a SIMT
 # problem there in every role: Llama-2-7B's attention output decoding 16 sequences, TinyLlama's LM head at 64
 # tokens, ViT-S/16's MLP up at 8192 tokens and Llama-3.2-1B's MLP up at 2048 tokens
-F32_UNSEEN_SHAPES_D = [
-    ContractionShape(16, 4096, 4096, batch=1),
-    ContractionShape(64, 32000, 2048, batch=1),
-    ContractionShape(8192, 1536, 384, batch=1),
-    ContractionShape(2048, 8192, 2048, batch=1),
-]
+F32_UNSEEN_SHAPES_D = batch1_f32((16, 4096, 4096), (64, 32000, 2048), (8192, 1536, 384), (2048, 8192, 2048))
 SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
                 "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C,
                 "unseen-f32-d": F32_UNSEEN_SHAPES_D}
@@ -108,7 +95,8 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
     env = {**os.environ, "PYTHONPATH": python_path_first(source_tree)}
     command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--ranker", ranker, "--budget",
                str(args.budget), "--target", args.target, "--devices", device, "--run-dir", str(run_dir),
-               "--dataset-dir", str(run_dir.parent / f"datasets-{run_dir.name}"), "-o", str(run_dir / "out.mlir"), "--seed", "0",
+               "--dataset-dir", str(run_dir.parent / f"datasets-{run_dir.name}"), "-o", str(run_dir / "out.mlir"),
+               "--seed", "0",
                "-q", *(f"--iree-flag={flag}" for flag in args.iree_flag)]
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=run_dir.parent)
     if result.returncode != 0:
