@@ -134,6 +134,12 @@ def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str
     return rows
 
 
+def write_rows(args: argparse.Namespace, rows: list[dict], load_before: float) -> None:
+    if args.out is not None:
+        args.out.write_text(json.dumps({"budget": args.budget, "target": args.target, "load_average":
+                                        [load_before, os.getloadavg()[0]], "rows": rows}, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rankers", default="heuristic,random-forest,shuffle")
@@ -166,7 +172,10 @@ def main() -> None:
         work.mkdir(exist_ok=True)
         jobs = [pool.submit(one_shape, name, text, devices[i % len(devices)], runs, work, args)
                 for i, (name, text) in enumerate(shapes)]
-        rows = [row for job in jobs for row in job.result()]
+        rows = []
+        for job in jobs:  # written shape by shape, so that a run cut short keeps the shapes it finished
+            rows += job.result()
+            write_rows(args, rows, load_before)
     print(f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
     width = max(28, *(len(row["shape"]) for row in rows))
@@ -175,9 +184,6 @@ def main() -> None:
         first = row["first_within_5pct"]
         print(f"{row['shape']:<{width}} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
               f"{row['slower_4x']:>5} of {row['tried']:<3} {first if first else 'none':>17}")
-    if args.out is not None:
-        args.out.write_text(json.dumps({"budget": args.budget, "target": args.target, "load_average":
-                                        [load_before, os.getloadavg()[0]], "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":
