@@ -1,6 +1,6 @@
-"""Rankers on GPU matmul shapes no dataset holds, or on dumped dispatches of other op kinds, measured: this checkout's
+"""Rankers on matmul shapes no dataset holds, or on dumped dispatches of other op kinds, measured: this checkout's
 rankers (and optionally another checkout's heuristic, e.g. the one before a change), run after one another shape by
-shape on one GPU.
+shape on one GPU (or on this machine's CPU).
 
 For each shape a one-op model (with `--dispatches`, each dumped dispatch benchmark as it is) is tuned with
 `mltune tune --ranker R --budget N` for each ranker of `--rankers`
@@ -10,12 +10,16 @@ slower than the default, and the position of the first candidate within 5 % of t
 found (the screening ratios, each against the default measured beside it; a candidate that failed to compile
 keeps its position). All runs of a shape use the same seed, budget, flags and GPU. With several `--devices`,
 shapes run side by side, each on its own GPU (its runs after one another): positions compare runs on one GPU.
+With `--target host --devices local-task`, the shapes of a CPU problem set of
+`benchmarks/collection/collect_dataset.py` (`--shapes cpu3`) run on this machine's CPU, each run holding `--lock`.
+`--model-dir` gives the learned rankers a models folder of their own (e.g. one trained without this CPU's records).
 
     python benchmarks/ranking/gpu_heuristic_unseen.py [--rankers heuristic,random-forest,shuffle] [--other-src OLD]
         [--budget 30] [--target sm_90] [--devices cuda://0,cuda://1,...]
         [--shapes unseen-f16|f32-models|unseen-f32|unseen-f32-b|unseen-f32-c|unseen-f32-d]
         [--dispatches BENCH.mlir,...] [--only NAME,...] [--out rows.json] [--keep DIR]
-        [--iree-flag=--iree-cuda-use-ptxas ...]
+        [--iree-flag=--iree-cuda-use-ptxas ...] [--model-dir MODELS] [--lock /tmp/mltune-cpu.lock]
+    python benchmarks/ranking/gpu_heuristic_unseen.py --target host --devices local-task --shapes cpu3 ...
 """
 
 from __future__ import annotations
@@ -31,10 +35,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+from measure_lock import held
 from source_tree import python_path_first
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from collection.collect_dataset import CPU_PROBLEM_SETS  # noqa: E402
 
 from mltune.frontend.one_op_model import ContractionShape, contraction_model  # noqa: E402
 
@@ -84,9 +91,16 @@ F32_UNSEEN_SHAPES_C = batch1_f32((32, 50257, 768), (256, 4096, 4096), (1500, 512
 F32_UNSEEN_SHAPES_D = batch1_f32((16, 4096, 4096), (64, 32000, 2048), (8192, 1536, 384), (2048, 8192, 2048))
 SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
                 "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C,
-                "unseen-f32-d": F32_UNSEEN_SHAPES_D}
+                "unseen-f32-d": F32_UNSEEN_SHAPES_D,
+                **{name: [shape for shape, _ in problems] for name, problems in CPU_PROBLEM_SETS.items()}}
 NEAR = 1.05
 SLOW = 4.0
+
+
+def ratios_in_order(records: list[dict]) -> list[float]:
+    """Each record's time / default time (inf: failed), in the order the run measured them."""
+    return [statistics.median(t / b for t, b in zip(r["time_us"], r["baseline_us"])) if r["status"] == "ok"
+            else float("inf") for r in sorted(records, key=lambda r: r["position"])]
 
 
 def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str,
@@ -98,13 +112,14 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
                "--dataset-dir", str(run_dir.parent / f"datasets-{run_dir.name}"), "-o", str(run_dir / "out.mlir"),
                "--seed", "0",
                "-q", *(f"--iree-flag={flag}" for flag in args.iree_flag)]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=run_dir.parent)
+    if args.model_dir is not None:
+        command += ["--model-dir", str(args.model_dir.resolve())]
+    with held(args.lock):
+        result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=run_dir.parent)
     if result.returncode != 0:
         sys.exit(f"{run_dir.name}: mltune tune failed:\n{result.stderr[-3000:]}")
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
-    records.sort(key=lambda r: r["position"])
-    ratios = [statistics.median(t / b for t, b in zip(r["time_us"], r["baseline_us"])) if r["status"] == "ok"
-              else float("inf") for r in records]
+    ratios = ratios_in_order(records)
     print(f"{run_dir.parent.name} {run_dir.name} on {device}: ratios in proposal order "
           f"{' '.join(f'{r:.3f}' for r in ratios)}", flush=True)  # kept if a later run does not finish
     return ratios
@@ -154,6 +169,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None, help="a new folder the runs are kept in (default: removed)")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
+    parser.add_argument("--model-dir", type=Path, default=None, help="passed on to `mltune tune --model-dir`")
+    parser.add_argument("--lock", type=Path, default=None, help="a lock file each run holds (flock), e.g. on a CPU")
     args = parser.parse_args()
     runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}
     if args.other_src is not None:

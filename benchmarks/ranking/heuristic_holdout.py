@@ -80,8 +80,9 @@ def main() -> None:
         print(f"{samples.key[:55]:<56}{len(samples.ratios):>5}{good:>4}{position:>10}{expected:>9.1f}{slow:>20}")
     for kind, scores in by_kind.items():
         found = [p for p, _ in scores]
+        expected = statistics.mean(e for _, e in scores)
         print(f"{kind}: {len(scores)} problems, first within {TOLERANCE:.0%} at median {statistics.median(found):.1f}, "
-              f"mean {statistics.mean(found):.2f} (shuffle's expectation: mean {statistics.mean(e for _, e in scores):.2f})")
+              f"mean {statistics.mean(found):.2f} (shuffle's expectation: mean {expected:.2f})")
     if args.holdout:
         holdout(problems, args.seed)
 
