@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from collection.collect_dataset import CPU_PROBLEM_SETS  # noqa: E402
 
 from mltune.frontend.one_op_model import ContractionShape, contraction_model  # noqa: E402
+from mltune.records.dataset import record_ratio  # noqa: E402
 
 # in no dataset of the project (datasets/sm_90) and not held out there: LLM and vision layers, f16 x f16 -> f32
 SHAPES = [
@@ -99,8 +99,8 @@ SLOW = 4.0
 
 def ratios_in_order(records: list[dict]) -> list[float]:
     """Each record's time / default time (inf: failed), in the order the run measured them."""
-    return [statistics.median(t / b for t, b in zip(r["time_us"], r["baseline_us"])) if r["status"] == "ok"
-            else float("inf") for r in sorted(records, key=lambda r: r["position"])]
+    return [record_ratio(r) if r["status"] == "ok" else float("inf")
+            for r in sorted(records, key=lambda r: r["position"])]
 
 
 def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str,

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mltune.frontend.problem import Problem  # noqa: E402
-from mltune.records.dataset import read_records  # noqa: E402
+from mltune.records.dataset import read_records, record_ratio  # noqa: E402
 
 
 def speedups(paths: list[Path]) -> tuple[dict[tuple[str, str], float], dict[str, list[float]]]:
@@ -35,8 +35,7 @@ def speedups(paths: list[Path]) -> tuple[dict[tuple[str, str], float], dict[str,
             if record["status"] != "ok":
                 continue
             key = Problem.from_record(record["problem"]).key
-            by_config[key, json.dumps(record["knobs"], sort_keys=True)].append(
-                statistics.median(b / t for t, b in zip(record["time_us"], record["baseline_us"])))
+            by_config[key, json.dumps(record["knobs"], sort_keys=True)].append(1 / record_ratio(record))
             defaults[key].append(statistics.median(record["baseline_us"]))
     return {config: statistics.median(values) for config, values in by_config.items()}, defaults
 
