@@ -27,6 +27,7 @@ from mltune.frontend.problem import Problem  # noqa: E402
 from mltune.rankers.base import RankingInput  # noqa: E402
 from mltune.rankers.forest import RandomForest  # noqa: E402
 from mltune.rankers.simt_heuristic import simt_heuristic_order  # noqa: E402
+from mltune.records.dataset import record_ratio  # noqa: E402
 from mltune.spaces.candidate import CandidateSet  # noqa: E402
 from mltune.targets.stored import facts_from_record  # noqa: E402
 
@@ -36,7 +37,7 @@ NEAR = 1.05
 def ratio(record: dict) -> float:
     if record["status"] != "ok":
         return float("inf")
-    return statistics.median(t / b for t, b in zip(record["time_us"], record["baseline_us"]))
+    return record_ratio(record)
 
 
 def main() -> None:
