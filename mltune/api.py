@@ -37,7 +37,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
          time_budget: float | None = None, output: PathLike = "best_spec.mlir", run_dir: PathLike | None = None,
          dataset_dir: PathLike | None = None, model_dir: PathLike | None = None, function: str | None = None,
          seed: int = 0, jobs: int | None = None, devices: str | Sequence[str] | None = None,
-         batch: int = LoopSettings.batch_size, min_speedup: float = 1.03, top: int | None = None,
+         batch: int = LoopSettings.batch_size, min_speedup: float = 1.03, near_default: float | None = None,
+         top: int | None = None,
          starter_spec: PathLike | None = None, flag_search: bool = False, timing: str = "auto",
          iree_flags: Sequence[str] = (), cluster: str | None = None, shared_fs: bool = False,
          compile_only: bool = False, progress: Literal["bar", "quiet", "verbose"] = "bar",
@@ -63,6 +64,9 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
             hip://0 or cuda://0 for GPUs).
         batch: Candidates compiled together and timed by one runtime process.
         min_speedup: A config is kept only if it beats IREE's default by this factor.
+        near_default: The share of picks taken from the untried candidates nearest the fastest config so far, IREE's
+            default at first (`mltune.rankers.near_incumbent`; CPU spaces); None: 0.25, or 0 for a reference order
+            (none, shuffle, shuffle-lowerings).
         top: Tune the `top` problems that take most of a model's time (default: the fewest covering 80 %).
         starter_spec: A tuning spec merged with the result (mltune's configs win where both match).
         flag_search: First measure compile-flag variants on the untuned model (CPU only).
@@ -99,7 +103,7 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
         else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
         cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
         None if int_range is None else str(int_range),
-        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists)
+        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists, near_default)
     return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
 
 

@@ -143,7 +143,8 @@ def test_a_plugin_ranks_a_real_tune_by_name(tmp_path):
     register(tmp_path / "site", "orders-plugin", {"reverse": "plugin_orders:Reverse"}, {"plugin_orders": ORDERS})
     (tmp_path / "mm.mlir").write_text(matmul_source(32, 64, 48))
     result = mltune_with(tmp_path / "site", ["tune", "mm.mlir", "--ranker", "reverse", "--budget", "2", "-q",
-                                             "--run-dir", "run", "--dataset-dir", "datasets"], tmp_path)
+                                             "--near-default", "0", "--run-dir", "run", "--dataset-dir", "datasets"],
+                         tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert len(records) >= 2 and {r["ranker"] for r in records} == {"reverse"}

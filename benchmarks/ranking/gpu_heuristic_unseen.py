@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from collection.collect_dataset import CPU_PROBLEM_SETS  # noqa: E402
 
+from mltune.execution.build import NOT_APPLIED  # noqa: E402
 from mltune.frontend.one_op_model import ContractionShape, contraction_model  # noqa: E402
 from mltune.records.dataset import record_ratio  # noqa: E402
 
@@ -98,9 +99,10 @@ SLOW = 4.0
 
 
 def ratios_in_order(records: list[dict]) -> list[float]:
-    """Each record's time / default time (inf: failed), in the order the run measured them."""
+    """Each record's time / default time (inf: failed), in the order the run measured them; a candidate that built
+    to IREE's default module is left out (it was not timed, and the budget does not count it)."""
     return [record_ratio(r) if r["status"] == "ok" else float("inf")
-            for r in sorted(records, key=lambda r: r["position"])]
+            for r in sorted(records, key=lambda r: r["position"]) if r["status"] != NOT_APPLIED]
 
 
 def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str,
@@ -114,6 +116,8 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
                "-q", *(f"--iree-flag={flag}" for flag in args.iree_flag)]
     if args.model_dir is not None:
         command += ["--model-dir", str(args.model_dir.resolve())]
+    if args.near_default is not None:
+        command += ["--near-default", str(args.near_default)]
     with held(args.lock):
         result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=run_dir.parent)
     if result.returncode != 0:
@@ -170,6 +174,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="a new folder the runs are kept in (default: removed)")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
     parser.add_argument("--model-dir", type=Path, default=None, help="passed on to `mltune tune --model-dir`")
+    parser.add_argument("--near-default", type=float, default=None, metavar="SHARE",
+                        help="passed on to `mltune tune --near-default` (0: the rankers' orders alone, as every run "
+                             "before the option existed)")
     parser.add_argument("--lock", type=Path, default=None, help="a lock file each run holds (flock), e.g. on a CPU")
     args = parser.parse_args()
     runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}

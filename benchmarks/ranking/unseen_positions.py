@@ -9,7 +9,9 @@ IREE's default measured beside it on the GPU that ran it, so runs compare across
 A call cut short before it wrote its rows is read from its printed output instead (UNSEEN.txt: each finished run's
 "ratios in proposal order" line; a run the cut interrupted printed none, and its shape is scored with the runs that
 finished). A dataset's record file (`datasets/ARCH/SHAPE[.SUFFIX].jsonl.xz`, e.g. a collection's seeded shuffle) is
-read as one run of SHAPE in the order it was measured, named `records` and its suffix.
+read as one run of SHAPE in the order it was measured, named `records` and its suffix. A folder that `--keep` made
+(KEEP/SHAPE/RUN/results.jsonl) is read run by run from its records: a candidate that built to IREE's default module
+is then left out, as the budget left it out (the rows and printed ratios count it as a failure).
 """
 
 from __future__ import annotations
@@ -30,7 +32,11 @@ RATIOS_LINE = re.compile(r"^(\S+) (\S+) on \S+: ratios in proposal order (.*)$")
 
 
 def read_runs(path: Path) -> list[tuple[str, str, list[float | None]]]:
-    """(shape, run, ratios) of a call: from its rows.json, or from the ratio lines it printed; or of a record file."""
+    """(shape, run, ratios) of a call: from its rows.json, its kept runs, or the ratio lines it printed; or of a record
+    file."""
+    if path.is_dir():
+        return [(results.parent.parent.name, results.parent.name, ratios_in_order(list(read_records(results))))
+                for results in sorted(path.glob("*/*/results.jsonl"))]
     if path.name.endswith(RECORD_SUFFIXES):
         shape, _, suffix = path.name.removesuffix(".xz").removesuffix(".jsonl").partition(".")
         return [(shape, f"records {suffix}".strip(), ratios_in_order(list(read_records(path))))]

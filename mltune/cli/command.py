@@ -26,10 +26,11 @@ from mltune.input.checks import (
     positive_float,
     positive_int,
     seed,
+    share,
     speedup,
 )
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
-from mltune.rankers import ranker_names
+from mltune.rankers import NEAR_DEFAULT_SHARE, ranker_names
 from mltune.search.defaults import BATCH_SIZE
 from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
 from mltune.system.tools import kill_running_tools
@@ -101,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--min-speedup", type=speedup, default=1.03,
                       help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
     tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
+    tune.add_argument("--near-default", type=share, default=None, metavar="SHARE",
+                      help="the share of each dispatch's picks taken from the untried candidates nearest the fastest "
+                           "config so far, IREE's default at first (CPU spaces; 0: the ranker's order alone; default "
+                           f"{NEAR_DEFAULT_SHARE}, and 0 for the reference orders none, shuffle and shuffle-lowerings)")
     tune.add_argument("--top", type=positive_int, default=None, metavar="K",
                       help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
     tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
@@ -239,7 +244,7 @@ def _run_tune(args: argparse.Namespace) -> int:
     result = tune(args.input, target=args.target, ranker=args.ranker, budget=args.budget, time_budget=args.time_budget,
                   output=args.output, run_dir=args.run_dir, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
                   function=args.function, seed=args.seed, jobs=args.jobs, devices=args.devices, batch=args.batch,
-                  min_speedup=args.min_speedup, top=args.top, starter_spec=args.starter_spec,
+                  min_speedup=args.min_speedup, near_default=args.near_default, top=args.top, starter_spec=args.starter_spec,
                   flag_search=args.flag_search, timing=args.timing, iree_flags=args.iree_flags, cluster=args.cluster,
                   shared_fs=args.shared_fs, compile_only=args.compile_only, inputs=args.inputs,
                   parameters=args.parameters, int_range=args.int_range, compile_flags_file=args.compile_flags_file,

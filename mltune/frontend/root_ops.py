@@ -36,3 +36,10 @@ def problem_from_root_op(op: ir.Operation) -> Problem | Untunable:
 def read_root_ops(module: ir.Module) -> list[Problem | Untunable]:
     """Every op marked `root_op` (needs `--iree-codegen-add-tuner-attributes` at dump time)."""
     return [problem_from_root_op(op) for op in iree_codegen.get_tuner_root_ops(module)]
+
+
+def root_op_configs(module: ir.Module) -> list[str]:
+    """The `lowering_config` IREE gave each root op of a dumped dispatch (its default config), as text, in
+    `read_root_ops`' order; "" for a root op without one."""
+    return [str(op.attributes["lowering_config"]) if "lowering_config" in op.attributes else ""
+            for op in iree_codegen.get_tuner_root_ops(module)]

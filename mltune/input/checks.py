@@ -111,6 +111,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """An argparse type: a fraction of picks, from 0 up to but not including 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to below 1, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to below 1, got {text!r}")
+    return value
+
+
 def speedup(text: str) -> float:
     """An argparse type: a factor >= 1."""
     value = positive_float(text)

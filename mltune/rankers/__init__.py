@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 # the built-in rankers that read trained models (`--model-dir`)
 LEARNED = ("random-forest", "random-forest-refit")
+# the share of picks near the fastest config so far, IREE's default at first (`mltune.rankers.near_incumbent`)
+NEAR_DEFAULT_SHARE = 0.25
 
 # each public name: the module that defines it
 _PUBLIC = {
@@ -17,7 +19,7 @@ _PUBLIC = {
     **dict.fromkeys(("BUILT_IN", "make_ranker", "plugin_names", "ranker_names"), "mltune.rankers.registry"),
 }
 
-__all__ = ["BUILT_IN", "LEARNED", "Ranker", "RankingInput", "make_ranker", "plugin_names", "ranker_names"]
+__all__ = ["BUILT_IN", "LEARNED", "NEAR_DEFAULT_SHARE", "Ranker", "RankingInput", "make_ranker", "plugin_names", "ranker_names"]
 
 if TYPE_CHECKING:
     from mltune.rankers.base import Ranker, RankingInput

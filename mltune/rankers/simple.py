@@ -11,6 +11,7 @@ class SolverOrder(StaticRanker):
     """The order the space enumerates in: knob domains lexicographically (`--ranker none`)."""
 
     name = "none"
+    reference = True  # measured as it is (`mltune.rankers.near_incumbent.near_default_share`)
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         return np.arange(len(ranking_input.candidates))
@@ -20,6 +21,7 @@ class Shuffle(StaticRanker):
     """A seeded uniform random permutation: the baseline a ranker has to beat."""
 
     name = "shuffle"
+    reference = True
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         return np.random.default_rng(self.seed).permutation(len(ranking_input.candidates))
@@ -32,6 +34,7 @@ class ShuffleLoweringsFirst(StaticRanker):
     them."""
 
     name = "shuffle-lowerings"
+    reference = True
 
     def order(self, ranking_input: RankingInput) -> np.ndarray:
         candidates = ranking_input.candidates

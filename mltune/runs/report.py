@@ -27,6 +27,7 @@ class Dispatch:
     problem: Problem | Untunable
     facts: TargetFacts
     bench: Path
+    default_config: str = ""  # the root op's `lowering_config` IREE chose (its default), as text; "" if none
 
 
 @dataclass

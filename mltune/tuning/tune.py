@@ -22,7 +22,7 @@ from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import Problem, Untunable
-from mltune.frontend.root_ops import read_root_ops
+from mltune.frontend.root_ops import read_root_ops, root_op_configs
 from mltune.input.model import CallInputs, TuningInput, dumped_build
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
@@ -38,6 +38,7 @@ from mltune.model.host_reference import HostBuild
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.rankers import make_ranker
 from mltune.rankers.base import for_one_problem
+from mltune.rankers.near_incumbent import near_default, near_default_share
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
 from mltune.records.dataset import Record, RecordWriter, device_id
 from mltune.runs.directory import RESULTS_FILE
@@ -80,6 +81,7 @@ class TuneRequest:
     call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range
     screen: str = "auto"  # a model's candidates screened on a small module first: `mltune.search.screen`
     screen_finalists: int = DEFAULT_FINALISTS  # per dispatch, the screen's best timed in the whole model
+    near_default: float | None = None  # picks near the incumbent (`mltune.rankers.near_incumbent`); None: the default
 
 
 def _dispatch_name(bench: Path) -> str:
@@ -97,9 +99,11 @@ def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Disp
                 continue
             facts = facts_from_executable_target(variants[0].attributes["target"])
             roots = read_root_ops(module)
+            configs = root_op_configs(module)
         if not roots:
             dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), facts, bench))
-        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench) for root in roots)
+        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench, config)
+                          for root, config in zip(roots, configs))
     return dispatches
 
 
@@ -243,6 +247,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     # a ranker missing its model for this target stops here; each problem gets its own copy (the forest's
     # models are loaded once, shared by the copies)
     inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir, request.dataset_dir)
+    near_share = near_default_share(inner_ranker, request.near_default)
     builder = Builder(tuning_input, request.run_dir / "candidates", request.jobs)
     with display().phase("baseline: compile IREE's default build"):
         default_build = builder.compile(-1, None, "baseline")
@@ -298,7 +303,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         earlier = partial(earlier_trials, recorded, problem, configurator=configurator,
                           compiler=compiler_version.VERSION, device=device,
                           vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
-        ranker = SeededRanker(for_one_problem(inner_ranker), priors.get(problem.key, []))
+        near = near_default(for_one_problem(inner_ranker), configurator, dispatch.default_config, near_share,
+                            request.seed)
+        ranker = SeededRanker(near, priors.get(problem.key, []))
         tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier,
                                 default_sha256=measured.baseline.sha256))
     results: list[DispatchResult] = []

@@ -24,6 +24,7 @@ from mltune.input.checks import (
     positive_float,
     positive_int,
     seed,
+    share,
     speedup,
 )
 from mltune.rankers import make_ranker
@@ -73,6 +74,7 @@ class TuneArguments:
     benchmark_flags_file: Path | None = None
     screen: str = "auto"  # auto | none | dispatch | one-op (`mltune.search.screen`)
     screen_finalists: int = 4
+    near_default: float | None = None  # share of picks near the incumbent; None: `near_default_share`'s default
 
     def command_line(self) -> list[str]:
         """The equivalent `mltune tune` command line, with absolute paths (recorded in the run's state, so that
@@ -80,7 +82,8 @@ class TuneArguments:
         flags = {"target": "--target", "ranker": "--ranker", "budget": "--budget", "time_budget": "--time-budget",
                  "output": "-o", "run_dir": "--run-dir", "dataset_dir": "--dataset-dir", "model_dir": "--model-dir",
                  "function": "--function", "seed": "--seed", "jobs": "--jobs", "devices": "--devices",
-                 "batch": "--batch", "min_speedup": "--min-speedup", "top": "--top", "starter_spec": "--starter-spec",
+                 "batch": "--batch", "min_speedup": "--min-speedup",
+                 "near_default": "--near-default", "top": "--top", "starter_spec": "--starter-spec",
                  "timing": "--timing", "cluster": "--cluster", "int_range": "--int-range",
                  "compile_flags_file": "--compile-flags-file", "benchmark_flags_file": "--benchmark-flags-file",
                  "screen": "--screen", "screen_finalists": "--screen-finalists"}
@@ -200,6 +203,8 @@ def _check_values(arguments: TuneArguments) -> None:
         checked(positive_int, getattr(arguments, name), name)
     checked(seed, arguments.seed, "seed")
     checked(speedup, arguments.min_speedup, "min_speedup")
+    if arguments.near_default is not None:
+        checked(share, arguments.near_default, "near_default")
     if arguments.time_budget is not None:
         checked(positive_float, arguments.time_budget, "time_budget")
     for flag in arguments.iree_flags:
@@ -257,7 +262,7 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
                           call.function, arguments.seed, jobs, devices, arguments.top, arguments.starter_spec,
                           arguments.flag_search, (*arguments.iree_flags, *call.compile_flags), arguments.timing,
                           arguments.model_dir, arguments.cluster, arguments.shared_fs, call.inputs, arguments.screen,
-                          arguments.screen_finalists)
+                          arguments.screen_finalists, arguments.near_default)
     return request, call, new_run
 
 
