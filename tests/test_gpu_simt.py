@@ -57,6 +57,13 @@ def test_f32_on_sm_90_gets_the_simt_space_with_iree_default(dumped, configurator
     assert configurator.pipeline_of(default) == PIPELINE
 
 
+def test_picks_near_the_default_leave_gpu_spaces_alone(dumped, configurator):
+    """`--near-default` places CPU tilings only: a GPU space is searched in its ranker's order alone."""
+    from mltune.spaces.tile_coordinates import tile_coordinates
+
+    assert tile_coordinates(configurator, configurator.candidates(), dumped["bench"].read_text()) is None
+
+
 def test_space_holds_the_limits_and_z3_agrees(configurator):
     candidates = configurator.candidates()
     c = candidates.column

@@ -110,6 +110,10 @@ class CpuContraction:
     def pipeline_of(self, knobs: dict[str, int]) -> str:
         return cpu_data_tiling.PIPELINE if knobs.get("lowering", 0) else self.pipeline
 
+    def tile_levels(self, knobs: dict[str, int]) -> dict[str, list[int]]:
+        """One point's tiling levels, where it lies among tilings (`mltune.spaces.tile_coordinates`)."""
+        return self.levels(self.problem, knobs)
+
     def candidates(self) -> CandidateSet:
         names = tuple(knob.name for knob in self.space.knobs)
         plain = self.space.enumerate()

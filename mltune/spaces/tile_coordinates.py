@@ -21,13 +21,13 @@ LEVEL = re.compile(r"(\w+) = \[([0-9, ]*)\]")  # one tiling level of an `#iree_c
 
 
 class TiledSpace(Protocol):
-    """A configurator whose configs are tiling levels (`mltune.spaces.cpu_contraction.CpuContraction` and the CPU
-    spaces built on it)."""
+    """A configurator whose configs are tiling levels, placed among tilings (`mltune.spaces.cpu_contraction.
+    CpuContraction` and the CPU spaces built on it; GPU configs hold more than tiles, and their spaces do not say)."""
 
     problem: Problem
     pipeline: str
 
-    def levels(self, problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]: ...
+    def tile_levels(self, knobs: dict[str, int]) -> dict[str, list[int]]: ...
 
     def pipeline_of(self, knobs: dict[str, int]) -> str: ...
 
@@ -55,17 +55,17 @@ def _point(levels: dict[str, list[int]], names: tuple[str, ...], bounds: tuple[i
 
 def tile_coordinates(space: object, candidates: CandidateSet, default_config: str) -> TileCoordinates | None:
     """The coordinates of `candidates` of `space` and of IREE's `default_config` (its root op's `lowering_config`);
-    None for a space whose configs are not tiling levels (the GPU spaces)."""
-    if not callable(getattr(space, "levels", None)) or not len(candidates):
+    None for a space that does not place its configs among tilings (`TiledSpace`: the GPU spaces)."""
+    if not callable(getattr(space, "tile_levels", None)) or not len(candidates):
         return None
     tiled: TiledSpace = space  # type: ignore[assignment]
     problem = tiled.problem
     bounds = tuple(problem.bounds)
-    names = tuple(sorted(tiled.levels(problem, candidates.knobs(0))))
+    names = tuple(sorted(tiled.tile_levels(candidates.knobs(0))))
     rows = np.full((len(candidates), len(names) * len(bounds)), np.nan)
     for index in range(len(candidates)):
         knobs = candidates.knobs(index)
         if tiled.pipeline_of(knobs) == tiled.pipeline:
-            rows[index] = _point(tiled.levels(problem, knobs), names, bounds)
+            rows[index] = _point(tiled.tile_levels(knobs), names, bounds)
     default = _point(config_levels(default_config), names, bounds) if default_config else None
     return TileCoordinates(rows, None if default is None else np.array(default))
