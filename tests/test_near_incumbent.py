@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -99,6 +100,11 @@ def test_without_a_default_in_the_space_the_inner_ranker_alone_names_the_records
 
 
 def test_reference_orders_are_measured_as_they_are():
+    from mltune.rankers.plugin import PluginRanker
+    from mltune.rankers.simple import Shuffle
+
     assert near_default_share(make_ranker("shuffle"), None) == 0.0
+    assert near_default_share(PluginRanker("sampler", Shuffle()), None) == 0.0  # a plugin says so as shuffle does
+    assert near_default_share(PluginRanker("plain", SimpleNamespace(name="plain")), None) == NEAR_DEFAULT_SHARE
     assert near_default_share(make_ranker("heuristic"), None) == NEAR_DEFAULT_SHARE
     assert near_default_share(make_ranker("shuffle"), 0.5) == 0.5

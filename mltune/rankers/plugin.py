@@ -32,6 +32,12 @@ class PluginRanker:
         """The plugin's own name for itself: records carry it."""
         return str(self.inner.name)
 
+    @property
+    def reference(self) -> bool:
+        """Whether the plugin's order is measured as it is, with no picks near IREE's default
+        (`mltune.rankers.near_incumbent.near_default_share`)."""
+        return bool(getattr(self.inner, "reference", False))
+
     def check_for(self, target: Any) -> None:
         if callable(getattr(self.inner, "check_for", None)):
             self._call("check_for", target)
