@@ -20,6 +20,7 @@ from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
 
 from mltune.emit.apply import Applied
+from mltune.emit.op_config import config_levels as parse_levels  # the tests' name for it
 from mltune.emit.spec import build_spec
 from mltune.features.base import FeatureMatrix
 from mltune.frontend.mlir import parse_module_file
@@ -210,12 +211,6 @@ def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
         (root,) = iree_codegen.get_tuner_root_ops(module)
         levels = parse_levels(str(root.attributes["lowering_config"]))
     return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels, "module": module}
-
-
-def parse_levels(text: str) -> dict[str, list[int]]:
-    """`distribution = [50, 50, 0], vector_common_parallel = [...]` -> {level: sizes}."""
-    return {name: [int(v) for v in values.split(",") if v.strip()]
-            for name, values in re.findall(r"(\w+) = \[([^\]]*)\]", text)}
 
 
 def knobs_from_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[str, int]:

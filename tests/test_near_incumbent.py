@@ -9,13 +9,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from test_rankers import cpu, problem
+from test_rankers import ask_all, cpu, problem
 
 from mltune.rankers import NEAR_DEFAULT_SHARE, RankingInput, make_ranker
 from mltune.rankers.near_incumbent import NearIncumbent, near_default, near_default_share
 from mltune.rankers.simple import SolverOrder
 from mltune.spaces.cpu_contraction import CpuContraction
-from mltune.spaces.tile_coordinates import config_levels, tile_coordinates
+from mltune.emit.op_config import config_levels
+from mltune.spaces.tile_coordinates import tile_coordinates
 
 # IREE's default for this synthetic 64x96x48 matmul is written by hand here, in the compiler's own text format
 DEFAULT = ("#iree_cpu.lowering_config<distribution = [32, 32, 0], vector_common_parallel = [8, 16, 0], "
@@ -55,21 +56,11 @@ def test_a_default_of_other_levels_or_loops_has_no_place(space):
     assert tile_coordinates(object(), candidates, DEFAULT) is None  # a space of no tiling levels (GPU)
 
 
-def take(ranker, ranking_input, told: dict[int, float], batch: int = 4) -> list[int]:
-    ranker.start(ranking_input)
-    order = []
-    while picked := ranker.ask(batch):
-        order += picked
-        for index in picked:
-            ranker.tell(index, told.get(index, 2.0))
-    return order
-
-
 def test_every_fourth_pick_is_the_nearest_untried_and_the_inner_order_is_kept(space):
     candidates = space.candidates()
     ranking_input = RankingInput(space.problem, space.cpu, candidates)
     found = tile_coordinates(space, candidates, DEFAULT)
-    order = take(near_default(SolverOrder(), space, DEFAULT, NEAR_DEFAULT_SHARE), ranking_input, {})
+    order = ask_all(near_default(SolverOrder(), space, DEFAULT, NEAR_DEFAULT_SHARE), ranking_input, 4)
     assert sorted(order) == list(range(len(candidates)))  # each candidate once
     near = order[3:40:4]
     distance = np.abs(found.candidates - found.default).sum(axis=1)
@@ -83,7 +74,7 @@ def test_a_faster_candidate_becomes_the_centre(space):
     ranking_input = RankingInput(space.problem, space.cpu, candidates)
     found = tile_coordinates(space, candidates, DEFAULT)
     first_inner = 0  # solver order's first candidate: told 0.5x, it is the new incumbent
-    order = take(near_default(SolverOrder(), space, DEFAULT, 0.5), ranking_input, {first_inner: 0.5}, batch=2)
+    order = ask_all(near_default(SolverOrder(), space, DEFAULT, 0.5), ranking_input, 2, {first_inner: 0.5})
     distance = np.abs(found.candidates - found.candidates[first_inner]).sum(axis=1)
     later_near = order[3:20:2]
     assert list(distance[later_near]) == sorted(distance[later_near])
@@ -93,7 +84,7 @@ def test_a_faster_candidate_becomes_the_centre(space):
 def test_without_a_default_in_the_space_the_inner_ranker_alone_names_the_records(space):
     ranking_input = RankingInput(space.problem, space.cpu, space.candidates())
     ranker = NearIncumbent(SolverOrder(), partial(tile_coordinates, space, default_config=""), 0.25)
-    assert take(ranker, ranking_input, {})[:50] == list(range(50)) and ranker.name == "none"
+    assert ask_all(ranker, ranking_input, 4)[:50] == list(range(50)) and ranker.name == "none"
     marked = near_default(SolverOrder(), space, DEFAULT, 0.25)
     marked.start(ranking_input)
     assert marked.name == "none+near-default"

@@ -37,7 +37,9 @@ def ranking_input() -> RankingInput:
     return RankingInput(p, c, CpuContraction(p, c, None).candidates())
 
 
-def ask_all(ranker, ranking_input, batch: int) -> list[int]:
+def ask_all(ranker, ranking_input, batch: int, told: dict[int, float] | None = None) -> list[int]:
+    """Every candidate the ranker asks for, in batches, each told its ratio in `told` (1.0 unless given there)."""
+    told = told or {}
     ranker.start(ranking_input)
     order = []
     while True:
@@ -47,7 +49,7 @@ def ask_all(ranker, ranking_input, batch: int) -> list[int]:
             return order
         order.extend(picked)
         for index in picked:
-            ranker.tell(index, 1.0)
+            ranker.tell(index, told.get(index, 1.0))
 
 
 @pytest.fixture(scope="module")

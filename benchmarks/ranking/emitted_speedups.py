@@ -1,4 +1,5 @@
-"""What each kept run of `gpu_heuristic_unseen.py --keep` emitted: its end-to-end speedup over IREE's default.
+"""What each kept run of `gpu_heuristic_unseen.py --keep` emitted: its whole-model speedup over IREE's default, as
+`mltune runs` reads it (`mltune.runs.past.emitted_speedup`).
 
 A position within 5 % of the best scores one screening reading per candidate (three rounds); what a user gets is the
 result mltune emitted, re-measured at the end of the run (15 rounds, alternating with IREE's default build). A run
@@ -15,11 +16,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from mltune.runs.past import emitted_speedup  # noqa: E402
+
 
 def emitted(summary: dict) -> float:
-    """The end-to-end speedup of what the run emitted; 1.0 where it kept IREE's default."""
-    recommended = (summary.get("end_to_end") or {}).get("recommended") or {}
-    return float(recommended.get("speedup", 1.0))
+    """The speedup of what the run emitted; 1.0 where it kept IREE's default."""
+    speedup = emitted_speedup(summary)
+    return 1.0 if speedup is None else float(speedup)
 
 
 def main() -> None:

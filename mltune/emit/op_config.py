@@ -12,10 +12,20 @@ which the appliers hand to the compiler instead of setting on the op.
 
 from __future__ import annotations
 
+import re
+
 from iree.compiler import ir
 
 COMPILATION_INFO = "compilation_info"
 COMPILE_FLAGS = "mltune.compile_flags"
+TILE_LIST = re.compile(r"(\w+) = \[([0-9, ]*)\]")  # `name = [8, 16, 0]` in a lowering config's text
+
+
+def config_levels(config: str) -> dict[str, list[int]]:
+    """The tile lists a config's text holds (`distribution = [64, 64, 0], ...` of an `#iree_cpu.lowering_config`, or
+    an `#iree_gpu` one's `workgroup`, `reduction`, ...), by name; empty lists and nested (scalable) ones are left out."""
+    return {name: [int(tile) for tile in tiles.split(",")] for name, tiles in TILE_LIST.findall(config)
+            if tiles.strip()}
 
 
 def attribute_dictionary(attributes: dict[str, str], context: ir.Context) -> str:

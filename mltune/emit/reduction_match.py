@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from mltune.emit.op_config import config_levels
 from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
 from mltune.frontend.problem import NORMALISED, Problem, reduction_inputs
 
@@ -48,11 +49,6 @@ def structural_match(problem: Problem) -> str:
     types = [(index, tensor_type(shape, element))
              for index, (shape, element) in enumerate(zip(shapes, problem.operand_types))]
     return "\n".join([counts, *operand_type_checks(types)])
-
-
-def _levels(compilation_info: str) -> dict[str, list[int]]:
-    return {name: [int(v) for v in values.split(",") if v.strip()]
-            for name, values in re.findall(r"(\w+) = \[([^\]]*)\]", compilation_info)}
 
 
 def _annotate(handle: str, config: str) -> str:
@@ -96,7 +92,7 @@ def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[s
         return "".join(_fused_lines(role, config) for role, config in configs.items()), ""
     if not problem.layout.endswith(NORMALISED):
         return "", ""
-    levels = _levels(attributes["compilation_info"])
+    levels = config_levels(attributes["compilation_info"])
     parallel = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
     config = (f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
               f"vector_inner_parallel = {levels['vector_reduction']}>")

@@ -19,6 +19,16 @@ from mltune.runs.directory import RESULTS_FILE, RunState, read_state
 ParseArguments = Callable[[list[str]], argparse.Namespace]  # the command line's parser, for a run's own argv
 
 
+def emitted_speedup(summary: dict[str, Any]) -> float | None:
+    """The whole-model speedup of what a finished run emitted (its `summary.json`: as built, else end to end); None
+    where it emitted nothing: withdrawn or refused after the search, or no spec and no compile command."""
+    if summary.get("withdrawn") or summary.get("refused"):
+        return None
+    end_to_end = summary.get("as_built") or (summary.get("end_to_end") or {}).get("recommended")
+    emitted = summary.get("spec") or summary.get("compile_command")  # a flags-only result has no spec
+    return end_to_end["speedup"] if emitted and end_to_end and end_to_end.get("speedup") else None
+
+
 @dataclass(frozen=True)
 class PastRun:
     """One run directory, as `mltune runs` lists it."""
@@ -43,10 +53,9 @@ class PastRun:
             return self.state.status
         if self.summary.get("withdrawn") or self.summary.get("refused"):
             return "nothing kept (withdrawn or refused after the search)"
-        end_to_end = self.summary.get("as_built") or (self.summary.get("end_to_end") or {}).get("recommended")
-        recommended = self.summary.get("spec") or self.summary.get("compile_command")  # a flags-only result has no spec
-        if recommended and end_to_end and end_to_end.get("speedup"):
-            return f"{end_to_end['speedup']:.2f}x model"
+        speedup = emitted_speedup(self.summary)
+        if speedup is not None:
+            return f"{speedup:.2f}x model"
         winners = [d["winner"]["speedup"] for d in self.summary.get("dispatches", []) if d.get("winner")]
         if winners:
             return ", ".join(f"{w:.2f}x" for w in winners)

@@ -8,18 +8,17 @@ than the space's own (a CPU contraction's data-tiled builds) have no coordinates
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from mltune.emit.op_config import config_levels
 from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
 
-LEVEL = re.compile(r"(\w+) = \[([0-9, ]*)\]")  # one tiling level of an `#iree_cpu.lowering_config`
 
-
+@runtime_checkable
 class TiledSpace(Protocol):
     """A configurator whose configs are tiling levels, placed among tilings (`mltune.spaces.cpu_contraction.
     CpuContraction` and the CPU spaces built on it; GPU configs hold more than tiles, and their spaces do not say)."""
@@ -41,12 +40,6 @@ class TileCoordinates:
     default: np.ndarray | None
 
 
-def config_levels(lowering_config: str) -> dict[str, list[int]]:
-    """The tiling levels of an `#iree_cpu.lowering_config` written as text (levels of scalable tiles are left out)."""
-    return {name: [int(tile) for tile in tiles.split(",")] for name, tiles in LEVEL.findall(lowering_config)
-            if tiles.strip()}
-
-
 def _point(levels: dict[str, list[int]], names: tuple[str, ...], bounds: tuple[int, ...]) -> list[float] | None:
     if any(len(levels.get(name, ())) != len(bounds) for name in names):
         return None
@@ -56,16 +49,15 @@ def _point(levels: dict[str, list[int]], names: tuple[str, ...], bounds: tuple[i
 def tile_coordinates(space: object, candidates: CandidateSet, default_config: str) -> TileCoordinates | None:
     """The coordinates of `candidates` of `space` and of IREE's `default_config` (its root op's `lowering_config`);
     None for a space that does not place its configs among tilings (`TiledSpace`: the GPU spaces)."""
-    if not callable(getattr(space, "tile_levels", None)) or not len(candidates):
+    if not isinstance(space, TiledSpace) or not len(candidates):
         return None
-    tiled: TiledSpace = space  # type: ignore[assignment]
-    problem = tiled.problem
+    problem = space.problem
     bounds = tuple(problem.bounds)
-    names = tuple(sorted(tiled.tile_levels(candidates.knobs(0))))
+    names = tuple(sorted(space.tile_levels(candidates.knobs(0))))
     rows = np.full((len(candidates), len(names) * len(bounds)), np.nan)
     for index in range(len(candidates)):
         knobs = candidates.knobs(index)
-        if tiled.pipeline_of(knobs) == tiled.pipeline:
-            rows[index] = _point(tiled.tile_levels(knobs), names, bounds)
+        if space.pipeline_of(knobs) == space.pipeline:
+            rows[index] = _point(space.tile_levels(knobs), names, bounds)
     default = _point(config_levels(default_config), names, bounds) if default_config else None
     return TileCoordinates(rows, None if default is None else np.array(default))
