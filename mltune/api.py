@@ -11,18 +11,19 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 from mltune.errors import UserError
 from mltune.input import checks as cli_args
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
-from mltune.rankers import make_ranker
+from mltune.rankers import NEAR_DEFAULT_SHARE, make_ranker
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.loop import LoopSettings
 from mltune.system.paths import data_home, user_datasets, user_models
 from mltune.tuning.tune_run import DispatchVerdict, TuneArguments, TuneResult, checked, run
 
 if TYPE_CHECKING:
+    from mltune.learn.samples import ProblemSamples
     from mltune.learn.scoring import Summary
 
 PathLike = str | os.PathLike[str]
@@ -218,7 +219,8 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
 
 def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,
              batch: int = LoopSettings.batch_size, kind: str | None = None,
-             leave_arch_out: bool = False, learner: str = FOREST) -> dict[str, dict[str, Summary]]:
+             leave_arch_out: bool = False, learner: str = FOREST,
+             near_default: float | None = None) -> dict[str, dict[str, Summary]]:
     """Replay an arch's records through every ranker (installed plugins included) and score the orders, as
     `mltune evaluate` does: learned rankers are scored on problems left out of their training.
 
@@ -233,12 +235,16 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
         kind: Score only the problems of this op kind (e.g. "contraction").
         leave_arch_out: Also score forests trained on every other arch of the family, never on this one.
         learner: What fits the learned rankers' models: "random-forest", "boosted-trees" or "ranking-trees".
+        near_default: Also score each ranker but the reference orders with this share of its picks near IREE's
+            default config, as `tune` ranks a CPU dispatch (`NAME+near-default`; the default is read from each
+            problem's one-op model built for the records' CPU); None: `tune`'s default share; 0: not scored.
 
     Returns:
         Per split ("per-problem", "honest" and, where the dataset has a `holdout.json`, "holdout"), per ranker,
         its summary over the problems (positions of the first near-optimal candidate, top-k).
     """
     from mltune.learn.replay import evaluate as replay
+    from mltune.learn.replay_near import NearDefaultReplay
 
     arch = checked(cli_args.arch, arch, "arch")
     checked(cli_args.seed, seed, "seed")
@@ -246,7 +252,22 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
     folder = cli_args.check_output_folder(_path(out) or data_home() / "evaluation" / arch, "--out")
     if learner not in LEARNER_NAMES:
         raise UserError(f"learner {learner!r}: expected one of {', '.join(LEARNER_NAMES)}")
-    return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out, learner)
+    share = checked(cli_args.share, NEAR_DEFAULT_SHARE if near_default is None else near_default, "near_default")
+    with tempfile.TemporaryDirectory(prefix="mltune-defaults-") as work:
+        near = NearDefaultReplay(share, _one_op_default(Path(work)), seed) if share > 0 else None
+        return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out, learner,
+                      near)
+
+
+def _one_op_default(work_dir: Path) -> Callable[[ProblemSamples], str]:
+    """IREE's default config of a CPU problem of the records, from its one-op model built for the records' CPU."""
+    from mltune.frontend.mlir import new_context
+    from mltune.search.screen_module import one_op_default_config
+    from mltune.targets.cpu import CpuTarget
+
+    context = new_context()
+    return lambda samples: one_op_default_config(samples.problem, CpuTarget(samples.target.arch), context,
+                                                 work_dir / samples.key)
 
 
 __all__ = ["DispatchVerdict", "TuneResult", "evaluate", "problems", "rank", "train", "tune"]

@@ -180,6 +180,11 @@ def _add_learning_commands(commands) -> None:
     evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
                           help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
                                "e.g. simt_gemm (default: all)")
+    evaluate.add_argument("--near-default", type=share, default=NEAR_DEFAULT_SHARE, metavar="SHARE",
+                          help="also score every ranker but shuffle with this share of its picks near IREE's default "
+                               "config, as tune ranks a CPU dispatch (NAME+near-default; the default is read from each "
+                               f"problem's one-op model built for the records' CPU; default {NEAR_DEFAULT_SHARE}; "
+                               "0: not scored)")
     dataset = commands.add_parser("dataset", help="manage dataset records")
     actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
@@ -277,7 +282,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.api import evaluate
 
     evaluate(args.arch, dataset_dir=args.dataset_dir, out=args.out, seed=args.seed, batch=args.batch, kind=args.kind,
-             leave_arch_out=args.leave_arch_out, learner=args.learner)
+             leave_arch_out=args.leave_arch_out, learner=args.learner, near_default=args.near_default)
     return 0
 
 

@@ -24,6 +24,7 @@ from mltune.learn.forest import TrainedModel
 from mltune.learn.learner_names import FOREST
 from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
+from mltune.learn.replay_near import NearDefaultReplay
 from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.scoring import (
     TOLERANCES,
@@ -140,7 +141,11 @@ def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[Probl
 
 
 def _replay_all(makers: dict[str, Callable[[int], Ranker]], problems: Sequence[ProblemSamples],
-                batch: int) -> dict[str, list[ProblemScore]]:
+                batch: int, near: NearDefaultReplay | None = None) -> dict[str, list[ProblemScore]]:
+    """Every maker's ranker replayed on every problem; with `near`, each beside its twin with picks near IREE's
+    default."""
+    if near is not None:
+        makers = near.makers(makers, problems)
     return {name: [score_order(p.key, p.ratios, replay(make(i), p, batch)) for i, p in enumerate(problems)]
             for name, make in makers.items()}
 
@@ -173,14 +178,15 @@ def _learner_makers(folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]],
 
 
 def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
-                  transfer: dict[int, TrainedModel] | None = None, learner: str = FOREST
+                  transfer: dict[int, TrainedModel] | None = None, learner: str = FOREST,
+                  near: NearDefaultReplay | None = None
                   ) -> tuple[dict[str, dict[str, list[ProblemScore]]], dict[str, float]]:
     """Per split (`PER_PROBLEM`, `HONEST`), every ranker's score on every problem: the forests' and the learning
     plugins' from the fold of that split of its op kind that held it out, the others' (which learn nothing across
     problems) shared; with `transfer` (per problem, a model trained on other archs) the transferred forests' too,
-    beside the per-problem split. Also, per op kind, the forest's share of the picks the honest split gives a model
-    trained on all."""
-    static = _replay_all(_static_makers(seed), problems, batch)
+    beside the per-problem split; with `near`, each one's twin with picks near IREE's default. Also, per op kind,
+    the forest's share of the picks the honest split gives a model trained on all."""
+    static = _replay_all(_static_makers(seed), problems, batch, near)
     splits, kind_shares = {}, {}
     for split in SPLIT_NAMES:
         folds = kind_fold_models(problems, seed, split=split, learner=learner)
@@ -189,15 +195,16 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
         learners = _learner_makers([(held_out, [problems[j] for j in trained_on])
                                     for held_out, trained_on in kind_folds(problems, split)], seed)
         splits[split] = {**static, **_replay_all({**_forest_makers(models, seed, shares=shares), **learners},
-                                                 problems, batch)}
+                                                 problems, batch, near)}
     if transfer is not None:
         splits[PER_PROBLEM].update(_replay_all(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True),
-                                               problems, batch))
+                                               problems, batch, near))
     return splits, kind_shares[HONEST]
 
 
 def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[ProblemSamples], seed: int,
-                  batch: int, kind_shares: dict[str, float], learner: str = FOREST) -> dict[str, list[ProblemScore]]:
+                  batch: int, kind_shares: dict[str, float], learner: str = FOREST,
+                  near: NearDefaultReplay | None = None) -> dict[str, list[ProblemScore]]:
     """Every ranker on the problems kept out of training for good, the forests (and the learning plugins) trained on
     all of `trained_on` (per op kind, as `mltune train` ships them, with the share of `kind_shares`); a held-out
     kind with no problem to learn from is left out."""
@@ -211,18 +218,23 @@ def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[Proble
                                                        seed, shares={i: kind_shares[p.model_kind]
                                                                      for i, p in enumerate(scored)}),
               **_learner_makers([(scored_kinds[kind], problems) for kind, problems in training.items()], seed)}
-    return _replay_all(makers, scored, batch)
+    return _replay_all(makers, scored, batch, near)
+
+
+def _name_width(summaries: dict[str, Summary]) -> int:
+    return max(38, *(len(name) + 2 for name in summaries))
 
 
 def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
     print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
           "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
     tols = "".join(f"{f'{tol:.0%} med/mean':>17}{'x shuf':>7}" for tol in TOLERANCES)
-    print(f"{'ranker':<38}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
+    width = _name_width(summaries)
+    print(f"{'ranker':<{width}}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
     for name, s in summaries.items():
         cells = "".join(f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}"
                         for t in TOLERANCES)
-        print(f"{name:<38}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
+        print(f"{name:<{width}}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
     expected = next(iter(summaries.values())).mean_shuffle_expected
     print("shuffle expectation (mean over problems): "
           + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
@@ -235,12 +247,13 @@ def print_splits(summaries: dict[str, dict[str, Summary]], problems: dict[str, i
     titles = {PER_PROBLEM: "per-problem", HONEST: "honest (2x)", HOLDOUT: "held out for good"}
     print(f"within {CV_TOLERANCE:.0%} of the best, median / mean position: "
           + "; ".join(f"{titles[split]}: {problems[split]} problems" for split in splits))
-    print(f"{'ranker':<38}" + "".join(f"{titles[split]:>20}" for split in splits))
+    width = _name_width(summaries[PER_PROBLEM])
+    print(f"{'ranker':<{width}}" + "".join(f"{titles[split]:>20}" for split in splits))
     for name in summaries[PER_PROBLEM]:
         cells = [(f"{summaries[split][name].median_position[CV_TOLERANCE]:.1f} / "
                   f"{summaries[split][name].mean_position[CV_TOLERANCE]:.2f}") if name in summaries[split] else "-"
                  for split in splits]
-        print(f"{name:<38}" + "".join(f"{cell:>20}" for cell in cells))
+        print(f"{name:<{width}}" + "".join(f"{cell:>20}" for cell in cells))
 
 
 def plot_solved(scores: dict[str, list[ProblemScore]], path: Path, title: str = "") -> None:
@@ -280,21 +293,26 @@ def _summaries(scores: dict[str, dict[str, list[ProblemScore]]]) -> dict[str, di
 
 def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
              batch: int, kind: str | None = None,
-             leave_arch_out: bool = False, learner: str = FOREST) -> dict[str, dict[str, Summary]]:
+             leave_arch_out: bool = False, learner: str = FOREST,
+             near: NearDefaultReplay | None = None) -> dict[str, dict[str, Summary]]:
     """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the tables, write
     `evaluation.json` and the PNG (of the honest split) under `out_dir`; per split (per problem, honest, the
     held-out problems), each ranker's summary. With `leave_arch_out`, forests trained only on the family's other
     archs are scored beside those held out by problem. `learner` fits every model the learned rankers rank with
-    (`mltune.learn.learners`)."""
+    (`mltune.learn.learners`). With `near`, every ranker but the reference orders is scored beside its twin with
+    picks near IREE's default (`NAME+near-default`), as `tune` ranks a CPU dispatch."""
     dataset = load_dataset(dataset_dir, arch)
     problems = [p for p in dataset.problems if kind in (None, p.problem.op_kind, p.model_kind)]
     if not problems:
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
     transfer = leave_arch_out_models(dataset_dir, arch, problems, seed, learner) if leave_arch_out else None
-    scores, kind_shares = score_rankers(problems, seed, batch, transfer, learner)
+    if near is not None:
+        print(f"near-default: a share of {near.share:g} of the picks near IREE's default config, read for "
+              f"{near.placed(problems)} of {len(problems)} problems (the others: their ranker's order alone)")
+    scores, kind_shares = score_rankers(problems, seed, batch, transfer, learner, near)
     holdout = [p for p in dataset.holdout if kind in (None, p.problem.op_kind, p.model_kind)]
-    scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner)
+    scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner, near)
     summaries = _summaries(scores)
     print(f"learned rankers: models fitted as {learner}")
     print_summaries(summaries[PER_PROBLEM], len(problems))
@@ -302,6 +320,7 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "learner": learner,
+                  "near_default": 0.0 if near is None else near.share,
                   "data_sha256": dataset.data_sha256,
                   "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
                   **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)

@@ -23,7 +23,7 @@ from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import (ContractionShape, contraction_model, dispatched_contraction_model,
                                          generic_contraction_model)
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem
-from mltune.frontend.root_ops import read_root_ops
+from mltune.frontend.root_ops import read_root_ops, root_op_configs
 from mltune.input.model import TuningInput, prepare_input
 from mltune.targets import Target
 
@@ -46,12 +46,15 @@ def dispatch_module(bench: Path, target: Target, context: ir.Context, work_dir: 
     return ScreenModule("dispatch", prepare_input(bench, target, work_dir, context, extra_flags=compile_flags))
 
 
-def _dumped_keys(tuning_input: TuningInput, context: ir.Context) -> set[str]:
-    keys = set()
+def _dumped_configs(tuning_input: TuningInput, context: ir.Context) -> dict[str, str]:
+    """Each dumped root op's problem key, with the `lowering_config` IREE gave it ("" if none)."""
+    configs = {}
     for bench in tuning_input.dispatch_files:
         with context:
-            keys.update(p.key for p in read_root_ops(parse_module_file(bench, context)) if isinstance(p, Problem))
-    return keys
+            module = parse_module_file(bench, context)
+            configs.update((p.key, config) for p, config in zip(read_root_ops(module), root_op_configs(module))
+                           if isinstance(p, Problem))
+    return configs
 
 
 # a named batch matmul's maps: (batch, M, N, K) loops, row-major operands
@@ -102,7 +105,14 @@ def one_op_module(problem: Problem, target: Target, context: ir.Context, work_di
         tuning_input = prepare_input(source, target, work_dir, context, "main", seed, compile_flags)
     except UserError:
         return None
-    return ScreenModule("one-op", tuning_input) if problem.key in _dumped_keys(tuning_input, context) else None
+    return ScreenModule("one-op", tuning_input) if problem.key in _dumped_configs(tuning_input, context) else None
+
+
+def one_op_default_config(problem: Problem, target: Target, context: ir.Context, work_dir: Path) -> str:
+    """IREE's own config of `problem` on `target` (its root op's `lowering_config`, as text), read from the dump of
+    its one-op model built for `target`, as a dataset's records were measured; "" where it has no one-op model."""
+    module = one_op_module(problem, target, context, work_dir, (), seed=0)
+    return "" if module is None else _dumped_configs(module.tuning_input, context)[problem.key]
 
 
 def screen_module(kind: str, problem: Problem, bench: Path, target: Target, context: ir.Context, work_dir: Path,
