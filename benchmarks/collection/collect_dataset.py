@@ -241,6 +241,10 @@ def measured(path: Path) -> int:
     return sum(record.get("status") == "ok" for record in read_records(path)) if path.exists() else 0
 
 
+NEIGHBOURHOOD = "default-neighbourhood"
+NEIGHBOURHOOD_SHARE = 0.95  # of the picks near the incumbent; the rest in the solver's order
+
+
 def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionShape]]:
     """The (run name, shape) pairs a target measures; a run's name is its record file's."""
     if target == "host":
@@ -263,7 +267,8 @@ def finished(name: str, args: argparse.Namespace) -> bool:
 
 
 def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", args.ranker,
+    ranker = ["none", "--near-default", str(NEIGHBOURHOOD_SHARE)] if args.ranker == NEIGHBOURHOOD else [args.ranker]
+    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", *ranker,
                "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
                "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir"),
                "--target", args.target]
@@ -305,9 +310,12 @@ def main() -> int:
                              "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
                              "fourth (4 more such shapes, to measure densely) or the fifth (4 shapes no CPU "
                              "dataset neighboured, to measure densely)")
-    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings"], default="shuffle",
+    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD], default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
-                             "random plain ones (with --run-suffix, beside an earlier shuffle's records)")
+                             f"random plain ones (with --run-suffix, beside an earlier shuffle's records); "
+                             f"{NEIGHBOURHOOD}, the candidates nearest IREE's default config, then nearest the "
+                             "fastest measured (a local search: --ranker none --near-default "
+                             f"{NEIGHBOURHOOD_SHARE}, CPU problems)")
     parser.add_argument("--run-suffix", default="",
                         help="appended to each run's name, and so to its record file's: a second collection of the "
                              "same problems (e.g. .lowerings) keeps the first one's records and resumes on its own")
