@@ -307,9 +307,12 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
         raise UserError(f"--kind {kind}: the {arch} dataset has no {kind} problem")
     problems = scoreable(problems)
     transfer = leave_arch_out_models(dataset_dir, arch, problems, seed, learner) if leave_arch_out else None
-    if near is not None:
+    if near is not None and near.placed(problems):
         print(f"near-default: a share of {near.share:g} of the picks near IREE's default config, read for "
               f"{near.placed(problems)} of {len(problems)} problems (the others: their ranker's order alone)")
+    elif near is not None:
+        print("near-default: IREE's default config was read for no problem (GPU records, or CPU kinds without a "
+              "one-op model): no ranker's twin is scored")
     scores, kind_shares = score_rankers(problems, seed, batch, transfer, learner, near)
     holdout = [p for p in dataset.holdout if kind in (None, p.problem.op_kind, p.model_kind)]
     scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner, near)
