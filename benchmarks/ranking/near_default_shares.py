@@ -7,9 +7,11 @@ of the first candidate within 5 % of the best alone and with each share: on the 
 held out), and for the models trained on the family's other archs only (a CPU no model saw), on every problem.
 The pool of a replay is the measured candidates: the default's nearest neighbours are the nearest measured ones,
 farther than a live run's on a sparse sample.
+`--leave-out` drops the problems whose names hold any of the given strings from every mean (problems this machine
+times bimodally, say); they are still replayed.
 
     python benchmarks/ranking/near_default_shares.py [--archs znver3,znver4,emeraldrapids] [--shares 0.1,0.25]
-        [--learner boosted-trees] [--dataset-dir datasets]
+        [--learner boosted-trees] [--dataset-dir datasets] [--leave-out 64x2048x8192,32x896x4864]
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -27,17 +31,25 @@ sys.path.insert(0, str(ROOT))
 from mltune.api import evaluate  # noqa: E402
 from mltune.learn.learner_names import BOOSTED, LEARNER_NAMES  # noqa: E402
 from mltune.learn.replay_near import NEAR_SUFFIX  # noqa: E402
-from mltune.learn.scoring import Summary  # noqa: E402
 
 TOLERANCE = 0.05
 LEAVE_ARCH_OUT = " (leave-arch-out)"
 
 
-def mean(summaries: dict[str, dict[str, Summary]], ranker: str) -> str:
-    split = "per-problem" if ranker.endswith(LEAVE_ARCH_OUT) or ranker.endswith(LEAVE_ARCH_OUT + NEAR_SUFFIX) \
+def mean(report: dict, ranker: str, leave_out: list[str]) -> str:
+    """The ranker's mean position over the problems not left out, from `evaluation.json`."""
+    split = "rankers" if ranker.endswith(LEAVE_ARCH_OUT) or ranker.endswith(LEAVE_ARCH_OUT + NEAR_SUFFIX) \
         else "honest"
-    summary = summaries[split].get(ranker)
-    return "-" if summary is None else f"{summary.mean_position[TOLERANCE]:.2f}"
+    scores = report[split].get(ranker)
+    if scores is None:
+        return "-"
+    kept = [p["positions"][str(TOLERANCE)] for p in scores["problems"] if not any(s in p["problem"] for s in leave_out)]
+    return f"{statistics.mean(kept):.2f}"
+
+
+def shuffle_expects(report: dict, leave_out: list[str]) -> float:
+    return statistics.mean(p["shuffle_expected"][str(TOLERANCE)] for p in report["honest"]["shuffle"]["problems"]
+                           if not any(s in p["problem"] for s in leave_out))
 
 
 def main() -> None:
@@ -47,8 +59,11 @@ def main() -> None:
     parser.add_argument("--learner", choices=LEARNER_NAMES, default=BOOSTED)
     parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--leave-out", default="",
+                        help="problem name parts to leave out of the means (comma-separated)")
     args = parser.parse_args()
     shares = [float(share) for share in args.shares.split(",")]
+    leave_out = [part for part in args.leave_out.split(",") if part]
     print(f"mean position within {TOLERANCE:.0%} of the best; learned rankers fitted as {args.learner}; honest split, "
           "leave-arch-out rows on every problem")
     print("| arch | ranker | alone | " + " | ".join(f"near {share:g}" for share in shares) + " |")
@@ -57,15 +72,16 @@ def main() -> None:
         by_share = {}
         for share in shares:
             with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
-                by_share[share] = evaluate(arch, dataset_dir=args.dataset_dir, out=out, seed=args.seed,
-                                           leave_arch_out=True, learner=args.learner, near_default=share)
+                evaluate(arch, dataset_dir=args.dataset_dir, out=out, seed=args.seed, leave_arch_out=True,
+                         learner=args.learner, near_default=share)
+                by_share[share] = json.loads((Path(out) / "evaluation.json").read_text())
         first = by_share[shares[0]]
-        rankers = [name for name in first["per-problem"] if not name.endswith(NEAR_SUFFIX)]
+        rankers = [name for name in first["rankers"] if not name.endswith(NEAR_SUFFIX)]
         for ranker in rankers:
-            twins = [mean(by_share[share], ranker + NEAR_SUFFIX) for share in shares]
-            print(f"| {arch} | {ranker} | {mean(first, ranker)} | " + " | ".join(twins) + " |", flush=True)
-        expected = first["honest"]["shuffle"].mean_shuffle_expected[TOLERANCE]
-        print(f"| {arch} | shuffle expects | {expected:.2f} |" + " |" * len(shares), flush=True)
+            twins = [mean(by_share[share], ranker + NEAR_SUFFIX, leave_out) for share in shares]
+            print(f"| {arch} | {ranker} | {mean(first, ranker, leave_out)} | " + " | ".join(twins) + " |", flush=True)
+        print(f"| {arch} | shuffle expects | {shuffle_expects(first, leave_out):.2f} |" + " |" * len(shares),
+              flush=True)
 
 
 if __name__ == "__main__":
