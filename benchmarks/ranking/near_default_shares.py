@@ -30,16 +30,15 @@ sys.path.insert(0, str(ROOT))
 
 from mltune.api import evaluate  # noqa: E402
 from mltune.learn.learner_names import BOOSTED, LEARNER_NAMES  # noqa: E402
+from mltune.learn.replay import LEAVE_ARCH_OUT_SUFFIX  # noqa: E402
 from mltune.learn.replay_near import NEAR_SUFFIX  # noqa: E402
 
 TOLERANCE = 0.05
-LEAVE_ARCH_OUT = " (leave-arch-out)"
 
 
 def mean(report: dict, ranker: str, leave_out: list[str]) -> str:
     """The ranker's mean position over the problems not left out, from `evaluation.json`."""
-    split = "rankers" if ranker.endswith(LEAVE_ARCH_OUT) or ranker.endswith(LEAVE_ARCH_OUT + NEAR_SUFFIX) \
-        else "honest"
+    split = "rankers" if LEAVE_ARCH_OUT_SUFFIX in ranker else "honest"  # scored on the per-problem split only
     scores = report[split].get(ranker)
     if scores is None:
         return "-"

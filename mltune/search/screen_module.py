@@ -91,10 +91,10 @@ ONE_OP_SOURCES: dict[str, Callable[[Problem], str]] = {
 }
 
 
-def one_op_module(problem: Problem, target: Target, context: ir.Context, work_dir: Path,
-                  compile_flags: Sequence[str], seed: int) -> ScreenModule | None:
-    """The problem's one-op model as a tuning input (target flags and the user's `compile_flags`), or None when
-    there is none that IREE dispatches as the same problem."""
+def _one_op_build(problem: Problem, target: Target, context: ir.Context, work_dir: Path,
+                  compile_flags: Sequence[str], seed: int) -> tuple[TuningInput, str] | None:
+    """The problem's one-op model built for `target`, with the `lowering_config` IREE gave its root op; None when
+    it has none that IREE dispatches as the same problem."""
     source_of = ONE_OP_SOURCES.get(problem.op_kind)
     if source_of is None:
         return None
@@ -105,14 +105,23 @@ def one_op_module(problem: Problem, target: Target, context: ir.Context, work_di
         tuning_input = prepare_input(source, target, work_dir, context, "main", seed, compile_flags)
     except UserError:
         return None
-    return ScreenModule("one-op", tuning_input) if problem.key in _dumped_configs(tuning_input, context) else None
+    configs = _dumped_configs(tuning_input, context)
+    return (tuning_input, configs[problem.key]) if problem.key in configs else None
+
+
+def one_op_module(problem: Problem, target: Target, context: ir.Context, work_dir: Path,
+                  compile_flags: Sequence[str], seed: int) -> ScreenModule | None:
+    """The problem's one-op model as a tuning input (target flags and the user's `compile_flags`), or None when
+    there is none that IREE dispatches as the same problem."""
+    built = _one_op_build(problem, target, context, work_dir, compile_flags, seed)
+    return None if built is None else ScreenModule("one-op", built[0])
 
 
 def one_op_default_config(problem: Problem, target: Target, context: ir.Context, work_dir: Path) -> str:
     """IREE's own config of `problem` on `target` (its root op's `lowering_config`, as text), read from the dump of
     its one-op model built for `target`, as a dataset's records were measured; "" where it has no one-op model."""
-    module = one_op_module(problem, target, context, work_dir, (), seed=0)
-    return "" if module is None else _dumped_configs(module.tuning_input, context)[problem.key]
+    built = _one_op_build(problem, target, context, work_dir, (), seed=0)
+    return "" if built is None else built[1]
 
 
 def screen_module(kind: str, problem: Problem, bench: Path, target: Target, context: ir.Context, work_dir: Path,
