@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from mltune.records.dataset import SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, read_records
+from mltune.records.dataset import (SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, pooled_ratio,
+                                    read_records)
 
 DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
                  "baseline_us", "ranker", "position", "run_id", "timestamp"}
@@ -64,6 +65,22 @@ def test_writer_appends_durable_lines(tmp_path):
     records = list(read_records(path))
     assert [r["position"] for r in records] == [0, 1, 2, 3]
     assert records[3]["status"] == "compile_error"
+
+
+def test_a_writer_that_records_nothing_leaves_no_file(tmp_path):
+    writer = RecordWriter(tmp_path / "znver4" / "run-1.finals.jsonl")
+    writer.close()
+    assert not (tmp_path / "znver4").exists()
+
+
+def test_a_candidate_measured_twice_is_labelled_by_all_its_rounds():
+    # synthetic: a 3-round screening and a 9-round re-measure of one candidate
+    screened = {"status": "ok", "time_us": [50.0, 52.0, 90.0], "baseline_us": [100.0] * 3}
+    re_measured = {"status": "ok", "time_us": [98.0] * 5 + [102.0] * 4, "baseline_us": [100.0] * 9}
+    failed = {"status": "run_error", "time_us": [], "baseline_us": []}
+    assert pooled_ratio([screened]) == 0.52
+    assert pooled_ratio([screened, re_measured, failed]) == 0.98  # the 12 rounds' median
+    assert pooled_ratio([failed]) == float("inf")
 
 
 def test_read_records_skips_a_torn_last_line(tmp_path, capsys):

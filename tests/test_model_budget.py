@@ -100,6 +100,11 @@ def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):
     add(problem, {"wg_m": 4}, [], status="compile_error")
     add(problem, {"wg_m": 5}, [10.0], run_id="this-run")  # the current run is not prior knowledge
     add(other, {"wg_m": 6}, [10.0])           # another problem
+    add(problem, {"wg_m": 7}, [50.0, 52.0, 51.0])  # a lucky 3-round screening at 0.51 ...
+    add(problem, {"wg_m": 7}, [101.0] * 9)          # ... that its finalist's 9 rounds put at 1.01: not a seed
+    add(problem, {"wg_m": 8}, [95.0] * 3)           # 0.95 screened, 0.70 re-measured: the rounds pooled, 0.70
+    add(problem, {"wg_m": 8}, [70.0] * 9)
     writer.close()
-    assert known_fast(tmp_path / "znver4", problem.key, exclude_run="this-run") == [{"wg_m": 2}, {"wg_m": 1}]
+    assert known_fast(tmp_path / "znver4", problem.key, exclude_run="this-run") == [{"wg_m": 2}, {"wg_m": 8},
+                                                                                      {"wg_m": 1}]
     assert known_fast(tmp_path / "nothing-here", problem.key) == []

@@ -243,6 +243,7 @@ def measured(path: Path) -> int:
 
 NEIGHBOURHOOD = "default-neighbourhood"
 NEIGHBOURHOOD_SHARE = 0.95  # of the picks near the incumbent; the rest in the solver's order
+CONTENDERS = "contenders"  # the dataset's fastest configs of each problem, measured again
 
 
 def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionShape]]:
@@ -267,7 +268,8 @@ def finished(name: str, args: argparse.Namespace) -> bool:
 
 
 def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
-    ranker = ["none", "--near-default", str(NEIGHBOURHOOD_SHARE)] if args.ranker == NEIGHBOURHOOD else [args.ranker]
+    ranker = {NEIGHBOURHOOD: ["none", "--near-default", str(NEIGHBOURHOOD_SHARE)], CONTENDERS: ["none"]}.get(
+        args.ranker, [args.ranker])
     command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", *ranker,
                "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
                "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir"),
@@ -310,12 +312,16 @@ def main() -> int:
                              "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
                              "fourth (4 more such shapes, to measure densely) or the fifth (4 shapes no CPU "
                              "dataset neighboured, to measure densely)")
-    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD], default="shuffle",
+    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD, CONTENDERS],
+                        default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
                              f"random plain ones (with --run-suffix, beside an earlier shuffle's records); "
                              f"{NEIGHBOURHOOD}, the candidates nearest IREE's default config, then nearest the "
                              "fastest measured (a local search: --ranker none --near-default "
-                             f"{NEIGHBOURHOOD_SHARE}, CPU problems)")
+                             f"{NEIGHBOURHOOD_SHARE}, CPU problems); {CONTENDERS}, the configs the dataset holds "
+                             "fastest (over IREE's default) first, as every tune seeds its order, and its best four "
+                             "measured again as finalists into PROBLEM.SUFFIX.finals.jsonl (--ranker none; with a "
+                             "budget no larger than the problem's fast configs)")
     parser.add_argument("--run-suffix", default="",
                         help="appended to each run's name, and so to its record file's: a second collection of the "
                              "same problems (e.g. .lowerings) keeps the first one's records and resumes on its own")

@@ -1,8 +1,8 @@
 """Dataset records grouped by problem into samples: each measured candidate once, with its ratio to IREE's default.
 
 Features are recomputed here from the stored `problem` + `knobs`, so a new feature needs no
-new measurement. A candidate measured several times (in several runs) is labelled with the
-median of its records' ratios; records that failed (compile or run errors, timeouts) are
+new measurement. A candidate measured several times (in several runs, or re-measured as a finalist) is labelled with
+the median over all its records' rounds (`pooled_ratio`); records that failed (compile or run errors, timeouts) are
 counted and left out: they carry no time to learn from.
 """
 
@@ -14,7 +14,6 @@ import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import median
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout
 from mltune.rankers.base import RankingInput
-from mltune.records.dataset import knobs_over, read_records, record_ratio
+from mltune.records.dataset import knobs_over, pooled_ratio, read_records, record_ratio
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
@@ -72,19 +71,19 @@ def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_s
     problem = Problem.from_record(records[0]["problem"])
     pipelines = tuple(sorted({record["pipeline"] for record in records}))
     extractor_for(problem, target.facts, pipelines)  # refuse pipelines without features before reading knobs
-    by_knobs: dict[tuple, list[float]] = defaultdict(list)
+    by_knobs: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
     names = tuple(sorted({name for record in records for name in record["knobs"]}))
     for record in records:
         knobs = knobs_over(record["knobs"], names)
         if knobs is None:
             raise ValueError(f"the records of {problem.key} name different knobs: {sorted(record['knobs'])} "
                              f"among {list(names)}")
-        by_knobs[tuple(int(knobs[name]) for name in names)].append(record_ratio(record))
+        by_knobs[tuple(int(knobs[name]) for name in names)].append(record)
     rows = sorted(by_knobs)
     return ProblemSamples(
         key=problem.key + key_suffix, problem=problem, target=target.facts, target_origin=target.origin,
         pipelines=pipelines, candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
-        ratios=np.array([median(by_knobs[row]) for row in rows]),
+        ratios=np.array([pooled_ratio(by_knobs[row]) for row in rows]),
     )
 
 

@@ -9,18 +9,20 @@ default. Those are tried first, fastest first; then the inner ranker's order, wi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
-from mltune.records.dataset import knobs_over, read_records, record_ratio
+from mltune.records.dataset import knobs_over, pooled_ratio, read_records
 
 
 def known_fast_by_problem(dataset_dir: Path, exclude_run: str | None = None) -> dict[str, list[dict[str, int]]]:
-    """For every problem key, the knobs that beat the baseline in earlier runs, fastest first (median ratio):
-    the records are read once for all of a run's problems."""
+    """For every problem key, the knobs that beat the baseline in earlier runs, fastest first: each config by the
+    median over all its records' rounds (`pooled_ratio`), so one lucky screening that a finalist's re-measure
+    contradicts does not seed a run. The records are read once for all of a run's problems."""
     if not dataset_dir.is_dir():
         return {}
-    best: dict[str, dict[tuple, tuple[float, dict[str, int]]]] = {}
+    by_config: dict[str, dict[tuple, list[dict[str, Any]]]] = {}
     for record in read_records(dataset_dir):
         if record.get("status") != "ok" or record.get("run_id") == exclude_run or not record.get("time_us"):
             continue
@@ -28,13 +30,12 @@ def known_fast_by_problem(dataset_dir: Path, exclude_run: str | None = None) -> 
             problem_key = Problem.from_record(record["problem"]).key
         except (TypeError, KeyError):
             continue
-        ratio = record_ratio(record)
-        key = tuple(sorted(record["knobs"].items()))
-        found = best.setdefault(problem_key, {})
-        if ratio < 1.0 and (key not in found or ratio < found[key][0]):
-            found[key] = (ratio, record["knobs"])
-    return {problem_key: [knobs for _, knobs in sorted(found.values(), key=lambda pair: pair[0])]
-            for problem_key, found in best.items()}
+        by_config.setdefault(problem_key, {}).setdefault(tuple(sorted(record["knobs"].items())), []).append(record)
+    known = {}
+    for problem_key, configs in by_config.items():
+        ratios = sorted(((pooled_ratio(records), dict(key)) for key, records in configs.items()), key=lambda p: p[0])
+        known[problem_key] = [knobs for ratio, knobs in ratios if ratio < 1.0]
+    return known
 
 
 def known_fast(dataset_dir: Path, problem_key: str, exclude_run: str | None = None) -> list[dict[str, int]]:

@@ -16,7 +16,8 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from statistics import median
+from typing import IO, Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
@@ -26,6 +27,7 @@ from mltune.records.check import STATUSES, RecordChecker  # noqa: F401 (STATUSES
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)
 READABLE_SCHEMAS = (1, 2)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.xz")
+FINALS_SUFFIX = ".finals"  # a run's finalists re-measured: RUN.finals.jsonl beside the trials' RUN.jsonl
 # Knobs added to a space after records were written, with the value older records implicitly had: GPU
 # contraction records from before VectorDistribute was a knob are TileAndFuse; CPU contraction records from
 # before the lowering was a knob are the plain (not data-tiled) lowering.
@@ -89,26 +91,33 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 class RecordWriter:
-    """Appends records to one JSON Lines file, durably, one line at a time."""
+    """Appends records to one JSON Lines file, durably, one line at a time; the file is opened by the first record,
+    so a writer that records nothing leaves no empty file."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._handle = open(path, "a", encoding="utf-8")
-        if self._handle.tell() > 0 and not _ends_with_newline(path):
-            self._handle.write("\n")  # end a line torn by a kill, so the next record stands alone
+        self._handle: IO[str] | None = None
 
     def append(self, record: Record) -> None:
         self.append_json(asdict(record))
 
     def append_json(self, record: dict[str, Any]) -> None:
         """One record as a JSON line, flushed to disk before returning."""
-        self._handle.write(json.dumps(record, sort_keys=True) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        handle = self._handle or self._open()
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+    def _open(self) -> IO[str]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.path, "a", encoding="utf-8")
+        if self._handle.tell() > 0 and not _ends_with_newline(self.path):
+            self._handle.write("\n")  # end a line torn by a kill, so the next record stands alone
+        return self._handle
 
     def close(self) -> None:
-        self._handle.close()
+        if self._handle is not None:
+            self._handle.close()
 
 
 def record_ratio(record: dict[str, Any]) -> float:
@@ -118,6 +127,14 @@ def record_ratio(record: dict[str, Any]) -> float:
     if len(times) != len(baselines) or min(baselines, default=1.0) <= 0:
         return float("inf")
     return float(Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).ratio)
+
+
+def pooled_ratio(records: Iterable[dict[str, Any]]) -> float:
+    """One candidate's ratio over all its records: the median of every usable round's time / baseline, so that a
+    finalist's re-measure (9 to 30 rounds) outweighs its 3-round screening; inf when no record has a usable round."""
+    rounds = [time / baseline for record in records if record_ratio(record) != float("inf")
+              for time, baseline in zip(record["time_us"], record["baseline_us"])]
+    return float(median(rounds)) if rounds else float("inf")
 
 
 def knobs_over(knobs: dict[str, int], names: Iterable[str]) -> dict[str, int] | None:

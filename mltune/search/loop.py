@@ -96,12 +96,23 @@ class TuningLoop:
     context: ir.Context
     on_record: Callable[[Record], None]
     record_fields: dict
+    # a finalist's re-measure, recorded as it is measured and apart from the trials (a dataset's `RUN.finals.jsonl`):
+    # the label of a candidate whose 3-round screening was lucky; None: not recorded
+    on_final_record: Callable[[Record], None] | None = None
 
-    def _results(self, submit: Callable[[], None]) -> dict[tuple[str, int], Result]:
-        """Submit jobs, run the executor until they are done, and return their results by (group, index)."""
+    def _results(self, submit: Callable[[], None],
+                 each: Callable[[Job, Result], None] | None = None) -> dict[tuple[str, int], Result]:
+        """Submit jobs, run the executor until they are done, and return their results by (group, index); `each`
+        sees every result as it arrives."""
         results: dict[tuple[str, int], Result] = {}
+
+        def keep(job: Job, result: Result) -> None:
+            results[(job.group, job.index)] = result
+            if each is not None:
+                each(job, result)
+
         submit()
-        self.executor.run(lambda job, result: results.__setitem__((job.group, job.index), result))
+        self.executor.run(keep)
         return results
 
     def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
@@ -150,10 +161,15 @@ class TuningLoop:
                 for t in trials:
                     self.executor.submit_benchmark(BenchmarkJob(t.index, t.build.vmfb, self.settings.final, name))
 
+        def record_final(job: Job, outcome: Result) -> None:
+            if self.on_final_record is not None and isinstance(outcome, Measurement):
+                trial = next(t for t in to_measure[job.group] if t.index == job.index)
+                self.on_final_record(by_name[job.group].record_of(replace(trial, measurement=outcome)))
+
         if count:
             what = next(name for name, trials in to_measure.items() if trials) if count == 1 else f"{count} dispatches"
             with display().phase(f"re-measure the finalists of {what} against IREE's default"):
-                finals.update(self._results(submit_finals))
+                finals.update(self._results(submit_finals, record_final))
         for name, search in by_name.items():
             kept = ready[name] + to_measure[name]
             if not kept:
@@ -337,13 +353,17 @@ class _Search:
         else:
             self._conclude(job.index, self.built.pop(job.index), outcome)
 
+    def record_of(self, trial: Trial) -> Record:
+        """The record a dataset keeps of one of this search's trials (or of a finalist's re-measure)."""
+        return trial_record(self.problem, self.configurator.pipeline_of(trial.knobs), trial, self.ranker.name,
+                            self.record_fields)
+
     def _conclude(self, index: int, build: BuildResult, measurement: Measurement | None) -> None:
         result = self.result
         trial = Trial(index, len(result.trials), self.candidates.knobs(index), build, measurement,
                       self.in_flight.pop(index))
         result.trials.append(trial)
-        self.loop.on_record(trial_record(self.problem, self.configurator.pipeline_of(trial.knobs), trial,
-                                         self.ranker.name, self.record_fields))
+        self.loop.on_record(self.record_of(trial))
         self.ranker.tell(index, trial.told_ratio)
         if measurement is not None:
             self.progress.update(1)

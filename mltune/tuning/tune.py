@@ -40,7 +40,7 @@ from mltune.rankers import make_ranker
 from mltune.rankers.base import for_one_problem
 from mltune.rankers.near_incumbent import near_default, near_default_share
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
-from mltune.records.dataset import Record, RecordWriter, device_id
+from mltune.records.dataset import FINALS_SUFFIX, Record, RecordWriter, device_id
 from mltune.runs.directory import RESULTS_FILE
 from mltune.runs.report import Dispatch, TuneReport
 from mltune.runs.summary import baseline_us, summary
@@ -284,6 +284,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     record_files = [request.dataset_dir / facts.arch / f"{run_id}.jsonl", request.run_dir / RESULTS_FILE]
     recorded = reconcile(record_files)  # an interrupted run's trials, in both files
     writers = [RecordWriter(path) for path in record_files]
+    finals = RecordWriter(request.dataset_dir / facts.arch / f"{run_id}{FINALS_SUFFIX}.jsonl")  # finalists re-measured
 
     def write(record: Record) -> None:
         for writer in writers:
@@ -322,7 +323,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         executor = make_executor(request.cluster, request.shared_fs, measured.builder, runner, measured.baseline.vmfb,
                                  tuning_input.invocation, request.devices, request.target.kind != "cpu",
                                  request.settings.batch_size, screens)
-        loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields)
+        loop = TuningLoop(executor, facts, applier, request.settings, context, write, record_fields, finals.append)
         if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
                 and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
             timer = InModelTimer(tuning_input.invocation, request.devices[0],
@@ -346,7 +347,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     finally:
         if executor is not None:
             executor.close()
-        for writer in writers:
+        for writer in (*writers, finals):
             writer.close()
     if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
         raise RunFailure(nothing_measured(results))
