@@ -21,6 +21,8 @@ whose whole space is smaller than `--budget` is known to be finished only by its
         --run-suffix .lowerings --budget 24
     python benchmarks/collection/collect_dataset.py --problem-set cpu3 --arch znver4 --budget 60
     python benchmarks/collection/collect_dataset.py --problem-set cpu5 --arch znver4 --budget 100 --lock L
+    python benchmarks/collection/collect_dataset.py --problem-set cpu3 --arch znver4 --ranker contenders \
+        --run-suffix .confirm --budget 6
     python benchmarks/collection/collect_dataset.py --target sm_90 --devices cuda://0 --budget 200 --cores-per-lane 16
 
 GPU targets measure `GPU_PROBLEMS` and `GPU_LARGE_PROBLEMS` (f16/bf16 layers of LLMs, SDXL, BERT and ViT) and
