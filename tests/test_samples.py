@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from learn_helpers import matmul_problem
 
+from mltune.learn.replay import best_rounds_line
 from mltune.learn.samples import load_dataset, record_ratio
 from mltune.records.dataset import Record, RecordWriter
 from mltune.targets import CpuInfo
@@ -42,3 +43,22 @@ def test_repeated_candidates_are_one_sample_and_failures_are_counted(tmp_path):
     assert samples.target == CpuInfo("znver4", 64, 4)
     assert samples.target_origin == "rebuilt from the arch name (CPU table)"
     assert samples.features().values.shape[0] == 2
+
+
+def test_a_re_measured_best_outweighs_its_screening_and_its_rounds_are_counted(tmp_path):
+    a = {"wg_m": 32, "wg_n": 32, "vec_m": 8, "vec_n": 16, "vec_k": 4}
+    b = {"wg_m": 64, "wg_n": 32, "vec_m": 4, "vec_n": 16, "vec_k": 8}
+    writer = RecordWriter(tmp_path / "znver4" / "mm.jsonl")
+    writer.append(record(a, [8.0, 9.0, 10.0], [20.0] * 3))  # a lucky screening: 0.45 ...
+    writer.append(record(b, [14.0] * 3, [20.0] * 3))        # 0.70
+    writer.close()
+    (screened,) = load_dataset(tmp_path, "znver4").problems
+    assert screened.best_rounds == 3 and "on 1 of 1 problems it is one screening" in best_rounds_line([screened])
+    writer = RecordWriter(tmp_path / "znver4" / "mm.finals.jsonl")
+    writer.append(record(a, [18.0] * 9, [20.0] * 9))  # ... that its finalist's 9 rounds put at 0.90
+    writer.close()
+    (samples,) = load_dataset(tmp_path, "znver4").problems
+    assert samples.ratios[samples.candidates.index_of(a)] == pytest.approx(0.9)  # the 12 rounds' median
+    assert samples.rounds[samples.candidates.index_of(a)] == 12
+    assert samples.best_rounds == 3  # b is the best now, on its one screening
+    assert "a median of 3 rounds; on 1 of 1 problems" in best_rounds_line([samples])

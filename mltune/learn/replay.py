@@ -25,7 +25,7 @@ from mltune.learn.learner_names import FOREST
 from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.replay_near import NearDefaultReplay
-from mltune.learn.samples import ProblemSamples, load_dataset
+from mltune.learn.samples import SCREENING_ROUNDS, ProblemSamples, load_dataset
 from mltune.learn.scoring import (
     TOLERANCES,
     TOP_K,
@@ -225,6 +225,15 @@ def _name_width(summaries: dict[str, Summary]) -> int:
     return max(38, *(len(name) + 2 for name in summaries))
 
 
+def best_rounds_line(problems: Sequence[ProblemSamples]) -> str:
+    """How firmly each problem's best is known, the reading every ranker's position is measured against."""
+    screened = sum(1 for p in problems if 0 < p.best_rounds <= SCREENING_ROUNDS)
+    rounds = sorted(p.best_rounds for p in problems if p.best_rounds)
+    middle = f"a median of {rounds[len(rounds) // 2]}" if rounds else "an unknown number of"
+    return (f"best candidates: each problem's label pools {middle} rounds; on {screened} of {len(problems)} problems "
+            f"it is one screening ({SCREENING_ROUNDS} rounds or fewer) that no re-measure checked")
+
+
 def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
     print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
           "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
@@ -318,13 +327,14 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
     scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner, near)
     summaries = _summaries(scores)
     print(f"learned rankers: models fitted as {learner}")
+    print(best_rounds_line(problems))
     print_summaries(summaries[PER_PROBLEM], len(problems))
     print_splits(summaries, {split: len(next(iter(by_ranker.values()))) for split, by_ranker in scores.items()})
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "learner": learner,
                   "near_default": 0.0 if near is None else near.share,
-                  "data_sha256": dataset.data_sha256,
+                  "data_sha256": dataset.data_sha256, "best_rounds": {p.key: p.best_rounds for p in problems},
                   "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
                   **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)
                      if split in summaries}}

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mltune.errors import UserError
+from mltune.execution.run import TimingPlan
 from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout
@@ -27,6 +28,9 @@ from mltune.records.dataset import knobs_over, pooled_ratio, read_records, recor
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
+
+
+SCREENING_ROUNDS = TimingPlan().rounds  # what one screening measures; a finalist's re-measure has 9 or more
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,13 @@ class ProblemSamples:
     pipelines: tuple[str, ...]  # the pipelines its candidates use (GPU contractions: one or both)
     candidates: CandidateSet
     ratios: np.ndarray
+    rounds: tuple[int, ...] = ()  # per candidate, the rounds its label pools (a finalist's re-measure: 9 or more)
+
+    @property
+    def best_rounds(self) -> int:
+        """The rounds the best candidate's label rests on (0: not known): 3 is one screening, a best that a
+        re-measure never checked."""
+        return self.rounds[int(np.argmin(self.ratios))] if self.rounds else 0
 
     @property
     def model_kind(self) -> str:
@@ -84,6 +95,7 @@ def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_s
         key=problem.key + key_suffix, problem=problem, target=target.facts, target_origin=target.origin,
         pipelines=pipelines, candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
         ratios=np.array([pooled_ratio(by_knobs[row]) for row in rows]),
+        rounds=tuple(sum(len(record["time_us"]) for record in by_knobs[row]) for row in rows),
     )
 
 

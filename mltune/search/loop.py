@@ -11,9 +11,10 @@ of the queue, so one dispatch's next stage runs while others are still in their 
 on one cluster). The budget of each counts benchmarked candidates, those of an earlier, interrupted run of the same
 problem included (they are told to the ranker, never measured again). Each result is recorded and told to its
 dispatch's ranker as soon as it is known, in completion order. At the end the best few of each dispatch are measured
-again against the baseline, and a winner is kept only if its median speedup reaches `min_speedup` and the confidence
-interval of its speedup lies above 1. A task whose candidates are its finalists already (a screen chose them)
-measures each once, with the finals' plan, and is not measured again.
+again against the baseline (each re-measure recorded too, apart from the trials), and a winner is kept only if its
+median speedup reaches `min_speedup` and the confidence interval of its speedup lies above 1. A task whose
+candidates are its finalists already (a screen chose them) measures each once, with the finals' plan, and is not
+measured again.
 """
 
 from __future__ import annotations
