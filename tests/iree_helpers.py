@@ -27,6 +27,7 @@ from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import AttentionShape, ContractionShape, attention_model, contraction_model
 from mltune.frontend.problem import ELEMENTWISE, Problem
 from mltune.frontend.root_ops import read_root_ops
+from mltune.records.dataset import FINALS_SUFFIX
 from mltune.input.model import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.system.tools import run_compiler, tool_path
@@ -371,3 +372,8 @@ def split_mlp(root: Path, context: ir.Context):
     made = weights.split(inlined.source, inlined.compile_flags, root / "weights", 0, WEIGHT_LIMIT)
     assert made is not None
     return inlined, weights.compiled_from(inlined, made), made
+
+
+def trial_record_files(dataset_dir: Path) -> list[Path]:
+    """A data home's files of runs' trials: every `ARCH/RUN.jsonl`, not the finalists' re-measures beside them."""
+    return sorted(f for f in dataset_dir.glob("*/*.jsonl") if not f.name.endswith(f"{FINALS_SUFFIX}.jsonl"))

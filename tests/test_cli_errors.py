@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from iree_helpers import matmul_source, mltune, run
+from iree_helpers import matmul_source, mltune, run, trial_record_files
 
 from mltune.system.tools import tool_path
 
@@ -262,7 +262,7 @@ exec {real} "$@"
     assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
     (line,) = result.stderr.splitlines()
     assert line.startswith("mltune: failed: nothing could be measured: all 8 candidates failed") and "injected" in line
-    assert len(list((tmp_path / "datasets").glob("*/*.jsonl"))) == 1, "the failed candidates are recorded"
+    assert len(trial_record_files(tmp_path / "datasets")) == 1, "the failed candidates are recorded"
 
 
 def test_a_run_whose_spaces_hold_no_candidate_says_so():

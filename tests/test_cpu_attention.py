@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from iree_helpers import (CPU_FLAGS, attention_source, checked_heuristic_order, dump_one_op, masked_attention_source,
-                          mltune, parse_levels)
+                          mltune, parse_levels, trial_record_files)
 from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
@@ -148,7 +148,7 @@ def test_tune_a_small_attention_end_to_end(tmp_path):
     result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "attention_2x64x32x32x64" in result.stdout and "benchmarked 3" in result.stdout
-    (records_file,) = (Path(os.environ["MLTUNE_HOME"]) / "datasets").glob("*/*.jsonl")  # the data home's
+    (records_file,) = trial_record_files(Path(os.environ["MLTUNE_HOME"]) / "datasets")  # the data home's
     records = [json.loads(line) for line in records_file.read_text().splitlines()]
     measured = [r for r in records if r["status"] == "ok"]
     assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] and r["baseline_us"] for r in measured)

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gpu_conv_helpers import nchw_depthwise_source
-from iree_helpers import CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, parse_levels, strip_config
+from iree_helpers import (CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, parse_levels, strip_config,
+                          trial_record_files)
 
 from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
@@ -217,7 +218,7 @@ def test_tune_a_small_conv_end_to_end(tmp_path):
     result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "convolution_2x8x8x16x3x3x8" in result.stdout and "benchmarked 3" in result.stdout
-    (records_file,) = (Path(os.environ["MLTUNE_HOME"]) / "datasets").glob("*/*.jsonl")  # the data home's
+    (records_file,) = trial_record_files(Path(os.environ["MLTUNE_HOME"]) / "datasets")  # the data home's
     assert {p.name for p in tmp_path.iterdir()} <= {"conv.mlir", "best_spec.mlir"}, "nothing else in the cwd"
     records = [json.loads(line) for line in records_file.read_text().splitlines()]
     assert len(records) >= 3 and all(r["pipeline"] == PIPELINE for r in records)

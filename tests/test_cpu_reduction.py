@@ -16,6 +16,7 @@ from iree.compiler.dialects import iree_codegen
 from iree.compiler.ir import FunctionType, RankedTensorType
 from iree_helpers import (
     checked_heuristic_order,
+    trial_record_files,
     compile_with_dumps,
     outputs_on_random_inputs,
     configured_from_stripped_dump,
@@ -165,7 +166,7 @@ def test_tune_a_small_softmax_end_to_end(tmp_path):
     result = mltune(["tune", str(source), "--ranker", "heuristic", "--budget", "3", "--jobs", "2"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "reduction_2x16x40" in result.stdout and "benchmarked 3" in result.stdout
-    (records_file,) = (Path(os.environ["MLTUNE_HOME"]) / "datasets").glob("*/*.jsonl")
+    (records_file,) = trial_record_files(Path(os.environ["MLTUNE_HOME"]) / "datasets")
     records = [json.loads(line) for line in records_file.read_text().splitlines()]
     measured = [r for r in records if r["status"] == "ok"]
     assert len(measured) == 3 and all(r["pipeline"] == PIPELINE and r["time_us"] for r in measured)

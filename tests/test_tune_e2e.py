@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from iree_helpers import HOST_FLAGS, compile_with_configs_dump, interrupt_when, mltune
+from iree_helpers import HOST_FLAGS, compile_with_configs_dump, interrupt_when, mltune, trial_record_files
 
 from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Problem
@@ -73,7 +73,7 @@ def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker
     assert dispatch["benchmarked"] == budget and dispatch["stop_reason"] == "budget spent"
     assert dispatch["tried"] >= budget and dispatch["candidates"] > budget
 
-    (dataset_file,) = dataset_dir.glob("*/*.jsonl")
+    (dataset_file,) = trial_record_files(dataset_dir)
     assert dataset_file.name == f"{run_dir.name}.jsonl"
     records = read_jsonl(dataset_file)
     assert len(records) == dispatch["tried"], "one record per tried candidate"
@@ -145,7 +145,7 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def first_record() -> Path | None:
-        files = list(dataset_dir.glob("*/*.jsonl"))
+        files = trial_record_files(dataset_dir)
         return files[0] if files and files[0].read_bytes().count(b"\n") >= 1 else None
 
     stdout, stderr_bytes = interrupt_when(proc, lambda: first_record() is not None, 180)
@@ -314,7 +314,8 @@ def test_a_killed_run_resumes_without_measuring_anything_twice(tiny, tmp_path):
     resumed = mltune(["tune", "--resume", str(run_dir)], cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     after = read_jsonl(run_dir / "results.jsonl")
-    dataset = read_jsonl(next(dataset_dir.glob("*/*.jsonl")))
+    (dataset_file,) = trial_record_files(dataset_dir)
+    dataset = read_jsonl(dataset_file)
     for records in (after, dataset):
         knobs = [json.dumps(r["knobs"], sort_keys=True) for r in records]
         assert len(knobs) == len(set(knobs)), "a candidate was measured twice"
