@@ -59,7 +59,7 @@ def tune(source: Path, ranker: str, work: Path, args: argparse.Namespace) -> lis
         done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"mltune tune failed: {done.stderr[-2000:]}")
-    records = [r for r in read_records(run_dir / "dataset") if r["status"] == "ok"]
+    records = [r for r in read_records(run_dir / "results.jsonl") if r["status"] == "ok"]  # its trials, no finals
     for record in records:
         record["speedup"] = statistics.median(record["baseline_us"]) / statistics.median(record["time_us"])
     return sorted(records, key=lambda r: r["position"])

@@ -28,6 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its
 from measure_lock import held
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from mltune.records.dataset import FINALS_SUFFIX  # noqa: E402
+
+FINALS = f"{FINALS_SUFFIX}.jsonl"  # the finalists' re-measures, beside the run's trials
 
 
 def tune_command(args: argparse.Namespace, run_dir: Path) -> list[str]:
@@ -89,7 +94,7 @@ def main() -> None:
             print(f"{number:>3} resume failed: {resumed.stderr.strip()[-300:]}")
             continue
         after = records(run_dir / "results.jsonl")
-        dataset = records(next((run_dir / "datasets").glob("*/*.jsonl")))
+        dataset = records(next(f for f in (run_dir / "datasets").glob("*/*.jsonl") if not f.name.endswith(FINALS)))
         seen_before = {knobs_key(r) for r in before}
         again = sum(1 for r in after[len(before):] if knobs_key(r) in seen_before)
         duplicates = len(dataset) - len({knobs_key(r) for r in dataset})
