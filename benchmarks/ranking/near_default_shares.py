@@ -36,19 +36,23 @@ from mltune.learn.replay_near import NEAR_SUFFIX  # noqa: E402
 TOLERANCE = 0.05
 
 
+def kept(problems: list[dict], leave_out: list[str]) -> list[dict]:
+    """The problems of a ranker's scores in `evaluation.json` whose names hold none of `leave_out`."""
+    return [p for p in problems if not any(part in p["problem"] for part in leave_out)]
+
+
 def mean(report: dict, ranker: str, leave_out: list[str]) -> str:
     """The ranker's mean position over the problems not left out, from `evaluation.json`."""
     split = "rankers" if LEAVE_ARCH_OUT_SUFFIX in ranker else "honest"  # scored on the per-problem split only
     scores = report[split].get(ranker)
     if scores is None:
         return "-"
-    kept = [p["positions"][str(TOLERANCE)] for p in scores["problems"] if not any(s in p["problem"] for s in leave_out)]
-    return f"{statistics.mean(kept):.2f}"
+    return f"{statistics.mean(p['positions'][str(TOLERANCE)] for p in kept(scores['problems'], leave_out)):.2f}"
 
 
 def shuffle_expects(report: dict, leave_out: list[str]) -> float:
-    return statistics.mean(p["shuffle_expected"][str(TOLERANCE)] for p in report["honest"]["shuffle"]["problems"]
-                           if not any(s in p["problem"] for s in leave_out))
+    problems = kept(report["honest"]["shuffle"]["problems"], leave_out)
+    return statistics.mean(p["shuffle_expected"][str(TOLERANCE)] for p in problems)
 
 
 def main() -> None:

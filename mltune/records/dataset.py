@@ -120,21 +120,26 @@ class RecordWriter:
             self._handle.close()
 
 
-def record_ratio(record: dict[str, Any]) -> float:
-    """`Measurement.ratio` of a stored record: the median over rounds of candidate time / baseline time;
-    inf without both times, one baseline per round and all of them positive."""
+def record_rounds(record: dict[str, Any]) -> list[float]:
+    """`Measurement.round_ratios` of a stored record: candidate time / baseline time of each round; none without
+    both times, one baseline per round and all of them positive, or for a record that did not run."""
     times, baselines = record.get("time_us") or [], record.get("baseline_us") or []
     if len(times) != len(baselines) or min(baselines, default=1.0) <= 0:
-        return float("inf")
-    return float(Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).ratio)
+        return []
+    return Measurement(-1, record.get("status"), tuple(times), tuple(baselines)).round_ratios
 
 
 def pooled_ratio(records: Iterable[dict[str, Any]]) -> float:
     """One candidate's ratio over all its records: the median of every usable round's time / baseline, so that a
     finalist's re-measure (9 to 30 rounds) outweighs its 3-round screening; inf when no record has a usable round."""
-    rounds = [time / baseline for record in records if record_ratio(record) != float("inf")
-              for time, baseline in zip(record["time_us"], record["baseline_us"])]
+    rounds = [ratio for record in records for ratio in record_rounds(record)]
     return float(median(rounds)) if rounds else float("inf")
+
+
+def record_ratio(record: dict[str, Any]) -> float:
+    """`Measurement.ratio` of a stored record: the median over its rounds of candidate time / baseline time; inf
+    where it has no usable round (`record_rounds`)."""
+    return pooled_ratio([record])
 
 
 def knobs_over(knobs: dict[str, int], names: Iterable[str]) -> dict[str, int] | None:
