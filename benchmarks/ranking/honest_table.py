@@ -57,7 +57,8 @@ def row(evaluation: dict, heuristic_kinds: tuple[str, ...]) -> str:
     expected = statistics.mean(p["shuffle_expected"][TOLERANCE] for p in problems)
     ratio = f"{expected / learned_mean:.1f}x" if learned_mean else "-"
     near = "yes" if any(name.endswith(NEAR) for name in split) else "no"
-    return f"| {evaluation['arch']} | {len(problems)} | {near} | {expected:.2f} | " + " | ".join(cells) + f" | {ratio} |"
+    lead = f"| {evaluation['arch']} | {len(problems)} | {near} | {expected:.2f} | "
+    return lead + " | ".join(cells) + f" | {ratio} |"
 
 
 def main() -> int:
