@@ -175,8 +175,18 @@ CPU_DENSE_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(64, 2048, 8192, **T), "Llama-3.2-1B MLP down, prefill 64"),
     (S(1024, 1024, 64, batch=8), "SD 1.5 attention scores, 8 heads at 32x32 latents"),
 ]
+# A sixth (`cpu6`, 2026-11-29), tuned live on znver4 by the shipped models after they had learned from its records,
+# then measured densely: none within 2x in every role of a contraction of any CPU dataset then (of any element type).
+CPU_LIVE_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
+    (S(25600, 32, 64), "YOLOv5s C3 1x1 conv, 64 to 32 channels at 160x160, as a matmul"),
+    (S(12544, 32, 27), "EfficientNet-B0 stem 3x3 conv (3 to 32 channels, stride 2), im2col"),
+    (S(4096, 512, 512), "SD VAE decoder 1x1 projection, 512 channels at 64x64"),
+    (S(4, 4096, 14336, **T), "Llama-3-8B MLP down, decode of 4 sequences"),
+    (S(49, 49, 32, batch=192), "Swin-T stage-1 window attention scores (64 windows x 3 heads)"),
+    (S(4096, 77, 40, batch=8), "SD 1.5 cross-attention scores at 64x64 latents, 77 text tokens"),
+]
 CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS,
-                    "cpu4": CPU_DENSE_PROBLEMS, "cpu5": CPU_DENSE_UNSEEN_PROBLEMS}
+                    "cpu4": CPU_DENSE_PROBLEMS, "cpu5": CPU_DENSE_UNSEEN_PROBLEMS, "cpu6": CPU_LIVE_UNSEEN_PROBLEMS}
 
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
@@ -312,8 +322,8 @@ def main() -> int:
     parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
                         help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones), "
                              "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
-                             "fourth (4 more such shapes, to measure densely) or the fifth (4 shapes no CPU "
-                             "dataset neighboured, to measure densely)")
+                             "fourth (4 more such shapes, to measure densely), the fifth (4 shapes no CPU "
+                             "dataset neighboured, to measure densely) or the sixth (6 more such shapes)")
     parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD, CONTENDERS],
                         default="shuffle",
                         help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
