@@ -27,17 +27,19 @@ from mltune.records.dataset import LATER_KNOBS, read_records, record_ratio  # no
 TOLERANCE = 0.05
 
 
+def config_key(record: dict) -> tuple[str, str]:
+    """(problem, knobs) of a record, a knob added later taking its old value, as training pools configs."""
+    knobs = {**{name: value for name, value in LATER_KNOBS.items() if name not in record["knobs"]}, **record["knobs"]}
+    return json.dumps(record["problem"], sort_keys=True), json.dumps(knobs, sort_keys=True)
+
+
 def readings_by_config(folder: Path) -> dict[tuple[str, str], list[float]]:
     """(problem, knobs) -> every ok record's speedup over IREE's default."""
     readings: dict[tuple[str, str], list[float]] = defaultdict(list)
     for record in read_records(folder):
-        if record["status"] != "ok":
-            continue
-        knobs = {**{name: value for name, value in LATER_KNOBS.items() if name not in record["knobs"]},
-                 **record["knobs"]}
         ratio = record_ratio(record)  # time / default: a record with no usable round reads inf and is left out
-        if ratio < float("inf"):
-            readings[json.dumps(record["problem"], sort_keys=True), json.dumps(knobs, sort_keys=True)].append(1 / ratio)
+        if record["status"] == "ok" and ratio < float("inf"):
+            readings[config_key(record)].append(1 / ratio)
     return readings
 
 
