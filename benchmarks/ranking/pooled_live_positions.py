@@ -84,8 +84,8 @@ def main() -> int:
         within = {key for key in ratio if shape_of(key) == shape and ratio[key] <= ratio[best] * TOLERANCE}
         sampled = {key for name, order in runs if name.startswith("records") for key in order if shape_of(key) == shape}
         expected = (len(sampled) + 1) / (len(sampled & within) + 1) if sampled else float("nan")
-        name = Problem.from_record(json.loads(shape)).key
-        print(f"{name}\n  best {1 / ratio[best]:.2f}x over {rounds[best]} rounds; {len(within)} configs within 5 %; "
+        problem = Problem.from_record(json.loads(shape)).key
+        print(f"{problem}\n  best {1 / ratio[best]:.2f}x over {rounds[best]} rounds; {len(within)} configs within 5 %; "
               f"a shuffle of the {len(sampled)} sampled expects {expected:.1f}")
         for name, order in runs:
             mine = [key for key in order if shape_of(key) == shape]
