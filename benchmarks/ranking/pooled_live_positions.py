@@ -55,8 +55,9 @@ def runs_of(keeps: list[Path], record_dirs: list[Path]) -> tuple[list[tuple[str,
             records = list(read_records(file))
             pooled += records
             suffix = file.name.removesuffix(".xz").removesuffix(".jsonl").partition(".")[2]
-            if not suffix.endswith("finals"):
-                runs.append((f"records {suffix}".strip(), [config_key(r) for r in records]))
+            if not suffix.endswith("finals"):  # a re-measure file is pooled, but it is no run's order
+                runs.append((f"records {suffix}".strip(),
+                             [config_key(r) for r in records if r["status"] != NOT_APPLIED]))
     return runs, pooled
 
 
