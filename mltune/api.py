@@ -34,7 +34,7 @@ def _path(value: PathLike | None) -> Path | None:
     return None if value is None else Path(value)
 
 
-def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", budget: int = 50,
+def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budget: int = 50,
          time_budget: float | None = None, output: PathLike = "best_spec.mlir", run_dir: PathLike | None = None,
          dataset_dir: PathLike | None = None, model_dir: PathLike | None = None, function: str | None = None,
          seed: int = 0, jobs: int | None = None, devices: str | Sequence[str] | None = None,
@@ -51,7 +51,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "heuristic", bu
     Args:
         model: The source .mlir of a model, or a dumped dispatch benchmark .mlir.
         target: "host", an LLVM CPU name, a ROCm arch or product (gfx942, mi300x ...) or a CUDA arch (sm_90 ...).
-        ranker: The candidate order: one of `mltune.rankers.ranker_names()` (installed plugins included).
+        ranker: The candidate order: one of `mltune.rankers.ranker_names()` (installed plugins included); "learned",
+            the learned models where one has learned from the target's arch and the heuristic elsewhere.
         budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
         time_budget: Seconds after which no new candidate of a dispatch is started.
         output: Where the tuning spec is written.

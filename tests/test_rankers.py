@@ -112,8 +112,8 @@ def test_unknown_ranker_lists_the_valid_names():
         assert name in message
     # mltune's own rankers are entry points of the installed package, listed first
     assert ranker_names()[:len(BUILT_IN)] == list(BUILT_IN)
-    assert set(BUILT_IN) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "random-forest", "random-forest-refit",
-                             "tpe"}
+    assert set(BUILT_IN) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "learned", "random-forest",
+                             "random-forest-refit", "tpe"}
 
 
 # --- features ---------------------------------------------------------------------------------------------

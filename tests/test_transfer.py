@@ -78,6 +78,36 @@ def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_model
     assert ratios[order[:20]].mean() < ratios.mean()
 
 
+def _order(name: str, problem, target, candidates, **keywords) -> list[int]:
+    ranker = make_ranker(name, 0, target, **keywords)
+    ranker.start(RankingInput(problem, target, candidates))
+    return [int(i) for i in ranker.ask(len(candidates))]
+
+
+def test_the_learned_default_ranks_by_a_model_only_where_it_learned_from_the_arch(family_models, capsys, monkeypatch,
+                                                                                   tmp_path):
+    monkeypatch.setenv("MLTUNE_HOME", str(family_models.parent))
+    problem = matmul_problem(80, 112, 64)
+    candidates = CpuContraction(problem, WIDE, None).candidates()
+    # an arch the family model learned from: the random forest's order, said as the learned ranker's choice
+    assert _order("learned", problem, WIDE, candidates) == _order("random-forest", problem, WIDE, candidates)
+    assert "learned: contraction on synthwide ranked by " in capsys.readouterr().err
+    # an arch it never saw: the heuristic's order, not a blend, and the line says why
+    unseen = CpuInfo("synthmid", 32, 8)
+    candidates = CpuContraction(problem, unseen, None).candidates()
+    assert _order("learned", problem, unseen, candidates) == _order("heuristic", problem, unseen, candidates)
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "learned: contraction on synthmid ranked by the heuristic (the cpu family's " \
+        "model in " in line and "learned from synthnarrow, synthwide, never from synthmid" in line
+    # no model at all: the learned default tunes with the heuristic where random-forest refuses the target
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    assert _order("learned", problem, unseen, candidates, model_dir=empty) == _order("heuristic", problem, unseen,
+                                                                                      candidates)
+    with pytest.raises(UserError, match="no random-forest model for arch 'synthmid'"):
+        make_ranker("random-forest", 0, unseen, model_dir=empty)
+
+
 def _rewrite(sidecar_path, sidecar) -> None:
     """The sidecar as training with another outcome would have written it (its manifest recomputed)."""
     sidecar[MANIFEST_KEY] = manifest_sha256(sidecar_path.parent / MODEL_FILE, sidecar)

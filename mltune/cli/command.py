@@ -66,9 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
                       help="continue an interrupted run with the arguments it was started with: candidates it "
                            "measured are not measured again (the same --run-dir again does the same)")
-    tune.add_argument("--ranker", default="heuristic",
-                      help=f"candidate order: {', '.join(ranker_names())} (installed plugins add theirs; "
-                           "default heuristic)")
+    tune.add_argument("--ranker", default="learned",
+                      help=f"candidate order: {', '.join(ranker_names())} (installed plugins add theirs; default "
+                           "learned: the learned models where one has learned from the target's arch, else the "
+                           "heuristic, op kind by op kind)")
     tune.add_argument("--budget", type=positive_int, default=50,
                       help="candidates to benchmark per dispatch; for a model, the total, split over the problems tuned "
                            "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")

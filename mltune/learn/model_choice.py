@@ -41,10 +41,12 @@ def _trained_on(loaded: LoadedModel) -> list[str]:
                    if isinstance(target, dict) and isinstance(target.get("facts"), dict)})
 
 
-def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoice:
+def choose_model(model_dirs: Sequence[Path], target, op_kind: str, ranker: str = "random-forest",
+                 seen_only: bool = False) -> ModelChoice:
     """The arch's trusted model, the family's model or the heuristic, for `op_kind` on `target` (its facts), each
-    looked up in `model_dirs` in order (`mltune.system.paths.model_search_path`). A model that exists but fails to load
-    (tampered, wrong format) stops with its one-line error."""
+    looked up in `model_dirs` in order (`mltune.system.paths.model_search_path`), said as `ranker`'s choice. With
+    `seen_only`, a family model that never saw the arch gives way to the heuristic instead of blending with it. A model
+    that exists but fails to load (tampered, wrong format) stops with its one-line error."""
     arch, family = target.arch, target_family(target)
     why_not_own = f"no {op_kind} model for {arch}"
     for model_dir in (d for d in model_dirs if _exists(d, arch, op_kind)):
@@ -52,7 +54,7 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         if own.trusted:
             share = own.share
             beside = f", taking {share:.0%} of the picks beside the heuristic's" if share < 1 else ""
-            return ModelChoice(own, f"random-forest: {op_kind} on {arch} ranked by {own.folder} (this arch's model, "
+            return ModelChoice(own, f"{ranker}: {op_kind} on {arch} ranked by {own.folder} (this arch's model, "
                                     f"{own.learner}){beside}", share=share)
         why_not_own = f"the {arch} model in {own.folder} ranked worse in cross-validation"
     pooled = family_name(family)
@@ -60,12 +62,16 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str) -> ModelChoic
         shared = load_model(model_dir, pooled, op_kind)
         archs = _trained_on(shared)
         blend = arch not in archs
-        how = " blended with the heuristic, as it never saw this arch" if blend else ""
         trained_on = ", ".join(archs) or "unknown archs"
-        return ModelChoice(shared, f"random-forest: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
+        if blend and seen_only:
+            return ModelChoice(None, f"{ranker}: {op_kind} on {arch} ranked by the heuristic (the {family} family's "
+                                     f"model in {shared.folder} learned from {trained_on}, never from {arch}; "
+                                     f"{why_not_own})")
+        how = " blended with the heuristic, as it never saw this arch" if blend else ""
+        return ModelChoice(shared, f"{ranker}: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
                                    f"family's {shared.learner} model, trained on {trained_on}; {why_not_own})",
                            blend, 1.0 if blend else shared.share)
-    return ModelChoice(None, f"random-forest: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
+    return ModelChoice(None, f"{ranker}: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
                              f"{family} family model in {describe_search_path(tuple(model_dirs))})")
 
 

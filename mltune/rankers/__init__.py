@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 # the built-in rankers that read trained models (`--model-dir`)
-LEARNED = ("random-forest", "random-forest-refit")
+LEARNED = ("learned", "random-forest", "random-forest-refit")
 # the share of picks near the fastest config so far, IREE's default at first (`mltune.rankers.near_incumbent`)
 NEAR_DEFAULT_SHARE = 0.25
 

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 GROUP = "mltune.rankers"
 # mltune's own rankers, registered in its pyproject like any plugin; in this order in listings
-BUILT_IN = ("none", "shuffle", "shuffle-lowerings", "heuristic", "random-forest", "random-forest-refit", "tpe")
+BUILT_IN = ("none", "shuffle", "shuffle-lowerings", "heuristic", "learned", "random-forest", "random-forest-refit",
+            "tpe")
 # what mltune gives a factory that names it: the `--model-dir` folder (when given), and measured candidates to learn
 # from (a `mltune.records` frame: the target arch's records when tuning, only the training fold's in `evaluate`)
 OPTIONAL_KEYWORDS = ("model_dir", "records")
