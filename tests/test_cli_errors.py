@@ -257,8 +257,10 @@ exec {real} "$@"
 """)
     (tools / "iree-compile").chmod(0o755)
     (tmp_path / "mm.mlir").write_text(TINY)
+    # the heuristic: the learned default says on stderr which model ranks, before the failure's line
     result = run([sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--budget", "2", "--run-dir", "run",
-                  "--dataset-dir", "datasets"], cwd=tmp_path, env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)})
+                  "--dataset-dir", "datasets", "--ranker", "heuristic"], cwd=tmp_path,
+                 env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)})
     assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
     (line,) = result.stderr.splitlines()
     assert line.startswith("mltune: failed: nothing could be measured: all 8 candidates failed") and "injected" in line
