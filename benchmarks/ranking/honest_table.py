@@ -23,31 +23,31 @@ import statistics
 import sys
 from pathlib import Path
 
-TOLERANCE = "0.05"
+# this folder is the script's first on sys.path
+from evaluation_positions import TOLERANCE, positions
+
+from mltune.learn.replay_near import NEAR_SUFFIX as NEAR
+
 COLUMNS = {"shuffle": "shuffle", "heuristic": "heuristic", "learned": "random-forest",
            "model alone": "random-forest-alone", "refit": "random-forest-refit"}
-NEAR = "+near-default"
 
 
-def as_tune_ranks(split: dict, ranker: str) -> dict | None:
-    """The ranker's scores with picks near IREE's default where the evaluation has them (shuffle never has)."""
-    return split.get(ranker + NEAR) or split.get(ranker)
-
-
-def positions(scores: dict) -> dict[str, int]:
-    return {p["problem"]: p["positions"][TOLERANCE] for p in scores["problems"]}
+def as_tune_ranks(split: dict, ranker: str) -> str | None:
+    """The ranker's name with picks near IREE's default where the evaluation has them (shuffle never has), else its
+    own; None where the evaluation did not score it."""
+    return next((name for name in (ranker + NEAR, ranker) if name in split), None)
 
 
 def row(evaluation: dict, heuristic_kinds: tuple[str, ...]) -> str:
     split = evaluation["honest"]
-    heuristic = positions(as_tune_ranks(split, "heuristic"))
+    heuristic = positions(evaluation, "honest", as_tune_ranks(split, "heuristic"))
     cells, learned_mean = [], None
     for column, ranker in COLUMNS.items():
-        scores = as_tune_ranks(split, ranker)
-        if scores is None:
+        name = as_tune_ranks(split, ranker)
+        if name is None:
             cells.append("-")
             continue
-        found = positions(scores)
+        found = positions(evaluation, "honest", name)
         if column != "shuffle":
             found.update({p: heuristic[p] for p in found if p.startswith(heuristic_kinds)})
         median, mean = statistics.median(found.values()), statistics.mean(found.values())

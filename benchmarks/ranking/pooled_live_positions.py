@@ -31,7 +31,8 @@ from timing.repeat_agreement import config_key  # noqa: E402
 
 from mltune.execution.build import NOT_APPLIED  # noqa: E402
 from mltune.frontend.problem import Problem  # noqa: E402
-from mltune.records.dataset import pooled_ratio, read_records, record_files  # noqa: E402
+from mltune.learn.scoring import shuffle_expectation  # noqa: E402
+from mltune.records.dataset import pooled_ratio, read_records, record_files, record_rounds  # noqa: E402
 
 TOLERANCE = 1.05
 Key = tuple[str, str]
@@ -77,14 +78,14 @@ def main() -> int:
         if record["status"] == "ok":
             by_config[config_key(record)].append(record)
     ratio = {key: pooled_ratio(group) for key, group in by_config.items()}  # time / default, inf: no usable round
-    rounds = {key: sum(len(r.get("time_us") or []) for r in group) for key, group in by_config.items()}
+    rounds = {key: sum(len(record_rounds(r)) for r in group) for key, group in by_config.items()}
     reached: dict[str, list[int | None]] = defaultdict(list)
     tried: dict[str, list[int]] = defaultdict(list)
     for shape in sorted({shape_of(key) for key in ratio}):
         best = min((key for key in ratio if shape_of(key) == shape), key=ratio.get)
         within = {key for key in ratio if shape_of(key) == shape and ratio[key] <= ratio[best] * TOLERANCE}
         sampled = {key for name, order in runs if name.startswith("records") for key in order if shape_of(key) == shape}
-        expected = (len(sampled) + 1) / (len(sampled & within) + 1) if sampled else float("nan")
+        expected = shuffle_expectation(len(sampled), len(sampled & within)) if sampled else float("nan")
         problem = Problem.from_record(json.loads(shape)).key
         print(f"{problem}\n  best {1 / ratio[best]:.2f}x over {rounds[best]} rounds; {len(within)} configs within 5 %; "
               f"a shuffle of the {len(sampled)} sampled expects {expected:.1f}")

@@ -22,14 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mltune.records.dataset import LATER_KNOBS, read_records, record_ratio  # noqa: E402
+from mltune.records.dataset import LATER_KNOBS, knobs_over, read_records, record_ratio  # noqa: E402
 
 TOLERANCE = 0.05
 
 
 def config_key(record: dict) -> tuple[str, str]:
     """(problem, knobs) of a record, a knob added later taking its old value, as training pools configs."""
-    knobs = {**{name: value for name, value in LATER_KNOBS.items() if name not in record["knobs"]}, **record["knobs"]}
+    knobs = knobs_over(record["knobs"], {*record["knobs"], *LATER_KNOBS})
     return json.dumps(record["problem"], sort_keys=True), json.dumps(knobs, sort_keys=True)
 
 
