@@ -45,7 +45,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
          compile_only: bool = False, progress: Literal["bar", "quiet", "verbose"] = "bar",
          show_paths: bool = False, command_line: Sequence[str] | None = None, inputs: Sequence[str] = (),
          parameters: Sequence[str] = (), int_range: str | None = None, compile_flags_file: PathLike | None = None,
-         benchmark_flags_file: PathLike | None = None, screen: str = "auto", screen_finalists: int = 4) -> TuneResult:
+         benchmark_flags_file: PathLike | None = None, screen: str = "auto", screen_finalists: int = 4,
+         shape: str | None = None) -> TuneResult:
     """Tune a model's dispatches (or one dumped dispatch benchmark), as `mltune tune` does.
 
     Args:
@@ -90,6 +91,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
             "one-op" (the problem's one-op model), and only the best `screen_finalists` of each dispatch in the whole
             model; "none": all in the whole model; "auto": "dispatch" for a model of several dispatches.
         screen_finalists: With a screen, per dispatch: how many of its best are timed in the whole model.
+        shape: The arguments' types in IREE's syntax, comma-separated (`1x128xi64`): a model exported with dynamic
+            dimensions is specialised to them and tuned (values generated); `tune_shapes` tunes several.
 
     Returns:
         The spec, the verdict per problem and the run's records.
@@ -105,8 +108,44 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
         else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
         cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
         None if int_range is None else str(int_range),
-        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists, near_default)
+        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists, near_default, shape)
     return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
+
+
+def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike = "best_spec.mlir",
+                run_dir: PathLike | None = None, **options: Any) -> list[TuneResult]:
+    """Tune a model with dynamic dimensions for several shapes (buckets, e.g. sequence 128 and 512), one run each.
+
+    Each shape is a `tune(shape=...)` of its own, in its own run folder, writing `best_spec.SHAPE.mlir` beside
+    `output`; the shapes' specs are then linked into `output` (each config matches the static sizes it was tuned
+    for). On CUDA the results are each shape's annotated source, kept apart.
+
+    Example:
+        >>> results = mltune.tune_shapes("decoder_dynamic.mlir", ["1x128xi64", "1x512xi64"], budget=16)
+
+    Args:
+        model: The source .mlir, exported with dynamic dimensions.
+        shapes: Per bucket, the arguments' types in IREE's syntax, comma-separated (`1x128xi64,1x128xi1`).
+        output: Where the linked spec is written.
+        run_dir: A folder for the runs, one subfolder per shape; default: new runs under the data home.
+        options: Any other keyword argument of `tune`.
+
+    Returns:
+        Each shape's result, in the order given.
+    """
+    from mltune.tuning.shapes import bucket_output, link_bucket_specs
+
+    if not shapes:
+        raise UserError("tune_shapes: give at least one shape")
+    if len(set(shapes)) != len(shapes):
+        raise UserError(f"--shape: a shape is given twice ({', '.join(shapes)})")
+    results = [tune(model, shape=shape, output=bucket_output(Path(output), shape),
+                    run_dir=None if run_dir is None else Path(run_dir) / shape.replace(",", "_"), **options)
+               for shape in shapes]
+    linked = link_bucket_specs([r.spec_path for r in results if r.spec_path is not None], Path(output))
+    if linked is not None:
+        print(f"Spec for every shape: {linked} (links {', '.join(str(r.spec_path) for r in results if r.spec_path)})")
+    return results
 
 
 def problems(model: PathLike, *, target: str = "host", function: str | None = None, iree_flags: Sequence[str] = (),

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Sequence
 
@@ -238,7 +239,7 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
 
 def _run_tune(args: argparse.Namespace) -> int:
     # each command imports its work when it runs: `mltune --help` and bad arguments are answered at once
-    from mltune.api import tune
+    from mltune.api import tune, tune_shapes
     from mltune.runs.report_text import print_compile_only, print_report
 
     if args.resume is not None:
@@ -247,26 +248,36 @@ def _run_tune(args: argparse.Namespace) -> int:
         args = _resumed_arguments(args.resume)
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
-    result = tune(args.input, target=args.target, ranker=args.ranker, budget=args.budget, time_budget=args.time_budget,
-                  output=args.output, run_dir=args.run_dir, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
-                  function=args.function, seed=args.seed, jobs=args.jobs, devices=args.devices, batch=args.batch,
-                  min_speedup=args.min_speedup, near_default=args.near_default, top=args.top,
-                  starter_spec=args.starter_spec,
-                  flag_search=args.flag_search, timing=args.timing, iree_flags=args.iree_flags, cluster=args.cluster,
-                  shared_fs=args.shared_fs, compile_only=args.compile_only, inputs=args.inputs,
-                  parameters=args.parameters, int_range=args.int_range, compile_flags_file=args.compile_flags_file,
-                  benchmark_flags_file=args.benchmark_flags_file, screen=args.screen,
-                  screen_finalists=args.screen_finalists, progress="quiet" if args.quiet else "verbose" if args.verbose else "bar", show_paths=True,
-                  command_line=args.argv)
+    several = len(args.shapes) > 1
+    if several and (args.run_dir is not None or args.compile_only):
+        raise UserError("several --shape values are one run each: leave out --run-dir and --compile-only, or give one")
+    call = partial(tune_shapes, args.input, args.shapes) if several else \
+        partial(tune, args.input, shape=args.shapes[0] if args.shapes else None, run_dir=args.run_dir,
+                command_line=args.argv)
+    progress = "quiet" if args.quiet else "verbose" if args.verbose else "bar"
+    outcome = call(target=args.target, ranker=args.ranker, budget=args.budget, time_budget=args.time_budget,
+                   output=args.output, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
+                   function=args.function, seed=args.seed, jobs=args.jobs, devices=args.devices, batch=args.batch,
+                   min_speedup=args.min_speedup, near_default=args.near_default, top=args.top,
+                   starter_spec=args.starter_spec, flag_search=args.flag_search, timing=args.timing,
+                   iree_flags=args.iree_flags, cluster=args.cluster, shared_fs=args.shared_fs,
+                   compile_only=args.compile_only, inputs=args.inputs, parameters=args.parameters,
+                   int_range=args.int_range, compile_flags_file=args.compile_flags_file,
+                   benchmark_flags_file=args.benchmark_flags_file, screen=args.screen,
+                   screen_finalists=args.screen_finalists, progress=progress, show_paths=True)
+    results = outcome if several else [outcome]
     if args.compile_only:
+        result = results[0]
         print_compile_only(list(result.compile_checks), list(result.untunable), result.run_dir)
         return 0
-    print_report(result.report)
-    print(f"Run: {result.run_dir}  (mltune show {result.run_dir.name}; all runs: mltune runs)")
-    if result.refused:
-        print(f"mltune: refused: {result.refused}; no spec written", file=sys.stderr)
-        return 1
-    return 0
+    refused = False
+    for result in results:
+        print_report(result.report)
+        print(f"Run: {result.run_dir}  (mltune show {result.run_dir.name}; all runs: mltune runs)")
+        if result.refused:
+            print(f"mltune: refused: {result.refused}; no spec written", file=sys.stderr)
+            refused = True
+    return 1 if refused else 0
 
 
 def _run_train(args: argparse.Namespace) -> int:

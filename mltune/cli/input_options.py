@@ -16,6 +16,11 @@ def add_input_arguments(tune: argparse.ArgumentParser) -> None:
                            "@file.npy, 1x128xi64=@file.bin (raw), 1x128xi64=1 (one value fills the tensor), "
                            "2xf32=1,2 (values); repeat once per argument, in order. Each is checked against the "
                            "argument types of the compiled model. Default: seeded random values (see --int-range)")
+    tune.add_argument("--shape", action="append", default=[], dest="shapes", metavar="TYPES",
+                      help="for a model exported with dynamic dimensions: the arguments' types to tune for, in IREE's "
+                           "syntax, comma-separated (e.g. 1x128xi64); the model is specialised to them and their "
+                           "values generated (see --int-range). Repeat for several shapes: one run each, and one "
+                           "spec linking every shape's configs (-o)")
     tune.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE",
                       help="a parameter archive (.irpa, .gguf, .safetensors) the model's weights are read from, as "
                            "IREE's --parameters=, e.g. model=weights.irpa (repeatable)")

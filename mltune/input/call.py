@@ -13,7 +13,7 @@ from mltune.input.checks import check_input_file
 from mltune.input.flag_files import parse_parameters, read_compile_flags, read_runtime_flags
 from mltune.input.int_range import DEFAULT_INT_RANGE, int_range
 from mltune.input.model import CallInputs
-from mltune.input.specs import parse_input
+from mltune.input.specs import parse_input, parse_shapes
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,11 @@ class ModelCall:
         """As plain data, for `call.json`: what a continued run must call and build the same way."""
         return {"inputs": [s.text for s in self.inputs.specs], "parameters": [p.flag for p in self.inputs.parameters],
                 "int_range": str(self.inputs.int_range), "compile_flags": list(self.compile_flags),
-                "function": self.function}
+                "function": self.function, "shape": [[list(dims), element] for dims, element in self.inputs.shapes]}
 
 
 def model_call(inputs: Sequence[str], parameters: Sequence[str], int_range_text: str | None, function: str | None,
-               compile_flags_file: Path | None, benchmark_flags_file: Path | None) -> ModelCall:
+               compile_flags_file: Path | None, benchmark_flags_file: Path | None, shape: str | None = None) -> ModelCall:
     """Read the flags files and check every input value and parameter archive (files exist, syntax holds)."""
     try:
         ints = DEFAULT_INT_RANGE if int_range_text is None else int_range(str(int_range_text))
@@ -53,6 +53,8 @@ def model_call(inputs: Sequence[str], parameters: Sequence[str], int_range_text:
         inputs = inputs or list(runtime.inputs)
         parameters = [*runtime.parameters, *parameters]
         function = function or runtime.function
+    if shape is not None and inputs:
+        raise UserError("give the model's --input values or its --shape, not both (a shape's values are generated)")
     call = CallInputs(tuple(parse_input(text) for text in inputs), tuple(parse_parameters(p) for p in parameters),
-                      ints)
+                      ints, parse_shapes(shape) if shape is not None else ())
     return ModelCall(call, compile_flags, function)

@@ -22,7 +22,7 @@ from mltune.input.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function
 from mltune.input.files import InputFile, ParameterArchive
 from mltune.input.generated import describe_generated, generate_inputs
 from mltune.input.int_range import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange
-from mltune.input.specs import InputSpec, materialize_inputs
+from mltune.input.specs import ArgumentShape, InputSpec, materialize_inputs
 from mltune.system.tools import run_compiler, run_tool, tool_path
 from mltune.targets import Target
 
@@ -53,11 +53,12 @@ class TuningInput:
 @dataclass(frozen=True)
 class CallInputs:
     """What the user said about calling the model: `--input` values (none: generated), `--parameters` archives,
-    and the range of generated integers."""
+    the range of generated integers, and the arguments' shapes (`--shape`: a dynamic model specialised to them)."""
 
     specs: tuple[InputSpec, ...] = ()
     parameters: tuple[ParameterArchive, ...] = ()
     int_range: IntRange = DEFAULT_INT_RANGE
+    shapes: tuple[ArgumentShape, ...] = ()
 
 
 DISPATCH_MARK = b"executable.variant"  # in the text (`hal.executable.variant`) and in MLIR bytecode alike

@@ -48,12 +48,29 @@ class InputSpec:
         return self.path is not None and self.shape is None
 
 
-def _shape_and_type(metadata: str, text: str) -> tuple[tuple[int, ...], str]:
+def _shape_and_type(metadata: str, where: str) -> tuple[tuple[int, ...], str]:
     *dims, element = metadata.split("x")
     if element not in ELEMENT_TYPES or not all(d.isdigit() for d in dims):
-        raise UserError(f"--input {text!r}: expected SHAPExTYPE such as 1x128xi64 or 4xf32 before '=', got "
-                        f"{metadata!r} (types: {', '.join(ELEMENT_TYPES)})")
+        raise UserError(f"{where}: expected SHAPExTYPE such as 1x128xi64 or 4xf32, got {metadata!r} (types: "
+                        f"{', '.join(ELEMENT_TYPES)})")
     return tuple(int(d) for d in dims), element
+
+
+ArgumentShape = tuple[tuple[int, ...], str]  # one argument's dimensions and element type, as `1x128xi64` names them
+
+
+def parse_shapes(text: str) -> tuple[ArgumentShape, ...]:
+    """One `--shape`: every argument's type in IREE's syntax, separated by commas (`1x128xi64,1x128xi1`)."""
+    parts = [part.strip() for part in text.split(",")]
+    if not text.strip() or not all(parts):
+        raise UserError(f"--shape {text!r}: expected each argument's SHAPExTYPE, separated by commas, such as "
+                        "1x128xi64 or 1x128xi64,1x128xi1")
+    shapes = []
+    for part in parts:
+        if "=" in part:
+            raise UserError(f"--shape {text!r}: a shape takes no values (give values with --input)")
+        shapes.append(_shape_and_type(part, f"--shape {text!r}"))
+    return tuple(shapes)
 
 
 def parse_input(text: str) -> InputSpec:
@@ -73,7 +90,7 @@ def parse_input(text: str) -> InputSpec:
     if "=" not in value and "x" not in value:
         raise UserError(f"--input {text!r}: a scalar; mltune times functions of tensor arguments (give SHAPExTYPE=...)")
     metadata, _, contents = value.partition("=")
-    shape, element = _shape_and_type(metadata.strip().strip('"'), text)
+    shape, element = _shape_and_type(metadata.strip().strip('"'), f"--input {text!r}")
     contents = contents.strip().strip('"')
     if contents[:1] in ("@", "+"):
         return InputSpec(text, contents[0], _existing(Path(contents[1:]), text), shape, element)

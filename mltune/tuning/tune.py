@@ -54,6 +54,7 @@ from mltune.system.progress import display
 from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
 from mltune.tuning.prepared import prepared_input
+from mltune.tuning.shapes import shape_note, specialised_request
 from mltune.tuning.time_shares import cached_shares, named_dispatches
 
 
@@ -237,6 +238,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     _check_writable(request.output)
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
+    request, specialised = specialised_request(request, context)
     prepared, tuning_input = prepared_input(request, context)
     dump_seconds = time.perf_counter() - started  # mostly the compiles that dump the dispatches and move the weights
     dispatches = read_checked_dispatches(tuning_input, request, context)
@@ -395,7 +397,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
-                        numerics=winner_check.verdicts, attempts=attempts, arguments=tuning_input.arguments,
+                        numerics=winner_check.verdicts, attempts=attempts, arguments=(*tuning_input.arguments, *shape_note(specialised)),
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
                         host=winner_check.host)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))

@@ -75,6 +75,7 @@ class TuneArguments:
     screen: str = "auto"  # auto | none | dispatch | one-op (`mltune.search.screen`)
     screen_finalists: int = 4
     near_default: float | None = None  # share of picks near the incumbent; None: `near_default_share`'s default
+    shape: str | None = None  # the arguments' types to specialise a dynamic model to (`1x128xi64`); values generated
 
     def command_line(self) -> list[str]:
         """The equivalent `mltune tune` command line, with absolute paths (recorded in the run's state, so that
@@ -86,7 +87,7 @@ class TuneArguments:
                  "near_default": "--near-default", "top": "--top", "starter_spec": "--starter-spec",
                  "timing": "--timing", "cluster": "--cluster", "int_range": "--int-range",
                  "compile_flags_file": "--compile-flags-file", "benchmark_flags_file": "--benchmark-flags-file",
-                 "screen": "--screen", "screen_finalists": "--screen-finalists"}
+                 "screen": "--screen", "screen_finalists": "--screen-finalists", "shape": "--shape"}
         line = ["tune", os.path.abspath(self.model)]
         for name, flag in flags.items():
             value = getattr(self, name)
@@ -233,7 +234,7 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     if arguments.starter_spec is not None:
         check_input_file(arguments.starter_spec, "--starter-spec")
     call = model_call(arguments.inputs, arguments.parameters, arguments.int_range, arguments.function,
-                      arguments.compile_flags_file, arguments.benchmark_flags_file)
+                      arguments.compile_flags_file, arguments.benchmark_flags_file, arguments.shape)
     check_output_file(arguments.output, "-o")
     dataset_dir = arguments.dataset_dir if arguments.dataset_dir is not None else user_datasets()
     check_output_folder(dataset_dir, "--dataset-dir")
