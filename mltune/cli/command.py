@@ -17,6 +17,7 @@ from typing import Sequence
 
 from mltune import __version__
 from mltune.cli.input_options import add_input_arguments
+from mltune.cli.export import add_export_command, run_export
 from mltune.cli.runs import add_run_commands, run_commands
 from mltune.errors import RunFailure, UserError
 from mltune.input.checks import (
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbosity.add_argument("-v", "--verbose", action="store_true", help="a line for every benchmark, not only a bar")
     _add_learning_commands(commands)
     add_run_commands(commands)
+    add_export_command(commands)
     return parser
 
 
@@ -335,6 +337,7 @@ def _run_dataset(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset,
+            "export": run_export,
             **run_commands(parse_arguments)}
 
 

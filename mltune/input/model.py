@@ -19,6 +19,7 @@ from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
 from mltune.input.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function, read_function_abi
+from mltune.input.export_hints import export_hint
 from mltune.input.files import InputFile, ParameterArchive
 from mltune.input.generated import describe_generated, generate_inputs
 from mltune.input.int_range import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange
@@ -151,7 +152,9 @@ def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path)
         timeout_s=DUMP_TIMEOUT_S,
     )
     if not result.ok:
-        raise UserError(f"iree-compile cannot compile {source}: {result.describe_failure()}")
+        hint = export_hint(result.stderr)
+        raise UserError(f"iree-compile cannot compile {source}: {result.describe_failure()}"
+                        + (f" (fix: {hint})" if hint else ""))
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
