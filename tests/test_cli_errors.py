@@ -118,10 +118,22 @@ CASES = {
                                  ["unsupported element type i16"]),
     "complex_arguments": ({"mm.mlir": COMPLEX}, ["mm.mlir"], ["complex<f32>"]),
     "torch_dynamic_batch": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir"],
-                            ["argument 0 of @main has a dynamic dimension (tensor<?x16xf32>): export with static "
-                             "shapes, or give --input with a concrete shape"]),
+                            ["@main has dynamic dimensions (argument 0 is tensor<?x16xf32>): name the shapes to tune "
+                             "for, e.g. --shape 128x16xf32", "--input"]),
     "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"],
-                       ["argument 0 of @main has a dynamic dimension (tensor<?x64xf32>)", "--input"]),
+                       ["@main has dynamic dimensions (argument 0 is tensor<?x64xf32>)", "--shape 128x64xf32,64x48xf32"]),
+    "shape_contradicts_model": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x8xf32"],
+                                ["--shape 4x8xf32: argument 0 of @main is tensor<?x16xf32>", "contradicts"]),
+    "shape_wrong_element_type": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf16"],
+                                 ["element type f16 given for f32"]),
+    "shape_typo": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf3"], ["--shape '4x16xf3'", "SHAPExTYPE"]),
+    "shape_empty_bucket": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf32,"], ["--shape", "commas"]),
+    "shape_count": ({"mm.mlir": DYNAMIC}, ["mm.mlir", "--shape", "8x64xf32"], ["1 shapes for the 2 arguments"]),
+    "shape_and_input": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf32", "--input", "4x16xf32=1"],
+                        ["--input values or its --shape, not both"]),
+    "shape_twice": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf32", "--shape", "4x16xf32"],
+                    ["given twice"]),
+    "shape_of_static_model": ({"mm.mlir": TINY}, ["mm.mlir", "--shape", "32x64xf32,64x8xf32"], ["contradicts"]),
     "top_zero": ({"mm.mlir": TINY}, ["mm.mlir", "--top", "0"], ["--top", "positive integer"]),
     "starter_spec_missing": ({"mm.mlir": TINY}, ["mm.mlir", "--starter-spec", "nope.mlir"],
                              ["--starter-spec", "nope.mlir", "cannot read"]),
@@ -182,7 +194,8 @@ CASES = {
 # The cases the default (fast) run keeps, one per kind of check: reading the model, its arguments and flags files, the
 # numeric options, targets and devices, output folders, rankers. The rest run with the slow tests (CI runs both):
 # each case is a whole `python -m mltune.cli` process, about a second on 2 cores.
-FAST_CASES = {"missing_file", "malformed_mlir", "torch_dynamic_batch", "binary_input",
+FAST_CASES = {"missing_file", "malformed_mlir", "torch_dynamic_batch", "binary_input", "shape_contradicts_model",
+              "shape_typo", "shape_count", "shape_and_input", "shape_twice", "shape_of_static_model",
               "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "unknown_cpu",
               "rocm_without_device", "output_parent_is_a_file", "run_dir_is_a_file", "input_count", "input_shape",
               "parameters_missing", "benchmark_flag_unknown", "compile_flag_rejected_by_iree"}

@@ -251,9 +251,9 @@ def _run_tune(args: argparse.Namespace) -> int:
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
     several = len(args.shapes) > 1
-    if several and (args.run_dir is not None or args.compile_only):
-        raise UserError("several --shape values are one run each: leave out --run-dir and --compile-only, or give one")
-    call = partial(tune_shapes, args.input, args.shapes) if several else \
+    if several and args.compile_only:
+        raise UserError("--compile-only takes one --shape")
+    call = partial(tune_shapes, args.input, args.shapes, run_dir=args.run_dir) if several else \
         partial(tune, args.input, shape=args.shapes[0] if args.shapes else None, run_dir=args.run_dir,
                 command_line=args.argv)
     progress = "quiet" if args.quiet else "verbose" if args.verbose else "bar"
