@@ -1,6 +1,8 @@
 """The final report: the finalists table (one estimator per verdict, only the knobs that apply) and its closing
 lines (a written spec is announced once, never also as "not written")."""
 
+import contextlib
+import io
 import re
 from pathlib import Path
 
@@ -30,7 +32,8 @@ def test_no_spec_says_why_and_names_an_earlier_output(tmp_path, capsys):
     (tmp_path / "best_spec.mlir").write_text("from before")
     print_report(_report(tmp_path, None))
     out = capsys.readouterr().out
-    assert "No tuning spec written: IREE's default configuration is already the best found." in out
+    assert ("No tuning spec written: no candidate ran faster than IREE's default in screening: its configuration "
+            "is the best found.") in out
     assert "is from an earlier run and was left as it was" in out and "Tuning spec: " not in out
 
 
@@ -103,3 +106,31 @@ def test_a_spec_over_a_default_that_differs_from_the_host_says_so(tmp_path, caps
         out = capsys.readouterr().out
         assert ("DIFFERS from the same file built for llvm-cpu" in out) is told, out
         assert ("over a build that computes wrong outputs" in out) is told, out
+
+
+def _one_finalist(tmp_path: Path, tuned: tuple[float, ...], default: tuple[float, ...]) -> str:
+    knobs = {"wg_m": 8, "wg_n": 16, "vec_m": 4, "vec_n": 8, "vec_k": 1}
+    finals = [(Trial(0, 0, knobs, BuildResult(0, "ok", None), None, ""), Measurement(0, "ok", tuned, default))]
+    report = _report(tmp_path, None)
+    report.results.append(DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, finals=finals,
+                                         min_speedup=1.03))
+    return next(line for line in report_lines(tmp_path, report) if "No tuning spec written" in line)
+
+
+def report_lines(tmp_path: Path, report: TuneReport) -> list[str]:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print_report(report)
+    return buffer.getvalue().splitlines()
+
+
+def test_an_inconclusive_finalist_is_not_reported_as_the_default_being_best(tmp_path):
+    """Synthetic rounds: ratios from 0.8x to 1.6x are inconclusive (said with the interval and what would decide
+    it); ratios all near 0.9x say that no finalist was surely faster."""
+    default = (100.0, 120.0, 90.0, 160.0, 100.0, 80.0, 130.0, 100.0, 150.0)
+    noisy = tuple(d / r for d, r in zip(default, (0.8, 1.6, 0.9, 1.5, 1.2, 0.85, 1.4, 1.1, 1.3)))
+    line = _one_finalist(tmp_path, noisy, default)
+    assert "inconclusive: the best finalist (dispatch_0) measured" in line and "quieter machine" in line, line
+    slower = tuple(d / 0.9 for d in default)
+    line = _one_finalist(tmp_path, slower, default)
+    assert "no finalist was surely faster than IREE's default" in line and "0.90x" in line, line

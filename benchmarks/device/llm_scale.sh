@@ -1,7 +1,9 @@
 #!/bin/bash
 # usage: bash benchmarks/device/llm_scale.sh STEP, each step a call of its own:
-#   setup   (carrying .pack/a1 and .pack/whl: iree-turbine, decorator, transformers 5.25)
-#   start BUDGET TIME_BUDGET   (carrying .pack/a2, .pack/b, .pack/mltune-*.dist-info)
+#   setup p1 (carrying .pack/p1 and .pack/whl: iree-turbine, decorator), then setup p2 (carrying .pack/p2): IREE's
+#     xz stream of make_pack.sh in three parts (`cat a1/part a2/part`, split at 20 and 40 MB), since the tree and
+#     30 MB no longer fit one call's 64 MiB
+#   start BUDGET TIME_BUDGET   (carrying .pack/p3, .pack/b, .pack/mltune-*.dist-info)
 #   collect (any later call: waits for the job, at most LIMIT seconds, default 560)
 # Llama-3.2-1B's configuration, random weights, float16, exported by `mltune export decoder` on the device (weights in
 # an .irpa), tuned whole for sm_90 on cuda://0 by `mltune tune` (prefill at 2048 tokens), its result re-measured with
@@ -16,16 +18,21 @@ copy_out() { for f in $work/*.txt $work/run_prefill/compile_command.txt $work/ru
   [ -f "$f" ] && cp "$f" "$OUT/$(basename $(dirname $f))_$(basename $f)"; done; true; }
 case $step in
   setup)
-    cp .pack/a1/part /tmp/site_a1
-    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/turbine .pack/whl/*.whl || exit 3
+    cp .pack/$1/part /tmp/site_$1
+    [ -d .pack/whl ] && { python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/turbine \
+      .pack/whl/*.whl || exit 3; }
     python3 -c 'import torch; print(torch.__version__, torch.cuda.get_device_name())'
     nvidia-smi --query-gpu=name,memory.used,utilization.gpu --format=csv ;;
   start)
     budget=$1 time_budget=$2
-    bash benchmarks/device/unpack.sh || exit 3
+    if [ ! -d /tmp/site/iree ]; then
+      mkdir -p /tmp/site && cat /tmp/site_p1 /tmp/site_p2 .pack/p3/part | tar xJ -C /tmp/site || exit 3
+      tar xJf .pack/b/site.tar.xz -C /tmp/site && cp -r .pack/mltune-*.dist-info /tmp/site/
+    fi
     mkdir -p $work && rm -rf $work/src && cp -r . $work/src 2>/dev/null; rm -rf $work/src/.pack
     setsid nohup bash $work/src/benchmarks/device/llm_scale.sh job $budget $time_budget > $work/job.txt 2>&1 < /dev/null &
-    sleep 540; copy_out ;;
+    while (( SECONDS < ${LIMIT:-540} )); do grep -q "== .* done" $work/job.txt 2>/dev/null && break; sleep 10; done
+    copy_out ;;
   job)
     budget=$1 time_budget=$2
     export PYTHONPATH=$work/src:/tmp/site:/tmp/turbine
@@ -56,7 +63,6 @@ case $step in
       > torch_decode.txt 2>&1
     stamp done ;;
   collect)
-    limit=${LIMIT:-560}
-    for ((i = 0; i < limit; i += 10)); do grep -q "== .* done" $work/job.txt 2>/dev/null && break; sleep 10; done
+    while (( SECONDS < ${LIMIT:-560} )); do grep -q "== .* done" $work/job.txt 2>/dev/null && break; sleep 10; done
     copy_out; ls -la $work $work/m > $OUT/ls.txt 2>&1 ;;
 esac

@@ -2,6 +2,7 @@
 compiles, `torch.compile`, each timed with CUDA events (median of the calls after a warm-up, and their spread).
 
     python benchmarks/whole_models/torch_reference.py llama-3.2-1b --mode prefill --seq-len 2048 --dtype float16
+    python benchmarks/whole_models/torch_reference.py smollm-135m --seq-len 128 --dtype float32 --device cpu
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from mltune.export.decoder import DecodeStep, Prefill, build, example_arguments
 
 
 def timed_ms(call, inputs, calls: int) -> list[float]:
+    """Each call's time: CUDA events on a GPU, the wall clock on the CPU."""
     times = []
+    if not inputs[0].is_cuda:
+        for _ in range(calls):
+            started = time.perf_counter()
+            call(*inputs)
+            times.append((time.perf_counter() - started) * 1e3)
+        return times
     for _ in range(calls):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -37,14 +45,17 @@ def main() -> int:
     parser.add_argument("--dtype", default="float16")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--compile", action="store_true", help="also torch.compile (minutes)")
+    parser.add_argument("--device", default="cuda", help="cuda, or cpu (torch's threads: all cores)")
     args = parser.parse_args()
     model = build(args.config, 0, args.dtype)
-    wrapper = (Prefill if args.mode == "prefill" else DecodeStep)(model).cuda().eval()
-    inputs = [torch.from_numpy(a).cuda() for a in example_arguments(model, args.mode, args.seq_len, args.cache_len, 0)]
+    wrapper = (Prefill if args.mode == "prefill" else DecodeStep)(model).to(args.device).eval()
+    arrays = example_arguments(model, args.mode, args.seq_len, args.cache_len, 0)
+    inputs = [torch.from_numpy(a).to(args.device) for a in arrays]
     variants = [("eager", wrapper)]
     if args.compile:
         variants.append(("torch.compile", torch.compile(wrapper)))
-    print(f"{args.config} {args.mode} {args.dtype} on {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    where = torch.cuda.get_device_name() if args.device == "cuda" else f"the CPU ({torch.get_num_threads()} threads)"
+    print(f"{args.config} {args.mode} {args.dtype} on {where}, torch {torch.__version__}")
     with torch.no_grad():
         for name, call in variants:
             started = time.perf_counter()

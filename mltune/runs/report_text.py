@@ -19,7 +19,7 @@ from mltune.system.paths import describe_search_path, model_search_path
 def print_paths(run_dir: Path, dataset_dir: Path, output: Path, ranker: str, model_dir: Path | None) -> None:
     """Where this run writes (and, for a learned ranker, where it looks for models), before any work."""
     print(f"Run folder: {run_dir}")
-    print(f"Records:    {dataset_dir}/<arch>/{run_dir.name}.jsonl")
+    print(f"Records:    {dataset_dir}/ARCH/{run_dir.name}.jsonl (ARCH: the target's, read from the dispatches)")
     if ranker in LEARNED:
         print(f"Models:     {describe_search_path(model_search_path(model_dir))} (the first that has one)")
     replaced = "  (exists: a spec found by this run replaces it)" if output.exists() else ""
@@ -98,14 +98,30 @@ def print_report(report: TuneReport) -> None:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
         why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
-               "the recommended flags alone are the best found" if report.command else
-               "IREE's default configuration is already the best found")
+               "the recommended flags alone are the best found" if report.command else _nothing_faster(report))
         print(f"\nNo tuning spec written: {why}.")
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")
+
+
+def _nothing_faster(report: TuneReport) -> str:
+    """Why no config was kept when none was refused: an inconclusive finalist (its interval reaches both sides of
+    what it had to reach) is not the same verdict as IREE's default measuring fastest."""
+    finals = [(result, m) for result in report.results for _, m in result.finals[:1] if m.estimate.rounds]
+    open_ = [(r, m) for r, m in finals if m.estimate.high >= r.min_speedup and not m.estimate.faster(r.min_speedup)]
+    if open_:
+        result, best = max(open_, key=lambda pair: pair[1].estimate.speedup)
+        return (f"inconclusive: the best finalist ({result.name}) measured {best.estimate.describe()}, an interval "
+                f"that reaches both below and above the {result.min_speedup:.2f}x it had to reach; more rounds or a "
+                "quieter machine would decide it")
+    if finals:
+        result, best = max(finals, key=lambda pair: pair[1].estimate.speedup)
+        return (f"no finalist was surely faster than IREE's default (the best, {result.name}, measured "
+                f"{best.estimate.describe()})")
+    return "no candidate ran faster than IREE's default in screening: its configuration is the best found"
 
 
 def _row(measurement) -> str:
