@@ -14,8 +14,8 @@ from mltune.execution.build import Builder
 from mltune.frontend.problem import Problem
 from mltune.input.call import model_call
 from mltune.input.model import prepare_input
-from mltune.model.in_model import NotProfiled, function_times, profile_in_model, profiling_mode
-from mltune.model.profile import rank_in_model
+from mltune.model.in_model import FunctionTime, NotProfiled, function_times, profile_in_model, profiling_mode
+from mltune.model.profile import problem_times, rank_in_model
 from mltune.targets import CpuTarget
 from mltune.tuning.tune import read_dispatches
 
@@ -79,3 +79,19 @@ def test_a_dispatch_benchmark_or_an_unchecked_device_is_not_profiled(resnet):
         profile_in_model(resnet["vmfb"], replace(invocation, dispatch_level=True), "local-task", resnet["work"])
     with pytest.raises(NotProfiled, match="not used on cuda"):
         profile_in_model(resnet["vmfb"], invocation, "cuda://0", resnet["work"])
+
+
+def test_a_global_initializers_dispatch_is_listed_untimed_not_a_reason_to_time_the_dumps():
+    """Synthetic profile: an initializer's dispatch (a decoder's rotary tables) runs as the module loads, so a
+    call's profile never holds it; the call's dispatches keep their shares, the initializer's is 0 and says why."""
+    times = [FunctionTime("main$async_dispatch_3_matmul_128x64x64_f32", 2, 10.0),
+             FunctionTime("main$async_dispatch_5_softmax_f32", 1, 5.0)]
+    bench = Path("unused.mlir")
+    named = [("main$async_dispatch_3_embedded_elf_x86_64", bench, "linalg.matmul", None),
+             ("_initializer_0_dispatch_0_embedded_elf_x86_64", bench, "linalg.generic", None),
+             ("main$async_dispatch_5_embedded_elf_x86_64", bench, "linalg.softmax", None)]
+    profiles = rank_in_model(named, times)
+    assert [p.name for p in profiles] == [named[0][0], named[2][0], named[1][0]]
+    assert [round(p.share, 3) for p in profiles] == [0.8, 0.2, 0.0]
+    assert not profiles[-1].timed and "once as the module loads" in profiles[-1].untimed
+    assert problem_times(named, times) == {None: 25.0}

@@ -34,6 +34,9 @@ NamedDispatch = tuple[str, Path, str, Problem | None]  # a dumped dispatch: name
 
 _FLOW_DISPATCH = re.compile(r"flow\.dispatch @([\w$.-]+)::")
 _EXECUTABLE = re.compile(r"^(.+?_dispatch_\d+)_")  # a dump's name: the executable, then the target's variant
+# a global initializer's dispatch (e.g. a decoder's rotary tables computed from constants) runs when the module loads
+INITIALIZER_PREFIX = "_initializer_"
+ONCE_AT_LOAD = "a global initializer's: it runs once as the module loads, not in a call"
 PROFILE_TIMEOUT_S = 120
 REPETITION_SECONDS = 0.1  # per repetition of a dump's timing (`time_dispatch`): `profile_min_time.py` measured it
 
@@ -184,12 +187,16 @@ def rank_in_model(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionT
     for name, _, op, problem in dispatches:
         executable = _EXECUTABLE.match(name)
         exports = [t for t in times if executable and t.function.startswith(executable.group(1) + "_")]
+        if not exports and name.startswith(INITIALIZER_PREFIX):  # runs once, as the module loads: no part of a call
+            profiles.append(DispatchProfile(name, op, problem.key if problem else None, float("nan"), 0, 0.0,
+                                            ONCE_AT_LOAD, timed_in="model"))
+            continue
         if not exports:
             raise NotProfiled(f"{name} is not in the model's profile")
         calls, total_us = sum(t.calls for t in exports), sum(t.total_us for t in exports)
         profiles.append(DispatchProfile(name, op, problem.key if problem else None, total_us / calls, calls,
                                         total_us / total, timed_in="model"))
-    return sorted(profiles, key=lambda p: -p.share)
+    return sorted(profiles, key=lambda p: (not p.timed, -p.share))
 
 
 def problem_times(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionTime]) -> dict[str | None, float]:
@@ -197,5 +204,6 @@ def problem_times(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionT
     dispatches no problem describes)."""
     totals: dict[str | None, float] = defaultdict(float)
     for profile in rank_in_model(dispatches, times):
-        totals[profile.problem_key] += profile.total_us
+        if profile.timed:
+            totals[profile.problem_key] += profile.total_us
     return totals
