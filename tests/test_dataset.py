@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from mltune.records.dataset import (SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, pooled_ratio,
                                     read_records)
@@ -199,3 +202,54 @@ def test_compact_leaves_files_that_are_not_record_files(tmp_path, capsys):
     warnings = capsys.readouterr().err.splitlines()
     assert len(warnings) == len(others) + 1 and all(w.startswith("warning: left as it is") for w in warnings)
     assert any(".foo.jsonl: a hidden file" in w for w in warnings)
+
+
+WRITER = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_dataset import make_record
+from mltune.records.dataset import RecordWriter
+writer = RecordWriter(Path({path!r}))
+for index in range({count}):
+    writer.append(make_record(index))
+    if index == 0:
+        print("first", flush=True)
+writer.close()
+"""
+
+
+def test_compact_beside_a_live_run_loses_no_record(tmp_path):
+    """A process appending records (synthetic) while `compact` runs again and again: the file it holds is left to
+    it, and once it has ended every record is in the dataset exactly once, whatever compact did meanwhile."""
+    from mltune.records.dataset import compact, read_records
+
+    folder = tmp_path / "datasets" / "znver4"
+    path = folder / "live.jsonl"
+    count = 400
+    code = WRITER.format(tests=str(Path(__file__).parent), path=str(path), count=count)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "first"
+    held_back = 0
+    while writer.poll() is None:
+        _, left = compact(folder)
+        held_back += any("a live run is appending" in line for line in left)
+    assert writer.wait() == 0 and held_back > 0
+    compact(folder)
+    assert not path.exists() and (folder / "live.jsonl.xz").exists()
+    records = read_records(folder / "live.jsonl.xz")
+    assert sorted(r["position"] for r in records) == list(range(count))
+
+
+def test_a_file_compacted_before_its_run_resumed_keeps_both_parts(tmp_path):
+    """A run's records compacted, then the run resumed (its `.jsonl` again): compacting again keeps both parts."""
+    from mltune.records.dataset import RecordWriter, compact, read_records
+
+    folder = tmp_path / "datasets" / "znver4"
+    for part in (range(3), range(3, 5)):
+        writer = RecordWriter(folder / "run.jsonl")
+        for index in part:
+            writer.append(make_record(index))
+        writer.close()
+        compact(folder)
+    assert sorted(r["position"] for r in read_records(folder / "run.jsonl.xz")) == [0, 1, 2, 3, 4]

@@ -7,6 +7,7 @@ with a warning on load.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import lzma
 import os
@@ -109,8 +110,16 @@ class RecordWriter:
         os.fsync(handle.fileno())
 
     def _open(self) -> IO[str]:
+        """Open for appending under a shared lock, which `compact` respects: a file compacted (and removed) while
+        this waited for the lock is opened anew, so that no record goes to a removed file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "a", encoding="utf-8")
+        while True:
+            handle = open(self.path, "a", encoding="utf-8")
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            if self.path.exists() and os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino:
+                break
+            handle.close()
+        self._handle = handle
         if self._handle.tell() > 0 and not _ends_with_newline(self.path):
             self._handle.write("\n")  # end a line torn by a kill, so the next record stands alone
         return self._handle
@@ -167,20 +176,42 @@ def compact(folder: Path) -> tuple[list[Path], list[str]]:
     written, left = [], []
     check = RecordChecker()
     for file in sorted(folder.rglob("*.jsonl")):
-        refusal = _not_a_record_file(file, folder, check)
-        if refusal is not None:
-            left.append(f"{file}: {refusal}")
+        if file.is_symlink() or not file.is_file():
+            left.append(f"{file}: not a plain file")
             continue
-        packed = file.with_name(file.name + ".xz")
-        text = file.read_text(encoding="utf-8")
-        with lzma.open(packed, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as handle:
-            handle.write(text)
-        with _open_records(packed) as handle:
-            if handle.read().decode("utf-8") != text:
-                raise OSError(f"{packed} does not read back as {file}")
-        file.unlink()
-        written.append(packed)
+        with open(file, "rb") as held:
+            try:  # a run appending to it holds a shared lock (`RecordWriter`): leave it to that run
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                left.append(f"{file}: a live run is appending to it (compact it once the run has ended)")
+                continue
+            refusal = _not_a_record_file(file, folder, check)
+            if refusal is not None:
+                left.append(f"{file}: {refusal}")
+                continue
+            written.append(_compress(file))
     return written, left
+
+
+def _compress(file: Path) -> Path:
+    """`file` as `file.xz` (after the records of an earlier compaction of the same file, which a resumed run
+    follows), written beside it and read back before it replaces the `.xz` and the original goes; the caller
+    holds the file's exclusive lock."""
+    packed = file.with_name(file.name + ".xz")
+    earlier = ""
+    if packed.exists():
+        with _open_records(packed) as handle:
+            earlier = handle.read().decode("utf-8")
+    text = earlier + file.read_text(encoding="utf-8")
+    staged = packed.with_name(packed.name + ".partial")
+    with lzma.open(staged, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as handle:
+        handle.write(text)
+    with lzma.open(staged, "rb") as handle:
+        if handle.read().decode("utf-8") != text:
+            raise OSError(f"{staged} does not read back as {file}")
+    os.replace(staged, packed)
+    file.unlink()
+    return packed
 
 
 def _not_a_record_file(file: Path, folder: Path, check: RecordChecker) -> str | None:
