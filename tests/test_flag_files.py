@@ -78,3 +78,13 @@ def test_default_build_runs_with_the_parameter_archive(tmp_path, monkeypatch):
     assert ran.returncode == 0 and "1x32x64xf32" in ran.stdout, ran.stderr[-2000:]
     without = run([*module, *(line for line in call if not line.startswith("--parameters"))])
     assert without.returncode != 0 and "scopes like 'model'" in without.stderr
+
+
+def test_an_empty_benchmark_flags_file_is_said_in_one_warning(tmp_path, capsys):
+    """A flags file with no flag (blank lines and comments only) still reads, and says once that inputs will be
+    generated: the user meant to give some."""
+    empty = tmp_path / "empty.flags"
+    empty.write_text("\n# nothing yet\n")
+    assert read_runtime_flags(empty) == RuntimeFlags((), (), None)
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("warning: --benchmark-flags-file") and "inputs are generated" in line
