@@ -7,7 +7,7 @@
 #   collect (any later call: waits for the job, at most LIMIT seconds, default 560)
 # Llama-3.2-1B's configuration, random weights, float16, exported by `mltune export decoder` on the device (weights in
 # an .irpa), tuned whole for sm_90 on cuda://0 by `mltune tune` (prefill at 2048 tokens), its result re-measured with
-# plain tools against the file as exported (timing/plain_tools_order.py, 8 rounds), the same model run by torch eager
+# plain tools against the file as exported (timing/plain_tools_order.py, 6 rounds), the same model run by torch eager
 # and torch.compile on the same GPU (whole_models/torch_reference.py); then one decode step against a 2048-token
 # cache exported, built by IREE's default and timed beside torch. The job runs detached (setsid) from a copy of the
 # tree, so that it outlives one call's 10 minutes; `collect` copies its logs to $OUT as they grow.
@@ -47,11 +47,11 @@ case $step in
       --run-dir $work/run_prefill --dataset-dir $work/datasets -o $work/prefill_tuned.mlir -q) > tune_prefill.txt 2>&1
     stamp retime
     [ -f run_prefill/compile_command.txt ] && python3 $work/src/benchmarks/timing/plain_tools_order.py \
-      --run-dir run_prefill --rounds 8 --device cuda://0 \
+      --run-dir run_prefill --rounds 6 --device cuda://0 \
       --default-source run_prefill/llama-3.2-1b_prefill.sm_90.mlir > plain_prefill.txt 2>&1
     stamp torch prefill
     python3 $work/src/benchmarks/whole_models/torch_reference.py llama-3.2-1b --mode prefill --seq-len 2048 \
-      --compile > torch_prefill.txt 2>&1
+      > torch_prefill.txt 2>&1
     stamp export decode
     python3 -m mltune.cli export decoder llama-3.2-1b --out $work/m --dtype float16 --mode decode --cache-len 2048 \
       --external-weights > export_decode.txt 2>&1
@@ -61,7 +61,10 @@ case $step in
       --flagfile=llama-3.2-1b_decode.flags --benchmark_repetitions=5 --benchmark_min_time=0.1) > iree_decode.txt 2>&1
     python3 $work/src/benchmarks/whole_models/torch_reference.py llama-3.2-1b --mode decode --cache-len 2048 \
       > torch_decode.txt 2>&1
-    stamp done ;;
+    stamp done
+    python3 $work/src/benchmarks/whole_models/torch_reference.py llama-3.2-1b --mode prefill --seq-len 2048 \
+      --compile > torch_compile_prefill.txt 2>&1
+    stamp torch.compile done ;;
   collect)
     while (( SECONDS < ${LIMIT:-560} )); do grep -q "== .* done" $work/job.txt 2>/dev/null && break; sleep 10; done
     copy_out; ls -la $work $work/m > $OUT/ls.txt 2>&1 ;;
