@@ -121,7 +121,8 @@ CASES = {
                             ["@main has dynamic dimensions (argument 0 is tensor<?x16xf32>): name the shapes to tune "
                              "for, e.g. --shape 128x16xf32", "--input"]),
     "dynamic_shapes": ({"mm.mlir": DYNAMIC}, ["mm.mlir"],
-                       ["@main has dynamic dimensions (argument 0 is tensor<?x64xf32>)", "--shape 128x64xf32,64x48xf32"]),
+                       ["@main has dynamic dimensions (argument 0 is tensor<?x64xf32>)",
+                        "--shape 128x64xf32,64x48xf32"]),
     "shape_contradicts_model": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x8xf32"],
                                 ["--shape 4x8xf32: argument 0 of @main is tensor<?x16xf32>", "contradicts"]),
     "shape_wrong_element_type": ({"m.mlir": TORCH_DYNAMIC}, ["m.mlir", "--shape", "4x16xf16"],

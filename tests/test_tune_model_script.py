@@ -16,7 +16,7 @@ from mltune.model.flags import compile_command
 from mltune.search.loop import LoopSettings
 from mltune.targets import parse_target
 from mltune.tuning.compile_only import compile_only
-from mltune.tuning.tune import TuneRequest
+from mltune.tuning.request import TuneRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from whole_models import tune_model  # noqa: E402
@@ -48,8 +48,9 @@ def test_default_and_tuned_builds(tmp_path: Path, target_name: str) -> None:
     assert baseline.status == "ok" and baseline.sha256 == _sha256(default_vmfb)
 
     run_dir = tmp_path / "run"  # one candidate, applied as `mltune tune` applies its winner
-    request = TuneRequest(model, target, "heuristic", LoopSettings(budget=1), tmp_path / "out.mlir", run_dir,
-                          tmp_path / "datasets", compile_flags=tuple(USER_FLAGS))
+    request = TuneRequest(input_path=model, target=target, ranker="heuristic", settings=LoopSettings(budget=1),
+                          output=tmp_path / "out.mlir", run_dir=run_dir, dataset_dir=tmp_path / "datasets",
+                          compile_flags=tuple(USER_FLAGS))
     (check,), _ = compile_only(request, context)
     assert check.compiled == 1
     candidate = next(p for p in (run_dir / "candidates").rglob("*.mlir"))

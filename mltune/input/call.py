@@ -32,7 +32,8 @@ class ModelCall:
 
 
 def model_call(inputs: Sequence[str], parameters: Sequence[str], int_range_text: str | None, function: str | None,
-               compile_flags_file: Path | None, benchmark_flags_file: Path | None, shape: str | None = None) -> ModelCall:
+               compile_flags_file: Path | None, benchmark_flags_file: Path | None,
+               shape: str | None = None) -> ModelCall:
     """Read the flags files and check every input value and parameter archive (files exist, syntax holds)."""
     try:
         ints = DEFAULT_INT_RANGE if int_range_text is None else int_range(str(int_range_text))

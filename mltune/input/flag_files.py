@@ -63,7 +63,8 @@ def read_runtime_flags(path: Path) -> RuntimeFlags:
     if len(found["function"]) > 1:
         raise UserError(f"--benchmark-flags-file {path}: --function is given {len(found['function'])} times")
     if not any(found.values()):
-        print(f"warning: --benchmark-flags-file {path} holds no flag: the model's inputs are generated", file=sys.stderr)
+        print(f"warning: --benchmark-flags-file {path} holds no flag: the model's inputs are generated",
+              file=sys.stderr)
     return RuntimeFlags(tuple(found["input"]), tuple(found["parameters"]),
                         found["function"][0] if found["function"] else None)
 

@@ -33,7 +33,8 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.runs.report import Dispatch
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.tuning.prepared import prepared_input
-from mltune.tuning.tune import TuneRequest, configurators, nothing_tunable, read_checked_dispatches
+from mltune.tuning.request import TuneRequest
+from mltune.tuning.tune import configurators, nothing_tunable, read_checked_dispatches
 
 # (target kind, op kind) whose candidates compile from the dumped executable as from the model
 DISPATCH_LEVEL_COMPILE = {("rocm", "contraction"), ("rocm", "convolution"), ("rocm", "matvec")}

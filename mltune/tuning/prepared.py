@@ -16,7 +16,7 @@ from mltune.model.weights import start_split, without_weights
 from mltune.system.progress import display
 
 if TYPE_CHECKING:
-    from mltune.tuning.tune import TuneRequest
+    from mltune.tuning.request import TuneRequest
 
 
 def prepared_input(request: TuneRequest, context: ir.Context) -> tuple[TuningInput, TuningInput]:

@@ -24,7 +24,7 @@ from mltune.input.specs import ArgumentShape, materialize_inputs
 from mltune.system.progress import display
 
 if TYPE_CHECKING:
-    from mltune.tuning.tune import TuneRequest
+    from mltune.tuning.request import TuneRequest
 
 SPECIALISED_NOTE = ("IREE matches a tuning spec's configs to ops of these static sizes: build the specialised "
                     "module (the command below) for this shape; the dynamic build keeps IREE's default configs")

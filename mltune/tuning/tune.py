@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from mltune.execution.run import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import Problem, Untunable
 from mltune.frontend.root_ops import read_root_ops, root_op_configs
-from mltune.input.model import CallInputs, TuningInput, dumped_build
+from mltune.input.model import TuningInput, dumped_build
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.as_built import AsBuilt
@@ -44,45 +44,19 @@ from mltune.records.dataset import FINALS_SUFFIX, Record, RecordWriter, device_i
 from mltune.runs.directory import RESULTS_FILE
 from mltune.runs.report import Dispatch, TuneReport
 from mltune.runs.summary import baseline_us, summary
-from mltune.search.loop import LoopSettings, SearchTask, TuningLoop
+from mltune.search.loop import SearchTask, TuningLoop
 from mltune.search.results import DispatchResult
 from mltune.search.resume import earlier_trials, reconcile
-from mltune.search.screen import DEFAULT_FINALISTS, ScreenStage, screen_kind
+from mltune.search.screen import ScreenStage, screen_kind
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.configure import make_configurator
 from mltune.system.progress import display
 from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
 from mltune.tuning.prepared import prepared_input
+from mltune.tuning.request import TuneRequest
 from mltune.tuning.shapes import shape_note, specialised_request
 from mltune.tuning.time_shares import cached_shares, named_dispatches
-
-
-@dataclass(frozen=True)
-class TuneRequest:
-    input_path: Path
-    target: Target
-    ranker: str
-    settings: LoopSettings
-    output: Path
-    run_dir: Path
-    dataset_dir: Path
-    function: str | None = None
-    seed: int = 0
-    jobs: int = 2
-    devices: tuple[str, ...] = ("local-task",)
-    top: int | None = None  # problems to tune in a model; None: those covering most of its time
-    starter_spec: Path | None = None
-    flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
-    compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
-    timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
-    model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.system.paths`' search path
-    cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
-    shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
-    call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range
-    screen: str = "auto"  # a model's candidates screened on a small module first: `mltune.search.screen`
-    screen_finalists: int = DEFAULT_FINALISTS  # per dispatch, the screen's best timed in the whole model
-    near_default: float | None = None  # picks near the incumbent (`mltune.rankers.near_incumbent`); None: the default
 
 
 def _dispatch_name(bench: Path) -> str:
@@ -397,7 +371,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         tool_seconds=tool_seconds, records_path=writers[0].path, output_kind=output_kind,
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
-                        numerics=winner_check.verdicts, attempts=attempts, arguments=(*tuning_input.arguments, *shape_note(specialised)),
+                        numerics=winner_check.verdicts, attempts=attempts,
+                        arguments=(*tuning_input.arguments, *shape_note(specialised)),
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
                         host=winner_check.host)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))

@@ -32,7 +32,7 @@ from mltune.system.paths import user_datasets, user_runs
 
 if TYPE_CHECKING:
     from mltune.runs.report import TuneReport
-    from mltune.tuning.tune import TuneRequest
+    from mltune.tuning.request import TuneRequest
 
 TIMINGS = ("auto", "call", "kernel")
 SCREENS = ("auto", "none", "dispatch", "one-op")  # `mltune.search.screen.SCREENS`, without importing the compiler
@@ -226,7 +226,7 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     from mltune.search.loop import LoopSettings, final_plan
     from mltune.system.progress import make_display, use_display
     from mltune.targets import parse_target
-    from mltune.tuning.tune import TuneRequest
+    from mltune.tuning.request import TuneRequest
 
     _check_values(arguments)
     make_ranker(arguments.ranker)  # an unknown name fails before any work
@@ -259,11 +259,14 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     settings = LoopSettings(budget=arguments.budget, time_budget_s=arguments.time_budget,
                             min_speedup=arguments.min_speedup, batch_size=arguments.batch,
                             final=final_plan(target.kind))
-    request = TuneRequest(arguments.model, target, arguments.ranker, settings, arguments.output, run_dir, dataset_dir,
-                          call.function, arguments.seed, jobs, devices, arguments.top, arguments.starter_spec,
-                          arguments.flag_search, (*arguments.iree_flags, *call.compile_flags), arguments.timing,
-                          arguments.model_dir, arguments.cluster, arguments.shared_fs, call.inputs, arguments.screen,
-                          arguments.screen_finalists, arguments.near_default)
+    request = TuneRequest(
+        input_path=arguments.model, target=target, ranker=arguments.ranker, settings=settings, output=arguments.output,
+        run_dir=run_dir, dataset_dir=dataset_dir, function=call.function, seed=arguments.seed, jobs=jobs,
+        devices=devices, top=arguments.top, starter_spec=arguments.starter_spec, flag_search=arguments.flag_search,
+        compile_flags=(*arguments.iree_flags, *call.compile_flags), timing=arguments.timing,
+        model_dir=arguments.model_dir, cluster=arguments.cluster, shared_fs=arguments.shared_fs,
+        call_inputs=call.inputs, screen=arguments.screen, screen_finalists=arguments.screen_finalists,
+        near_default=arguments.near_default)
     return request, call, new_run
 
 
