@@ -55,7 +55,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
         ranker: The candidate order: one of `mltune.rankers.ranker_names()` (installed plugins included); "learned",
             the learned models where one has learned from the target's arch and the heuristic elsewhere.
         budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
-        time_budget: Seconds after which no new candidate of a dispatch is started.
+        time_budget: The whole run's seconds: no candidate is started past `SEARCH_SHARE` of them (60 % on a model,
+            85 % on a dispatch benchmark), the rest left to the checks in the model, which run to their end.
         output: Where the tuning spec is written.
         run_dir: The run directory; default: a new one under the data home's `runs/`.
         dataset_dir: Where records are appended, one folder per arch; default: the data home's `datasets/`.

@@ -16,7 +16,7 @@ from mltune.rankers import make_ranker
 from mltune.search.loop import LoopSettings, TuningLoop
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import read_dispatches
+from mltune.tuning.tune import SEARCH_SHARE, read_dispatches, with_deadline
 
 pytestmark = pytest.mark.e2e
 
@@ -50,10 +50,12 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     assert configs["linalg.matmul"] == [tile_lists(dispatch.problem, trial.knobs)]
 
 
-@pytest.mark.slow  # 2 s
-def test_a_time_budget_ends_the_search_within_about_one_candidate(tiny, context, tmp_path):
+@pytest.mark.slow  # 2 s each
+@pytest.mark.parametrize("budget", ["dispatch", "run"])
+def test_a_time_budget_ends_the_search_within_about_one_candidate(budget, tiny, context, tmp_path):
     """A 1.5 s time budget with room for a batch of 8: the search starts with one candidate, then only as many as
-    fit in the time left, so it ends about one candidate's time after the budget (a first batch of 8 ran 10x over)."""
+    fit in the time left, so it ends about one candidate's time after the budget (a first batch of 8 ran 10x over);
+    the same for the run's deadline (`--time-budget`, of which the search has a share)."""
     import time
 
     from mltune.emit.apply import SpecApplier
@@ -65,6 +67,9 @@ def test_a_time_budget_ends_the_search_within_about_one_candidate(tiny, context,
     concluded: list[float] = []
     settings = LoopSettings(budget=50, batch_size=8, time_budget_s=1.5, finalists=0,
                             screening=TimingPlan(rounds=1, round_seconds=0.03))
+    if budget == "run":
+        settings = with_deadline(settings, time.monotonic() + 1.5 * (1 - SEARCH_SHARE["dispatch"]), "dispatch")
+        assert settings.time_budget_s is None and settings.deadline is not None
     executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 8)
     loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context,
                       lambda record: concluded.append(time.monotonic()),
@@ -74,4 +79,4 @@ def test_a_time_budget_ends_the_search_within_about_one_candidate(tiny, context,
                        make_ranker("heuristic"))
     assert result.stop_reason == "time budget spent" and 1 <= len(result.trials) < 8
     per_candidate = (concluded[-1] - start) / len(concluded)
-    assert concluded[-1] - start <= settings.time_budget_s + 2 * per_candidate
+    assert concluded[-1] - start <= 1.5 + 2 * per_candidate

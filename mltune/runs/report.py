@@ -55,6 +55,8 @@ class TuneReport:
     arguments: tuple[str, ...] = ()  # model level: each argument's type and where its values came from
     parameters: tuple[ParameterArchive, ...] = ()  # the parameter archives every build ran with
     host: HostCheck | None = None  # GPU model runs: IREE's default build's outputs against the host CPU's
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # the run's wall time, stage by stage
+    time_budget: float | None = None  # the run's `--time-budget`, seconds
 
     @property
     def overhead_fraction(self) -> float:

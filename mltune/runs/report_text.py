@@ -103,8 +103,21 @@ def print_report(report: TuneReport) -> None:
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
+    _print_stages(report)
     print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
           "(time outside compiler and benchmark processes)")
+
+
+def _print_stages(report: TuneReport) -> None:
+    """Where the wall time went, stage by stage, and the candidates measured per minute of it."""
+    if not report.stage_seconds:
+        return
+    stages = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in report.stage_seconds.items())
+    measured = sum(r.benchmarked for r in report.results)
+    rate = f"; {measured} candidates measured, {60 * measured / report.wall_seconds:.1f} per minute of the run" \
+        if report.wall_seconds else ""
+    budget = f" (--time-budget {report.time_budget:.0f} s)" if report.time_budget is not None else ""
+    print(f"Stages: {stages}{rate}{budget}")
 
 
 def _nothing_faster(report: TuneReport) -> str:

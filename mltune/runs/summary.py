@@ -94,6 +94,8 @@ def summary(report: TuneReport) -> dict:
         "baseline_us": report.baseline_us,
         "spec": str(report.spec_path) if report.spec_path else None,
         "wall_seconds": round(report.wall_seconds, 2),
+        "stage_seconds": {name: round(seconds, 2) for name, seconds in report.stage_seconds.items()},
+        "time_budget": report.time_budget,
         "tuner_overhead_fraction": round(report.overhead_fraction, 4),
         "untunable": [{"dispatch": d.name, "op": d.problem.op_name, "reason": d.problem.reason}
                       for d in report.dispatches if isinstance(d.problem, Untunable)],

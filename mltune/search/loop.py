@@ -46,7 +46,8 @@ NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 @dataclass(frozen=True)
 class LoopSettings:
     budget: int = 50
-    time_budget_s: float | None = None
+    time_budget_s: float | None = None  # per dispatch searched
+    deadline: float | None = None  # `time.monotonic()` after which no search starts a candidate (the run's time budget)
     batch_size: int = BATCH_SIZE
     max_tries_per_benchmark: int = 4  # stop when compile failures outnumber benchmarks this much
     finalists: int = 4
@@ -291,8 +292,8 @@ class _Search:
             if not self.in_flight:
                 result.stop_reason = "budget spent"
             return
-        if settings.time_budget_s is not None:
-            want = min(want, self._fits_in_time(settings.time_budget_s))
+        if settings.time_budget_s is not None or settings.deadline is not None:
+            want = min(want, self._fits_in_time(settings))
             if want <= 0 and not self.in_flight:
                 result.stop_reason = "time budget spent"
         if want <= 0:
@@ -316,11 +317,16 @@ class _Search:
         return len(mine) >= min(self.budget, self.loop.executor.window) and all(
             t.build.status == NOT_APPLIED for t in mine)
 
-    def _fits_in_time(self, time_budget_s: float) -> int:
-        """How many more candidates fit in the time left: one to start with (its cost is unknown), then as many
-        as the search's wall time per concluded candidate allows, so that the search ends within about one
-        candidate's time of the budget (a whole batch of slow candidates would overrun it many times)."""
+    def _fits_in_time(self, settings: LoopSettings) -> int:
+        """How many more candidates fit in the time left (the dispatch's time budget, and the run's deadline): one
+        to start with (its cost is unknown), then as many as the search's wall time per concluded candidate
+        allows, so that the search ends within about one candidate's time of the budget (a whole batch of slow
+        candidates would overrun it many times)."""
         elapsed = time.monotonic() - self.started
+        budgets = [] if settings.time_budget_s is None else [settings.time_budget_s]
+        if settings.deadline is not None:
+            budgets.append(settings.deadline - self.started)
+        time_budget_s = min(budgets)
         if elapsed >= time_budget_s:
             return 0
         concluded = len(self.result.trials) - self.earlier

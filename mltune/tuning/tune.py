@@ -44,7 +44,7 @@ from mltune.records.dataset import FINALS_SUFFIX, Record, RecordWriter, device_i
 from mltune.runs.directory import RESULTS_FILE
 from mltune.runs.report import Dispatch, TuneReport
 from mltune.runs.summary import baseline_us, summary
-from mltune.search.loop import SearchTask, TuningLoop
+from mltune.search.loop import LoopSettings, SearchTask, TuningLoop
 from mltune.search.results import DispatchResult
 from mltune.search.resume import earlier_trials, reconcile
 from mltune.search.screen import ScreenStage, screen_kind
@@ -207,8 +207,20 @@ def read_checked_dispatches(tuning_input: TuningInput, request: TuneRequest, con
     return dispatches
 
 
+# the share of `--time-budget` the search may start candidates in: the rest is the checks' in the model
+SEARCH_SHARE = {"model": 0.6, "dispatch": 0.85}
+
+
+def with_deadline(settings: LoopSettings, run_started: float, level: str) -> LoopSettings:
+    """The run's `--time-budget` as the search's deadline (`time.monotonic()`), counted from the run's start."""
+    if settings.time_budget_s is None:
+        return settings
+    return replace(settings, time_budget_s=None, deadline=run_started + SEARCH_SHARE[level] * settings.time_budget_s)
+
+
 def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     started = time.perf_counter()
+    run_started = time.monotonic()
     _check_writable(request.output)
     starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
     request.run_dir.mkdir(parents=True, exist_ok=True)
@@ -229,6 +241,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
         default_build = builder.compile(-1, None, "baseline")
     if default_build.status != "ok":
         raise UserError(f"the input does not compile without a spec: {default_build.detail}")
+    stages = {"prepare the input": dump_seconds, "IREE's default build": time.perf_counter() - started - dump_seconds}
     starter_build = builder.compile(-1, starter.applied, "starter_baseline") if starter else default_build
     if starter and starter_build.status != "ok":
         raise UserError(f"the input does not compile with --starter-spec {starter.path}: {starter_build.detail}")
@@ -245,6 +258,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling,
                                         tuning_input.source)
     level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
+    time_budget = request.settings.time_budget_s  # the whole run's
+    request = replace(request, settings=with_deadline(request.settings, run_started, level))
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
     with display().phase("profile: time each dispatch"):
@@ -252,6 +267,8 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                                  default_build.vmfb)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     display().table(profile_lines(profiles, allocations, level == "model"))
+    search_started = time.perf_counter()
+    stages["profile"] = search_started - started - sum(stages.values())
     tool_seconds = (time.perf_counter() - tool_started + dump_seconds + default_build.seconds
                     + (starter_build.seconds if starter else 0.0))
     runner_seconds_before_loop = runner.seconds_in_children
@@ -331,6 +348,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     tool_seconds += (executor.tool_seconds + runner.seconds_in_children - runner_seconds_before_loop
                      + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
     finish_started = time.perf_counter()  # the configs' check, numerics and the end-to-end timing: tool runs too
+    stages["search (screen, finalists)"] = finish_started - search_started
     model, attempts = None, []
     if level == "model":
         plan = replace(request.settings.final, rounds=max(request.settings.final.rounds, VERIFY_ROUNDS),
@@ -363,6 +381,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                    compile_command(request.input_path, compile_flags, spec_path))
         (request.run_dir / "compile_command.txt").write_text(command + "\n")
     wall = time.perf_counter() - started
+    stages["checks in the model and the result"] = wall - sum(stages.values())
     whole = in_model is None and not measured.kernel_level  # the trials' baselines are the input's own time
     report = TuneReport(level, baseline_us=baseline_us(results if whole else [], model.timing if model else None,
                                                        model.as_built if model else None),
@@ -374,6 +393,6 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         numerics=winner_check.verdicts, attempts=attempts,
                         arguments=(*tuning_input.arguments, *shape_note(specialised)),
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
-                        host=winner_check.host)
+                        host=winner_check.host, stage_seconds=stages, time_budget=time_budget)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report
