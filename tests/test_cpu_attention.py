@@ -171,3 +171,37 @@ def test_masked_attention_is_refused_on_gpus(attentions, context):
     for space in (GpuAttention, CudaAttention):
         with pytest.raises(ValueError, match="llvm-cpu only"):
             space(attentions["attention_masked"]["problem"], SYNTHETIC_GPU, context, ())
+
+
+# A grouped-query attention as Llama's and SmolLM's reach IREE (written by hand, unmasked): 2 key-value heads, the
+# query [batch, sequence, query head, head dim] with 3 query heads per key-value head (loop d1, in the query and the
+# output only, which IREE cannot fold into the sequence here), 48 query rows (d2), head 32, 64 keys.
+GROUPED = """func.func @main(%q: tensor<2x48x3x32xf32>, %k: tensor<2x64x32xf32>, %v: tensor<2x64x32xf32>) -> tensor<2x3x48x32xf32> {
+  %scale = arith.constant 0.1767766952966369 : f32
+  %empty = tensor.empty() : tensor<2x3x48x32xf32>
+  %r = iree_linalg_ext.attention <{indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> ()>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>]}> ins(%q, %k, %v, %scale : tensor<2x48x3x32xf32>, tensor<2x64x32xf32>, tensor<2x64x32xf32>, f32) outs(%empty : tensor<2x3x48x32xf32>) {
+  ^bb0(%score: f32):
+    iree_linalg_ext.yield %score : f32
+  } -> tensor<2x3x48x32xf32>
+  return %r : tensor<2x3x48x32xf32>
+}
+"""
+
+
+def test_a_grouped_query_attention_is_tuned_with_its_query_heads_as_batch_loops(context, tmp_path):
+    """The query heads that share a key-value head are a second M loop to IREE, which tiles it by 1: the problem
+    makes it a batch loop and M the query rows; IREE's default is inside the space, and a spec (matched by operand
+    types, since IREE's matcher groups the loops otherwise) reaches the op with the chosen tiles."""
+    dumped = dump_one_op(GROUPED, "grouped", tmp_path, context)
+    problem = dumped["problem"]
+    assert problem.op_kind == "attention" and len(problem.batch) == 2 and problem.sizes(problem.m) == (48,)
+    configurator = CpuAttention(problem, dumped["cpu"], context)
+    candidates = configurator.candidates()
+    default = knobs_of_levels(problem, dumped["levels"])
+    assert any(candidates.knobs(i) == default for i in range(len(candidates))), default
+    chosen = next(candidates.knobs(i) for i in range(len(candidates))
+                  if candidates.knobs(i)["vec_m"] != default["vec_m"] and candidates.knobs(i)["wg_m"] != default["wg_m"])
+    spec = build_spec(problem, configurator.compilation_info(chosen), context)
+    assert "transform.iree.match.online_attention" not in spec
+    _, levels = _compile_with_spec(dumped["source"], spec, tmp_path / "chosen")
+    assert levels == [tile_lists(problem, chosen)]

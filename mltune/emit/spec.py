@@ -8,6 +8,7 @@ including the full model compile. Every spec is parsed by the compiler before it
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from pathlib import Path
 from typing import Sequence
@@ -63,21 +64,30 @@ def _convolution_match(problem: Problem, depthwise: bool = False) -> str:
 {_checks(handles)}"""
 
 
-def _masked_attention_match(problem: Problem) -> str:
-    """IREE 3.13's `match.online_attention` does not match a masked attention (its mask's map given or not), so the
-    op is matched by name and by the type of every tensor operand: query, key, value, mask and the three outputs
-    fix every loop's size and every element type (the indexing maps are not compared)."""
+def _typed_attention_match(problem: Problem) -> str:
+    """IREE 3.13's `match.online_attention` does not match a masked attention (its mask's map given or not), and
+    groups a grouped-query attention's loops otherwise than its problem (`grouped_query_loops`), so such an op is
+    matched by name and by the type of every tensor operand: query, key, value, mask and the three outputs fix
+    every loop's size and every element type (the indexing maps are not compared)."""
     shapes = operand_shapes(problem)
     q, k, v, _, out, max_, sum_ = problem.operand_types
-    types = [(0, q), (1, k), (2, v), (4, problem.mask_type), (5, out), (6, max_), (7, sum_)]
+    outputs = 5 if problem.mask_type else 4
+    mask = [(4, problem.mask_type)] if problem.mask_type else []
+    types = [(0, q), (1, k), (2, v), *mask, (outputs, out), (outputs + 1, max_), (outputs + 2, sum_)]
     lines = [f'    transform.match.operation_name %op ["{ONLINE_ATTENTION}"] : !transform.any_op']
     lines += operand_type_checks([(index, tensor_type(shapes[index], element)) for index, element in types])
     return "\n".join(lines)
 
 
+def _grouped(problem: Problem) -> bool:
+    """Whether a batch loop of the problem is missing from the key: a grouped-query attention's query-head loop."""
+    key_results = problem.indexing_maps[1].split("->")[1]
+    return any(f"d{loop}" not in re.findall(r"d\d+", key_results) for loop in problem.batch)
+
+
 def _attention_match(problem: Problem) -> str:
-    if problem.mask_type:
-        return _masked_attention_match(problem)
+    if problem.mask_type or _grouped(problem):
+        return _typed_attention_match(problem)
     maps = ", ".join(problem.indexing_maps)
     types = ", ".join(f"{role}_type = {element}" for role, element in
                       zip(("query", "key", "value", "scale", "output", "max", "sum"), problem.operand_types))

@@ -5,7 +5,7 @@ reader of an op)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen, iree_gpu, linalg
@@ -198,6 +198,20 @@ def convolution_problem(op: ir.Operation) -> Problem | Untunable:
         filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
 
 
+def grouped_query_loops(query_map: ir.AffineMap, bounds: Sequence[int], batch: list[int],
+                        m: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The batch and M loops of an attention with one M loop: in a grouped-query attention (Llama's, SmolLM's)
+    the query heads that share a key-value head are a loop of the query and the output only, which IREE counts as
+    a second M loop (unless it can fold it into the sequence) and tiles by 1, as a batch loop. So the longest of
+    the M loops stays M (the sequence in a prefill, the query heads in a one-token decode), the others join the
+    batch loops (ties: the one the query walks innermost stays)."""
+    if len(m) <= 1:
+        return tuple(batch), tuple(m)
+    order = [r.position for r in query_map.results if isinstance(r, ir.AffineDimExpr)]
+    kept = max(m, key=lambda loop: (bounds[loop], order.index(loop)))
+    return tuple(batch + [loop for loop in m if loop != kept]), (kept,)
+
+
 def attention_problem(op: ir.Operation) -> Problem | Untunable:
     """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
     it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
@@ -217,15 +231,17 @@ def attention_problem(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, f"unsupported element type {unsupported[0]}")
     output_map = maps[5 if masked else 4]
     detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], output_map)
-    if any(len(dims) != 1 for dims in (detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)):
-        return Untunable(name, "only one query-sequence, head, key-sequence and value-head dimension are supported")
+    if any(len(dims) != 1 for dims in (detail.k1_dims, detail.k2_dims, detail.n_dims)):
+        return Untunable(name, "only one head, key-sequence and value-head dimension are supported")
     (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
+    bounds = tuple(loop_bounds(op, maps))
+    batch, m = grouped_query_loops(maps[0], bounds, list(detail.batch_dims), list(detail.m_dims))
     if name == SOURCE_ATTENTION:  # the output is the dispatch's f32 accumulator; max and sum are f32 too
         elements = elements[:4] + ["f32", "f32", "f32"]
     layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
     return Problem(
-        op_kind="attention", op_name=name, bounds=tuple(loop_bounds(op, maps)), batch=tuple(detail.batch_dims),
-        m=tuple(detail.m_dims), n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
+        op_kind="attention", op_name=name, bounds=bounds, batch=batch,
+        m=m, n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
         out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
         operand_types=tuple(elements), mask_type=mask_type)
 

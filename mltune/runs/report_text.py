@@ -113,8 +113,10 @@ def _print_stages(report: TuneReport) -> None:
     if not report.stage_seconds:
         return
     stages = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in report.stage_seconds.items())
-    measured = sum(r.benchmarked for r in report.results)
-    rate = f"; {measured} candidates measured, {60 * measured / report.wall_seconds:.1f} per minute of the run" \
+    screened, timed = sum(r.screened for r in report.results), sum(r.benchmarked for r in report.results)
+    measured = screened + timed
+    what = f"{screened} screened and {timed} timed in the {report.input_level}" if screened else f"{timed} measured"
+    rate = f"; {what}: {60 * measured / report.wall_seconds:.1f} candidates per minute of the run" \
         if report.wall_seconds else ""
     budget = f" (--time-budget {report.time_budget:.0f} s)" if report.time_budget is not None else ""
     print(f"Stages: {stages}{rate}{budget}")

@@ -42,6 +42,7 @@ class DispatchResult:
     stop_reason: str = ""
     min_speedup: float = 1.0  # what a finalist had to reach to be kept
     timed: str = "call by call"  # how the finals were timed against IREE's default, for the report
+    screened: int = 0  # candidates its screen timed before these trials (on its dump or one-op model)
 
     @property
     def benchmarked(self) -> int:

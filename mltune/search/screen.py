@@ -106,6 +106,7 @@ class ScreenStage:
         if result.name in self.screened:
             kind, screen = self.screened[result.name]
             which = "the best" if screen.benchmarked else "unscreened, the ranker's first"
+            result.screened = screen.benchmarked
             result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
                                   f"{screen.stop_reason}; {which} {result.benchmarked} timed in the model")
 
