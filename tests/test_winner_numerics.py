@@ -74,6 +74,17 @@ def test_a_model_winner_that_shifts_every_element_is_refused_and_recorded(model_
     assert "winner refused" in check.verdicts["dispatch_0"] and "(float32)" in check.verdicts["dispatch_0"]
 
 
+def test_a_winner_whose_build_is_not_at_hand_is_not_called_wrong(model_check, tiny, context):
+    """A winner measured by an earlier run, whose build this run does not have: not emitted, said as unchecked (an
+    internal limit, not a numerics verdict), and no `wrong_result` record is written about it."""
+    check, root = model_check
+    result = _winner(tiny, context, None)
+    assert check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS) == []
+    assert result.winner is None
+    verdict = check.verdicts["dispatch_0"]
+    assert verdict.startswith("winner not emitted, its numerics could not be checked") and "different" not in verdict
+
+
 def test_a_refused_winner_gives_its_place_to_the_next_finalist_that_computes_right(model_check, tiny, context):
     """The fastest finalist computes a shifted output (an altered model), the second is a retiling: the second wins,
     and only the first is recorded wrong; a third, slower than the baseline, is never checked."""

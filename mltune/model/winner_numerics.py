@@ -103,24 +103,35 @@ class WinnerCheck:
         while result.winner is not None:
             trial, measurement = result.winner
             folder = self.work_dir / "numerics" / result.name / f"candidate_{trial.index}"
+            unchecked = ""
             try:
-                verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
-                           self._against_one_op_model(result, facts, folder))
+                if self._reference is not None and (trial.build.vmfb is None or not Path(trial.build.vmfb).is_file()):
+                    unchecked = f"its build is not at hand ({trial.build.vmfb or 'measured by an earlier run'})"
+                    verdict = Comparison(False, unchecked)
+                else:
+                    verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
+                               self._against_one_op_model(result, facts, folder))
             except RuntimeError as err:
                 verdict = Comparison(False, str(err))
+            except OSError as err:  # mltune's own failure, not the winner's: never a numerics verdict
+                unchecked = f"{type(err).__name__}: {err}"
+                verdict = Comparison(False, unchecked)
             if verdict is None:
                 return refused
             if verdict.ok:
                 after = f" (after {len(refused)} faster finalist(s) refused)" if refused else ""
                 self.verdicts[result.name] = f"numerics checked: {verdict.detail}{after}"
                 return refused
-            refused.append(Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs),
-                                  knobs=trial.knobs, status="wrong_result", time_us=list(measurement.time_us),
-                                  baseline_us=list(measurement.baseline_us), ranker=ranker, position=trial.position,
-                                  detail=f"numerics: {verdict.detail}", **record_fields))
+            if not unchecked:  # a wrong result is a measured fact, recorded; mltune's own failure is none
+                refused.append(Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs),
+                                      knobs=trial.knobs, status="wrong_result", time_us=list(measurement.time_us),
+                                      baseline_us=list(measurement.baseline_us), ranker=ranker,
+                                      position=trial.position, detail=f"numerics: {verdict.detail}",
+                                      **record_fields))
             result.winner = _next_winner(result, trial)
-            self.verdicts[result.name] = (f"winner refused, it computes different results: {verdict.detail}"
-                                          + (f" ({len(refused)} finalists refused)" if len(refused) > 1 else ""))
+            why = (f"winner not emitted, its numerics could not be checked: {unchecked}" if unchecked else
+                   f"winner refused, it computes different results: {verdict.detail}")
+            self.verdicts[result.name] = why + (f" ({len(refused)} finalists refused)" if len(refused) > 1 else "")
         return refused
 
     def _against_model(self, vmfb: Path, folder: Path) -> Comparison:
