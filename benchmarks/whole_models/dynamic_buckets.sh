@@ -29,4 +29,15 @@ for seq in $seq_a $seq_b; do
   (cd m && python3 "$here/benchmarks/timing/plain_tools_order.py" --run-dir "$run" --rounds 8 \
     --default-source "$work/$model.mlir") > plain_dynamic_$seq.txt 2>&1
 done
+# Which configs each build picks up from the linked spec: the lowering configs of its executables with the spec
+# against without it, for each shape's specialised copy and for the dynamic file (compile only, no timing).
+for source in "$work"/runs/*/smollm-135m_prefill_dynamic.*.mlir "$work/$model.mlir"; do
+  for spec in "" "--iree-codegen-tuning-spec-path=$work/buckets_spec.mlir"; do
+    iree-compile "$source" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
+      --iree-llvmcpu-target-cpu=host $spec --compile-to=executable-configurations -o - 2>/dev/null \
+      | grep -o "lowering_config<[^>]*>" | sort > "configs.tmp.${spec:+spec}"
+  done
+  echo "$(basename "$source"): $(comm -13 configs.tmp. configs.tmp.spec | wc -l) lowering configs differ with the linked spec"
+done > linked_spec_configs.txt
+rm -f configs.tmp.*
 stamp done
