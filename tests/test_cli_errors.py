@@ -196,7 +196,7 @@ CASES = {
 # numeric options, targets and devices, output folders, rankers. The rest run with the slow tests (CI runs both):
 # each case is a whole `python -m mltune.cli` process, about a second on 2 cores.
 FAST_CASES = {"missing_file", "malformed_mlir", "torch_dynamic_batch", "binary_input", "shape_contradicts_model",
-              "shape_typo", "shape_count", "shape_and_input", "shape_twice", "shape_of_static_model",
+              "shape_typo",
               "only_root_op_untunable_on_cpu", "budget_zero", "unknown_ranker", "unknown_cpu",
               "rocm_without_device", "output_parent_is_a_file", "run_dir_is_a_file", "input_count", "input_shape",
               "parameters_missing", "benchmark_flag_unknown", "compile_flag_rejected_by_iree"}

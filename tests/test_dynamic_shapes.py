@@ -31,6 +31,7 @@ DIFF = """func.func @main(%x: !torch.vtensor<[1,4],si64>) -> !torch.vtensor<[1,3
 """
 
 
+@pytest.mark.slow
 def test_the_dynamic_export_has_nothing_to_tune_until_specialised(tmp_path):
     """IREE dumps no benchmark of a dispatch with a dynamic workload: the export as it is has no problem, and the
     same file specialised to a sequence of 16 has its projections and MLP as static contractions of M = 16."""
@@ -51,6 +52,7 @@ def test_the_dynamic_export_has_nothing_to_tune_until_specialised(tmp_path):
     assert contractions and all(tuple(c.sizes(c.m)) == (16,) for c in contractions), [c.key for c in contractions]
 
 
+@pytest.mark.slow
 def test_a_specialised_build_computes_what_the_dynamic_one_does(tmp_path):
     """The casts at the entry change no value: both builds give the same logits on the same token ids."""
     ids = np.random.default_rng(0).integers(0, 256, size=(1, 16), dtype=np.int64)
@@ -79,6 +81,7 @@ def test_a_known_export_failure_names_its_fix(tmp_path):
     assert export_hint("error: something else") == ""
 
 
+@pytest.mark.slow
 def test_export_needs_its_extra_or_says_so(tmp_path):
     """Without torch the command says which extra to install in one line; with it, the tiny decoder exports."""
     result = mltune(["export", "decoder", "tiny-llama", "--out", "out", "--seq-len", "8"], cwd=tmp_path)
@@ -94,6 +97,7 @@ def test_export_needs_its_extra_or_says_so(tmp_path):
     assert (tmp_path / "out" / "tiny-llama_prefill.flags").read_text() == "--input=@tiny-llama_prefill.input0.npy\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["prefill", "decode"])
 def test_exported_decoder_agrees_with_torch(mode, tmp_path):
     """The export IREE compiles computes what `transformers` computes: prefill of 8 tokens, and one decode step
