@@ -24,7 +24,7 @@ FUNCTION_OPS = ("func.func", "util.func")
 TORCH_TENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],([^>]+)>$")
 # torch's element types as IREE's tools name them (`--input=1x128xi64=...`)
 TORCH_ELEMENTS = {"si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8", "ui8": "ui8"}
-SIGNATURE_SCAN_BYTES = 1 << 16  # a function's signature line, past any weights printed before it
+RESOURCES = b"{-#"  # where a module's dialect resources (iree-turbine's inlined weights) start
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,8 @@ def has_dynamic_signature(path: Path) -> bool:
         with open(path, "rb") as handle:
             for line in handle:
                 stripped = line.lstrip()
+                if stripped.startswith(RESOURCES):  # the weights' blobs follow the code: nothing more to read
+                    return False
                 if stripped.startswith((b"func.func @", b"util.func public @", b"func.func public @")):
                     signature = stripped.split(b"->")[0]
                     if b"?" in signature:
