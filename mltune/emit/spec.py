@@ -8,7 +8,6 @@ including the full model compile. Every spec is parsed by the compiler before it
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from pathlib import Path
 from typing import Sequence
@@ -16,7 +15,7 @@ from typing import Sequence
 from iree.compiler import ir
 
 from mltune.emit.op_config import op_attributes
-from mltune.emit.operand_types import operand_shapes, operand_type_checks, tensor_type
+from mltune.emit.operand_types import operand_loops, operand_shapes, operand_type_checks, tensor_type
 from mltune.emit.rebatch import needs_rebatch, rebatching_entrypoint
 from mltune.emit.reduction_match import reduction_consumers, structural_match
 from mltune.errors import UserError
@@ -81,8 +80,8 @@ def _typed_attention_match(problem: Problem) -> str:
 
 def _grouped(problem: Problem) -> bool:
     """Whether a batch loop of the problem is missing from the key: a grouped-query attention's query-head loop."""
-    key_results = problem.indexing_maps[1].split("->")[1]
-    return any(f"d{loop}" not in re.findall(r"d\d+", key_results) for loop in problem.batch)
+    key_loops = operand_loops(problem)[1]
+    return any(loop not in key_loops for loop in problem.batch)
 
 
 def _attention_match(problem: Problem) -> str:
