@@ -11,7 +11,7 @@ import pytest
 from iree_helpers import CPU_FLAGS, compile_cpu, mltune, run
 
 import mltune as api
-from mltune.frontend.mlir import new_context
+from mltune.frontend.mlir import new_context, parse_module_file
 from mltune.input.export_hints import export_hint
 from mltune.input.specialize import function_abi, has_dynamic_signature, specialise
 from mltune.system.tools import tool_path
@@ -42,9 +42,10 @@ def test_the_dynamic_export_has_nothing_to_tune_until_specialised(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert not list(dump.glob("*main*")), "a dispatch of the dynamic call was dumped"
     context = new_context()
-    abi = function_abi(DYNAMIC_PREFILL, None, context)
+    abi = function_abi(parse_module_file(DYNAMIC_PREFILL, context), None, context)
     assert [a.shape for a in abi.arguments] == [(1, None)] and abi.arguments[0].element_type == "i64"
-    specialised = specialise(DYNAMIC_PREFILL, None, [(1, 16)], tmp_path / "prefill.1x16.mlir", context)
+    specialised = specialise(parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)],
+                             tmp_path / "prefill.1x16.mlir", context)
     assert specialised.changes == (("!torch.vtensor<[1,?],si64>", "!torch.vtensor<[1,16],si64>"),)
     assert not has_dynamic_signature(specialised.source)
     problems = api.problems(specialised.source)
@@ -57,7 +58,9 @@ def test_a_specialised_build_computes_what_the_dynamic_one_does(tmp_path):
     """The casts at the entry change no value: both builds give the same logits on the same token ids."""
     ids = np.random.default_rng(0).integers(0, 256, size=(1, 16), dtype=np.int64)
     np.save(tmp_path / "ids.npy", ids)
-    specialised = specialise(DYNAMIC_PREFILL, None, [(1, 16)], tmp_path / "prefill.1x16.mlir", new_context())
+    context = new_context()
+    specialised = specialise(parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)],
+                             tmp_path / "prefill.1x16.mlir", context)
     outputs = []
     for source in (DYNAMIC_PREFILL, specialised.source):
         vmfb = compile_cpu(source, tmp_path / f"{source.stem}.vmfb")

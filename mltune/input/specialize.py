@@ -17,7 +17,6 @@ from typing import Sequence
 from iree.compiler import ir
 
 from mltune.errors import UserError
-from mltune.frontend.mlir import parse_module_file
 from mltune.input.abi import AbiValue, FunctionAbi
 
 FUNCTION_OPS = ("func.func", "util.func")
@@ -103,9 +102,8 @@ def has_dynamic_signature(path: Path) -> bool:
     return False
 
 
-def function_abi(path: Path, function: str | None, context: ir.Context) -> FunctionAbi:
+def function_abi(module: ir.Module, function: str | None, context: ir.Context) -> FunctionAbi:
     """The entry function's argument types as written in the source (dynamic dimensions as None)."""
-    module = parse_module_file(path, context)
     with context:
         op = _function(module, function)
         types = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
@@ -113,10 +111,10 @@ def function_abi(path: Path, function: str | None, context: ir.Context) -> Funct
                            ())
 
 
-def specialise(path: Path, function: str | None, shapes: Sequence[Sequence[int]], out: Path,
+def specialise(module: ir.Module, function: str | None, shapes: Sequence[Sequence[int]], out: Path,
                context: ir.Context) -> Specialised:
-    """Write `path` with its entry function's arguments given `shapes` (one per argument) to `out`."""
-    module = parse_module_file(path, context)
+    """Write the parsed `module` with its entry function's arguments given `shapes` (one per argument) to `out`
+    (the module is changed in place)."""
     with context:
         op = _function(module, function)
         block = op.regions[0].blocks[0]
@@ -125,7 +123,7 @@ def specialise(path: Path, function: str | None, shapes: Sequence[Sequence[int]]
             raise UserError(f"{len(shapes)} shapes given for the {len(types.inputs)} arguments of "
                             f"@{op.attributes['sym_name'].value}")
         changes, inputs = [], []
-        for index, (argument, shape) in enumerate(zip(block.arguments, shapes)):
+        for argument, shape in zip(block.arguments, shapes):
             before = argument.type
             value = argument_value(before)
             if value.is_static or not value.is_tensor:

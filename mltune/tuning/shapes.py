@@ -16,11 +16,11 @@ from iree.compiler import ir
 
 from mltune.emit.spec import link_specs
 from mltune.errors import UserError
-from mltune.frontend.mlir import new_context
+from mltune.frontend.mlir import new_context, parse_module_file
 from mltune.input.abi import FunctionAbi
 from mltune.input.model import is_dispatch_benchmark
 from mltune.input.specialize import Specialised, function_abi, has_dynamic_signature, shape_tag, specialise
-from mltune.input.specs import ArgumentShape, materialize_inputs
+from mltune.input.specs import ArgumentShape, materialize_inputs, parse_shapes
 from mltune.system.progress import display
 
 if TYPE_CHECKING:
@@ -71,13 +71,15 @@ def specialised_request(request: TuneRequest, context: ir.Context) -> tuple[Tune
     path = request.input_path
     if is_dispatch_benchmark(path) or not has_dynamic_signature(path):
         if request.call_inputs.shapes:
-            _check_shapes(request.call_inputs.shapes, function_abi(path, request.function, context))
+            module = parse_module_file(path, context)
+            _check_shapes(request.call_inputs.shapes, function_abi(module, request.function, context))
         return request, None
-    abi = function_abi(path, request.function, context)
+    module = parse_module_file(path, context)  # once: a model with its weights inlined is large
+    abi = function_abi(module, request.function, context)
     shapes = _shapes(request, abi)
     out = request.run_dir / f"{path.stem}.{shape_tag(shapes)}.mlir"
     with display().phase(f"specialise @{abi.name}'s dynamic dimensions to {shape_tag(shapes)}"):
-        specialised = specialise(path, abi.name, shapes, out, context)
+        specialised = specialise(module, abi.name, shapes, out, context)
     print(f"note: tuning {path.name} specialised to {specialised.describe()} ({out}); {SPECIALISED_NOTE}")
     return replace(request, input_path=out), specialised
 
@@ -92,7 +94,7 @@ def shape_note(specialised: Specialised | None) -> tuple[str, ...]:
 
 def bucket_output(output: Path, shape: str) -> Path:
     """Where one shape's result goes when several are tuned: `best_spec.mlir` -> `best_spec.1x128.mlir`."""
-    tag = shape_tag([tuple(int(d) for d in part.strip().split("x")[:-1]) for part in shape.split(",")])
+    tag = shape_tag([dims for dims, _ in parse_shapes(shape)])
     return output.with_name(f"{output.stem}.{tag}{output.suffix}")
 
 
