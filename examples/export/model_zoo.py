@@ -16,6 +16,8 @@ import numpy as np
 import torch
 import transformers
 
+from mltune.export.decoder import causal_mask as decoder_mask
+
 Preset = Literal["tiny", "full"]
 PRESETS: tuple[Preset, ...] = ("tiny", "full")
 
@@ -48,11 +50,9 @@ class _SingleOutput(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         inputs = {self.input_name: x}
-        if self.causal_mask:
-            # `transformers` passes a ready 4-D mask through untouched. Left to build its own while exported, it
-            # emits `aten.diff` and a rank-0 boolean constant, which IREE's torch lowering (3.13) rejects.
+        if self.causal_mask:  # the mask IREE 3.13 takes (mltune.export.decoder says why)
             n = x.shape[-1]
-            inputs["attention_mask"] = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()[None, None]
+            inputs["attention_mask"] = decoder_mask(n, n, x.device)
         return getattr(self.model(**inputs, **self.call_kwargs), self.output_name)
 
 
