@@ -36,8 +36,6 @@ def run_export(args: argparse.Namespace) -> int:
         from mltune.export.decoder import export_decoder
     except ImportError as err:
         raise UserError(f"{EXPORT_NEEDS} ({err})") from None
-    if args.dynamic and args.mode != "prefill":
-        raise UserError("--dynamic: a dynamic sequence length is exported for prefill only")
     exported = export_decoder(args.config, args.out, mode=args.mode, seq_len=args.seq_len, cache_len=args.cache_len,
                               dtype=args.dtype, dynamic=args.dynamic, external_weights=args.external_weights,
                               seed=args.seed, layers=args.layers)

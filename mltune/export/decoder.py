@@ -18,6 +18,7 @@ import torch
 import transformers
 from iree.turbine import aot
 
+from mltune.errors import UserError
 from mltune.export.configs import DECODERS
 
 Mode = Literal["prefill", "decode"]
@@ -73,7 +74,7 @@ class DecodeStep(torch.nn.Module):
 def build(config: str, seed: int = 0, dtype: str = "float32", layers: int | None = None) -> torch.nn.Module:
     """The named configuration's causal LM with weights drawn from `seed`, in eval mode."""
     if config not in DECODERS:
-        raise ValueError(f"unknown decoder configuration {config!r} (known: {', '.join(DECODERS)})")
+        raise UserError(f"unknown decoder configuration {config!r} (known: {', '.join(DECODERS)})")
     values = dict(DECODERS[config])
     if layers is not None:
         values["num_hidden_layers"] = layers
@@ -107,14 +108,14 @@ def export_decoder(config: str, out_dir: Path, *, mode: Mode = "prefill", seq_le
     `dynamic`: the sequence length (prefill) stays a dynamic dimension, as serving exports have it; tune it with
     `mltune tune MODEL --shape 1x128xi64`. `external_weights`: the weights go to an `.irpa` (scope `model`).
     """
+    if dynamic and mode != "prefill":
+        raise UserError("--dynamic: a dynamic sequence length is exported for prefill only")
     model = build(config, seed, dtype, layers)
     wrapper = Prefill(model) if mode == "prefill" else DecodeStep(model)
     arrays = example_arguments(model, mode, seq_len, cache_len, seed)
     tensors = tuple(torch.from_numpy(a) for a in arrays)
     dynamic_shapes = None
     if dynamic:
-        if mode != "prefill":
-            raise ValueError("a dynamic sequence length is exported for prefill only")
         dynamic_shapes = {"input_ids": {1: torch.export.Dim("seq", min=2, max=model.config.max_position_embeddings)}}
     stem = stem or f"{config}_{mode}" + ("_dynamic" if dynamic else "")
     out_dir.mkdir(parents=True, exist_ok=True)
