@@ -4,17 +4,18 @@
 #     xz stream of make_pack.sh in three parts (`cat a1/part a2/part`, split at 20 and 40 MB), since the tree and
 #     30 MB no longer fit one call's 64 MiB
 #   start BUDGET TIME_BUDGET   (carrying .pack/p3, .pack/b, .pack/mltune-*.dist-info)
-#   collect (any later call: waits for the job, at most LIMIT seconds, default 560)
+#   collect [MARK] (any later call: waits for the job to print MARK, default "done", at most LIMIT seconds, 560)
 # Llama-3.2-1B's configuration, random weights, float16, exported by `mltune export decoder` on the device (weights in
 # an .irpa), tuned whole for sm_90 on cuda://0 by `mltune tune` (prefill at 2048 tokens), its result re-measured with
 # plain tools against the file as exported (timing/plain_tools_order.py, 6 rounds), the same model run by torch eager
 # and torch.compile on the same GPU (whole_models/torch_reference.py); then one decode step against a 2048-token
-# cache exported, built by IREE's default and timed beside torch. The job runs detached (setsid) from a copy of the
+# cache exported, built by IREE's default and timed beside torch, then torch.compile on the prefill and, last, the decode
+# step tuned (half the time budget) and re-measured the same way. The job runs detached (setsid) from a copy of the
 # tree, so that it outlives one call's 10 minutes; `collect` copies its logs to $OUT as they grow.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH HF_HUB_OFFLINE=1
 step=$1; shift
 work=/tmp/llm
-copy_out() { for f in $work/*.txt $work/run_prefill/compile_command.txt $work/run_prefill/summary.json; do
+copy_out() { for f in $work/*.txt $work/run_*/compile_command.txt $work/run_*/summary.json $work/run_*/report.txt; do
   [ -f "$f" ] && cp "$f" "$OUT/$(basename $(dirname $f))_$(basename $f)"; done; true; }
 case $step in
   setup)
@@ -64,8 +65,15 @@ case $step in
     stamp done
     python3 $work/src/benchmarks/whole_models/torch_reference.py llama-3.2-1b --mode prefill --seq-len 2048 \
       --compile > torch_compile_prefill.txt 2>&1
-    stamp torch.compile done ;;
+    stamp torch.compile done
+    (cd $work/m && python3 -m mltune.cli tune llama-3.2-1b_decode.mlir --target sm_90 --devices cuda://0 \
+      --benchmark-flags-file llama-3.2-1b_decode.flags --budget $budget --time-budget $((time_budget / 2)) \
+      --run-dir $work/run_decode --dataset-dir $work/datasets -o $work/decode_tuned.mlir -q) > tune_decode.txt 2>&1
+    [ -f run_decode/compile_command.txt ] && python3 $work/src/benchmarks/timing/plain_tools_order.py \
+      --run-dir run_decode --rounds 6 --device cuda://0 \
+      --default-source run_decode/llama-3.2-1b_decode.sm_90.mlir > plain_decode.txt 2>&1
+    stamp decode tuned ;;
   collect)
-    while (( SECONDS < ${LIMIT:-560} )); do grep -q "== .* done" $work/job.txt 2>/dev/null && break; sleep 10; done
+    while (( SECONDS < ${LIMIT:-560} )); do grep -q "== .* ${1:-done}" $work/job.txt 2>/dev/null && break; sleep 10; done
     copy_out; ls -la $work $work/m > $OUT/ls.txt 2>&1 ;;
 esac
