@@ -1,5 +1,5 @@
-"""The published configurations `mltune export decoder` builds: values only, so that the command line lists them
-without importing torch."""
+"""The published configurations `mltune export decoder` and `mltune export unet` build: values only, so that the
+command line lists them without importing torch."""
 
 from __future__ import annotations
 
@@ -18,3 +18,23 @@ DECODERS: dict[str, dict[str, object]] = {
                        tie_word_embeddings=True, max_position_embeddings=4096),
 }
 DECODER_CONFIGS = tuple(DECODERS)
+
+# `diffusers.UNet2DConditionModel` keywords; a UNet's inputs follow from them (latents of `sample_size`, 77 text tokens)
+UNETS: dict[str, dict[str, object]] = {
+    "sdxl-base": dict(sample_size=128, block_out_channels=[320, 640, 1280], layers_per_block=2,
+                      down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+                      up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+                      transformer_layers_per_block=[1, 2, 10], attention_head_dim=[5, 10, 20],
+                      cross_attention_dim=2048, use_linear_projection=True, addition_embed_type="text_time",
+                      addition_time_embed_dim=256, projection_class_embeddings_input_dim=2816, norm_num_groups=32),
+    "sd-1.5": dict(sample_size=64, block_out_channels=[320, 640, 1280, 1280], layers_per_block=2,
+                   cross_attention_dim=768, attention_head_dim=8, norm_num_groups=32),
+    # SDXL's structure (added text and time embeddings, linear projections) in miniature, for tests and the CPU
+    "tiny-sdxl": dict(sample_size=16, block_out_channels=[32, 64], layers_per_block=1,
+                      down_block_types=["DownBlock2D", "CrossAttnDownBlock2D"],
+                      up_block_types=["CrossAttnUpBlock2D", "UpBlock2D"], transformer_layers_per_block=[1, 1],
+                      attention_head_dim=[2, 4], cross_attention_dim=64, use_linear_projection=True,
+                      addition_embed_type="text_time", addition_time_embed_dim=8,
+                      projection_class_embeddings_input_dim=16 + 6 * 8, norm_num_groups=32),
+}
+UNET_CONFIGS = tuple(UNETS)

@@ -9,31 +9,18 @@ instead, which `transformers` passes through untouched; the sequence length can 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import torch
 import transformers
-from iree.turbine import aot
 
 from mltune.errors import UserError
 from mltune.export.configs import DECODERS
+from mltune.export.saving import DTYPES, ExportedModel, save_export
 
 Mode = Literal["prefill", "decode"]
-PARAMETER_SCOPE = "model"
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16}
-
-
-@dataclass(frozen=True)
-class ExportedDecoder:
-    """What an export wrote: the MLIR, its weights (None: inlined), and the flags file that calls it."""
-
-    mlir: Path
-    parameters: Path | None
-    flags: Path
 
 
 def causal_mask(queries: int, keys: int, device: torch.device) -> torch.Tensor:
@@ -99,7 +86,7 @@ def example_arguments(model: torch.nn.Module, mode: Mode, seq_len: int, cache_le
 
 def export_decoder(config: str, out_dir: Path, *, mode: Mode = "prefill", seq_len: int = 128, cache_len: int = 2048,
                    dtype: str = "float32", dynamic: bool = False, external_weights: bool = False, seed: int = 0,
-                   layers: int | None = None, stem: str | None = None) -> ExportedDecoder:
+                   layers: int | None = None, stem: str | None = None) -> ExportedModel:
     """Export a decoder as IREE 3.13 compiles it, with an example input per argument and a flags file.
 
     Example:
@@ -113,26 +100,9 @@ def export_decoder(config: str, out_dir: Path, *, mode: Mode = "prefill", seq_le
     model = build(config, seed, dtype, layers)
     wrapper = Prefill(model) if mode == "prefill" else DecodeStep(model)
     arrays = example_arguments(model, mode, seq_len, cache_len, seed)
-    tensors = tuple(torch.from_numpy(a) for a in arrays)
     dynamic_shapes = None
     if dynamic:
         dynamic_shapes = {"input_ids": {1: torch.export.Dim("seq", min=2, max=model.config.max_position_embeddings)}}
     stem = stem or f"{config}_{mode}" + ("_dynamic" if dynamic else "")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    parameters = None
-    if external_weights:
-        aot.externalize_module_parameters(wrapper, external_scope=PARAMETER_SCOPE)
-        parameters = out_dir / f"{stem}.irpa"
-    with torch.no_grad():
-        exported = aot.export(wrapper, args=tensors, dynamic_shapes=dynamic_shapes)
-    mlir = out_dir / f"{stem}.mlir"
-    exported.save_mlir(mlir)
-    if parameters is not None:
-        aot.save_module_parameters(parameters, wrapper)
-    flags = [f"--parameters={PARAMETER_SCOPE}={parameters.name}"] if parameters is not None else []
-    for index, array in enumerate(arrays):
-        np.save(out_dir / f"{stem}.input{index}.npy", array)
-        flags.append(f"--input=@{stem}.input{index}.npy")
-    flags_file = out_dir / f"{stem}.flags"
-    flags_file.write_text("\n".join(flags) + "\n")
-    return ExportedDecoder(mlir, parameters, flags_file)
+    return save_export(wrapper, arrays, out_dir, stem, external_weights=external_weights,
+                       dynamic_shapes=dynamic_shapes)
