@@ -5,7 +5,8 @@
 # (.pack/a1/part, .pack/a2/part: a call carries at most 64 MiB with the repository, so they travel in two calls),
 # Z3, Optuna and what Optuna needs (.pack/b/site.tar.xz), Ray's core and what the device's image lacks for it
 # (.pack/r/ray.tar.xz, for the scaling and collection scripts: a third call), mltune's entry points, for the ranker
-# registry (.pack/mltune-0.1.0.dist-info), and iree-turbine with decorator, for exports made there (.pack/whl).
+# registry (.pack/mltune-0.1.0.dist-info), and iree-turbine with decorator and diffusers, for exports made there
+# (.pack/whl).
 # Shared libraries are stripped, IREE's Tracy runtime is left out. On the device, `bash benchmarks/device/unpack.sh`
 # after a first call that ran `cp .pack/a1/part /tmp/site_a1`; a script that needs Ray unpacks .pack/r.
 set -euo pipefail
@@ -43,7 +44,7 @@ tail -c +30000001 "$work/iree.tar.xz" > .pack/a2/part
 tar cf - -C "$work/b" . | xz -T0 -7 > .pack/b/site.tar.xz
 tar cf - -C "$work/r" . | xz -T0 -7 > .pack/r/ray.tar.xz
 python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: -d .pack/whl \
-  "iree-turbine==3.9.*" decorator
+  "iree-turbine==3.9.*" decorator "diffusers==$(version diffusers)"
 python3 - <<'EOF'
 import importlib.metadata
 from pathlib import Path

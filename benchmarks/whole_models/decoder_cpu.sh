@@ -21,6 +21,7 @@ stamp retime
 [ -f run/compile_command.txt ] && (cd m && python3 "$here/benchmarks/timing/plain_tools_order.py" --run-dir "$work/run" \
   --rounds 8) > plain.txt 2>&1
 stamp torch
-python3 "$here/benchmarks/whole_models/torch_reference.py" smollm-135m --seq-len 128 --dtype float32 --device cpu \
+python3 "$here/benchmarks/whole_models/torch_reference.py" decoder smollm-135m \
+  --flags m/smollm-135m_prefill_dynamic.flags --dtype float32 --device cpu \
   --calls 10 > torch.txt 2>&1
 stamp done
