@@ -10,8 +10,8 @@
 #   collect [MARK]   (any later call: waits, at most LIMIT seconds (560), for the job to print MARK, default "all done")
 # Each model: random weights in an .irpa, exported on the device, tuned whole for sm_90 on cuda://0 by `mltune tune`
 # with the BUDGET and the whole-run TIME_BUDGET, its result re-measured with plain tools against the file as exported
-# (timing/plain_tools_order.py, 6 rounds), the same module run by torch eager and torch.compile on the same inputs
-# (whole_models/torch_reference.py), and IREE's default and tuned builds' outputs compared with torch's
+# (timing/plain_tools_order.py, 6 rounds), the same module run by torch eager (and torch.compile, with TORCH_COMPILE=1
+# set for start) on the same inputs (whole_models/torch_reference.py), and IREE's default and tuned builds' outputs compared with torch's
 # (whole_models/compare_outputs.py). The job runs detached (setsid) from a copy of the tree, so that it outlives one
 # call's 10 minutes; `collect` copies its logs to $OUT as they grow.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH HF_HUB_OFFLINE=1
@@ -51,7 +51,7 @@ case $step in
         --rounds 6 --device cuda://0 --default-source $run/$stem.sm_90.mlir > plain_$label.txt 2>&1
       stamp torch $label
       python3 src/benchmarks/whole_models/torch_reference.py $kind $config --mode $mode --flags m/$stem.flags \
-        --dtype float16 --save torch_$label.npy --compile > torch_$label.txt 2>&1
+        --dtype float16 --save torch_$label.npy ${TORCH_COMPILE:+--compile} > torch_$label.txt 2>&1
       for build in default tuned; do
         [ -f $run/order_$build.vmfb ] && iree-run-module --module=$run/order_$build.vmfb --device=cuda://0 \
           --flagfile=$run/inputs/flags.txt --output=@iree_${build}_$label.npy > /dev/null 2>> numerics_$label.txt
