@@ -169,7 +169,8 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
     from mltune.frontend.problem import Problem, Untunable
     from mltune.input.model import prepare_input
     from mltune.targets import parse_target
-    from mltune.tuning.tune import check_target_matches, configurators, lowering_is_tunable, read_dispatches
+    from mltune.input.dispatches import read_checked_dispatches
+    from mltune.tuning.prepare import configurators, lowering_is_tunable
 
     for flag in iree_flags:
         checked(cli_args.iree_flag, flag, "iree_flag")
@@ -178,8 +179,7 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
     context = new_context()
     with tempfile.TemporaryDirectory(prefix="mltune-problems-") as work:
         tuning_input = prepare_input(path, parsed, Path(work), context, function, seed, tuple(iree_flags))
-        dispatches = read_dispatches(tuning_input, context)
-        check_target_matches(dispatches, parsed)
+        dispatches = read_checked_dispatches(tuning_input, parsed, context)
         tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
         data_tiling = lowering_is_tunable(tuning_input, dispatches)
         return [RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())

@@ -16,7 +16,8 @@ from mltune.rankers import make_ranker
 from mltune.search.loop import LoopSettings, TuningLoop
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import SEARCH_SHARE, read_dispatches, with_deadline
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.tune import SEARCH_SHARE, with_deadline
 
 pytestmark = pytest.mark.e2e
 

@@ -26,7 +26,7 @@ from mltune.runs.summary import summary
 from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import read_dispatches
+from mltune.input.dispatches import read_dispatches
 
 MIN_SPEEDUP = 1.03
 PLAIN = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}

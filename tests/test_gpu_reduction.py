@@ -33,7 +33,7 @@ from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_reduction import GpuReduction
 from mltune.system.tools import tool_path
 from mltune.targets import facts_from_executable_target, parse_target
-from mltune.tuning.tune import NOT_IN_SOURCE
+from mltune.tuning.prepare import NOT_IN_SOURCE
 
 EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
 SHAPES = {"rmsnorm": ReductionShape("rmsnorm", (128, 768)), "softmax": ReductionShape("softmax", (12, 128, 128))}

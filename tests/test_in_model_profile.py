@@ -17,7 +17,7 @@ from mltune.input.model import prepare_input
 from mltune.model.in_model import FunctionTime, NotProfiled, function_times, profile_in_model, profiling_mode
 from mltune.model.profile import problem_times, rank_in_model
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import read_dispatches
+from mltune.input.dispatches import read_dispatches
 
 EXPORTS = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
 

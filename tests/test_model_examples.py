@@ -10,7 +10,8 @@ from mltune.frontend.problem import Problem, Untunable
 from mltune.input.model import prepare_input
 from mltune.model.profile import call_counts, executable_of
 from mltune.targets.cpu import CpuTarget
-from mltune.tuning.tune import configurators, read_dispatches
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.prepare import configurators
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "models"
 

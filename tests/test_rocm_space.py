@@ -18,7 +18,7 @@ from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder
 from mltune.features.gpu import gpu_contraction_features
 from mltune.input.model import DUMP_PHASE_FLAG, Invocation, TuningInput
-from mltune.runs.report import Dispatch
+from mltune.input.dispatches import Dispatch
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints
 from mltune.system.tools import tool_path

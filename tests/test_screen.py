@@ -25,7 +25,8 @@ from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, scree
 from mltune.execution.build import Builder
 from mltune.search.screen_module import one_op_module, screen_module
 from mltune.targets import parse_target
-from mltune.tuning.tune import configurators, read_dispatches
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.prepare import configurators
 
 pytestmark = pytest.mark.e2e
 

@@ -23,7 +23,8 @@ from mltune.search.loop import NONE_APPLIED, LoopSettings, SearchTask
 from mltune.search.screen import ScreenedOrder, ScreenStage
 from mltune.spaces.cpu_reduction import knobs_of_levels
 from mltune.targets import parse_target
-from mltune.tuning.tune import configurators, read_dispatches
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.prepare import configurators
 
 pytestmark = pytest.mark.e2e
 

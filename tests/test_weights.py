@@ -24,7 +24,7 @@ from mltune.model import weights
 from mltune.model.numerics import compare, run_outputs
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
-from mltune.tuning.tune import read_dispatches
+from mltune.input.dispatches import read_dispatches
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,8 @@ from mltune.rankers.heuristic import Heuristic  # noqa: E402
 from mltune.spaces.gpu_attention import GpuAttention  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tuning.compile_only import compile_indices  # noqa: E402
-from mltune.tuning.tune import configurators, read_dispatches  # noqa: E402
+from mltune.input.dispatches import read_dispatches  # noqa: E402
+from mltune.tuning.prepare import configurators  # noqa: E402
 
 # name: (batch x heads, query length, head dim, key/value length, value head dim)
 SHAPES = {

@@ -38,7 +38,8 @@ from mltune.spaces.gpu_contraction import PIPELINE as GPU_PIPELINE  # noqa: E402
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tuning.compile_only import compile_indices, dispatch_builder  # noqa: E402
-from mltune.tuning.tune import configurators, read_dispatches  # noqa: E402
+from mltune.input.dispatches import read_dispatches  # noqa: E402
+from mltune.tuning.prepare import configurators  # noqa: E402
 
 
 def matmul(m: int, n: int, k: int, in_type: str = "f16", out_type: str = "f32", transpose_rhs: bool = True) -> str:

@@ -25,11 +25,12 @@ from mltune.execution.build import Builder  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable  # noqa: E402
 from mltune.input.model import prepare_input  # noqa: E402
-from mltune.runs.report import Dispatch  # noqa: E402
+from mltune.input.dispatches import Dispatch  # noqa: E402
 from mltune.spaces.candidate import CandidateSet, Configurator  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
 from mltune.tuning.compile_only import dispatch_builder  # noqa: E402
-from mltune.tuning.tune import configurators, read_dispatches  # noqa: E402
+from mltune.input.dispatches import read_dispatches  # noqa: E402
+from mltune.tuning.prepare import configurators  # noqa: E402
 
 
 @dataclass

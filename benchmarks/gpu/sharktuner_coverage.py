@@ -134,7 +134,8 @@ def main() -> int:
     from mltune.frontend.problem import Problem, Untunable
     from mltune.input.model import prepare_input
     from mltune.targets import parse_target
-    from mltune.tuning.tune import configurators, read_dispatches
+    from mltune.input.dispatches import read_dispatches
+    from mltune.tuning.prepare import configurators
 
     context, target = new_context(), parse_target(args.target, probe=False)
     print("| dispatch | pipeline | SHARK tilings (complete?) | SHARK s | mltune points | mltune s | covered | missed: why |")

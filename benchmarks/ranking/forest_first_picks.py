@@ -27,7 +27,8 @@ from mltune.input.model import prepare_input  # noqa: E402
 from mltune.rankers import make_ranker  # noqa: E402
 from mltune.rankers.base import RankingInput  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402
-from mltune.tuning.tune import configurators, read_dispatches  # noqa: E402
+from mltune.input.dispatches import read_dispatches  # noqa: E402
+from mltune.tuning.prepare import configurators  # noqa: E402
 
 SHAPES = ((8192, 8192, 8192), (2560, 7680, 2560), (2048, 5120, 1280))  # M, N, K; f16 x f16 -> f32, RHS N x K
 

@@ -25,7 +25,7 @@ from mltune.input.model import prepare_input  # noqa: E402
 from mltune.spaces.cpu_contraction import CpuContraction  # noqa: E402
 from mltune.system.tools import tool_path  # noqa: E402
 from mltune.targets import CpuTarget  # noqa: E402
-from mltune.tuning.tune import read_dispatches  # noqa: E402
+from mltune.input.dispatches import read_dispatches  # noqa: E402
 
 ONE_WORKGROUP = {"wg_m": 64, "wg_n": 1024, "vec_k": 1}
 CONFIGS = {  # the test's, and the 4x8 stand-in it used before

@@ -34,7 +34,8 @@ from mltune.model.in_model import profile_in_model
 from mltune.model.profile import problem_times
 from mltune.records.dataset import read_records
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import configurators, read_dispatches
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.prepare import configurators
 
 DEVICE = "local-task"
 

@@ -27,7 +27,7 @@ from mltune.model.in_model import profile_in_model
 from mltune.model.profile import call_counts, profile_model, rank_in_model
 from mltune.system.tools import run_tool, tool_path
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import read_dispatches
+from mltune.input.dispatches import read_dispatches
 
 DEVICE = "local-task"
 

@@ -28,11 +28,11 @@ from mltune.frontend.mlir import new_context, parse_module_file
 from mltune.frontend.problem import Problem
 from mltune.frontend.root_ops import read_root_ops
 from mltune.records.dataset import Record, knobs_over, read_records
-from mltune.runs.report import Dispatch
+from mltune.input.dispatches import Dispatch
 from mltune.search.loop import LoopSettings, SearchTask
 from mltune.search.screen import ScreenedOrder, ScreenStage
 from mltune.targets import facts_from_executable_target, parse_target
-from mltune.tuning.tune import configurators
+from mltune.tuning.prepare import configurators
 
 
 def _dispatch(bench: Path, name: str, context) -> Dispatch:

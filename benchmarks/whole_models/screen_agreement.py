@@ -44,7 +44,8 @@ from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.search.screen_module import dispatch_module, one_op_module
 from mltune.targets import Target, parse_target
-from mltune.tuning.tune import configurators, read_dispatches
+from mltune.input.dispatches import read_dispatches
+from mltune.tuning.prepare import configurators
 
 KS = (2, 4, 8)
 

@@ -39,7 +39,7 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
 from mltune.targets import CpuTarget
-from mltune.tuning.tune import read_dispatches
+from mltune.input.dispatches import read_dispatches
 
 COMPILE_TIMEOUT_S = 900.0  # measured, not searched: a slow compile is a result here
 PLAN = TimingPlan(rounds=5, min_calls=3, timeout_factor=60)  # a whole model's call takes up to a second here

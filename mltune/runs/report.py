@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mltune.execution.kernel_timing import KernelTiming
-from mltune.frontend.problem import Problem, Untunable
+from mltune.input.dispatches import Dispatch
 from mltune.input.files import ParameterArchive
 from mltune.model.budget import Allocation
 from mltune.model.fallback import Attempt
@@ -18,16 +18,6 @@ from mltune.model.flags import FlagChoice
 from mltune.model.host_reference import HostCheck
 from mltune.model.profile import DispatchProfile
 from mltune.search.results import DispatchResult
-from mltune.targets import TargetFacts
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    name: str
-    problem: Problem | Untunable
-    facts: TargetFacts
-    bench: Path
-    default_config: str = ""  # the root op's `lowering_config` IREE chose (its default), as text; "" if none
 
 
 @dataclass

@@ -30,11 +30,10 @@ from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.model import executable_flags, strip_configuration
 from mltune.rankers import RankingInput, make_ranker
-from mltune.runs.report import Dispatch
+from mltune.input.dispatches import Dispatch, read_checked_dispatches
 from mltune.spaces.candidate import CandidateSet, Configurator
-from mltune.tuning.prepared import prepared_input
 from mltune.tuning.request import TuneRequest
-from mltune.tuning.tune import configurators, nothing_tunable, read_checked_dispatches
+from mltune.tuning.prepare import configurators, nothing_tunable, prepared_input
 
 # (target kind, op kind) whose candidates compile from the dumped executable as from the model
 DISPATCH_LEVEL_COMPILE = {("rocm", "contraction"), ("rocm", "convolution"), ("rocm", "matvec")}
@@ -84,7 +83,7 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
     _, tuning_input = prepared_input(request, context)
-    dispatches = read_checked_dispatches(tuning_input, request, context)
+    dispatches = read_checked_dispatches(tuning_input, request.target, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     if not tunable:

@@ -12,7 +12,7 @@ from mltune.frontend.problem import Problem
 from mltune.input.model import TuningInput
 from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
 from mltune.model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
-from mltune.runs.report import Dispatch
+from mltune.input.dispatches import Dispatch
 
 
 def named_dispatches(tuning_input: TuningInput, dispatches: list[Dispatch]) -> list[NamedDispatch]:

@@ -7,29 +7,25 @@ import time
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 from iree.compiler import ir
 from iree.compiler import version as compiler_version
-from iree.compiler.dialects import iree_codegen
 
-from mltune.emit.apply import Applied, annotatable_keys, annotates_source, make_applier, match_key
+from mltune.emit.apply import Applied, make_applier
 from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.choose import make_executor
 from mltune.execution.devices import RunnerPool, make_runner
 from mltune.execution.kernel_timing import measured_builds
 from mltune.execution.run import Runner, TimingPlan
-from mltune.frontend.mlir import parse_module_file
-from mltune.frontend.problem import Problem, Untunable
-from mltune.frontend.root_ops import read_root_ops, root_op_configs
-from mltune.input.model import TuningInput, dumped_build
+from mltune.frontend.problem import Problem
+from mltune.input.model import dumped_build
 from mltune.model.budget import problem_shares, select, split_budget
 from mltune.model.fallback import finish_with_fallbacks, winners
 from mltune.model.as_built import AsBuilt
 from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
 from mltune.model.flags import FlagChoice, compare_tuned, compile_command
-from mltune.model.merge import StarterSpec, merge_configs, read_starter_spec
+from mltune.model.merge import StarterSpec, merge_configs
 from mltune.model.in_model_finals import ProfiledFinals
 from mltune.model.in_model_timer import InModelTimer
 from mltune.model.profile_table import profile_lines
@@ -42,97 +38,18 @@ from mltune.rankers.near_incumbent import near_default, near_default_share
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
 from mltune.records.dataset import FINALS_SUFFIX, Record, RecordWriter, device_id
 from mltune.runs.directory import RESULTS_FILE
-from mltune.runs.report import Dispatch, TuneReport
+from mltune.runs.report import TuneReport
 from mltune.runs.summary import baseline_us, summary
 from mltune.search.loop import LoopSettings, SearchTask, TuningLoop
 from mltune.search.results import DispatchResult
 from mltune.search.resume import earlier_trials, reconcile
 from mltune.search.screen import ScreenStage, screen_kind
-from mltune.spaces.candidate import Configurator
-from mltune.spaces.configure import make_configurator
 from mltune.system.progress import display
-from mltune.targets import Target, facts_from_executable_target
 from mltune.targets.stored import facts_to_record
-from mltune.tuning.prepared import prepared_input
+from mltune.tuning.prepare import prepare
 from mltune.tuning.request import TuneRequest
-from mltune.tuning.shapes import shape_note, specialised_request
+from mltune.tuning.shapes import shape_note
 from mltune.tuning.time_shares import cached_shares, named_dispatches
-
-
-def _dispatch_name(bench: Path) -> str:
-    return bench.stem.removeprefix("module_").removesuffix("_benchmark")
-
-
-def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Dispatch]:
-    """The root op of every dumped dispatch, with the target facts from its executable target."""
-    dispatches = []
-    for bench in tuning_input.dispatch_files:
-        module = parse_module_file(bench, context)
-        with context:
-            variants = iree_codegen.get_executable_variant_ops(module)
-            if not variants:
-                continue
-            facts = facts_from_executable_target(variants[0].attributes["target"])
-            roots = read_root_ops(module)
-            configs = root_op_configs(module)
-        if not roots:
-            dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), facts, bench))
-        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench, config)
-                          for root, config in zip(roots, configs))
-    return dispatches
-
-
-def check_target_matches(dispatches: list[Dispatch], target: Target) -> None:
-    """A dumped dispatch carries its own target: it must be the kind `--target` names."""
-    for dispatch in dispatches:
-        if dispatch.facts.kind != target.kind:
-            raise UserError(f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
-                            f"not for --target {target.name} ({target.kind})")
-
-
-NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and no op of the source is this problem (IREE "
-                 "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped "
-                 "dispatch")
-
-
-def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-                  source: Path | None = None):
-    """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
-    CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
-    `source`: what CUDA candidates annotate, where the problem must be found (IREE's dispatch may hold an op the
-    source does not)."""
-    seen: set[str] = set()
-    in_source: set[str] | None = None
-    for dispatch in tunable:
-        problem = dispatch.problem
-        assert isinstance(problem, Problem)
-        if problem.key in seen:
-            continue
-        seen.add(problem.key)
-        configurator = make_configurator(problem, dispatch.facts, context, dispatch.bench, work_dir, data_tiling)
-        if not isinstance(configurator, Untunable) and source is not None and annotates_source(dispatch.facts.kind):
-            in_source = annotatable_keys(source, context) if in_source is None else in_source
-            if match_key(problem) not in in_source:
-                configurator = Untunable(problem.op_name, NOT_IN_SOURCE)
-        yield dispatch, configurator
-
-
-def _check_writable(path: Path) -> None:
-    """Fail before any work if the spec cannot be written; leave no empty file behind."""
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a"):
-            pass
-    except OSError as err:
-        raise UserError(f"cannot write {path}: {err.strerror}") from None
-    if not existed:
-        path.unlink()
-
-
-def _searches_flags(request: TuneRequest, tuning_input: TuningInput) -> bool:
-    """Flag variants are measured on a whole model, for CPU targets only (`--iree-opt-data-tiling` is a CPU flag)."""
-    return not tuning_input.invocation.dispatch_level and request.flag_search and request.target.kind == "cpu"
 
 
 def _tuned_variants(request: TuneRequest, model: ModelOutcome, builder: Builder, runner: Runner | RunnerPool,
@@ -168,45 +85,6 @@ def nothing_measured(results: list[DispatchResult]) -> str:
     return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
 
 
-def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
-    reasons = "; ".join(f"{d.name}: {d.problem.reason}" for d in dispatches) or "no dispatches"
-    return UserError(f"nothing tunable in {request.input_path} ({reasons})")
-
-
-def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -> bool:
-    """A contraction's lowering (data tiling: compile flags, for the whole model) is tuned as part of its space when
-    the input is a model whose dispatches hold one problem, not already data-tiled."""
-    problems = {d.problem.key for d in dispatches if isinstance(d.problem, Problem)}
-    return (not tuning_input.invocation.dispatch_level and len(problems) == 1
-            and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
-
-
-def _configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-               source: Path | None = None
-               ) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
-    """Every distinct problem's configurator, by problem key; a problem its target cannot configure
-    (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
-    configured: dict[str, tuple[Dispatch, Configurator]] = {}
-    untunable: dict[str, Untunable] = {}
-    for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir, data_tiling, source):
-        assert isinstance(dispatch.problem, Problem)
-        if isinstance(configurator, Untunable):
-            untunable[dispatch.problem.key] = configurator
-        else:
-            configured[dispatch.problem.key] = (dispatch, configurator)
-    listed = [replace(d, problem=untunable[d.problem.key]) if isinstance(d.problem, Problem)
-              and d.problem.key in untunable else d for d in dispatches]
-    return listed, configured
-
-
-def read_checked_dispatches(tuning_input: TuningInput, request: TuneRequest, context: ir.Context) -> list[Dispatch]:
-    """The dumped dispatches, each checked to be compiled for the kind of target `--target` names."""
-    dispatches = read_dispatches(tuning_input, context)
-    check_target_matches(dispatches, request.target)
-    return dispatches
-
-
 # the share of `--time-budget` the search may start candidates in: the rest is the checks' in the model
 SEARCH_SHARE = {"model": 0.6, "dispatch": 0.85}
 
@@ -221,17 +99,10 @@ def with_deadline(settings: LoopSettings, run_started: float, level: str) -> Loo
 def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     started = time.perf_counter()
     run_started = time.monotonic()
-    _check_writable(request.output)
-    starter: StarterSpec | None = read_starter_spec(request.starter_spec, context) if request.starter_spec else None
-    request.run_dir.mkdir(parents=True, exist_ok=True)
-    request, specialised = specialised_request(request, context)
-    prepared, tuning_input = prepared_input(request, context)
+    run = prepare(request, context)
+    request, tuning_input, prepared, starter = run.request, run.builds, run.given, run.starter
+    dispatches, configured, facts, level = run.dispatches, run.configured, run.facts, run.level
     dump_seconds = time.perf_counter() - started  # mostly the compiles that dump the dispatches and move the weights
-    dispatches = read_checked_dispatches(tuning_input, request, context)
-    tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
-    if not dispatches or not (tunable or _searches_flags(request, tuning_input)):
-        raise nothing_tunable(request, dispatches)
-    facts = (tunable or dispatches)[0].facts
     # a ranker missing its model for this target stops here; each problem gets its own copy (the forest's
     # models are loaded once, shared by the copies)
     inner_ranker = make_ranker(request.ranker, request.seed, facts, request.model_dir, request.dataset_dir)
@@ -253,15 +124,9 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
     tool_started = time.perf_counter()  # flag variants and profiling: compiler and benchmark runs throughout
     flags: FlagChoice | None = None
     baseline = default_build
-    search_flags = _searches_flags(request, tuning_input)  # the data-tiled variant is then tuned as a whole
-    data_tiling = lowering_is_tunable(tuning_input, dispatches) and not search_flags
-    dispatches, configured = _configure(dispatches, context, request.run_dir / "spaces", data_tiling,
-                                        tuning_input.source)
-    level = "dispatch" if tuning_input.invocation.dispatch_level else "model"
+    search_flags, data_tiling = run.search_flags, run.data_tiling
     time_budget = request.settings.time_budget_s  # the whole run's
     request = replace(request, settings=with_deadline(request.settings, run_started, level))
-    if not configured and not search_flags:
-        raise nothing_tunable(request, dispatches)
     with display().phase("profile: time each dispatch"):
         profiles = cached_shares(tuning_input, dispatches, request.devices, request.run_dir, request.jobs,
                                  default_build.vmfb)
@@ -391,7 +256,7 @@ def tune(request: TuneRequest, context: ir.Context) -> TuneReport:
                         profiles=profiles, allocations=allocations, flags=flags, model=model, command=command,
                         kernel_timing=measured.timing if measured.kernel_level else None,
                         numerics=winner_check.verdicts, attempts=attempts,
-                        arguments=(*tuning_input.arguments, *shape_note(specialised)),
+                        arguments=(*tuning_input.arguments, *shape_note(run.specialised)),
                         parameters=prepared.invocation.parameters,  # the user's, not the split's
                         host=winner_check.host, stage_seconds=stages, time_budget=time_budget)
     (request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
