@@ -286,7 +286,7 @@ def test_a_run_whose_spaces_hold_no_candidate_says_so():
     why, instead of "all 0 candidates failed"."""
     from mltune.frontend.problem import Problem
     from mltune.search.results import DispatchResult
-    from mltune.tuning.tune import nothing_measured
+    from mltune.tuning.search_stage import nothing_measured
 
     fill = Problem(op_kind="elementwise", op_name="linalg.generic", bounds=(465708,), batch=(), m=(0,), n=(), k=(),
                    lhs_type="i8", rhs_type="i8", out_type="i8", indexing_maps=("affine_map<(d0) -> (d0)>",),

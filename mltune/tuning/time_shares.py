@@ -10,6 +10,10 @@ from typing import Sequence
 
 from mltune.frontend.problem import Problem
 from mltune.input.model import TuningInput
+from mltune.model.budget import Allocation, problem_shares, select, split_budget
+from mltune.model.profile_table import profile_lines
+from mltune.system.progress import display
+from mltune.tuning.request import TuneRequest
 from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
 from mltune.model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
 from mltune.input.dispatches import Dispatch
@@ -57,3 +61,14 @@ def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices
     profiles = _measured_shares(tuning_input, dispatches, devices, run_dir, jobs, default_vmfb)
     path.write_text(json.dumps([asdict(p) for p in profiles]))
     return profiles
+
+
+def profile_and_allocate(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
+                         default_vmfb: Path, whole_model: bool) -> tuple[list[DispatchProfile], list[Allocation]]:
+    """Stage three: each dispatch's share of the time (shown as a table) and the budget split by it."""
+    with display().phase("profile: time each dispatch"):
+        profiles = cached_shares(tuning_input, dispatches, request.devices, request.run_dir, request.jobs,
+                                 default_vmfb)
+    allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
+    display().table(profile_lines(profiles, allocations, whole_model))
+    return profiles, allocations

@@ -1,0 +1,151 @@
+"""The third stage of a run: each allocated problem's candidates searched (screened on a small module first where
+that pays, the finalists timed in the model), every measurement recorded, each winner's numerics checked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import nullcontext
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from iree.compiler import ir
+from iree.compiler import version as compiler_version
+
+from mltune.emit.apply import Applier, make_applier
+from mltune.errors import RunFailure
+from mltune.execution.choose import make_executor
+from mltune.execution.kernel_timing import MeasuredBuilds, measured_builds
+from mltune.frontend.problem import Problem
+from mltune.model.budget import Allocation
+from mltune.model.in_model_finals import ProfiledFinals
+from mltune.model.in_model_timer import InModelTimer
+from mltune.model.profile import DispatchProfile
+from mltune.model.winner_numerics import WinnerCheck
+from mltune.rankers.base import for_one_problem
+from mltune.rankers.near_incumbent import near_default, near_default_share
+from mltune.rankers.seeded import SeededRanker, known_fast_by_problem
+from mltune.records.dataset import device_id
+from mltune.search.loop import SearchTask, TuningLoop
+from mltune.search.results import DispatchResult
+from mltune.search.resume import earlier_trials
+from mltune.search.screen import ScreenStage, screen_kind
+from mltune.system.progress import display
+from mltune.targets.stored import facts_to_record
+from mltune.tuning.collaborators import Baselines, Collaborators
+from mltune.tuning.prepare import PreparedRun
+from mltune.tuning.run_records import RunRecords
+from mltune.tuning.time_shares import named_dispatches
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What the search found, and what the later checks build and time with."""
+
+    results: list[DispatchResult]
+    applier: Applier
+    measured: MeasuredBuilds  # the builds trials were timed as (whole model, or the kernel alone)
+    in_model: InModelTimer | None  # the timer that timed the finalists inside the model, if one did
+    tool_seconds: float  # in compiler and benchmark processes
+
+
+def record_fields(run: PreparedRun) -> dict[str, Any]:
+    """What every record of the run carries besides its measurement."""
+    facts, request = run.facts, run.request
+    return {"arch": facts.arch, "device": device_id(",".join(request.devices), facts.cores),
+            "target": facts_to_record(facts), "run_id": request.run_dir.name, "level": run.level}
+
+
+def _tasks(run: PreparedRun, tools: Collaborators, allocations: list[Allocation], measured: MeasuredBuilds,
+           records: RunRecords) -> list[SearchTask]:
+    """One search per allocation (identical problems are one: one spec matches them all), its ranker starting near
+    IREE's default and from configs earlier runs found fast."""
+    request = run.request
+    device = record_fields(run)["device"]
+    priors = known_fast_by_problem(request.dataset_dir / run.facts.arch, exclude_run=request.run_dir.name)
+    near_share = near_default_share(tools.ranker, request.near_default)
+    tasks = []
+    for allocation in allocations:
+        dispatch, configurator = run.configured[allocation.problem.key]
+        problem = dispatch.problem
+        assert isinstance(problem, Problem)
+        earlier = partial(earlier_trials, records.earlier, problem, configurator=configurator,
+                          compiler=compiler_version.VERSION, device=device,
+                          vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
+        near = near_default(for_one_problem(tools.ranker), configurator, dispatch.default_config, near_share,
+                            request.seed)
+        ranker = SeededRanker(near, priors.get(problem.key, []))
+        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier,
+                                default_sha256=measured.baseline.sha256))
+    return tasks
+
+
+def nothing_measured(results: list[DispatchResult]) -> str:
+    """Why a run measured nothing: every candidate failed, the first failure names the reason; or no space held a
+    candidate (a loop size that no tile of the space divides)."""
+    trials = [t for r in results for t in r.trials]
+    if not trials:
+        empty = ", ".join(f"{r.name} ({r.problem.key})" for r in results if r.candidates == 0)
+        return (f"nothing could be measured: the space of {empty} holds no candidate (no configuration of mltune's "
+                "space fits its sizes on this target)")
+    first = next((t.measurement.detail if t.measurement else t.build.detail for t in trials), "")
+    return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
+
+
+def search(run: PreparedRun, tools: Collaborators, baselines: Baselines, profiles: list[DispatchProfile],
+           allocations: list[Allocation], records: RunRecords, winner_check: WinnerCheck,
+           context: ir.Context) -> Searched:
+    """Stage four: search every allocation, recording each trial as it is measured."""
+    request, builds, facts = run.request, run.builds, run.facts
+    fields = record_fields(run)
+    applier = make_applier(request.target.kind, builds.source, context)
+    measured = measured_builds(request.timing if run.level == "model" else "call", request.target.kind != "cpu",
+                               tools.builder, tools.runner, baselines.default, request.run_dir)
+    runner_seconds_before = tools.runner.seconds_in_children
+    tasks = _tasks(run, tools, allocations, measured, records)
+    results: list[DispatchResult] = []
+    executor, in_model, stage = None, None, None
+    try:
+        kind = screen_kind(request.screen, builds.invocation.dispatch_level, len(profiles), run.data_tiling)
+        screens = {}
+        if kind is not None:
+            stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context,
+                                records.write, fields, request.run_dir / "screen",
+                                {d.name: d.bench for d in run.dispatches}, records.earlier, fields["device"],
+                                request.devices, request.jobs, request.seed, request.compile_flags)
+            screens = stage.workloads(tasks) if request.cluster else {}  # a cluster screens beside the model stage
+            tasks = tasks if request.cluster else stage.run(tasks)
+        executor = make_executor(request.cluster, request.shared_fs, measured.builder, tools.runner,
+                                 measured.baseline.vmfb, builds.invocation, request.devices,
+                                 request.target.kind != "cpu", request.settings.batch_size, screens)
+        loop = TuningLoop(executor, facts, applier, request.settings, context, records.write, fields,
+                          records.write_finalist)
+        if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
+                and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
+            timer = InModelTimer(builds.invocation, request.devices[0], named_dispatches(builds, run.dispatches),
+                                 request.run_dir / "in_model")
+            in_model = ProfiledFinals(measured.builder, applier, facts, timer, measured.baseline.vmfb,
+                                      request.settings, records.write, fields, request.run_dir / "in_model")
+        searches: Iterator = (stage.stream(tasks, loop) if stage is not None and request.cluster else
+                              zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)))
+        for task, searched in searches:
+            if stage is not None:
+                stage.describe(searched)
+            if task.budget > searched.candidates:
+                print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
+                      f"{task.problem.key}")
+            with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
+                refused = winner_check.verify(searched, run.configured[task.problem.key][0].facts,
+                                              task.configurator.pipeline_of, task.ranker.name, fields)
+            for record in refused:
+                records.write(record)
+            results.append(searched)
+    finally:
+        if executor is not None:
+            executor.close()
+        records.close()
+    if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
+        raise RunFailure(nothing_measured(results))
+    tool_seconds = (executor.tool_seconds + tools.runner.seconds_in_children - runner_seconds_before
+                    + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
+    return Searched(results, applier, measured, in_model.timer if in_model else None, tool_seconds)
