@@ -281,6 +281,20 @@ exec {real} "$@"
     assert len(trial_record_files(tmp_path / "datasets")) == 1, "the failed candidates are recorded"
 
 
+def test_a_time_budget_spent_before_the_search_says_so(tmp_path):
+    """A `--time-budget` the stages before the search use up (here 1 s: the dump and IREE's default build take
+    longer) ends in one line that says so, with each stage's seconds, and not in "no candidate in the space"; no
+    ranker is started for a search that cannot start a candidate."""
+    (tmp_path / "mm.mlir").write_text(TINY)
+    result = run([sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--budget", "2", "--time-budget", "1",
+                  "--run-dir", "run", "--dataset-dir", "datasets", "--ranker", "heuristic"], cwd=tmp_path)
+    assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("mltune: failed: nothing could be measured: the --time-budget of 1 s was spent before "
+                           "the search started a candidate (prepare the input "), line
+    assert "IREE's default build" in line and "give a larger --time-budget" in line
+
+
 def test_a_run_whose_spaces_hold_no_candidate_says_so():
     """Synthetic results (no run): where no dispatch's space held a candidate, the failure names the dispatches and
     why, instead of "all 0 candidates failed"."""

@@ -261,9 +261,11 @@ class _Search:
         earlier = list(task.earlier_of(candidates)) if task.earlier_of is not None else []
         result = DispatchResult(task.name, task.problem, len(candidates), trials=list(earlier),
                                 min_speedup=loop.settings.min_speedup)
-        task.ranker.start(RankingInput(task.problem, loop.facts, candidates))
-        for trial in earlier:
-            task.ranker.tell(trial.index, trial.told_ratio)
+        deadline = loop.settings.deadline
+        if deadline is None or time.monotonic() < deadline:  # past the run's deadline no candidate is asked for
+            task.ranker.start(RankingInput(task.problem, loop.facts, candidates))
+            for trial in earlier:
+                task.ranker.tell(trial.index, trial.told_ratio)
         progress = display().phase(f"search {task.name}", total=task.budget,
                                    initial=min(result.benchmarked, task.budget), unit="benchmarks")
         return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,

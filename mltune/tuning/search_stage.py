@@ -13,7 +13,6 @@ from iree.compiler import ir
 from iree.compiler import version as compiler_version
 
 from mltune.emit.apply import Applier, make_applier
-from mltune.errors import RunFailure
 from mltune.execution.choose import make_executor
 from mltune.execution.kernel_timing import MeasuredBuilds, measured_builds
 from mltune.frontend.problem import Problem
@@ -48,6 +47,12 @@ class Searched:
     in_model: InModelTimer | None  # the timer that timed the finalists inside the model, if one did
     tool_seconds: float  # in compiler and benchmark processes
 
+    @property
+    def measured_any(self) -> bool:
+        """Whether any candidate ran to a measurement (a run with no problem to search has nothing to measure)."""
+        return not self.results or any(t.measurement and t.measurement.status == "ok"
+                                       for r in self.results for t in r.trials)
+
 
 def record_fields(run: PreparedRun) -> dict[str, Any]:
     """What every record of the run carries besides its measurement."""
@@ -80,10 +85,17 @@ def _tasks(run: PreparedRun, tools: Collaborators, allocations: list[Allocation]
     return tasks
 
 
-def nothing_measured(results: list[DispatchResult]) -> str:
-    """Why a run measured nothing: every candidate failed, the first failure names the reason; or no space held a
-    candidate (a loop size that no tile of the space divides)."""
+def nothing_measured(results: list[DispatchResult], out_of_time: dict[str, float] | None = None,
+                     time_budget: float = 0.0, search_share: float = 1.0) -> str:
+    """Why a run measured nothing: the run's `--time-budget` was spent before the search started a candidate
+    (`out_of_time`: the stages before it, with their seconds); every candidate failed, the first failure names the
+    reason; or no space held a candidate (a loop size that no tile of the space divides)."""
     trials = [t for r in results for t in r.trials]
+    if not trials and out_of_time is not None:
+        spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in out_of_time.items())
+        return (f"nothing could be measured: the --time-budget of {time_budget:.0f} s was spent before the search "
+                f"started a candidate ({spent}); candidates start only in its first {search_share:.0%}, the rest is "
+                "kept for the checks in the model: give a larger --time-budget")
     if not trials:
         empty = ", ".join(f"{r.name} ({r.problem.key})" for r in results if r.candidates == 0)
         return (f"nothing could be measured: the space of {empty} holds no candidate (no configuration of mltune's "
@@ -144,8 +156,6 @@ def search(run: PreparedRun, tools: Collaborators, baselines: Baselines, profile
         if executor is not None:
             executor.close()
         records.close()
-    if results and not any(t.measurement and t.measurement.status == "ok" for r in results for t in r.trials):
-        raise RunFailure(nothing_measured(results))
     tool_seconds = (executor.tool_seconds + tools.runner.seconds_in_children - runner_seconds_before
                     + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
     return Searched(results, applier, measured, in_model.timer if in_model else None, tool_seconds)

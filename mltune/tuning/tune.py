@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from iree.compiler import ir
 
+from mltune.errors import RunFailure
 from mltune.model.host_reference import HostBuild
 from mltune.model.winner_numerics import WinnerCheck
 from mltune.runs.report import TuneReport
@@ -30,7 +31,7 @@ from mltune.tuning.finish_stage import emit, finish
 from mltune.tuning.prepare import PreparedRun, prepare
 from mltune.tuning.request import TuneRequest
 from mltune.tuning.run_records import RunRecords
-from mltune.tuning.search_stage import search
+from mltune.tuning.search_stage import nothing_measured, search
 from mltune.tuning.shapes import shape_note
 from mltune.tuning.time_shares import profile_and_allocate
 
@@ -92,6 +93,11 @@ def tune(request: TuneRequest, context: ir.Context,
     records = RunRecords(run.request.dataset_dir, run.facts.arch, run.request.run_dir)
     with clock.stage("search (screen, finalists)"):
         searched = search(run, tools, baselines, profiles, allocations, records, winner_check, context)
+    if not searched.measured_any:
+        deadline = run.request.settings.deadline
+        out_of_time = deadline is not None and time.monotonic() >= deadline
+        raise RunFailure(nothing_measured(searched.results, clock.seconds if out_of_time else None,
+                                          time_budget or 0.0, SEARCH_SHARE[run.level]))
     with clock.stage("checks in the model and the result"):
         finished = finish(run, tools, baselines, searched, winner_check, context)
         emitted = emit(run, finished)
