@@ -17,6 +17,7 @@ from iree_helpers import (
     attention_source,
     checked_heuristic_order,
     compile_only_vector_distribute,
+    masked_attention_source,
     run,
 )
 
@@ -214,6 +215,23 @@ def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
         assert sorted(re.findall(_LISTS, "".join(p.read_text() for p in configs.glob("*.mlir")))) == written
         seen.add(tuple(written))
     assert len(seen) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_cuda_compile_only_configures_a_masked_attention(tmp_path):
+    """sm_90, an f16 attention with a boolean mask (a causal decoder's, as `mltune export decoder` writes it): every
+    candidate compiles, and IREE's configuration of the attention is the one written on it."""
+    source = masked_attention_source(2, 128, 64, 128, 64, "f16")
+    candidates = compile_only_vector_distribute(tmp_path, "masked.mlir", source, "sm_90", 3)
+    annotated = sorted(candidates.glob("*/candidate_*/annotated.mlir"))
+    assert len(annotated) == 3
+    configs = tmp_path / "configs"
+    compiled = run([tool_path("iree-compile"), str(annotated[0]),
+                    f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "x.vmfb")])
+    assert compiled.returncode == 0, compiled.stderr[-2000:]
+    written = sorted(re.findall(_LISTS, annotated[0].read_text()))
+    assert written and sorted(re.findall(_LISTS, "".join(p.read_text() for p in configs.glob("*.mlir")))) == written
 
 
 def test_features_and_heuristic_order(dumps, configurators):

@@ -26,7 +26,6 @@ from mltune.spaces.gpu_attention import (
     GpuAttention,
     _layout,
     is_attention,
-    refuse_masked,
 )
 from mltune.spaces.gpu_contraction import lookup
 from mltune.spaces.iree_constraints import EmittedConstraints
@@ -48,7 +47,6 @@ class CudaAttention(GpuAttention):
 
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         self.problem, self.gpu, self.context = problem, gpu, context
-        refuse_masked(problem)
         self.qk_mmas = self.pv_mmas = nvidia_mmas(problem, gpu)
         if not self.qk_mmas:
             raise ValueError(f"{gpu.arch} has no NV_MMA_SYNC intrinsic for {problem.operand_types[0]} attention")

@@ -108,10 +108,11 @@ def k2_tiles(k2: int, unit: int) -> tuple[int, ...]:
 
 
 def refuse_masked(problem: Problem) -> None:
-    """Masked attention is tuned on llvm-cpu only: its spec matcher is checked there (`mltune.emit.spec`), and the
-    GPU spaces model no mask."""
+    """Masked attention is tuned on llvm-cpu, whose spec matcher for it is checked there (`mltune.emit.spec`), and
+    on CUDA, where the config is written onto the source's op (no matcher) and the mask adds no constraint IREE
+    emits; on ROCm its spec's match is not checked yet."""
     if problem.mask_type:
-        raise ValueError("masked attention is tuned on llvm-cpu only (GPU targets: not yet)")
+        raise ValueError("masked attention is tuned on llvm-cpu and CUDA (ROCm: not yet)")
 
 
 class GpuAttention:

@@ -33,6 +33,7 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.input.dispatches import Dispatch, read_checked_dispatches
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.tuning.request import TuneRequest
+from mltune.tuning.shapes import specialised_request
 from mltune.tuning.prepare import configurators, nothing_tunable, prepared_input
 
 # (target kind, op kind) whose candidates compile from the dumped executable as from the model
@@ -82,6 +83,7 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
     request.run_dir.mkdir(parents=True, exist_ok=True)
+    request, _ = specialised_request(request, context)  # --shape: the model as the full run would build it
     _, tuning_input = prepared_input(request, context)
     dispatches = read_checked_dispatches(tuning_input, request.target, context)
     untunable = [(d.name, d.problem) for d in dispatches if isinstance(d.problem, Untunable)]
