@@ -91,6 +91,8 @@ def tune(request: TuneRequest, context: ir.Context,
         profiles, allocations = profile_and_allocate(run.builds, run.dispatches, run.request, baselines.default.vmfb,
                                                      run.level == "model")
     records = RunRecords(run.request.dataset_dir, run.facts.arch, run.request.run_dir)
+    if records.reused():
+        print(records.reused())
     with clock.stage("search (screen, finalists)"):
         searched = search(run, tools, baselines, profiles, allocations, records, winner_check, context)
     if not searched.measured_any:
