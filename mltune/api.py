@@ -35,7 +35,7 @@ def _path(value: PathLike | None) -> Path | None:
 
 
 def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budget: int = 50,
-         time_budget: float | None = None, output: PathLike = "best_spec.mlir", run_dir: PathLike | None = None,
+         time_budget: float | None = None, output: PathLike | None = None, run_dir: PathLike | None = None,
          dataset_dir: PathLike | None = None, model_dir: PathLike | None = None, function: str | None = None,
          seed: int = 0, jobs: int | None = None, devices: str | Sequence[str] | None = None,
          batch: int = LoopSettings.batch_size, min_speedup: float = 1.03, near_default: float | None = None,
@@ -57,7 +57,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
         budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
         time_budget: The whole run's seconds: no candidate is started past `SEARCH_SHARE` of them (60 % on a model,
             85 % on a dispatch benchmark), the rest left to the checks in the model, which run to their end.
-        output: Where the tuning spec is written.
+        output: Where the tuning spec is written besides the run folder; default: the run folder alone
+            (`RUN/best_spec.mlir`, `result.spec_path`), so that no file outside it is overwritten unasked.
         run_dir: The run directory; default: a new one under the data home's `runs/`.
         dataset_dir: Where records are appended, one folder per arch; default: the data home's `datasets/`.
         model_dir: The learned rankers' models: this folder alone; default: the user's, then the shipped ones.
@@ -104,7 +105,7 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
         KeyboardInterrupt: Ctrl-C (or SIGTERM at the command line); the run is marked interrupted, its records kept.
     """
     arguments = TuneArguments(
-        Path(model), target, ranker, budget, time_budget, Path(output), _path(run_dir), _path(dataset_dir),
+        Path(model), target, ranker, budget, time_budget, _path(output), _path(run_dir), _path(dataset_dir),
         _path(model_dir), function, seed, jobs, devices if devices is None or isinstance(devices, str)
         else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
         cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
@@ -113,7 +114,7 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
     return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
 
 
-def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike = "best_spec.mlir",
+def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike,
                 run_dir: PathLike | None = None, **options: Any) -> list[TuneResult]:
     """Tune a model with dynamic dimensions for several shapes (buckets, e.g. sequence 128 and 512), one run each.
 
@@ -122,7 +123,7 @@ def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike = "b
     for). On CUDA the results are each shape's annotated source, kept apart.
 
     Example:
-        >>> results = mltune.tune_shapes("decoder_dynamic.mlir", ["1x128xi64", "1x512xi64"], budget=16)
+        >>> results = mltune.tune_shapes("decoder_dynamic.mlir", ["1x128xi64", "1x512xi64"], output="spec.mlir")
 
     Args:
         model: The source .mlir, exported with dynamic dimensions.

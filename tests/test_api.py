@@ -132,19 +132,24 @@ def test_a_models_problems_ranked_through_the_api():
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_tune_through_the_api(tmp_path):
-    """A real tune with a tiny budget: the result holds what the run wrote."""
-    result = mltune.tune(MATMUL, budget=3, output=tmp_path / "spec.mlir", run_dir=tmp_path / "run",
-                         dataset_dir=tmp_path / "datasets", progress="quiet")
+def test_tune_through_the_api(tmp_path, monkeypatch):
+    """A real tune with a tiny budget: the result holds what the run wrote; with no `output`, the spec stays in
+    the run folder and a spec of the user's in the working directory is left as it was."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "best_spec.mlir").write_text("// the user's own spec\n")
+    result = mltune.tune(MATMUL, budget=3, run_dir=tmp_path / "run", dataset_dir=tmp_path / "datasets",
+                         progress="quiet")
+    assert (tmp_path / "best_spec.mlir").read_text() == "// the user's own spec\n"
+    spec = tmp_path / "run" / "best_spec.mlir"
     assert result.run_dir == tmp_path / "run"
     assert result.summary == json.loads((tmp_path / "run" / "summary.json").read_text())
     (verdict,) = result.verdicts
     assert verdict.problem == MATMUL_KEY and 1 <= verdict.benchmarked <= 3
     assert verdict.kept == (result.summary["dispatches"][0]["winner"] is not None)
     if result.spec_path is not None:
-        assert result.spec_path == tmp_path / "spec.mlir" and result.spec_text == result.spec_path.read_text()
+        assert result.spec_path == spec and result.spec_text == spec.read_text()
     else:
-        assert result.spec_text == "" and not (tmp_path / "spec.mlir").exists()
+        assert result.spec_text == "" and not spec.exists()
     assert result.records_path.parent.parent == tmp_path / "datasets"
     assert list(result.records) == list(read_records(result.records_path))
     assert {Problem.from_record(r["problem"]).key for r in result.records} == {MATMUL_KEY}
@@ -159,7 +164,7 @@ def test_tune_through_the_api(tmp_path):
     state = json.loads((tmp_path / "run" / "state.json").read_text())
     assert state["status"] == "finished"
     resumed = parse_arguments(state["argv"])  # the recorded command line is `mltune tune`'s own
-    assert (resumed.budget, resumed.input, resumed.output) == (3, MATMUL, tmp_path / "spec.mlir")
+    assert (resumed.budget, resumed.input, resumed.output) == (3, MATMUL, spec)
 
 
 @pytest.mark.e2e

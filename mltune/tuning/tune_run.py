@@ -48,7 +48,7 @@ class TuneArguments:
     ranker: str
     budget: int
     time_budget: float | None
-    output: Path
+    output: Path | None  # None: the run folder's best_spec.mlir alone
     run_dir: Path | None
     dataset_dir: Path | None
     model_dir: Path | None
@@ -235,7 +235,8 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
         check_input_file(arguments.starter_spec, "--starter-spec")
     call = model_call(arguments.inputs, arguments.parameters, arguments.int_range, arguments.function,
                       arguments.compile_flags_file, arguments.benchmark_flags_file, arguments.shape)
-    check_output_file(arguments.output, "-o")
+    if arguments.output is not None:
+        check_output_file(arguments.output, "-o")
     dataset_dir = arguments.dataset_dir if arguments.dataset_dir is not None else user_datasets()
     check_output_folder(dataset_dir, "--dataset-dir")
     jobs = check_jobs(arguments.jobs)
@@ -260,7 +261,8 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
                             min_speedup=arguments.min_speedup, batch_size=arguments.batch,
                             final=final_plan(target.kind))
     request = TuneRequest(
-        input_path=arguments.model, target=target, ranker=arguments.ranker, settings=settings, output=arguments.output,
+        input_path=arguments.model, target=target, ranker=arguments.ranker, settings=settings,
+        output=arguments.output or run_dir / "best_spec.mlir",
         run_dir=run_dir, dataset_dir=dataset_dir, function=call.function, seed=arguments.seed, jobs=jobs,
         devices=devices, top=arguments.top, starter_spec=arguments.starter_spec, flag_search=arguments.flag_search,
         compile_flags=(*arguments.iree_flags, *call.compile_flags), timing=arguments.timing,
@@ -314,6 +316,8 @@ def run(arguments: TuneArguments, argv: list[str], show_paths: bool) -> TuneResu
     if show_paths:
         print_paths(run_dir, request.dataset_dir, request.output, request.ranker, request.model_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if arguments.output is None:  # a resumed run writes where this one does, not the command line's default
+        argv = [*argv, "-o", os.path.abspath(request.output)]
     state = runs.start(run_dir, argv, request.input_path)
     try:
         runs.check_same_call(run_dir, call.record())
