@@ -20,7 +20,7 @@ from mltune.rankers import NEAR_DEFAULT_SHARE, make_ranker
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.loop import LoopSettings
 from mltune.system.paths import data_home, user_datasets, user_models
-from mltune.tuning.tune_run import DispatchVerdict, TuneArguments, TuneResult, checked, run
+from mltune.tuning.library_call import DispatchVerdict, TuneArguments, TuneResult, checked, run
 
 if TYPE_CHECKING:
     from mltune.learn.samples import ProblemSamples
@@ -168,7 +168,7 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
     """
     from mltune.frontend.mlir import new_context
     from mltune.frontend.problem import Problem, Untunable
-    from mltune.input.model import prepare_input
+    from mltune.input.tuning_input import prepare_input
     from mltune.targets import parse_target
     from mltune.input.dispatches import read_checked_dispatches
     from mltune.tuning.prepare import configurators, lowering_is_tunable

@@ -28,7 +28,7 @@ from mltune.frontend.one_op_model import AttentionShape, ContractionShape, atten
 from mltune.frontend.problem import ELEMENTWISE, Problem
 from mltune.frontend.root_ops import read_root_ops
 from mltune.records.dataset import FINALS_SUFFIX
-from mltune.input.model import Invocation, write_random_inputs
+from mltune.input.tuning_input import Invocation, write_random_inputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.system.tools import run_compiler, tool_path
 from mltune.targets.cpu import CpuInfo
@@ -359,10 +359,10 @@ def mlp_source(seed: int = 0) -> str:
 
 
 def split_mlp(root: Path, context: ir.Context):
-    """`mlp_source` in `root` as the user gives it (weights inlined) and split (`mltune.model.weights`), with seeded
+    """`mlp_source` in `root` as the user gives it (weights inlined) and split (`mltune.whole_model.weights`), with seeded
     inputs: (inlined tuning input, split tuning input, the split)."""
-    from mltune.input.model import TuningInput
-    from mltune.model import weights
+    from mltune.input.tuning_input import TuningInput
+    from mltune.whole_model import weights
 
     source = root / "mlp.mlir"
     source.write_text(mlp_source())

@@ -14,8 +14,8 @@ from mltune.frontend.mlir import new_context
 from mltune.input.abi import DECLARATION, AbiValue, exported_functions, parse_declaration, read_function_abi
 from mltune.input.files import InputFile
 from mltune.input.generated import generate_inputs
-from mltune.input.model import Invocation, check_generatable
-from mltune.model.numerics import run_outputs
+from mltune.input.tuning_input import Invocation, check_generatable
+from mltune.whole_model.numerics import run_outputs
 
 EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported"
 

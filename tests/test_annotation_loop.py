@@ -10,8 +10,8 @@ from iree_helpers import HOST_FLAGS, compile_with_configs_dump
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
 from mltune.execution.local import LocalExecutor
-from mltune.execution.run import Runner, TimingPlan
-from mltune.input.model import prepare_input
+from mltune.execution.runner import Runner, TimingPlan
+from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.search.loop import LoopSettings, TuningLoop
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists

@@ -12,7 +12,7 @@ import pytest
 
 import mltune
 import mltune.api
-import mltune.tuning.tune_run
+import mltune.tuning.library_call
 from mltune.cli.command import main, parse_arguments
 from mltune.frontend.problem import Problem
 from mltune.learn.samples import load_dataset
@@ -49,7 +49,7 @@ def spy_on(monkeypatch, name: str) -> list[tuple[tuple, dict]]:
 def test_a_library_call_records_how_it_calls_the_model_for_resume(tmp_path):
     """The command line a library call records (for `mltune tune --resume`) carries its inputs, archives, integer
     range and flags files (synthetic values)."""
-    arguments = mltune.tuning.tune_run.TuneArguments(
+    arguments = mltune.tuning.library_call.TuneArguments(
         Path("m.mlir"), "host", "heuristic", 5, None, Path("s.mlir"), None, None, None, None, 0, None, None, 8, 1.03,
         None, None, False, "auto", (), None, False, False, "bar", ("@ids.npy", "1x4xf32=1"), ("model=w.irpa",),
         "0:7", Path("c.flags"), Path("b.flags"))

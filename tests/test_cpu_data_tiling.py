@@ -15,7 +15,7 @@ from mltune.emit.op_config import config_flags, op_attributes
 from mltune.execution.build import Builder
 from mltune.features.cpu import cpu_contraction_features
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
-from mltune.input.model import Invocation, TuningInput
+from mltune.input.tuning_input import Invocation, TuningInput
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.spaces import cpu_data_tiling

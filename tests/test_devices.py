@@ -7,9 +7,9 @@ import pytest
 
 from mltune.errors import UserError
 from mltune.execution.devices import RunnerPool, check_device, make_runner
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.runner import Runner, TimingPlan
 from mltune.input.files import InputFile
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 PLAN = TimingPlan(rounds=2, round_seconds=0.03)
 

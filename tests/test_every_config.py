@@ -3,9 +3,9 @@ when it ran faster than leave-one-out's choice (synthetic measurements: the rule
 
 from __future__ import annotations
 
-from mltune.execution.run import Measurement
-from mltune.model.finish import EVERY_CONFIG, CHECK_CHOICE, RECOMMENDED, every_config_faster
-from mltune.model.verify import EndToEnd
+from mltune.execution.runner import Measurement
+from mltune.whole_model.finish import EVERY_CONFIG, CHECK_CHOICE, RECOMMENDED, every_config_faster
+from mltune.whole_model.verify import EndToEnd
 
 
 def _measured(index: int, speedup: float) -> Measurement:

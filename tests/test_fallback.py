@@ -13,13 +13,13 @@ from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import make_runner
 from mltune.execution.kernel_timing import MeasuredBuilds
-from mltune.execution.run import Measurement, TimingPlan
+from mltune.execution.runner import Measurement, TimingPlan
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
-from mltune.input.model import prepare_input
-from mltune.model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
-from mltune.model.finish import FinalChecks, ModelOutcome, finish_model
-from mltune.model.merge import read_starter_spec
-from mltune.model.verify import Config, ConfigCheck
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
+from mltune.whole_model.finish import FinalChecks, ModelOutcome, finish_model
+from mltune.whole_model.merge import read_starter_spec
+from mltune.whole_model.verify import Config, ConfigCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.runs.summary import summary

@@ -18,7 +18,7 @@ from iree_helpers import checked_heuristic_order, compile_only_vector_distribute
 from mltune.emit.apply import AnnotationApplier, SpecApplier, match_key
 from mltune.features.gpu_matvec import gpu_matvec_features
 from mltune.frontend.problem import Problem
-from mltune.input.model import DUMP_PHASE_FLAG
+from mltune.input.tuning_input import DUMP_PHASE_FLAG
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_matvec import GpuMatvec, row_loop

@@ -21,7 +21,7 @@ from iree_helpers import checked_heuristic_order
 
 from mltune.features import extractor_for
 from mltune.frontend.one_op_model import one_by_one_convolution_model
-from mltune.input.model import prepare_input
+from mltune.input.tuning_input import prepare_input
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_multi_loop import GpuMultiLoopContraction
 from mltune.spaces.gpu_simt_convolution import GpuSimtPointwise

@@ -15,7 +15,7 @@ from mltune.emit.apply import make_applier
 from mltune.features import extractor_for, model_kind
 from mltune.features.gpu_simt import gpu_simt_features, simt_estimate, simt_gemm
 from mltune.frontend.problem import Problem
-from mltune.input.model import DUMP_PHASE_FLAG, prepare_input
+from mltune.input.tuning_input import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers.base import RankingInput
 from mltune.rankers.simt_heuristic import REGISTER_HEADROOM, REGISTER_LIMIT, simt_heuristic_order
 from mltune.spaces.candidate import CandidateSet

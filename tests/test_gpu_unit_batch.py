@@ -15,7 +15,7 @@ from gpu_dump_helpers import dump_gpu_model
 from iree_helpers import applied_compile_args, batch_matmul_source
 
 from mltune.emit.apply import make_applier
-from mltune.input.model import prepare_input
+from mltune.input.tuning_input import prepare_input
 from mltune.spaces.configure import make_configurator
 from mltune.spaces.gpu_contraction import PIPELINE, GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints

@@ -1,4 +1,4 @@
-"""A GPU run's default build held against the user's file built for the host CPU (`mltune.model.host_reference`):
+"""A GPU run's default build held against the user's file built for the host CPU (`mltune.whole_model.host_reference`):
 real llvm-cpu builds of the tiny matmul; where a wrong device is simulated, its outputs are labelled synthetic."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from iree_helpers import compile_cpu, random_inputs
 
-from mltune.input.model import Invocation
-from mltune.model.host_reference import HostBuild, against_host, host_check, input_conversion_flags
-from mltune.model.numerics import run_outputs
+from mltune.input.tuning_input import Invocation
+from mltune.whole_model.host_reference import HostBuild, against_host, host_check, input_conversion_flags
+from mltune.whole_model.numerics import run_outputs
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +85,8 @@ def test_a_winner_that_builds_right_what_the_default_builds_wrong_is_kept(tiny, 
     from test_spec import spec_for
     from test_winner_numerics import KNOBS, RECORD_FIELDS, _winner
 
-    from mltune.input.model import TuningInput
-    from mltune.model.winner_numerics import WinnerCheck
+    from mltune.input.tuning_input import TuningInput
+    from mltune.whole_model.winner_numerics import WinnerCheck
     from mltune.targets import CpuTarget
 
     halved = tmp_path / "halved.mlir"

@@ -8,10 +8,10 @@ import pytest
 
 from mltune.frontend.problem import Problem
 from mltune.execution.build import BuildResult
-from mltune.execution.run import Measurement
-from mltune.model.in_model_check import IN_MODEL, decide, narrow_down
-from mltune.model.in_model_finals import LOOKS, screen_first_of_the_fastest, second_look
-from mltune.model.verify import Config, ConfigCheck
+from mltune.execution.runner import Measurement
+from mltune.whole_model.in_model_check import IN_MODEL, decide, narrow_down
+from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest, second_look
+from mltune.whole_model.verify import Config, ConfigCheck
 from mltune.search.results import Trial
 
 

@@ -1,4 +1,4 @@
-"""Each dispatch timed inside runs of the whole model (`mltune.model.in_model`): IREE's HAL profiling on llvm-cpu
+"""Each dispatch timed inside runs of the whole model (`mltune.whole_model.in_model`): IREE's HAL profiling on llvm-cpu
 read back with `iree-profile`, mapped onto the dumped dispatches, and used by `mltune tune` for the time shares."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from mltune.execution.build import Builder
 from mltune.frontend.problem import Problem
 from mltune.input.call import model_call
-from mltune.input.model import prepare_input
-from mltune.model.in_model import FunctionTime, NotProfiled, function_times, profile_in_model, profiling_mode
-from mltune.model.profile import problem_times, rank_in_model
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model.in_model import FunctionTime, NotProfiled, function_times, profile_in_model, profiling_mode
+from mltune.whole_model.profile import problem_times, rank_in_model
 from mltune.targets import CpuTarget
 from mltune.input.dispatches import read_dispatches
 

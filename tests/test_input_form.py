@@ -1,5 +1,5 @@
 """Models as frontends export them, tuned for CUDA: mltune annotates the source's ops there (IREE 3.13 ignores specs
-on CUDA), so a torch, ONNX or JAX export is lowered once to IREE's input form (`mltune.model.input_form`), compile
+on CUDA), so a torch, ONNX or JAX export is lowered once to IREE's input form (`mltune.whole_model.input_form`), compile
 only (no GPU here)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from iree_helpers import mltune
 
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
-from mltune.model.input_form import has_frontend_ops
+from mltune.whole_model.input_form import has_frontend_ops
 
 EXPORTED = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
 

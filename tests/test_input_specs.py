@@ -12,7 +12,7 @@ from iree_helpers import CPU_FLAGS, compile_cpu, run
 from mltune.errors import UserError
 from mltune.frontend.mlir import new_context
 from mltune.input.abi import read_function_abi
-from mltune.input.model import write_tool_flags
+from mltune.input.tuning_input import write_tool_flags
 from mltune.input.specs import materialize_inputs, parse_input
 
 # returns its arguments, so that iree-run-module prints what it read

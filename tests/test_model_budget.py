@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mltune.model.budget import ProblemShare, problem_shares, select, split_budget
-from mltune.model.profile import DispatchProfile, executable_of
+from mltune.whole_model.budget import ProblemShare, problem_shares, select, split_budget
+from mltune.whole_model.profile import DispatchProfile, executable_of
 from mltune.rankers.seeded import SeededRanker
 from mltune.rankers.simple import SolverOrder
 from mltune.spaces.candidate import CandidateSet

@@ -7,8 +7,8 @@ from pathlib import Path
 from iree_helpers import HOST_FLAGS
 
 from mltune.frontend.problem import Problem, Untunable
-from mltune.input.model import prepare_input
-from mltune.model.profile import call_counts, executable_of
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model.profile import call_counts, executable_of
 from mltune.targets.cpu import CpuTarget
 from mltune.input.dispatches import read_dispatches
 from mltune.tuning.prepare import configurators

@@ -7,7 +7,7 @@ from iree_helpers import CPU_FLAGS, TWO_OP_SOURCE, compile_with_configs_dump
 from test_spec import spec_for
 
 from mltune.errors import UserError
-from mltune.model.merge import DEFAULT_ENTRYPOINT, merge, read_starter_spec
+from mltune.whole_model.merge import DEFAULT_ENTRYPOINT, merge, read_starter_spec
 from mltune.spaces.cpu_contraction import tile_lists
 
 OURS = {"wg_m": 20, "wg_n": 64, "vec_m": 4, "vec_n": 32, "vec_k": 4}
@@ -81,8 +81,8 @@ def test_configs_merge_through_the_targets_applier(dumps, context, tmp_path):
     """Without a starter spec the configs are the applier's own combination (a linked spec, or on CUDA the
     annotated source); with one, they are specs linked with it."""
     from mltune.emit.apply import AnnotationApplier, SpecApplier
-    from mltune.model.merge import merge_configs
-    from mltune.model.verify import Config
+    from mltune.whole_model.merge import merge_configs
+    from mltune.whole_model.verify import Config
     from mltune.spaces.cpu_contraction import CpuContraction
 
     matmul = dumps["matmul"]

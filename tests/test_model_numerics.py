@@ -8,7 +8,7 @@ import pytest
 from iree_helpers import compile_cpu, matmul_source, random_inputs
 from test_spec import spec_for
 
-from mltune.model.numerics import compare, run_outputs
+from mltune.whole_model.numerics import compare, run_outputs
 
 # The tiny matmul, then `+ 1e-3` on every element: a wrong result of the kind a broken config would give.
 ALTERED = matmul_source(32, 64, 48).replace("  return %r : tensor<32x48xf32>", """  %e = tensor.empty() : tensor<32x48xf32>

@@ -14,9 +14,9 @@ import pytest
 from iree_helpers import dump_command, run
 
 from mltune.frontend.dump_constants import missing_resources, restore_dropped_constants
-from mltune.model import profile
-from mltune.model.profile import profile_model
-from mltune.model.profile_table import profile_lines
+from mltune.whole_model import profile
+from mltune.whole_model.profile import profile_model
+from mltune.whole_model.profile_table import profile_lines
 from mltune.system.tools import tool_path
 
 

@@ -21,9 +21,9 @@ from ray.cluster_utils import Cluster
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob
 from mltune.execution.ray_cluster import BENCH_RESOURCE, RayExecutor
-from mltune.execution.run import Measurement, TimingPlan
+from mltune.execution.runner import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
-from mltune.input.model import prepare_input
+from mltune.input.tuning_input import prepare_input
 from mltune.targets import CpuTarget
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # a Ray cluster starts in each: CI runs them with -m slow

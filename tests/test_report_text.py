@@ -9,7 +9,7 @@ from pathlib import Path
 from learn_helpers import matmul_problem
 
 from mltune.execution.build import BuildResult
-from mltune.execution.run import Measurement
+from mltune.execution.runner import Measurement
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.search.results import DispatchResult, Trial
@@ -63,7 +63,7 @@ def test_finalists_show_one_estimator_and_only_the_knobs_that_apply(tmp_path, ca
 
 def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
     """Synthetic verdicts: a plain tiling's line leaves out the data-tiling knobs, a data-tiled one's keeps them."""
-    from mltune.tuning.tune_run import DispatchVerdict
+    from mltune.tuning.library_call import DispatchVerdict
 
     plain = {"wg_m": 50, "wg_n": 32, "vec_m": 25, "vec_n": 16, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
              "dt_threads": 0}
@@ -77,7 +77,7 @@ def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
 def test_the_models_time_is_its_own_default_never_a_dispatchs(tmp_path, capsys):
     """Synthetic times: finalists timed inside the model (a dispatch's 9.8 ms) and the model's end-to-end timing
     (230 ms): the report gives the model's; without an end-to-end timing or trials of the whole model, none."""
-    from mltune.model.verify import EndToEnd
+    from mltune.whole_model.verify import EndToEnd
     from mltune.runs.summary import baseline_us
 
     dispatch = (9800.0, 9790.0, 9810.0)
@@ -95,7 +95,7 @@ def test_a_spec_over_a_default_that_differs_from_the_host_says_so(tmp_path, caps
     written spec, that its speedup is over a build with wrong outputs; a default that agrees adds no such line."""
     import numpy as np
 
-    from mltune.model.host_reference import host_check
+    from mltune.whole_model.host_reference import host_check
 
     host = np.linspace(-1, 1, 64, dtype=np.float32)
     (tmp_path / "best_spec.mlir").write_text("spec")

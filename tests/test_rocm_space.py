@@ -17,7 +17,7 @@ from iree_helpers import checked_heuristic_order, matmul_source, run
 from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder
 from mltune.features.gpu import gpu_contraction_features
-from mltune.input.model import DUMP_PHASE_FLAG, Invocation, TuningInput
+from mltune.input.tuning_input import DUMP_PHASE_FLAG, Invocation, TuningInput
 from mltune.input.dispatches import Dispatch
 from mltune.spaces.gpu_contraction import GpuContraction
 from mltune.spaces.iree_constraints import emit_constraints

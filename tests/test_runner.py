@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from mltune.execution import timing_process
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.execution.timing_process import Pace
 from mltune.input.files import InputFile
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 PLAN = TimingPlan(rounds=3, round_seconds=0.05)
 
@@ -182,10 +182,10 @@ def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
     script.write_text(f"""
 import json, os, sys
 from pathlib import Path
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.runner import Runner, TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.files import InputFile
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {json.dumps([(str(f.path), f.shape, f.element_type)
                                                                           for f in runner.invocation.inputs])})
 runner = Runner(Invocation("main", files, False), "local-task", Path({str(tmp_path)!r}), kept=KeptWorker())

@@ -15,12 +15,12 @@ from iree_helpers import TWO_OP_SOURCE, mltune
 from mltune.frontend.mlir import new_context
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
-from mltune.input.model import DUMP_PHASE_FLAG, prepare_input
+from mltune.input.tuning_input import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask
-from mltune.model.in_model_timer import ROUNDS
+from mltune.whole_model.in_model_timer import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
 from mltune.execution.build import Builder
 from mltune.search.screen_module import one_op_module, screen_module
@@ -165,7 +165,7 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
     from mltune.emit.apply import SpecApplier
     from mltune.execution.build import Builder
     from mltune.execution.local import LocalExecutor
-    from mltune.execution.run import Runner
+    from mltune.execution.runner import Runner
     from mltune.search.loop import TuningLoop
     from mltune.spaces.cpu_contraction import CpuContraction
     from mltune.targets import CpuTarget
@@ -187,7 +187,7 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
 def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
     """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
     the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
-    from mltune.execution.run import TimingPlan
+    from mltune.execution.runner import TimingPlan
 
     settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
                             final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))  # no early stop
@@ -206,7 +206,7 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
 def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_path):
     """A first stage that keeps no finalists hands its fastest candidate to the task that follows it, in the same
     loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
-    from mltune.execution.run import TimingPlan
+    from mltune.execution.runner import TimingPlan
 
     settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
                             final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))

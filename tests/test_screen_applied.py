@@ -12,10 +12,10 @@ import pytest
 from iree_helpers import compile_with_dumps, parse_levels, strip_config
 
 from mltune.execution.build import NOT_APPLIED
-from mltune.execution.run import TimingPlan
+from mltune.execution.runner import TimingPlan
 from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.problem import ELEMENTWISE, Problem
-from mltune.input.model import prepare_input
+from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record

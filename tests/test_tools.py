@@ -13,7 +13,7 @@ from iree_helpers import CPU_FLAGS
 
 from mltune.errors import UserError
 from mltune.execution.build import Builder
-from mltune.input.model import Invocation, TuningInput
+from mltune.input.tuning_input import Invocation, TuningInput
 from mltune.system import tools
 from mltune.system.tools import run_tool, tool_path
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from mltune.execution.run import Measurement
+from mltune.execution.runner import Measurement
 from mltune.execution.verdict import Looks, SpeedupEstimate, median_interval
 
 

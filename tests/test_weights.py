@@ -15,13 +15,13 @@ from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.runner import Runner, TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.root_ops import problem_from_root_op
 from mltune.input.files import ParameterArchive
-from mltune.input.model import Invocation, TuningInput, write_random_inputs
-from mltune.model import weights
-from mltune.model.numerics import compare, run_outputs
+from mltune.input.tuning_input import Invocation, TuningInput, write_random_inputs
+from mltune.whole_model import weights
+from mltune.whole_model.numerics import compare, run_outputs
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
 from mltune.input.dispatches import read_dispatches
@@ -126,10 +126,10 @@ def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, 
     against the default build given (the dump's), and times the two with the user's invocation; the verdict keeps a
     result surely faster so and withdraws or refuses one that is not (the measurements given to the verdict here are
     synthetic rounds)."""
-    from mltune.execution.run import Measurement
-    from mltune.model.as_built import AsBuilt
-    from mltune.model.finish import ModelOutcome, as_built_verdict
-    from mltune.model.verify import ConfigCheck
+    from mltune.execution.runner import Measurement
+    from mltune.whole_model.as_built import AsBuilt
+    from mltune.whole_model.finish import ModelOutcome, as_built_verdict
+    from mltune.whole_model.verify import ConfigCheck
 
     inlined = mlp[0]
     _dump(inlined.source, inlined.compile_flags, tmp_path / "dumps", context)
@@ -161,7 +161,7 @@ def test_the_dumps_compile_writes_iree_default_build_byte_for_byte(target_name, 
     user builds it is the one the dump already wrote (sm_90: compiled only)."""
     import hashlib
 
-    from mltune.input.model import dumped_build, prepare_input
+    from mltune.input.tuning_input import dumped_build, prepare_input
     from mltune.targets import parse_target
 
     source = tmp_path / "mlp.mlir"
@@ -203,7 +203,7 @@ def test_a_split_started_beside_the_dump_is_the_one_every_build_uses(mlp, contex
     source, or a file too small to hold the weights, starts nothing."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from mltune.input.model import prepare_input
+    from mltune.input.tuning_input import prepare_input
     from mltune.targets import CpuTarget, GpuTarget
 
     inlined, _, _ = mlp

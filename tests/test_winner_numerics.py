@@ -14,11 +14,11 @@ from test_spec import spec_for
 from mltune.errors import UserError
 from mltune.execution.build import BuildResult
 from mltune.execution.devices import check_device
-from mltune.execution.run import Measurement
-from mltune.input.model import Invocation, TuningInput
-from mltune.model import winner_numerics
-from mltune.model.numerics import compare
-from mltune.model.winner_numerics import WinnerCheck, one_op_shape
+from mltune.execution.runner import Measurement
+from mltune.input.tuning_input import Invocation, TuningInput
+from mltune.whole_model import winner_numerics
+from mltune.whole_model.numerics import compare
+from mltune.whole_model.winner_numerics import WinnerCheck, one_op_shape
 from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.system.tools import tool_path

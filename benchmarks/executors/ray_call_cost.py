@@ -31,9 +31,9 @@ from mltune.execution.build import Builder  # noqa: E402
 from mltune.execution.ray_cluster import BENCH_RESOURCE  # noqa: E402
 from mltune.execution.executor import Workload  # noqa: E402
 from mltune.execution.ray_workers import BenchmarkActor, ShippedWorkload  # noqa: E402
-from mltune.execution.run import Runner, TimingPlan  # noqa: E402
+from mltune.execution.runner import Runner, TimingPlan  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.targets.base import parse_target  # noqa: E402
 
 STORE = 200 * 2**20

@@ -153,9 +153,9 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
     (kernel-level ones on a GPU) timed against the run's own baseline."""
     from mltune.emit.apply import Applied
     from mltune.execution.build import Builder
-    from mltune.execution.run import Runner, TimingPlan
+    from mltune.execution.runner import Runner, TimingPlan
     from mltune.frontend.mlir import new_context
-    from mltune.input.model import prepare_input
+    from mltune.input.tuning_input import prepare_input
     from mltune.targets.base import parse_target
 
     context = new_context()

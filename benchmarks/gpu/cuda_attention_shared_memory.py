@@ -42,7 +42,7 @@ from mltune.emit.apply import make_applier  # noqa: E402
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.problem import Problem  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.rankers.base import RankingInput  # noqa: E402
 from mltune.rankers.heuristic import Heuristic  # noqa: E402
 from mltune.spaces.gpu_attention import GpuAttention  # noqa: E402

@@ -33,7 +33,7 @@ from mltune.emit.apply import make_applier  # noqa: E402
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.spaces.gpu_contraction import PIPELINE as GPU_PIPELINE  # noqa: E402
 from mltune.spaces.vector_distribute import PIPELINE as VECTOR_DISTRIBUTE  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402

@@ -4,7 +4,7 @@ mltune refuses a winner whose outputs differ from IREE's default build on the sa
 which of the two is wrong. This script asks a third party: the same exported file built for llvm-cpu by plain
 `iree-compile` and run by `iree-run-module` on the run's own inputs. It compares, against that CPU reference, IREE's
 default GPU outputs (`outputs_default.npz`, written by the run) and every candidate the run checked
-(`numerics/DISPATCH/candidate_N/outputs.npz`), with mltune's tolerance (`mltune.model.numerics.compare`) and the
+(`numerics/DISPATCH/candidate_N/outputs.npz`), with mltune's tolerance (`mltune.whole_model.numerics.compare`) and the
 error's RMS and largest element relative to the reference's RMS. The reference may be the f32 export of the same
 seeded model (`export_models.py` casts after the draw): its outputs are cast to the candidate's type first.
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mltune.model.host_reference import relative_error
-from mltune.model.numerics import compare
+from mltune.whole_model.host_reference import relative_error
+from mltune.whole_model.numerics import compare
 from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget
 

@@ -24,7 +24,7 @@ from mltune.emit.apply import Applier, make_applier  # noqa: E402
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.input.dispatches import Dispatch  # noqa: E402
 from mltune.spaces.candidate import CandidateSet, Configurator  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402

@@ -132,7 +132,7 @@ def main() -> int:
 
     from mltune.frontend.mlir import new_context
     from mltune.frontend.problem import Problem, Untunable
-    from mltune.input.model import prepare_input
+    from mltune.input.tuning_input import prepare_input
     from mltune.targets import parse_target
     from mltune.input.dispatches import read_dispatches
     from mltune.tuning.prepare import configurators

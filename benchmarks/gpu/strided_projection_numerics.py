@@ -6,7 +6,7 @@ reductions (`VectorDistribute`, 32 threads) and runs in 13-17 ms. This script bu
 exporter writes it (`linalg.conv_2d_nchw_fchw`, stride 2, f16 operands, f32 accumulation, the result truncated to
 f16, a ReLU before it), with plain `iree-compile` for the host CPU and for each GPU target (sm_90: the target attribute mltune writes,
 `mltune.targets.gpu`; others: `--iree-cuda-target`), runs each with `iree-run-module` on the same seeded inputs and
-compares with the host's outputs: mltune's tolerance (`mltune.model.numerics.compare`) and the error's RMS relative
+compares with the host's outputs: mltune's tolerance (`mltune.whole_model.numerics.compare`) and the error's RMS relative
 to the outputs'. A wrong projection here is a small reproducer; a right one points at the model's other dispatches.
 
     python benchmarks/gpu/strided_projection_numerics.py [--device cuda://0] [--targets sm_90,sm_80] [--work DIR]
@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from mltune.frontend.mlir import new_context  # noqa: E402
-from mltune.model.host_reference import relative_error  # noqa: E402
-from mltune.model.numerics import compare  # noqa: E402
+from mltune.whole_model.host_reference import relative_error  # noqa: E402
+from mltune.whole_model.numerics import compare  # noqa: E402
 from mltune.system.tools import tool_path  # noqa: E402
 from mltune.targets import CpuTarget, parse_target  # noqa: E402
 

@@ -23,7 +23,7 @@ from iree_helpers import matmul_source  # noqa: E402
 
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.problem import Problem  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.rankers import make_ranker  # noqa: E402
 from mltune.rankers.base import RankingInput  # noqa: E402
 from mltune.targets import parse_target  # noqa: E402

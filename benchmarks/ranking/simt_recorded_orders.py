@@ -44,7 +44,7 @@ from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.one_op_model import contraction_model  # noqa: E402
 from mltune.frontend.problem import Problem  # noqa: E402
 from mltune.frontend.root_ops import read_root_ops  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.spaces.candidate import CandidateSet  # noqa: E402
 from mltune.spaces.gpu_simt_contraction import GpuSimtContraction  # noqa: E402
 from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402

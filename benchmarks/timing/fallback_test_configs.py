@@ -21,7 +21,7 @@ from mltune.emit.apply import SpecApplier  # noqa: E402
 from mltune.execution.build import Builder  # noqa: E402
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.frontend.one_op_model import ContractionShape, contraction_model  # noqa: E402
-from mltune.input.model import prepare_input  # noqa: E402
+from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.spaces.cpu_contraction import CpuContraction  # noqa: E402
 from mltune.system.tools import tool_path  # noqa: E402
 from mltune.targets import CpuTarget  # noqa: E402

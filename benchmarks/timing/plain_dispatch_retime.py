@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mltune.frontend.dump_constants import restore_dropped_constants
-from mltune.input.model import executable_flags
-from mltune.model.profile import time_dispatch
+from mltune.input.tuning_input import executable_flags
+from mltune.whole_model.profile import time_dispatch
 
 
 def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: int, flags: list[str]) -> str:

@@ -4,7 +4,7 @@ Compiles an example model once and times it against itself (A/A: the true ratio 
 `--pairs` times with each method:
 - processes: one `iree-benchmark-module` process for A, then one for A again (5 reps each),
   ratio of their fastest repetitions;
-- runner: `mltune.execution.run.Runner` (calls alternating in one process, 3 rounds), its ratio.
+- runner: `mltune.execution.runner.Runner` (calls alternating in one process, 3 rounds), its ratio.
 Prints min / median / max of the ratios and the spread (max - min) / median.
 
     python benchmarks/timing/timing_noise.py [--example matmul_f32] [--pairs 8]
@@ -19,9 +19,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.runner import Runner, TimingPlan
 from mltune.input.files import InputFile
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -51,7 +51,7 @@ def main() -> None:
     vmfb = work / "a.vmfb"
     subprocess.run(["iree-compile", str(source), *CPU_FLAGS, "-o", str(vmfb)], check=True)
     from mltune.frontend.mlir import new_context, parse_module_file
-    from mltune.input.model import write_random_inputs
+    from mltune.input.tuning_input import write_random_inputs
 
     context = new_context()
     module = parse_module_file(source, context)

@@ -82,7 +82,7 @@ def start_load(name: str, work: Path) -> Load:
 def compile_pair(name: str, spec: Path, work: Path) -> tuple[Path, Path, list]:
     """IREE's default build and the tuned build of `examples/NAME.mlir`, and its random inputs."""
     from mltune.frontend.mlir import new_context, parse_module_file
-    from mltune.input.model import write_random_inputs
+    from mltune.input.tuning_input import write_random_inputs
 
     source = ROOT / "examples" / f"{name}.mlir"
     default, tuned = work / f"{name}_default.vmfb", work / f"{name}_tuned.vmfb"

@@ -68,7 +68,7 @@ def steps(model: Path, work: Path) -> dict[str, list[str]]:
     return {
         "parse": [*python, "import sys; from pathlib import Path; from mltune.frontend.mlir import new_context, "
                   "parse_module_file; parse_module_file(Path(sys.argv[1]), new_context())", str(model)],
-        "sniff": [*python, "import sys; from pathlib import Path; from mltune.input.model import is_dispatch_benchmark; "
+        "sniff": [*python, "import sys; from pathlib import Path; from mltune.input.tuning_input import is_dispatch_benchmark; "
                   "assert not is_dispatch_benchmark(Path(sys.argv[1]))", str(model)],
         "abi": [tool_path("iree-compile"), str(model), *CPU_FLAGS, "--compile-to=abi", *ELIDE_WEIGHTS,
                 "-o", str(work / "abi.mlir")],

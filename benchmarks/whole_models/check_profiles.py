@@ -16,8 +16,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from mltune.model.in_model import PROFILED_CALLS, function_times, read_capture
-from mltune.model.in_model_timer import ROUNDS
+from mltune.whole_model.in_model import PROFILED_CALLS, function_times, read_capture
+from mltune.whole_model.in_model_timer import ROUNDS
 
 
 def problem_totals(capture: Path, problem_of: dict[str, str]) -> dict[str | None, float]:

@@ -3,7 +3,7 @@
 The model stage of a screened run (`mltune tune --screen ...`) compiles and times each finalist in a whole-model
 build of its own: 48 builds for ResNet-50 at budget 100, most of that run's time. Here the finalists a finished run
 timed are combined instead, the j-th finalist of every dispatch into build j (one spec for all of them), and each
-build runs under IREE's HAL profiling (`mltune.model.in_model`) alternately with IREE's default build, for `--rounds`
+build runs under IREE's HAL profiling (`mltune.whole_model.in_model`) alternately with IREE's default build, for `--rounds`
 rounds. That gives each finalist's time inside the model, next to its neighbours' finalists rather than IREE's
 defaults. Printed per tuned problem and finalist: its in-model ratio (IREE default / finalist, median of the
 rounds), the whole-model ratio that implies (its share of the default run), and the whole-model ratio the run
@@ -28,10 +28,10 @@ from mltune.execution.build import Builder
 from mltune.frontend.mlir import new_context
 from mltune.frontend.problem import Problem
 from mltune.input.call import model_call
-from mltune.input.model import prepare_input
-from mltune.model import weights
-from mltune.model.in_model import profile_in_model
-from mltune.model.profile import problem_times
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model import weights
+from mltune.whole_model.in_model import profile_in_model
+from mltune.whole_model.profile import problem_times
 from mltune.records.dataset import read_records
 from mltune.targets import CpuTarget
 from mltune.input.dispatches import read_dispatches

@@ -1,5 +1,5 @@
 """Whether dispatches of one model call ran at the same time on the device: from `iree-profile`'s host dispatch
-events of HAL profiling captures (`mltune.model.in_model`), the share of all dispatches' time that overlapped
+events of HAL profiling captures (`mltune.whole_model.in_model`), the share of all dispatches' time that overlapped
 another dispatch, and the dispatches most overlapped.
 
     python benchmarks/whole_models/dispatch_overlap.py CAPTURE.ireeprof [CAPTURE.ireeprof ...]
@@ -14,7 +14,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from mltune.model.in_model import read_capture
+from mltune.whole_model.in_model import read_capture
 
 
 def events(capture: Path) -> list[tuple[int, int, str]]:

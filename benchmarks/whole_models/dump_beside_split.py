@@ -1,7 +1,7 @@
 """What moving the weights' split beside the dump saves: a run's first stage, one after the other against side by side.
 
 A model with inlined weights is compiled twice before anything is tuned: the dump (`prepare_input`: IREE's default
-build of the whole model, writing its dispatches) and the weights' split (`mltune.model.weights`: a compile to the
+build of the whole model, writing its dispatches) and the weights' split (`mltune.whole_model.weights`: a compile to the
 end of global optimization, then the large constants written to an archive). Both start from the same file and
 flags. Each round does the stage both ways in fresh folders, alternating which goes first: `sequential` calls
 `prepare_input` and then `without_weights`, as runs did; `side by side` starts the split
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its
 from measure_lock import held
 
 from mltune.frontend.mlir import new_context
-from mltune.input.model import prepare_input
-from mltune.model import weights
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model import weights
 from mltune.targets import CpuTarget
 
 WAYS = ("sequential", "side by side")

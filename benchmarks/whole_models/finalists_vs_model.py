@@ -20,9 +20,9 @@ from pathlib import Path
 from scipy.stats import spearmanr
 
 from mltune.execution.build import BuildResult
-from mltune.execution.run import Measurement
+from mltune.execution.runner import Measurement
 from mltune.frontend.problem import Problem
-from mltune.model.in_model_finals import LOOKS, screen_first_of_the_fastest
+from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest
 from mltune.search.loop import LoopSettings
 from mltune.search.results import Trial
 

@@ -1,5 +1,5 @@
 """Where a model spends its time, two ways: each dumped dispatch benchmark timed alone (what `mltune tune` used to
-do on llvm-cpu) against each dispatch timed inside runs of the model (`mltune.model.in_model`, what it does now).
+do on llvm-cpu) against each dispatch timed inside runs of the model (`mltune.whole_model.in_model`, what it does now).
 
 Per model: the wall time of each way, the sum of the profiled dispatches against the model's own time per call,
 and per dispatch its share each way and the ratio of its time per call on the dump to its time in the model. Run
@@ -22,9 +22,9 @@ from mltune.execution.build import Builder
 from mltune.frontend.mlir import new_context
 from mltune.frontend.problem import Problem
 from mltune.input.call import model_call
-from mltune.input.model import prepare_input
-from mltune.model.in_model import profile_in_model
-from mltune.model.profile import call_counts, profile_model, rank_in_model
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model.in_model import profile_in_model
+from mltune.whole_model.profile import call_counts, profile_model, rank_in_model
 from mltune.system.tools import run_tool, tool_path
 from mltune.targets import CpuTarget
 from mltune.input.dispatches import read_dispatches

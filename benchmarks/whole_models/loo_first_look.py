@@ -1,6 +1,6 @@
 """How early may leave-one-out first read its intervals?
 
-Leave-one-out (`mltune.model.verify`) times the model built with every config against the model built without each
+Leave-one-out (`mltune.whole_model.verify`) times the model built with every config against the model built without each
 one, and drops a config the model runs faster without. Each comparison is a sequential measurement: `rounds` rounds,
 then more at the planned looks until the interval of the ratio lies on one side of 1, at most `max_rounds`. On a
 2-core CPU a ResNet-50 call takes about 0.23 s and a round two A B B A turns, so the 15 rounds of the first look
@@ -25,12 +25,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mltune.execution.run import Runner
+from mltune.execution.runner import Runner
 from mltune.frontend.mlir import new_context
 from mltune.input.call import model_call
-from mltune.input.model import prepare_input
-from mltune.model import weights
-from mltune.model.verify import VERIFY_MAX_ROUNDS
+from mltune.input.tuning_input import prepare_input
+from mltune.whole_model import weights
+from mltune.whole_model.verify import VERIFY_MAX_ROUNDS
 from mltune.search.loop import final_plan
 from mltune.targets import CpuTarget
 

@@ -5,7 +5,7 @@ The model (any input `iree-compile` reads: torch, linalg) is compiled for `--tar
 arch) up to its executable configurations with its dispatches dumped; each dispatch's root op is read as mltune
 reads it and given a space (`make_configurator`) or a reason, and its FLOPs and bytes are read from its IR
 (`dispatch_cost`), times the calls the model's flow IR makes. Given a `--device` (llvm-cpu: this CPU by default),
-the profile (`mltune.model.profile`: every dumped dispatch compiled as IREE configures it, timed with
+the profile (`mltune.whole_model.profile`: every dumped dispatch compiled as IREE configures it, timed with
 `iree-benchmark-module`) weighs them by time too. A GPU without the machine to time on is split in two: `--work W`
 here (the dump, `W/dispatches.json`: no weights, a few MB), then `--dumped W --device cuda` where the GPU is.
 `--dumped W --reclassify` reads the dumped root ops again with this checkout's spaces (a change to them needs no new
@@ -46,9 +46,9 @@ from mltune.errors import UserError  # noqa: E402
 from mltune.frontend.mlir import parse_module_file  # noqa: E402
 from mltune.frontend.problem import Problem, Untunable  # noqa: E402
 from mltune.frontend.root_ops import read_root_ops  # noqa: E402
-from mltune.model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
+from mltune.whole_model.profile import DispatchProfile, call_counts, compile_dispatches, executable_of, rank_dispatches  # noqa: E402
 from mltune.emit.apply import annotatable_keys, annotates_source, match_key  # noqa: E402
-from mltune.model.input_form import input_form  # noqa: E402
+from mltune.whole_model.input_form import input_form  # noqa: E402
 from mltune.spaces.configure import make_configurator  # noqa: E402
 from mltune.system.tools import run_tool, tool_path  # noqa: E402
 from mltune.targets import facts_from_executable_target, parse_target  # noqa: E402

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from mltune.model.in_model import PROFILED_CALLS, function_times
+from mltune.whole_model.in_model import PROFILED_CALLS, function_times
 
 
 def profile(vmfb: Path, flags: Path, capture: Path) -> dict[str, float]:

@@ -2,7 +2,7 @@
 against `REPETITION_SECONDS`, on the dumps of a run.
 
 Where a device cannot profile dispatches inside the model (CUDA in IREE 3.13), mltune times each dumped dispatch
-with `iree-benchmark-module` (`mltune.model.profile.time_dispatch`: the fastest of three repetitions) to split the
+with `iree-benchmark-module` (`mltune.whole_model.profile.time_dispatch`: the fastest of three repetitions) to split the
 budget by time. Each dump of RUN_DIR/dispatches is compiled once, then timed with both settings, one after the
 other, in an order rotated from dispatch to dispatch, the default twice. Prints each setting's total time, and how
 far each other setting's per-call times lie from the default's first: median and largest |ratio - 1|, the rank
@@ -26,7 +26,7 @@ from scipy.stats import spearmanr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from measure_lock import held  # noqa: E402
 
-from mltune.model.profile import REPETITION_SECONDS, compile_dispatches, time_dispatch  # noqa: E402
+from mltune.whole_model.profile import REPETITION_SECONDS, compile_dispatches, time_dispatch  # noqa: E402
 
 SETTINGS = {"library default (0.5 s)": None, "library default, again": None,
             f"{REPETITION_SECONDS} s": REPETITION_SECONDS}

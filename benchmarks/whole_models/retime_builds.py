@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from whole_models.loo_first_look import run_arguments, run_runner
 
-from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+from mltune.whole_model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
 from mltune.search.loop import final_plan
 
 

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from whole_models.dispatch_cost import DispatchCost
 
 from mltune.frontend.problem import Problem
-from mltune.model.profile import DispatchProfile
+from mltune.whole_model.profile import DispatchProfile
 
 CONVOLUTION_KINDS = ("convolution", "depthwise_convolution")
 UNTUNABLE = ("not tunable", "no root op")

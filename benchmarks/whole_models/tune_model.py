@@ -4,7 +4,7 @@
 problems; this script then prints that breakdown again (from `summary.json`), the problems
 tuned and what leave-one-out kept, and re-measures the recommendation with `iree-compile` and
 `iree-benchmark-module` alone:
-- IREE's default build is made exactly as mltune makes its baseline (`mltune.input.model.default_build`:
+- IREE's default build is made exactly as mltune makes its baseline (`mltune.input.tuning_input.default_build`:
   the target's flags and every `--iree-flag` (IREE 3.13 accepts `--iree-cuda-use-ptxas` and ignores it: every
   CUDA build carries PTX that the driver assembles at load, `docs/scaling.md`); for sm_90, which IREE 3.13
   does not know, a copy of the model carrying a hand-written `#hal.executable.target` and no target flags);
@@ -53,7 +53,7 @@ from mltune.errors import UserError
 from mltune.execution.devices import parse_devices
 from mltune.frontend.mlir import new_context
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
-from mltune.input.model import default_build
+from mltune.input.tuning_input import default_build
 from mltune.targets import Target, parse_target
 
 ROOT = Path(__file__).resolve().parents[2]

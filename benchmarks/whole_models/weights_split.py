@@ -1,7 +1,7 @@
 """What moving a model's inlined weights out of every build saves: compile seconds per build, inlined against split.
 
 For each exported model (weights inlined, as iree-turbine writes them by default) this splits the weights once
-(`mltune.model.weights`), then compiles, in alternating order and `--repeats` times each, IREE's default build and
+(`mltune.whole_model.weights`), then compiles, in alternating order and `--repeats` times each, IREE's default build and
 one tuning candidate (a spec for the model's first configurable dispatch, the heuristic's first pick), from the
 model as given and from the split module. It also checks that the split changes nothing the tuner relies on:
 both default builds run on the same input and their outputs are compared bit for bit, and the split default
@@ -29,12 +29,12 @@ from iree.compiler import ir
 
 from mltune.emit.apply import Applied, make_applier
 from mltune.execution.build import Builder
-from mltune.execution.run import Runner, TimingPlan
+from mltune.execution.runner import Runner, TimingPlan
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.files import NUMPY_TYPES, InputFile
-from mltune.input.model import Invocation, TuningInput
-from mltune.model import weights
-from mltune.model.numerics import compare, run_outputs
+from mltune.input.tuning_input import Invocation, TuningInput
+from mltune.whole_model import weights
+from mltune.whole_model.numerics import compare, run_outputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path

@@ -10,7 +10,7 @@ from typing import Sequence
 from joblib import Parallel, delayed
 
 from mltune.emit.apply import Applied
-from mltune.input.model import TuningInput
+from mltune.input.tuning_input import TuningInput
 from mltune.system.tools import HANG_IDLE_S, run_compiler, tool_path
 
 COMPILE_TIMEOUT_S = 120.0

@@ -9,8 +9,8 @@ from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
 from mltune.execution.executor import Executor, Workload
 from mltune.execution.local import LocalExecutor
-from mltune.execution.run import Runner
-from mltune.input.model import Invocation
+from mltune.execution.runner import Runner
+from mltune.input.tuning_input import Invocation
 
 
 def make_executor(cluster: str | None, shared_fs: bool, builder: Builder, runner: Runner | RunnerPool,

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.errors import UserError
-from mltune.execution.run import Measurement, OnResult, Runner, TimingPlan
+from mltune.execution.runner import Measurement, OnResult, Runner, TimingPlan
 from mltune.execution.timing_process import KeptWorker
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 from mltune.targets import GpuTarget, Target
 
 

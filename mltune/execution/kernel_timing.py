@@ -20,7 +20,7 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 
 REPEAT_FLAG = "--iree-hal-benchmark-dispatch-repeat-count"
 CALIBRATION_REPEAT = 10

@@ -15,7 +15,7 @@ from typing import Callable, Hashable, TypeVar
 from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
 from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult
-from mltune.execution.run import Runner
+from mltune.execution.runner import Runner
 
 Job = TypeVar("Job", CompileJob, BenchmarkJob)
 

@@ -24,7 +24,7 @@ from mltune.errors import RunFailure, UserError
 from mltune.execution.build import Builder
 from mltune.execution.executor import BenchmarkJob, CompileJob, OnJobResult, Workload
 from mltune.execution.ray_workers import Artefact, BenchmarkActor, ShippedWorkload, compile_candidate
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 BENCH_RESOURCE = "mltune_bench"
 ACTOR_RESTARTS = 3  # an actor that died this many times in a row is given up

@@ -27,9 +27,9 @@ from typing import Any, Iterator, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
 from mltune.execution.executor import Workload
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 from mltune.execution.timing_process import KeptWorker
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 Artefact = bytes | str  # a module's bytes, or its path on a shared filesystem
 

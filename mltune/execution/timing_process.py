@@ -20,7 +20,7 @@ PACE_FACTOR = 3.0
 
 
 class PacedPlan(Protocol):
-    """What a deadline needs of a timing plan (`mltune.execution.run.TimingPlan`)."""
+    """What a deadline needs of a timing plan (`mltune.execution.runner.TimingPlan`)."""
 
     rounds: int
     round_seconds: float

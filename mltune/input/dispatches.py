@@ -13,7 +13,7 @@ from mltune.errors import UserError
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.problem import Problem, Untunable
 from mltune.frontend.root_ops import read_root_ops, root_op_configs
-from mltune.input.model import TuningInput
+from mltune.input.tuning_input import TuningInput
 from mltune.targets import Target, TargetFacts, facts_from_executable_target
 
 

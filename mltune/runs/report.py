@@ -11,12 +11,12 @@ from pathlib import Path
 from mltune.execution.kernel_timing import KernelTiming
 from mltune.input.dispatches import Dispatch
 from mltune.input.files import ParameterArchive
-from mltune.model.budget import Allocation
-from mltune.model.fallback import Attempt
-from mltune.model.finish import ModelOutcome
-from mltune.model.flags import FlagChoice
-from mltune.model.host_reference import HostCheck
-from mltune.model.profile import DispatchProfile
+from mltune.whole_model.budget import Allocation
+from mltune.whole_model.fallback import Attempt
+from mltune.whole_model.finish import ModelOutcome
+from mltune.whole_model.flags import FlagChoice
+from mltune.whole_model.host_reference import HostCheck
+from mltune.whole_model.profile import DispatchProfile
 from mltune.search.results import DispatchResult
 
 

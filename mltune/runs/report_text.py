@@ -8,8 +8,8 @@ from statistics import median
 
 from mltune.execution.build import NOT_APPLIED
 from mltune.frontend.problem import Untunable
-from mltune.model.fallback import MAX_FALLBACKS, Attempt
-from mltune.model.finish import RECOMMENDED
+from mltune.whole_model.fallback import MAX_FALLBACKS, Attempt
+from mltune.whole_model.finish import RECOMMENDED
 from mltune.rankers import LEARNED
 from mltune.runs.report import TuneReport
 from mltune.spaces.cpu_data_tiling import applicable_knobs

@@ -5,11 +5,11 @@ from __future__ import annotations
 from statistics import median
 
 from mltune.execution.build import NOT_APPLIED
-from mltune.execution.run import Measurement
+from mltune.execution.runner import Measurement
 from mltune.frontend.problem import Untunable
-from mltune.model.fallback import Attempt
-from mltune.model.finish import RECOMMENDED
-from mltune.model.verify import EndToEnd
+from mltune.whole_model.fallback import Attempt
+from mltune.whole_model.finish import RECOMMENDED
+from mltune.whole_model.verify import EndToEnd
 from mltune.runs.report import TuneReport
 from mltune.search.results import DispatchResult
 

@@ -29,7 +29,7 @@ from iree.compiler import ir
 from mltune.emit.apply import Applier
 from mltune.execution.build import NOT_APPLIED, BuildResult, unapplied
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
-from mltune.execution.run import Measurement, TimingPlan
+from mltune.execution.runner import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.records.dataset import Record

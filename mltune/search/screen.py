@@ -158,7 +158,7 @@ class ScreenStage:
     def _prepare(self, task: SearchTask) -> _Screen | None:
         """The task's small module, IREE's default build of it, and the task as the screen searches it; None when
         the module does not compile (the dispatch is then searched on the whole model). A dump is built from the
-        phase it was dumped at (`mltune.input.model.DUMP_PHASE_FLAG`), so it holds the model's op: a strided
+        phase it was dumped at (`mltune.input.tuning_input.DUMP_PHASE_FLAG`), so it holds the model's op: a strided
         contraction's too, which global optimisation would slice if it ran on the dump again."""
         module = self._module(task)
         builder = Builder(module.tuning_input, self.work_dir / task.name / "candidates", self.jobs)

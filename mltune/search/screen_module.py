@@ -24,7 +24,7 @@ from mltune.frontend.one_op_model import (ContractionShape, contraction_model, d
                                          generic_contraction_model)
 from mltune.frontend.problem import MULTI_LOOP_CONTRACTION, Problem
 from mltune.frontend.root_ops import read_root_ops, root_op_configs
-from mltune.input.model import TuningInput, prepare_input
+from mltune.input.tuning_input import TuningInput, prepare_input
 from mltune.targets import Target
 
 SCREEN_KINDS = ("dispatch", "one-op")

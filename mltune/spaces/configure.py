@@ -8,7 +8,7 @@ from typing import Callable
 from iree.compiler import ir
 
 from mltune.frontend.problem import Problem, Untunable
-from mltune.input.model import strip_configuration
+from mltune.input.tuning_input import strip_configuration
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.cpu_attention import CpuAttention
 from mltune.spaces.cpu_contraction import CpuContraction

@@ -13,7 +13,7 @@ knobs are `lowering` (1: data-tiled codegen, 2: data-tiled with the microkernel)
 `dt_threads`. Its `wg_*`/`vec_*` columns hold the tiles IREE's cost model picks from those flags (replicated by
 `mmt4d_distribution`, checked against the compiler in the tests), in elements, so that features read both
 lowerings alike. Flags apply to every matmul of a model, so this is offered only where the model has one
-contraction problem (a whole model's lowering is a flag variant, compared after tuning: `mltune.model.flags`).
+contraction problem (a whole model's lowering is a flag variant, compared after tuning: `mltune.whole_model.flags`).
 """
 
 from __future__ import annotations

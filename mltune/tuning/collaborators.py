@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from mltune.errors import UserError
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool, make_runner
-from mltune.execution.run import Runner
+from mltune.execution.runner import Runner
 from mltune.rankers import Ranker, make_ranker
 from mltune.system.progress import display
 from mltune.tuning.prepare import PreparedRun

@@ -28,7 +28,7 @@ from mltune.emit.apply import Applier, make_applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.problem import Problem, Untunable
-from mltune.input.model import executable_flags, strip_configuration
+from mltune.input.tuning_input import executable_flags, strip_configuration
 from mltune.rankers import RankingInput, make_ranker
 from mltune.input.dispatches import Dispatch, read_checked_dispatches
 from mltune.spaces.candidate import CandidateSet, Configurator

@@ -11,16 +11,16 @@ from pathlib import Path
 from iree.compiler import ir
 
 from mltune.emit.apply import Applied
-from mltune.input.model import dumped_build
+from mltune.input.tuning_input import dumped_build
 from mltune.execution.build import Builder
 from mltune.execution.devices import make_runner
-from mltune.model.as_built import AsBuilt
-from mltune.model.fallback import Attempt, finish_with_fallbacks, winners
-from mltune.model.finish import FinalChecks, ModelOutcome, numerics_check
-from mltune.model.flags import FlagChoice, compare_tuned, compile_command
-from mltune.model.merge import merge_configs
-from mltune.model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
-from mltune.model.winner_numerics import WinnerCheck
+from mltune.whole_model.as_built import AsBuilt
+from mltune.whole_model.fallback import Attempt, finish_with_fallbacks, winners
+from mltune.whole_model.finish import FinalChecks, ModelOutcome, numerics_check
+from mltune.whole_model.flags import FlagChoice, compare_tuned, compile_command
+from mltune.whole_model.merge import merge_configs
+from mltune.whole_model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+from mltune.whole_model.winner_numerics import WinnerCheck
 from mltune.tuning.collaborators import Baselines, Collaborators
 from mltune.tuning.prepare import PreparedRun
 from mltune.tuning.search_stage import Searched

@@ -15,11 +15,11 @@ from mltune.emit.apply import annotatable_keys, annotates_source, match_key
 from mltune.errors import UserError
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.dispatches import Dispatch, read_checked_dispatches
-from mltune.input.model import TuningInput, prepare_input
+from mltune.input.tuning_input import TuningInput, prepare_input
 from mltune.input.specialize import Specialised
-from mltune.model.input_form import in_input_form
-from mltune.model.merge import StarterSpec, read_starter_spec
-from mltune.model.weights import start_split, without_weights
+from mltune.whole_model.input_form import in_input_form
+from mltune.whole_model.merge import StarterSpec, read_starter_spec
+from mltune.whole_model.weights import start_split, without_weights
 from mltune.spaces.candidate import Configurator
 from mltune.spaces.configure import make_configurator
 from mltune.system.progress import display

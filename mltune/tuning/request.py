@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mltune.input.model import CallInputs
+from mltune.input.tuning_input import CallInputs
 from mltune.search.loop import LoopSettings
 from mltune.search.screen import DEFAULT_FINALISTS
 from mltune.targets import Target
@@ -13,7 +13,7 @@ from mltune.targets import Target
 
 @dataclass(frozen=True, kw_only=True)
 class TuneRequest:
-    """One tuning run's whole request, built by keyword (`mltune.tuning.tune_run` builds it from the checked
+    """One tuning run's whole request, built by keyword (`mltune.tuning.library_call` builds it from the checked
     arguments): what to tune, for which target, with which ranker and budget, and where everything goes."""
 
     input_path: Path

@@ -16,11 +16,11 @@ from mltune.emit.apply import Applier, make_applier
 from mltune.execution.choose import make_executor
 from mltune.execution.kernel_timing import MeasuredBuilds, measured_builds
 from mltune.frontend.problem import Problem
-from mltune.model.budget import Allocation
-from mltune.model.in_model_finals import ProfiledFinals
-from mltune.model.in_model_timer import InModelTimer
-from mltune.model.profile import DispatchProfile
-from mltune.model.winner_numerics import WinnerCheck
+from mltune.whole_model.budget import Allocation
+from mltune.whole_model.in_model_finals import ProfiledFinals
+from mltune.whole_model.in_model_timer import InModelTimer
+from mltune.whole_model.profile import DispatchProfile
+from mltune.whole_model.winner_numerics import WinnerCheck
 from mltune.rankers.base import for_one_problem
 from mltune.rankers.near_incumbent import near_default, near_default_share
 from mltune.rankers.seeded import SeededRanker, known_fast_by_problem

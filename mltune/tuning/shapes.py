@@ -18,7 +18,7 @@ from mltune.emit.spec import link_specs
 from mltune.errors import UserError
 from mltune.frontend.mlir import new_context, parse_module_file
 from mltune.input.abi import FunctionAbi
-from mltune.input.model import is_dispatch_benchmark
+from mltune.input.tuning_input import is_dispatch_benchmark
 from mltune.input.specialize import Specialised, function_abi, has_dynamic_signature, shape_tag, specialise
 from mltune.input.specs import ArgumentShape, materialize_inputs, parse_shapes
 from mltune.system.progress import display

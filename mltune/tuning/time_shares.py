@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.frontend.problem import Problem
-from mltune.input.model import TuningInput
-from mltune.model.budget import Allocation, problem_shares, select, split_budget
-from mltune.model.profile_table import profile_lines
+from mltune.input.tuning_input import TuningInput
+from mltune.whole_model.budget import Allocation, problem_shares, select, split_budget
+from mltune.whole_model.profile_table import profile_lines
 from mltune.system.progress import display
 from mltune.tuning.request import TuneRequest
-from mltune.model.in_model import NotProfiled, profile_in_model, profiling_mode
-from mltune.model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
+from mltune.whole_model.in_model import NotProfiled, profile_in_model, profiling_mode
+from mltune.whole_model.profile import DispatchProfile, NamedDispatch, call_counts, profile_model, rank_in_model
 from mltune.input.dispatches import Dispatch
 
 

@@ -21,8 +21,8 @@ from dataclasses import replace
 from iree.compiler import ir
 
 from mltune.errors import RunFailure
-from mltune.model.host_reference import HostBuild
-from mltune.model.winner_numerics import WinnerCheck
+from mltune.whole_model.host_reference import HostBuild
+from mltune.whole_model.winner_numerics import WinnerCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.summary import baseline_us, summary
 from mltune.search.loop import LoopSettings

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 from mltune.system.tools import run_tool, tool_path
 
 # the profiling data family that times each dispatch, by HAL driver (the device's name up to its first `-` or `:`);

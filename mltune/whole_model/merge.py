@@ -21,7 +21,7 @@ from mltune.emit.apply import Applied, Applier
 from mltune.emit.spec import link_specs
 from mltune.errors import UserError
 from mltune.frontend.mlir import parse_module_file
-from mltune.model.verify import Config
+from mltune.whole_model.verify import Config
 
 DEFAULT_ENTRYPOINT = "iree_codegen.tuning_spec_with_default_entrypoint"
 

@@ -1,6 +1,6 @@
 """Builds of one model profiled in turn, round by round, each problem's dispatches timed inside the model.
 
-Each round profiles the reference build first and then every other build (`mltune.model.in_model`), so a problem's
+Each round profiles the reference build first and then every other build (`mltune.whole_model.in_model`), so a problem's
 time in a build is compared with its time in the reference build of the same round: the machine's drift between
 rounds cancels in the ratio, as it does for interleaved whole-model timing."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.errors import RunFailure
-from mltune.input.model import Invocation
-from mltune.model.in_model import NotProfiled, profile_in_model
-from mltune.model.profile import NamedDispatch, problem_times
+from mltune.input.tuning_input import Invocation
+from mltune.whole_model.in_model import NotProfiled, profile_in_model
+from mltune.whole_model.profile import NamedDispatch, problem_times
 
 ROUNDS = 5
 

@@ -1,5 +1,5 @@
 """Each config's gain measured inside the model, in one build, where the device times each dispatch in the model
-(`mltune.model.in_model`): the build with every config and the build with none are profiled in turn, and a config's
+(`mltune.whole_model.in_model`): the build with every config and the build with none are profiled in turn, and a config's
 gain is its problem's dispatches' time in the second over the first, round by round.
 
 Leave-one-out asks the same of the whole model, with one build per config: on ResNet-50 it took 4 min 43 s for 11
@@ -24,8 +24,8 @@ from typing import Callable, Sequence
 
 from mltune.execution.build import Builder
 from mltune.execution.verdict import SpeedupEstimate
-from mltune.model.in_model_timer import InModelTimer, ProblemTimes
-from mltune.model.verify import Config, ConfigCheck, Merge
+from mltune.whole_model.in_model_timer import InModelTimer, ProblemTimes
+from mltune.whole_model.verify import Config, ConfigCheck, Merge
 from mltune.system.progress import display
 
 IN_MODEL = "inside the model"

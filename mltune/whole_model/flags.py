@@ -21,7 +21,7 @@ from typing import Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 from mltune.spaces import cpu_data_tiling
 
 TUNED_DEFAULT = "default flags, tuned"

@@ -26,7 +26,7 @@ from iree.compiler import ir, passmanager
 
 from mltune.emit.apply import annotates_source
 from mltune.input.files import ParameterArchive
-from mltune.input.model import TuningInput, default_build, is_dispatch_benchmark
+from mltune.input.tuning_input import TuningInput, default_build, is_dispatch_benchmark
 from mltune.system.tools import run_compiler, tool_path
 from mltune.targets.base import Target
 

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from mltune.emit.apply import annotates_source
 from mltune.errors import UserError
-from mltune.input.model import TuningInput
+from mltune.input.tuning_input import TuningInput
 from mltune.system.tools import run_compiler, tool_path
 
 # ops of the frontends IREE converts in its input phase (a constant's name may hold `torch.float32`: not an op)

@@ -1,5 +1,5 @@
 """The result timed as the user will build it: the model with its weights inlined, where the run built and timed
-it without them (`mltune.model.weights`).
+it without them (`mltune.whole_model.weights`).
 
 Without its weights a model compiles in a fraction of the time, which is why every candidate is built so. The two
 builds do not always run alike: with the weights inlined IREE packs them into one constant buffer and a dispatch
@@ -17,13 +17,13 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 
 
 @dataclass(frozen=True)
 class AsBuilt:
     """Builds of the user's own model (`builder`) and how to run them (`runner`: the user's arguments and archives);
-    `default_vmfb`: IREE's default build of it where one exists already (`mltune.input.model.dumped_build`)."""
+    `default_vmfb`: IREE's default build of it where one exists already (`mltune.input.tuning_input.dumped_build`)."""
 
     builder: Builder
     runner: Runner | RunnerPool

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 from mltune.execution.timing_process import KeptWorker, Pace, TimingProcess
 from mltune.execution.verdict import Looks, SpeedupEstimate
 from mltune.input.files import scoped_paths
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 
 
 @dataclass(frozen=True)

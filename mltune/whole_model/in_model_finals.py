@@ -1,4 +1,4 @@
-"""The model stage of a screened run where the device times each dispatch inside the model (`mltune.model.in_model`):
+"""The model stage of a screened run where the device times each dispatch inside the model (`mltune.whole_model.in_model`):
 every dispatch's finalists timed in a few builds of the whole model instead of one build each.
 
 Build j holds the j-th finalist of every dispatch (one linked spec; a dispatch with fewer finalists keeps IREE's
@@ -24,8 +24,8 @@ from typing import Callable, Sequence
 
 from mltune.emit.apply import Applier
 from mltune.execution.build import Builder, BuildResult
-from mltune.execution.run import Measurement
-from mltune.model.in_model_timer import InModelTimer, ProblemTimes
+from mltune.execution.runner import Measurement
+from mltune.whole_model.in_model_timer import InModelTimer, ProblemTimes
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
 from mltune.search.loop import LoopSettings, SearchTask

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-from mltune.model.profile import DispatchProfile
+from mltune.whole_model.profile import DispatchProfile
 
 DEFAULT_COVERAGE = 0.8
 

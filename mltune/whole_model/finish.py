@@ -1,4 +1,4 @@
-"""The last steps of a whole-model run: keep the configs that pay off (`mltune.model.verify`), merge them with the
+"""The last steps of a whole-model run: keep the configs that pay off (`mltune.whole_model.verify`), merge them with the
 starter spec, refuse a result that changes the model's outputs, and time the result end to end.
 
 The result is whatever the target's applier makes of the configs (a tuning spec, or on CUDA the
@@ -16,13 +16,13 @@ from mltune.emit.apply import Applied, Applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
 from mltune.execution.kernel_timing import MeasuredBuilds, call_level
-from mltune.execution.run import Measurement, Runner, TimingPlan
-from mltune.model.merge import StarterSpec, merge_configs
-from mltune.model.numerics import Comparison, Judge, compare, run_outputs
-from mltune.model.as_built import AsBuilt
-from mltune.model.in_model_check import InModelCheck
-from mltune.model.in_model_timer import InModelTimer
-from mltune.model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
+from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.whole_model.merge import StarterSpec, merge_configs
+from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
+from mltune.whole_model.as_built import AsBuilt
+from mltune.whole_model.in_model_check import InModelCheck
+from mltune.whole_model.in_model_timer import InModelTimer
+from mltune.whole_model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
 from mltune.system.progress import display
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended

@@ -1,6 +1,6 @@
 """Where a model spends its time: per-dispatch time x how often the model calls it.
 
-Where the device's HAL profiles dispatches (`mltune.model.in_model`: llvm-cpu), both come from runs of the model
+Where the device's HAL profiles dispatches (`mltune.whole_model.in_model`: llvm-cpu), both come from runs of the model
 itself, IREE's default build (`rank_in_model`). Elsewhere each dumped dispatch benchmark is compiled as dumped (IREE's default configuration) and timed
 with `iree-benchmark-module`; the call counts come from the model's flow IR, where every
 `flow.dispatch @executable::@entry` is one call. Dumped benchmarks read never-written memory
@@ -26,8 +26,8 @@ from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.frontend.problem import Problem
-from mltune.input.model import executable_flags, strip_configuration
-from mltune.model.in_model import FunctionTime, NotProfiled
+from mltune.input.tuning_input import executable_flags, strip_configuration
+from mltune.whole_model.in_model import FunctionTime, NotProfiled
 from mltune.system.tools import run_compiler, run_tool, tool_path
 
 NamedDispatch = tuple[str, Path, str, Problem | None]  # a dumped dispatch: name, benchmark, root op, its problem
@@ -53,7 +53,7 @@ class DispatchProfile:
     calls: int
     share: float
     untimed: str = ""
-    timed_in: str = "dump"  # "model": timed inside a run of the whole model (`mltune.model.in_model`)
+    timed_in: str = "dump"  # "model": timed inside a run of the whole model (`mltune.whole_model.in_model`)
 
     @property
     def timed(self) -> bool:

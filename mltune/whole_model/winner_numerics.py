@@ -23,13 +23,13 @@ from iree.compiler import ir
 from mltune.emit.apply import make_applier
 from mltune.errors import UserError
 from mltune.execution.build import Builder
-from mltune.execution.run import Measurement
+from mltune.execution.runner import Measurement
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
-from mltune.input.model import Invocation, TuningInput, default_build, write_random_inputs
-from mltune.model.host_reference import HostBuild, HostCheck, against_host
-from mltune.model.numerics import Comparison, Judge, compare, run_outputs
+from mltune.input.tuning_input import Invocation, TuningInput, default_build, write_random_inputs
+from mltune.whole_model.host_reference import HostBuild, HostCheck, against_host
+from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.records.dataset import Record
 from mltune.search.results import DispatchResult, Trial
 from mltune.system.progress import display
@@ -75,7 +75,7 @@ class WinnerCheck:
     jobs: int
     seed: int = 0
     verdicts: dict[str, str] = field(default_factory=dict)
-    host: HostCheck | None = None  # IREE's default build against the host's (`mltune.model.host_reference`)
+    host: HostCheck | None = None  # IREE's default build against the host's (`mltune.whole_model.host_reference`)
     _reference: list[np.ndarray] | None = None
 
     @property

@@ -20,8 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from mltune.execution.build import Builder
-from mltune.input.model import Invocation, TuningInput
-from mltune.model.numerics import TOLERANCE, Comparison, compare, run_outputs
+from mltune.input.tuning_input import Invocation, TuningInput
+from mltune.whole_model.numerics import TOLERANCE, Comparison, compare, run_outputs
 from mltune.targets import CpuTarget
 
 FACTOR = 5  # f16: an error RMS of 5 % of the outputs' (ResNet-50's wrong sm_90 build: 90 %)

@@ -4,7 +4,7 @@ keeping nothing.
 Each dispatch's winner is the best of its finalists, each re-measured against IREE's default. The whole model
 timed end to end (or per call, as it will run) can still find the merged result no faster than IREE's default,
 e.g. a data-tiled winner measured 1.37x among the finalists and 0.90x end to end, while the second finalist,
-1.25x in the same re-measure, was never tried. The configs' check (`mltune.model.verify`) can say the same earlier:
+1.25x in the same re-measure, was never tried. The configs' check (`mltune.whole_model.verify`) can say the same earlier:
 for a one-op model leave-one-out times the model with the winner against IREE's default, and a data-tiled winner
 measured 1.13x among the finalists ran 1.22x slower there, which dropped it and left no result. So a withdrawn
 result, or one whose every config the check dropped, is followed by another: each dispatch that was in it takes
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from mltune.model.finish import ModelOutcome
-from mltune.model.verify import Config
+from mltune.whole_model.finish import ModelOutcome
+from mltune.whole_model.verify import Config
 from mltune.search.results import DispatchResult
 
 MAX_FALLBACKS = 2

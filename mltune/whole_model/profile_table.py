@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from mltune.model.budget import Allocation
-from mltune.model.profile import DispatchProfile
+from mltune.whole_model.budget import Allocation
+from mltune.whole_model.profile import DispatchProfile
 
 
 def _row(p: DispatchProfile) -> str:

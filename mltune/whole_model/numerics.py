@@ -7,7 +7,7 @@ cancellation leaves rounding noise of the output's typical size, from failing al
 noise is unbiased, so an error shared by every element (a shift) is tested on its own: the mean
 difference must stay under 1 % of the tolerance at the RMS, plus six standard errors of the mean.
 Integers and booleans must match exactly. The code runs in a child process (`python -m
-mltune.model.numerics VMFB ...`, with the model's parameter archives) so that a build which crashes at run time
+mltune.whole_model.numerics VMFB ...`, with the model's parameter archives) so that a build which crashes at run time
 is reported, not fatal.
 """
 
@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mltune.input.files import InputFile, scoped_paths
-from mltune.input.model import Invocation
+from mltune.input.tuning_input import Invocation
 from mltune.system.tools import run_tool
 
 RUN_TIMEOUT_S = 300
@@ -53,7 +53,7 @@ def _runtime_error(stderr: str) -> str:
 def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> list[np.ndarray]:
     """The function's results for the invocation's inputs, computed in a child process."""
     out = out.with_suffix(".npz")  # numpy adds it anyway
-    args = [sys.executable, "-m", "mltune.model.numerics", str(vmfb), device, invocation.function, str(out),
+    args = [sys.executable, "-m", "mltune.whole_model.numerics", str(vmfb), device, invocation.function, str(out),
             json.dumps(scoped_paths(invocation.parameters)),
             *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
     proc = run_tool(args, timeout_s=RUN_TIMEOUT_S)

@@ -8,7 +8,7 @@ since the config already beat the default beyond the noise when it was tuned.
 Leave-one-out, here, measures the gain on the whole model: the model built with all configs is
 timed, interleaved, against the model built without each one. One pass, not a search: n configs
 cost n extra compiles, run side by side with the builder's jobs, and one timing run. Where the
-device times each dispatch inside the model, `mltune.model.in_model_check` measures it in one build.
+device times each dispatch inside the model, `mltune.whole_model.in_model_check` measures it in one build.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Callable, Protocol, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.run import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner, TimingPlan
 from mltune.execution.verdict import SpeedupEstimate
 from mltune.frontend.problem import Problem
 from mltune.system.progress import display
