@@ -1,7 +1,7 @@
 """Session fixtures: real models dumped once with iree-compile, read back into `Problem`s.
 
 Each model is compiled once per session (in parallel) with the tuner attributes and
-`--iree-hal-dump-executable-benchmarks-to`, exactly as mltune itself and DESIGN section 3 do.
+`--iree-hal-dump-executable-benchmarks-to`, exactly as mltune itself does (`mltune.input.tuning_input`).
 """
 
 from __future__ import annotations

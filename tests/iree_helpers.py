@@ -126,7 +126,7 @@ def assert_searched_together(run_dir: Path, summary: dict, records: list[dict], 
 
 
 def dump_command(source: Path, dump_dir: Path, vmfb: Path) -> list[str]:
-    """The DESIGN section 3 command that dumps one configured benchmark file per dispatch."""
+    """The command that dumps one configured benchmark file per dispatch (`mltune.input.tuning_input`)."""
     return [tool_path("iree-compile"), str(source), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",
             f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(vmfb)]
 

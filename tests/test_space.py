@@ -170,9 +170,9 @@ def test_cpu_contraction_space_agrees_with_z3(dumps, name):
     assert len(rows) > 100
     wg_m, wg_n, vec_m, vec_n, vec_k = rows.T
     limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR
-    if cpu.native_vector_bytes == 64:  # AVX-512 hosts (this CI machine): the 32768-byte rule of DESIGN section 3
+    if cpu.native_vector_bytes == 64:  # AVX-512 hosts (this CI machine): the 32768-byte rule (`mltune/spaces/cpu_contraction.py`)
         assert limit == 32768
-    # the vector rule (DESIGN section 3) on every row
+    # the vector rule (`mltune/spaces/cpu_contraction.py`) on every row
     assert np.all(vec_m * vec_n * vec_k * ELEMENT_BYTES[problem.out_type] < limit)
     assert np.all(vec_m <= wg_m) and np.all(vec_n <= wg_n)
     (m,), (_n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)

@@ -1,6 +1,6 @@
 """One-op models: a `func.func @main` that computes a single contraction, convolution or attention.
 
-A problem is measured at the model level (DESIGN section 3: the dumped dispatch benchmark
+A problem is measured at the model level (`docs/dispatch-benchmarks-vs-model.md`: the dumped dispatch benchmark
 misleads), so measuring a contraction shape needs a model holding just that op.
 """
 

@@ -1,4 +1,4 @@
-"""`mltune evaluate`: replay recorded measurements through every ranker and score the orders (DESIGN section 5).
+"""`mltune evaluate`: replay recorded measurements through every ranker and score the orders (`docs/learned-ranking.md`).
 
 For each problem the measured candidates form the pool. Every ranker runs through the
 `Ranker` protocol exactly as in the tuning loop (asked in batches, told the recorded ratios),

@@ -1,4 +1,4 @@
-"""Offline evaluation maths (DESIGN section 5): how soon an order reaches a near-optimal candidate.
+"""Offline evaluation maths (`docs/learned-ranking.md`): how soon an order reaches a near-optimal candidate.
 
 Pure functions over one problem's measured times (any unit, e.g. time / baseline ratios) and
 an order of those candidates. A candidate is near-optimal when its time is within (1 + tol)

@@ -37,7 +37,8 @@ LATER_KNOBS = {"vector_distribute": 0, "lowering": 0, "dt_tile_kib": 0, "dt_thre
 
 @dataclass(frozen=True)
 class Record:
-    """One measured (or failed) candidate; see DESIGN section 4 for the meaning of each field."""
+    """One measured (or failed) candidate, one JSON line of a dataset (`docs/learned-ranking.md` reads them; each
+    dataset's README says how it was measured)."""
 
     arch: str
     device: str
