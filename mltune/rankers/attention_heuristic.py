@@ -16,8 +16,7 @@ def attention_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndar
     (k2,) = problem.sizes(problem.k2)
     keys = [
         # S, P, the output accumulator and the query tile spilling past the target's registers per thread cost more
-        # than any tile gains (the 13 such candidates measured on the H100 all ran slower than IREE's default, 1.06x
-        # to 50x).
+        # than any tile gains (measured on an H100: docs/gpu-compile-fraction.md).
         attention_registers(problem, candidates) > target.registers_per_thread,
         # Fewer workgroups than CUs leaves CUs idle for the whole kernel.
         f["workgroups"] < ranking_input.target.cores,

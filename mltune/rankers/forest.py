@@ -93,8 +93,7 @@ class RandomForest(StaticRanker):
         if blend:
             return Ranked(blended_order(order, Heuristic(self.seed).order(ranking_input)), predicted, features)
         # the model learns data-tiled builds from one CPU's records, a few among thousands of tilings: its first
-        # batch measures both lowerings as the heuristic's does, which took the cpu family model's cross-validated
-        # median (74 problems, position of the first candidate within 5 % of the best) from 5.5 to 3.5
+        # batch measures both lowerings as the heuristic's does (why: docs/learned-ranking.md)
         order = promote_data_tiled(order, features)
         if share >= 1.0:
             return Ranked(order, predicted, features)

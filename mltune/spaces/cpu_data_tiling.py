@@ -34,8 +34,8 @@ TILE_KIB = (32, 64, 128, 256, 512, 1024)  # IREE's default is 256
 IREE_DEFAULT_TILE_KIB, IREE_DEFAULT_THREADS = 256, 8
 UNDERCOUNT_WHOLE_MATRIX = 0.5  # `--iree-llvmcpu-matmul-tile-undercount-whole-matrix`, IREE's default
 # bf16 is left out: without native bf16 dot products (AVX2) the data-tiled mmt4d converts every element in its
-# inner loop, with or without the microkernel (measured 27-33x slower than IREE's default on znver3 for a bf16
-# 256x3072x768, `benchmarks/cpu/cpu_ukernel_variants.py`); f16 converts with F16C and measured 1.1x faster.
+# inner loop, with or without the microkernel, and runs many times slower than IREE's default (docs/cpu-blas.md);
+# f16 converts with F16C and gains.
 FLOAT_INPUTS = ("f32", "f16")
 
 
