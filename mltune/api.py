@@ -56,7 +56,8 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
             the learned models where one has learned from the target's arch and the heuristic elsewhere.
         budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
         time_budget: The whole run's seconds: no candidate is started past `SEARCH_SHARE` of them (60 % on a model,
-            85 % on a dispatch benchmark), the rest left to the checks in the model, which run to their end.
+            85 % on a dispatch benchmark), the rest left to the checks in the model; once it is spent, they run
+            their shortest plan (5 rounds, not extended: wider intervals) and try no fallback.
         output: Where the tuning spec is written besides the run folder; default: the run folder alone
             (`RUN/best_spec.mlir`, `result.spec_path`), so that no file outside it is overwritten unasked.
         run_dir: The run directory; default: a new one under the data home's `runs/`.

@@ -91,6 +91,30 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
     assert "No tuning spec written: nothing is recommended: slower." in out
 
 
+def test_a_spent_time_budget_shortens_the_checks_and_tries_no_fallback(dumps, context, capsys):
+    """Synthetic finals and checks: once the run's --time-budget is spent, no fallback is tried after a result
+    that lost (one line says so), and the checks' plan is the shortest, not extended."""
+    tiny = dumps["tiny"]
+    space = CpuContraction(tiny.problem, tiny.cpu, context)
+    plain = space.compilation_info(PLAIN)
+    first = winners([_result("a", tiny.problem, [(PLAIN, plain, 1.3), (PLAIN, plain, 1.2)])])
+    tried = []
+
+    def check(configs, attempt):
+        tried.append(attempt)
+        return _withdrawn(first, kept=list(first)).outcome
+
+    assert len(finish_with_fallbacks(first, check)) == 2 and tried == [0, 1]
+    tried.clear()
+    assert len(finish_with_fallbacks(first, check, out_of_time=lambda: True)) == 1 and tried == [0]
+    assert "no fallback tried: the --time-budget is spent" in capsys.readouterr().out
+    plan = TimingPlan(rounds=15, max_rounds=45)
+    fields = dict.fromkeys(("starter", "measured", "default_build", "builder", "runner", "applier", "context",
+                            "work_dir", "numerics_device"))
+    assert FinalChecks(**fields, plan=plan)._plan() == plan
+    assert FinalChecks(**fields, plan=plan, deadline=0.0)._plan() == TimingPlan(rounds=5, max_rounds=0)
+
+
 # Four configs of a 64x512 @ 512x1024 f32 matmul, slowest first, each at least twice as fast as the one before
 # (`benchmarks/timing/fallback_test_configs.py` on a 2-core AVX2 znver3 VM: 31, 6.9 and 1.36 ms median for the last
 # three): scalar code in one workgroup (the user's starter spec here), 4-wide in one workgroup, 4 x 4 register tiles

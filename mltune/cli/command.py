@@ -77,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")
     tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                       help="the whole run's seconds: no candidate is started past 60 %% of them on a model (85 %% on "
-                           "a dispatch benchmark), the rest left to the checks in the model; each stage's time is "
-                           "reported")
+                           "a dispatch benchmark), the rest left to the checks in the model, which shorten once it "
+                           "is spent; each stage's time is reported")
     tune.add_argument("--target", default="host",
                       help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
                            "gfx1100, ...) or a CUDA arch (sm_80, sm_86, sm_89, sm_90); default host")

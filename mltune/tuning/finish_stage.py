@@ -67,8 +67,10 @@ def _tuned_variants(run: PreparedRun, tools: Collaborators, baselines: Baselines
 
 
 def finish(run: PreparedRun, tools: Collaborators, baselines: Baselines, searched: Searched,
-           winner_check: WinnerCheck, context: ir.Context) -> Finished:
-    """Stage five: the winners made one result, checked as the user will build it where the input is a model."""
+           winner_check: WinnerCheck, context: ir.Context, deadline: float | None = None) -> Finished:
+    """Stage five: the winners made one result, checked as the user will build it where the input is a model;
+    past `deadline` (the run's `--time-budget`, `time.monotonic()`) the checks run their shortest plan and no
+    fallback is tried."""
     request, picks = run.request, winners(searched.results)
     if run.level != "model":
         return Finished(merge_configs([p.config for p in picks], run.starter, searched.applier, context,
@@ -82,8 +84,8 @@ def finish(run: PreparedRun, tools: Collaborators, baselines: Baselines, searche
     checks = FinalChecks(run.starter, searched.measured, baselines.default, tools.builder, tools.runner,
                          searched.applier, plan, context, request.run_dir,
                          request.devices[0],  # numerics on the tuning device: CPU or GPU alike
-                         searched.in_model, as_built, winner_check.judge)
-    attempts = finish_with_fallbacks(picks, checks.run)
+                         searched.in_model, as_built, winner_check.judge, deadline)
+    attempts = finish_with_fallbacks(picks, checks.run, out_of_time=checks.out_of_time)
     model, flags = attempts[-1].outcome, None
     if run.search_flags:
         model, flags = _tuned_variants(run, tools, baselines, model, plan)

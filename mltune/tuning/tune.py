@@ -101,7 +101,8 @@ def tune(request: TuneRequest, context: ir.Context,
         raise RunFailure(nothing_measured(searched.results, clock.seconds if out_of_time else None,
                                           time_budget or 0.0, SEARCH_SHARE[run.level]))
     with clock.stage("checks in the model and the result"):
-        finished = finish(run, tools, baselines, searched, winner_check, context)
+        deadline = None if time_budget is None else clock.started_monotonic + time_budget
+        finished = finish(run, tools, baselines, searched, winner_check, context, deadline)
         emitted = emit(run, finished)
     seconds = clock.seconds
     tool_seconds = (seconds["prepare the input"] + baselines.seconds + seconds["profile"] + searched.tool_seconds

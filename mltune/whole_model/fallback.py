@@ -92,13 +92,18 @@ def fallbacks(attempt: Attempt) -> tuple[Pick, ...]:
     return tuple(p for p in following if p is not None)
 
 
-def finish_with_fallbacks(picks: Sequence[Pick], check: Check, most: int = MAX_FALLBACKS) -> list[Attempt]:
-    """Every result tried, in order: the first, then up to `most` fallbacks while the last lost and a dispatch in
-    it has a finalist left. The last attempt is the run's outcome."""
+def finish_with_fallbacks(picks: Sequence[Pick], check: Check, most: int = MAX_FALLBACKS,
+                          out_of_time: Callable[[], bool] = lambda: False) -> list[Attempt]:
+    """Every result tried, in order: the first, then up to `most` fallbacks while the last lost, a dispatch in it
+    has a finalist left and the run's time is not `out_of_time`. The last attempt is the run's outcome."""
     attempts = [Attempt(tuple(picks), check([p.config for p in picks], 0))]
     while attempts[-1].lost and len(attempts) <= most:
         following = fallbacks(attempts[-1])
         if not following:
+            break
+        if out_of_time():
+            print(f"note: no fallback tried: the --time-budget is spent ({len(following)} dispatch(es) had a "
+                  "finalist left)")
             break
         attempts.append(Attempt(following, check([p.config for p in following], len(attempts))))
     return attempts

@@ -6,6 +6,7 @@ annotated source). The numerics check runs both builds on the tuning device, CPU
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -128,6 +129,9 @@ def every_config_faster(timing: EndToEnd) -> bool:
     return every.rounds > 0 and chosen.rounds > 0 and every.speedup > chosen.speedup
 
 
+SHORT_ROUNDS = 5  # the checks' rounds once the run's --time-budget is spent
+
+
 @dataclass(frozen=True)
 class FinalChecks:
     """The model's final checks and what they measure with: `finish_model`, then, where candidates were timed at
@@ -149,42 +153,56 @@ class FinalChecks:
     in_model: InModelTimer | None = None  # the device times each dispatch in the model: configs checked there
     as_built: AsBuilt | None = None  # the user's model with its weights, where the candidates were built without
     judge: Judge = compare  # the numerics rule (`WinnerCheck.judge`: against the host where IREE's default is wrong)
+    deadline: float | None = None  # `time.monotonic()` at which the run's --time-budget is spent
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def _plan(self) -> TimingPlan:
+        """The checks' plan; once the run's `--time-budget` is spent, its shortest (`SHORT_ROUNDS` rounds, never
+        extended): a wider interval rather than a run past the budget."""
+        if not self.out_of_time():
+            return self.plan
+        rounds = min(self.plan.rounds, SHORT_ROUNDS)
+        print(f"note: the --time-budget is spent: this result's checks in the model run {rounds} rounds each, "
+              "not extended (wider intervals)")
+        return replace(self.plan, rounds=rounds, max_rounds=0)
 
     def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
         """Check the model tuned with `configs`; a later `attempt` builds and writes into folders of its own, so
         that an earlier attempt's builds stay as they were checked."""
-        measured, builder, work_dir = self.measured, self.builder, self.work_dir
+        measured, builder, work_dir, plan = self.measured, self.builder, self.work_dir, self._plan()
         if attempt:
             name = f"fallback_{attempt}"
             measured = replace(measured, builder=replace(measured.builder, work_dir=measured.builder.work_dir / name))
             builder, work_dir = replace(builder, work_dir=builder.work_dir / name), work_dir / name
             work_dir.mkdir(parents=True, exist_ok=True)
         kernel = measured.kernel_level
-        check: CheckConfigs = LeaveOneOut(measured.builder, self.runner, self.plan)
+        check: CheckConfigs = LeaveOneOut(measured.builder, self.runner, plan)
         if self.in_model is not None and not kernel:
             check = InModelCheck(replace(self.in_model, work_dir=work_dir / "in_model_check"), measured.builder,
                                  measured.baseline.vmfb)
         outcome = finish_model(configs, self.starter, measured.baseline,
                                measured.baseline if kernel else self.default_build, measured.builder, self.runner,
-                               self.applier, self.plan, self.context, work_dir, self.numerics_device, check,
+                               self.applier, plan, self.context, work_dir, self.numerics_device, check,
                                timed_as_built=self.as_built is not None and not kernel, judge=self.judge)
         if outcome.result is None:
             return outcome
         if not kernel:
-            return self._as_built(outcome, work_dir) if self.as_built is not None else outcome
+            return self._as_built(outcome, work_dir, plan) if self.as_built is not None else outcome
         with display().phase("per call: the result as it will run, against IREE's default"):
-            per_call = call_level(outcome.result, builder, self.runner, self.default_build, self.plan)
+            per_call = call_level(outcome.result, builder, self.runner, self.default_build, plan)
         if per_call is not None and per_call.estimate.slower():
             return replace(outcome, result=None, per_call=per_call, withdrawn="per call, as it will run, the result "
                            f"was {per_call.estimate.describe()} IREE's default speed")
         return replace(outcome, per_call=per_call)
 
-    def _as_built(self, outcome: ModelOutcome, work_dir: Path) -> ModelOutcome:
+    def _as_built(self, outcome: ModelOutcome, work_dir: Path, plan: TimingPlan) -> ModelOutcome:
         """`outcome`'s result built into the user's model, weights and all, and timed against IREE's default there."""
         assert self.as_built is not None and outcome.result is not None
         with display().phase("as you will build it: the result in the model with its weights, against IREE's default"):
             return as_built_verdict(outcome, self.as_built.in_folder(work_dir / "as_built").measure(outcome.result,
-                                                                                                    self.plan))
+                                                                                                    plan))
 
 
 def as_built_verdict(outcome: ModelOutcome, measured: Measurement | str) -> ModelOutcome:
