@@ -229,6 +229,8 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     result = mltune(["tune", *args, *(word for flag in defaults for word in flag)], cwd=tmp_path)
     check_one_line_error(result, words)
     assert not list(tmp_path.glob("datasets/*/*.jsonl")), "a refused run writes no records"
+    if not any(name.startswith("datasets") for name in files):
+        assert not (tmp_path / "datasets").exists(), "a refused run leaves no empty datasets folder"
 
 
 def test_no_command(tmp_path):

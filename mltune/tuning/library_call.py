@@ -9,9 +9,10 @@ import argparse
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from mltune.errors import UserError
 from mltune.input.call import ModelCall, model_call
@@ -298,8 +299,26 @@ def _result(report: TuneReport, run_dir: Path) -> TuneResult:
                       report)
 
 
+@contextmanager
+def _removed_if_refused(folder: Path) -> Iterator[None]:
+    """A folder the call creates (the datasets' folder) is removed again when the call is refused before writing
+    anything into it, so that a refused run leaves nothing behind."""
+    existed = folder.exists()
+    try:
+        yield
+    except UserError:
+        if not existed and folder.is_dir() and not any(path.is_file() for path in folder.rglob("*")):
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
 def run(arguments: TuneArguments, argv: list[str], show_paths: bool) -> TuneResult:
     """Check the arguments, then tune (or only compile) in a run directory marked as it goes."""
+    with _removed_if_refused(arguments.dataset_dir if arguments.dataset_dir is not None else user_datasets()):
+        return _checked_run(arguments, argv, show_paths)
+
+
+def _checked_run(arguments: TuneArguments, argv: list[str], show_paths: bool) -> TuneResult:
     from mltune.frontend.mlir import new_context
     from mltune.runs import directory as runs
     from mltune.runs.report_text import print_paths
