@@ -122,7 +122,8 @@ def test_features_tell_the_lowerings_apart_and_heuristic_ranks_them_together(dum
 def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, context):
     """The shipped cpu family model, ranking as on a CPU it was trained on (no blend), puts IREE's own data-tiled
     build second, as the heuristic does."""
-    from mltune.learn.forest import family_name, load_model
+    from mltune.learn.forest import load_model
+    from mltune.learn.model_files import family_name
     from mltune.rankers.forest import RandomForest
     from mltune.system.paths import SHIPPED_MODELS
 

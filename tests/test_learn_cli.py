@@ -8,7 +8,8 @@ import pytest
 from learn_helpers import write_synthetic_dataset
 
 from mltune.cli.command import main
-from mltune.learn.forest import SIDECAR_FILE, load_model
+from mltune.learn.forest import load_model
+from mltune.learn.model_files import SIDECAR_FILE
 from mltune.learn.learner_names import LEARNER_NAMES
 from mltune.learn.share import MAX_SHARE, MIN_SHARE
 from mltune.rankers import plugin_names

@@ -9,7 +9,8 @@ import pytest
 from learn_helpers import SYNTHETIC_CPU, matmul_problem, synthetic_ratios, train_synthetic_model
 
 from mltune.errors import UserError
-from mltune.learn.forest import MODEL_FILE, SIDECAR_FILE, load_model
+from mltune.learn.forest import load_model
+from mltune.learn.model_files import MODEL_FILE, SIDECAR_FILE
 from mltune.rankers import RankingInput
 from mltune.rankers.forest import RandomForest
 from mltune.rankers.heuristic import Heuristic

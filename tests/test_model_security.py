@@ -8,6 +8,8 @@ import json
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,8 @@ import pytest
 from learn_helpers import SYNTHETIC_CPU, matmul_problem, train_synthetic_model
 
 from mltune.errors import UserError
-from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, load_model, manifest_sha256
+from mltune.learn.forest import load_model
+from mltune.learn.model_files import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.cpu_contraction import CpuContraction
 
@@ -195,3 +198,26 @@ def test_a_damaged_model_is_refused_in_one_line(case, intact, tmp_path):
 
 def test_an_intact_copy_with_its_manifest_loads(intact, tmp_path):
     load_model(_altered_copy(intact, tmp_path), "synthetic", "contraction")
+
+
+def test_a_damaged_model_folder_is_refused_before_any_compile(tmp_path):
+    """The shipped models copied and one file altered: `mltune tune --model-dir` refuses in one line before it
+    runs iree-compile once (a stand-in compiler, through MLTUNE_IREE_TOOLS, notes every call), and leaves no
+    folder behind."""
+    models = tmp_path / "models"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "models", models)
+    with open(models / "family-cpu" / "contraction" / MODEL_FILE, "ab") as handle:
+        handle.write(b"\0")
+    tools, calls = tmp_path / "tools", tmp_path / "compiler_calls"
+    tools.mkdir()
+    (tools / "iree-compile").write_text(f"#!/bin/sh\necho called >> {calls}\nexit 1\n")
+    (tools / "iree-compile").chmod(0o755)
+    model = Path(__file__).resolve().parent.parent / "examples" / "matmul_f32.mlir"
+    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(model), "--model-dir", "models",
+                             "--run-dir", "run", "--dataset-dir", "datasets"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)})
+    assert result.returncode == 2, result.stderr[-2000:]
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"mltune: error: refusing the model in models{os.sep}family-cpu{os.sep}contraction: ")
+    assert not calls.exists(), "iree-compile ran before the damaged model was refused"
+    assert not (tmp_path / "run").exists() and not (tmp_path / "datasets").exists()

@@ -23,7 +23,7 @@ from learn_helpers import (
 
 from mltune.cli.command import main
 from mltune.errors import UserError
-from mltune.learn.forest import SIDECAR_FILE, trained_kinds
+from mltune.learn.model_files import SIDECAR_FILE, trained_kinds
 from mltune.learn.train import train
 from mltune.rankers import RankingInput, make_ranker
 from mltune.rankers.forest import RandomForest

@@ -12,7 +12,7 @@ from learn_helpers import SHAPES, matmul_problem, relative_ratios, write_synthet
 
 from mltune.cli.command import main
 from mltune.errors import UserError
-from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, trained_kinds
+from mltune.learn.model_files import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, trained_kinds
 from mltune.learn.learner_names import LEARNER_NAMES
 from mltune.learn.model_choice import choose_model
 from mltune.learn.quality import judge

@@ -219,7 +219,7 @@ def _damaged_shipped_model(folder: str) -> dict[str, dict[str, str | bytes | Non
 
     import numpy as np
 
-    from mltune.learn.forest import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256
+    from mltune.learn.model_files import MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256
 
     shipped = REPO / "models" / "family-cpu" / "contraction"
     sidecar, forest = json.loads((shipped / SIDECAR_FILE).read_text()), (shipped / MODEL_FILE).read_bytes()

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mltune.learn.forest import MODEL_FILE, family_name, fit_forest, load_model
+from mltune.learn.forest import fit_forest, load_model
+from mltune.learn.model_files import MODEL_FILE, family_name
 from mltune.learn.pooled import family_archs, load_pooled
 from mltune.learn.samples import load_dataset
 from mltune.learn.train import train, train_family

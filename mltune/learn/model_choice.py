@@ -15,7 +15,8 @@ from typing import Sequence
 
 from mltune.errors import UserError
 from mltune.features import target_family
-from mltune.learn.forest import SIDECAR_FILE, LoadedModel, family_name, load_model, model_folder, trained_kinds
+from mltune.learn.forest import LoadedModel, load_model
+from mltune.learn.model_files import SIDECAR_FILE, family_name, model_folder, trained_kinds
 from mltune.system.paths import describe_search_path
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
-from mltune.learn.forest import SIDECAR_FILE, family_name, model_folder, trained_kinds
+from mltune.learn.model_files import SIDECAR_FILE, family_name, model_folder, trained_kinds
 from mltune.learn.pooled import pooled_key
 
 

@@ -27,7 +27,8 @@ from sklearn.model_selection import GroupKFold
 
 from mltune.errors import UserError
 from mltune.features import TRAINED_WITHOUT, target_family
-from mltune.learn.forest import TrainedModel, family_name, save_model
+from mltune.learn.forest import TrainedModel, save_model
+from mltune.learn.model_files import family_name
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.learn.learners import LEARNERS, SETTINGS
 from mltune.learn.labels import Label, log_ratio

@@ -52,6 +52,14 @@ class RandomForest(StaticRanker):
         self.model_dirs = model_search_path(model_dir)
         self.choices: dict[tuple[str, str], ModelChoice] = {}
 
+    def check_files(self) -> None:
+        """Refuse a damaged model in the search path now, before any work (`mltune.learn.forest.verify_models`)."""
+        from mltune.learn.model_files import verify_models
+
+        if self.model is None:
+            for model_dir in self.model_dirs:
+                verify_models(model_dir)
+
     def check_for(self, target) -> None:
         """Refuse a target with no model of any kind (own or family) now, before any work."""
         from mltune.learn.model_choice import check_models_exist  # scikit-learn loads in ~1 s: only when needed

@@ -148,6 +148,8 @@ def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, mod
             raise UserError(f"ranker {name!r} returned a {type(ranker).__name__} without {', '.join(missing)}: a "
                             "ranker has name, start(ranking_input), ask(n) and tell(index, ratio)")
         ranker = PluginRanker(name, ranker)
+    if callable(getattr(ranker, "check_files", None)):
+        ranker.check_files()  # a damaged model file is refused before any work
     if target is not None and callable(getattr(ranker, "check_for", None)):
         ranker.check_for(target)
     return ranker

@@ -230,7 +230,7 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     from mltune.tuning.request import TuneRequest
 
     _check_values(arguments)
-    make_ranker(arguments.ranker)  # an unknown name fails before any work
+    make_ranker(arguments.ranker, model_dir=arguments.model_dir)  # an unknown name or a damaged model fails now
     check_input_file(arguments.model, "input file")
     if arguments.starter_spec is not None:
         check_input_file(arguments.starter_spec, "--starter-spec")
