@@ -90,10 +90,11 @@ def test_a_crafted_model_folder_is_refused_and_nothing_runs(case, intact, tmp_pa
         load_model(models, "synthetic", "contraction")
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"refusing the model in {models / 'synthetic' / 'contraction'}")
-    # through the ranker too, as `tune --ranker random-forest` loads it
+    # through the ranker too, as `tune --ranker random-forest` makes and starts it: what the manifest shows is
+    # refused when the ranker is made (before any work), what only the file's own reading shows when it loads
     problem = matmul_problem(40, 56, 24)
-    ranker = make_ranker("random-forest", 0, SYNTHETIC_CPU)
     with pytest.raises(UserError, match="refusing the model"):
+        ranker = make_ranker("random-forest", 0, SYNTHETIC_CPU)
         ranker.start(RankingInput(problem, SYNTHETIC_CPU, CpuContraction(problem, SYNTHETIC_CPU, None).candidates()))
     assert not marker.exists(), "the payload ran"
     capsys.readouterr()
