@@ -7,6 +7,8 @@
 set -u
 work=$1 model=$2 flags=$3 budget=$4 time_budget=$5
 mkdir -p "$work"
+work=$(cd "$work" && pwd) model=$(realpath "$model")
+cd "$(dirname "$flags")" && flags=$(basename "$flags")  # its inputs are named relative to its folder
 echo "before: $(uptime)" > "$work/steps.txt"
 started=$(date +%s.%N)
 python3 -m mltune.cli tune "$model" --benchmark-flags-file "$flags" --budget "$budget" --time-budget "$time_budget" \
