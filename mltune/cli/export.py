@@ -52,6 +52,7 @@ def run_export(args: argparse.Namespace) -> int:
     exported = export(args.config, args.out, dtype=args.dtype, external_weights=args.external_weights,
                       seed=args.seed, **options)
     print(f"exported {exported.mlir}" + (f" with weights {exported.parameters}" if exported.parameters else ""))
-    how = " --shape 1x128xi64" if getattr(args, "dynamic", False) else f" --benchmark-flags-file {exported.flags}"
+    dynamic = args.kind == "decoder" and args.dynamic
+    how = " --shape 1x128xi64" if dynamic else f" --benchmark-flags-file {exported.flags}"
     print(f"tune it: mltune tune {exported.mlir}{how}")
     return 0

@@ -30,8 +30,8 @@ from sklearn.ensemble import RandomForestRegressor
 from mltune.errors import UserError
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.learn.model_files import (MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, model_folder,
-                                      read_sidecar, train_command, trained_kinds)
-from mltune.learn.tree_arrays import FORMAT, ModelFormatError, TreeEnsemble
+                                      read_sidecar, refusing, train_command, trained_kinds)
+from mltune.learn.tree_arrays import FORMAT, TreeEnsemble
 
 # Shallow trees keep the model small (<< 5 MB) and fast to evaluate on 10,000 candidates;
 # leaves of a few samples average out benchmark noise.
@@ -119,12 +119,10 @@ def load_model(model_dir: Path, name: str, op_kind: str) -> LoadedModel:
     folder = model_folder(model_dir, name, op_kind)
     if not (folder / SIDECAR_FILE).exists() and not (folder / SIDECAR_FILE).is_symlink():
         raise missing_model(model_dir, name, op_kind)
-    try:
+    with refusing(folder, name):
         sidecar, model_path = read_sidecar(folder)
         names = tuple(sidecar["feature_names"])
         ensemble = TreeEnsemble.load(model_path, len(names))
-    except (ModelFormatError, OSError, ValueError, UnicodeDecodeError) as err:
-        raise UserError(f"refusing the model in {folder}: {err}; retrain it with `{train_command(name)}`") from None
     return LoadedModel(TrainedModel(ensemble, names), folder, sidecar)
 
 

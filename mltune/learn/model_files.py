@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,16 @@ def read_sidecar(folder: Path) -> tuple[dict[str, Any], Path]:
     return sidecar, model_path
 
 
+@contextmanager
+def refusing(folder: Path, name: str) -> Iterator[None]:
+    """A model in `folder` that fails a check while it is read, as one line naming the folder and the command that
+    retrains `name`'s models."""
+    try:
+        yield
+    except (ModelFormatError, OSError, ValueError, UnicodeDecodeError) as err:
+        raise UserError(f"refusing the model in {folder}: {err}; retrain it with `{train_command(name)}`") from None
+
+
 def verify_models(model_dir: Path) -> None:
     """Every model under `model_dir` checked against its manifest (the SHA-256 of its files, the sidecar's
     fields), so that a damaged or altered one is refused before a run compiles anything; a missing folder holds
@@ -83,11 +95,8 @@ def verify_models(model_dir: Path) -> None:
     for name in names:
         for op_kind in trained_kinds(model_dir, name):
             folder = model_folder(model_dir, name, op_kind)
-            try:
+            with refusing(folder, name):
                 read_sidecar(folder)
-            except (ModelFormatError, OSError, ValueError, UnicodeDecodeError) as err:
-                raise UserError(f"refusing the model in {folder}: {err}; retrain it with "
-                                f"`{train_command(name)}`") from None
 
 
 def train_command(name: str) -> str:

@@ -43,6 +43,11 @@ from mltune.targets import TargetFacts
 NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 
 
+def passed(deadline: float | None) -> bool:
+    """Whether a deadline (`time.monotonic()`; None: none set) has passed."""
+    return deadline is not None and time.monotonic() >= deadline
+
+
 @dataclass(frozen=True)
 class LoopSettings:
     budget: int = 50
@@ -261,8 +266,7 @@ class _Search:
         earlier = list(task.earlier_of(candidates)) if task.earlier_of is not None else []
         result = DispatchResult(task.name, task.problem, len(candidates), trials=list(earlier),
                                 min_speedup=loop.settings.min_speedup)
-        deadline = loop.settings.deadline
-        if deadline is None or time.monotonic() < deadline:  # past the run's deadline no candidate is asked for
+        if not passed(loop.settings.deadline):  # past the run's deadline no candidate is asked for
             task.ranker.start(RankingInput(task.problem, loop.facts, candidates))
             for trial in earlier:
                 task.ranker.tell(trial.index, trial.told_ratio)

@@ -35,7 +35,8 @@ def default_collaborators(run: PreparedRun) -> Collaborators:
 
 @dataclass(frozen=True)
 class Baselines:
-    """IREE's default build, and the build every candidate is measured against (the starter spec's, if given)."""
+    """IREE's default build, which every candidate is measured against, and the starter spec's build (checked to
+    compile; the default's own when no starter spec is given)."""
 
     default: BuildResult
     starter: BuildResult

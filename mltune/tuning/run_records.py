@@ -26,9 +26,9 @@ class RunRecords:
     def reused(self) -> str:
         """What the run takes from its folder's earlier records, said once: how many, when they were measured and
         how busy the machine was, so that no reused number passes for one measured now; "" when none."""
-        stamps = [r["timestamp"] for r in self.earlier if isinstance(r.get("timestamp"), (int, float))]
         if not self.earlier:
             return ""
+        stamps = [r["timestamp"] for r in self.earlier if isinstance(r.get("timestamp"), (int, float))]
         when = " to ".join(dict.fromkeys(time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
                                          for t in (min(stamps), max(stamps)))) if stamps else "at an unknown time"
         busy = [c for r in self.earlier for c in r.get("busy_cores") or []]

@@ -1,4 +1,4 @@
-"""The third stage of a run: each allocated problem's candidates searched (screened on a small module first where
+"""The fourth stage of a run: each allocated problem's candidates searched (screened on a small module first where
 that pays, the finalists timed in the model), every measurement recorded, each winner's numerics checked."""
 
 from __future__ import annotations

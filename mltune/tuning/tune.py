@@ -25,7 +25,7 @@ from mltune.whole_model.host_reference import HostBuild
 from mltune.whole_model.winner_numerics import WinnerCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.summary import baseline_us, summary
-from mltune.search.loop import LoopSettings
+from mltune.search.loop import LoopSettings, passed
 from mltune.tuning.collaborators import Baselines, Collaborators, build_baselines, default_collaborators
 from mltune.tuning.finish_stage import emit, finish
 from mltune.tuning.prepare import PreparedRun, prepare
@@ -91,13 +91,13 @@ def tune(request: TuneRequest, context: ir.Context,
         profiles, allocations = profile_and_allocate(run.builds, run.dispatches, run.request, baselines.default.vmfb,
                                                      run.level == "model")
     records = RunRecords(run.request.dataset_dir, run.facts.arch, run.request.run_dir)
-    if records.reused():
-        print(records.reused())
+    reused = records.reused()
+    if reused:
+        print(reused)
     with clock.stage("search (screen, finalists)"):
         searched = search(run, tools, baselines, profiles, allocations, records, winner_check, context)
     if not searched.measured_any:
-        deadline = run.request.settings.deadline
-        out_of_time = deadline is not None and time.monotonic() >= deadline
+        out_of_time = passed(run.request.settings.deadline)
         raise RunFailure(nothing_measured(searched.results, clock.seconds if out_of_time else None,
                                           time_budget or 0.0, SEARCH_SHARE[run.level]))
     with clock.stage("checks in the model and the result"):

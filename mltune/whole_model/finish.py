@@ -6,7 +6,6 @@ annotated source). The numerics check runs both builds on the tuning device, CPU
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -18,6 +17,7 @@ from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
 from mltune.execution.kernel_timing import MeasuredBuilds, call_level
 from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.search.loop import passed
 from mltune.whole_model.merge import StarterSpec, merge_configs
 from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.whole_model.as_built import AsBuilt
@@ -156,7 +156,7 @@ class FinalChecks:
     deadline: float | None = None  # `time.monotonic()` at which the run's --time-budget is spent
 
     def out_of_time(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        return passed(self.deadline)
 
     def _plan(self) -> TimingPlan:
         """The checks' plan; once the run's `--time-budget` is spent, its shortest (`SHORT_ROUNDS` rounds, never
