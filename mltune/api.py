@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from mltune.errors import UserError
 from mltune.input import checks as cli_args
@@ -20,7 +20,9 @@ from mltune.rankers import NEAR_DEFAULT_SHARE, make_ranker
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.search.loop import LoopSettings
 from mltune.system.paths import data_home, user_datasets, user_models
-from mltune.tuning.library_call import DispatchVerdict, TuneArguments, TuneResult, checked, run
+from mltune.tuning.library_call import DispatchVerdict, TuneResult, run
+from mltune.tuning.options import TuneOptions, checked, documented
+from mltune.tuning.options import command_line as options_command_line
 
 if TYPE_CHECKING:
     from mltune.learn.samples import ProblemSamples
@@ -34,68 +36,23 @@ def _path(value: PathLike | None) -> Path | None:
     return None if value is None else Path(value)
 
 
-def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budget: int = 50,
-         time_budget: float | None = None, output: PathLike | None = None, run_dir: PathLike | None = None,
-         dataset_dir: PathLike | None = None, model_dir: PathLike | None = None, function: str | None = None,
-         seed: int = 0, jobs: int | None = None, devices: str | Sequence[str] | None = None,
-         batch: int = LoopSettings.batch_size, min_speedup: float = 1.03, near_default: float | None = None,
-         top: int | None = None,
-         starter_spec: PathLike | None = None, flag_search: bool = False, timing: str = "auto",
-         iree_flags: Sequence[str] = (), cluster: str | None = None, shared_fs: bool = False,
-         compile_only: bool = False, progress: Literal["bar", "quiet", "verbose"] = "bar",
-         show_paths: bool = False, command_line: Sequence[str] | None = None, inputs: Sequence[str] = (),
-         parameters: Sequence[str] = (), int_range: str | None = None, compile_flags_file: PathLike | None = None,
-         benchmark_flags_file: PathLike | None = None, screen: str = "auto", screen_finalists: int = 4,
-         shape: str | None = None) -> TuneResult:
+@documented
+def tune(model: PathLike, *, show_paths: bool = False, command_line: Sequence[str] | None = None,
+         **options: Any) -> TuneResult:
     """Tune a model's dispatches (or one dumped dispatch benchmark), as `mltune tune` does.
+
+    Example:
+        >>> result = mltune.tune("examples/matmul_f32.mlir", budget=8, ranker="heuristic")
+        >>> print(result.spec_path, [v.describe() for v in result.verdicts])
 
     Args:
         model: The source .mlir of a model, or a dumped dispatch benchmark .mlir.
-        target: "host", an LLVM CPU name, a ROCm arch or product (gfx942, mi300x ...) or a CUDA arch (sm_90 ...).
-        ranker: The candidate order: one of `mltune.rankers.ranker_names()` (installed plugins included); "learned",
-            the learned models where one has learned from the target's arch and the heuristic elsewhere.
-        budget: Candidates to benchmark per dispatch; for a model, the total, split over the problems tuned.
-        time_budget: The whole run's seconds: no candidate is started past `SEARCH_SHARE` of them (60 % on a model,
-            85 % on a dispatch benchmark), the rest left to the checks in the model; once it is spent, they run
-            their shortest plan (5 rounds, not extended: wider intervals) and try no fallback.
-        output: Where the tuning spec is written besides the run folder; default: the run folder alone
-            (`RUN/best_spec.mlir`, `result.spec_path`), so that no file outside it is overwritten unasked.
-        run_dir: The run directory; default: a new one under the data home's `runs/`.
-        dataset_dir: Where records are appended, one folder per arch; default: the data home's `datasets/`.
-        model_dir: The learned rankers' models: this folder alone; default: the user's, then the shipped ones.
-        function: The public function to benchmark (default: main or the only one).
-        seed: Seed for shuffling, rankers and input data.
-        jobs: Parallel compiles (default: every usable CPU).
-        devices: Runtime devices to benchmark on, comma-separated or a list (default: local-task for CPUs,
-            hip://0 or cuda://0 for GPUs).
-        batch: Candidates compiled together and timed by one runtime process.
-        min_speedup: A config is kept only if it beats IREE's default by this factor.
-        near_default: The share of picks taken from the untried candidates nearest the fastest config so far, IREE's
-            default at first (`mltune.rankers.near_incumbent`; CPU spaces); None: 0.25, or 0 for a reference order
-            (none, shuffle, shuffle-lowerings).
-        top: Tune the `top` problems that take most of a model's time (default: the fewest covering 80 %).
-        starter_spec: A tuning spec merged with the result (mltune's configs win where both match).
-        flag_search: First measure compile-flag variants on the untuned model (CPU only).
-        timing: "call", "kernel" or "auto" (kernel on GPUs, call on CPUs).
-        iree_flags: iree-compile flags for IREE's default and every candidate alike.
-        cluster: A Ray cluster to compile and benchmark on ("auto" or an address).
-        shared_fs: With `cluster`: the run directory is at the same path on every node.
-        compile_only: Compile the first `budget` candidates of each dispatch in ranker order, without benchmarking.
-        progress: "bar" (a progress bar per phase), "quiet" or "verbose" (a line per benchmark).
         show_paths: Print where the run reads and writes before it starts (the command line does).
         command_line: The command recorded for `mltune tune --resume`; default: one equivalent to this call.
-        inputs: The model's arguments in the syntax of IREE's tools (`@ids.npy`, `1x128xi64=@ids.bin`,
-            `1x128xi64=1`, `2xf32=1,2`), one per argument, checked against the compiled model's; none: generated.
-        parameters: Parameter archives holding the weights, `[SCOPE=]FILE` (.irpa, .gguf, .safetensors).
-        int_range: "LOW:HIGH": generated integer arguments are drawn from LOW to HIGH - 1 (default "0:2").
-        compile_flags_file: iree-compile flags, one per line, for every build (the SHARK tuner's format).
-        benchmark_flags_file: `--input=`, `--parameters=` and `--function=` lines: how to call the model.
-        screen: A model's candidates are first timed on a small module, "dispatch" (its dumped benchmark) or
-            "one-op" (the problem's one-op model), and only the best `screen_finalists` of each dispatch in the whole
-            model; "none": all in the whole model; "auto": "dispatch" for a model of several dispatches.
-        screen_finalists: With a screen, per dispatch: how many of its best are timed in the whole model.
-        shape: The arguments' types in IREE's syntax, comma-separated (`1x128xi64`): a model exported with dynamic
-            dimensions is specialised to them and tuned (values generated); `tune_shapes` tunes several.
+        options: Every option of `mltune tune` by its keyword (`budget=8`, `target="sm_90"`,
+            `iree_flags=["--iree-opt-level=O3"]`, `shape="1x128xi64"`), declared once in
+            `mltune.tuning.options.TuneOptions`: the reference lists each with its flag, default and meaning, and
+            `help(mltune.tune)` shows them.
 
     Returns:
         The spec, the verdict per problem and the run's records.
@@ -105,14 +62,9 @@ def tune(model: PathLike, *, target: str = "host", ranker: str = "learned", budg
         RunFailure: Every candidate failed.
         KeyboardInterrupt: Ctrl-C (or SIGTERM at the command line); the run is marked interrupted, its records kept.
     """
-    arguments = TuneArguments(
-        Path(model), target, ranker, budget, time_budget, _path(output), _path(run_dir), _path(dataset_dir),
-        _path(model_dir), function, seed, jobs, devices if devices is None or isinstance(devices, str)
-        else ",".join(devices), batch, min_speedup, top, _path(starter_spec), flag_search, timing, tuple(iree_flags),
-        cluster, shared_fs, compile_only, progress, tuple(inputs), tuple(parameters),
-        None if int_range is None else str(int_range),
-        _path(compile_flags_file), _path(benchmark_flags_file), screen, screen_finalists, near_default, shape)
-    return run(arguments, list(command_line) if command_line is not None else arguments.command_line(), show_paths)
+    arguments = TuneOptions.of(**options)
+    argv = list(command_line) if command_line is not None else options_command_line(Path(model), arguments)
+    return run(Path(model), arguments, argv, show_paths)
 
 
 def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike,

@@ -12,7 +12,7 @@ import pytest
 
 import mltune
 import mltune.api
-import mltune.tuning.library_call
+from mltune.tuning.options import TuneOptions, command_line
 from mltune.cli.command import main, parse_arguments
 from mltune.frontend.problem import Problem
 from mltune.learn.samples import load_dataset
@@ -49,11 +49,10 @@ def spy_on(monkeypatch, name: str) -> list[tuple[tuple, dict]]:
 def test_a_library_call_records_how_it_calls_the_model_for_resume(tmp_path):
     """The command line a library call records (for `mltune tune --resume`) carries its inputs, archives, integer
     range and flags files (synthetic values)."""
-    arguments = mltune.tuning.library_call.TuneArguments(
-        Path("m.mlir"), "host", "heuristic", 5, None, Path("s.mlir"), None, None, None, None, 0, None, None, 8, 1.03,
-        None, None, False, "auto", (), None, False, False, "bar", ("@ids.npy", "1x4xf32=1"), ("model=w.irpa",),
-        "0:7", Path("c.flags"), Path("b.flags"))
-    args = parse_arguments(arguments.command_line())
+    options = TuneOptions.of(ranker="heuristic", budget=5, output="s.mlir", inputs=["@ids.npy", "1x4xf32=1"],
+                             parameters=["model=w.irpa"], int_range="0:7", compile_flags_file="c.flags",
+                             benchmark_flags_file="b.flags")
+    args = parse_arguments(command_line(Path("m.mlir"), options))
     assert args.inputs == ["@ids.npy", "1x4xf32=1"] and args.parameters == ["model=w.irpa"]
     assert str(args.int_range) == "0:7" and args.compile_flags_file == Path("c.flags").absolute()
     assert args.benchmark_flags_file == Path("b.flags").absolute()

@@ -11,12 +11,10 @@ import os
 import signal
 import sys
 import threading
-from functools import partial
 from pathlib import Path
 from typing import Sequence
 
 from mltune import __version__
-from mltune.cli.input_options import add_input_arguments
 from mltune.cli.export import add_export_command, run_export
 from mltune.cli.runs import add_run_commands, run_commands
 from mltune.errors import RunFailure, UserError
@@ -24,18 +22,16 @@ from mltune.input.checks import (
     arch,
     check_input_file,
     check_output_folder,
-    iree_flag,
-    positive_float,
     positive_int,
     seed,
     share,
-    speedup,
 )
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
-from mltune.rankers import NEAR_DEFAULT_SHARE, ranker_names
+from mltune.rankers import NEAR_DEFAULT_SHARE
 from mltune.search.defaults import BATCH_SIZE
-from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models, user_runs
+from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models
 from mltune.system.tools import kill_running_tools
+from mltune.tuning.options import add_tune_options, from_arguments
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -43,7 +39,8 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if "default" in text or action.default in (None, False, [], argparse.SUPPRESS):
+        if "(default" in text or "default:" in text or any(action.default is nothing for nothing in
+                                                             (None, False, argparse.SUPPRESS)) or action.default == []:
             return text
         return super()._get_help_string(action)
 
@@ -68,80 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
                       help="continue an interrupted run with the arguments it was started with: candidates it "
                            "measured are not measured again (the same --run-dir again does the same)")
-    tune.add_argument("--ranker", default="learned",
-                      help=f"candidate order: {', '.join(ranker_names())} (installed plugins add theirs; default "
-                           "learned: the learned models where one has learned from the target's arch, else the "
-                           "heuristic, op kind by op kind)")
-    tune.add_argument("--budget", type=positive_int, default=50,
-                      help="candidates to benchmark per dispatch; for a model, the total, split over the problems tuned "
-                           "(each gets 8, or an equal part of a smaller budget; the rest goes by share of time)")
-    tune.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
-                      help="the whole run's seconds: no candidate is started past 60 %% of them on a model (85 %% on "
-                           "a dispatch benchmark), the rest left to the checks in the model, which shorten once it "
-                           "is spent; each stage's time is reported")
-    tune.add_argument("--target", default="host",
-                      help="host or an LLVM CPU name (llvm-cpu), a ROCm arch or product (gfx942, mi300x, gfx950, "
-                           "gfx1100, ...) or a CUDA arch (sm_80, sm_86, sm_89, sm_90); default host")
-    tune.add_argument("--devices", default=None,
-                      help="comma-separated runtime devices to benchmark on, one benchmark per device at a time "
-                           "(default: local-task for CPUs, hip://0 or cuda://0 for GPUs)")
-    tune.add_argument("--compile-only", action="store_true",
-                      help="compile the first --budget candidates of each dispatch in ranker order and report the "
-                           "fraction that compiled, without benchmarking (for targets with no device here)")
-    tune.add_argument("--function", default=None, help="public function to benchmark (default: main or the only one)")
-    tune.add_argument("-o", "--output", type=Path, default=Path("best_spec.mlir"),
-                      help="where to write the tuning spec (the only file written outside the data home)")
-    tune.add_argument("--run-dir", type=Path, default=None,
-                      help=f"run directory (default: a new {user_runs()}/<time>-<input>)")
-    tune.add_argument("--dataset-dir", type=Path, default=None,
-                      help=f"where records are written, one folder per arch (default: {user_datasets()})")
-    tune.add_argument("--model-dir", type=Path, default=None,
-                      help=f"the learned rankers' models: this folder alone (default: {user_models()}, then the "
-                           f"shipped {SHIPPED_MODELS})")
-    tune.add_argument("--jobs", type=positive_int, default=None, help="parallel compiles (default: CPU cores)")
-    tune.add_argument("--batch", type=positive_int, default=BATCH_SIZE,
-                      help="candidates compiled together and timed by one runtime process; larger batches use more "
-                           "cores and start fewer processes, adaptive rankers learn between batches "
-                           f"(default {BATCH_SIZE})")
-    tune.add_argument("--min-speedup", type=speedup, default=1.03,
-                      help="a config is kept only if it beats IREE's default by this factor (default 1.03)")
-    tune.add_argument("--seed", type=seed, default=0, help="seed for shuffling and input data")
-    tune.add_argument("--near-default", type=share, default=None, metavar="SHARE",
-                      help="the share of each dispatch's picks taken from the untried candidates nearest the fastest "
-                           "config so far, IREE's default at first (CPU spaces; 0: the ranker's order alone; default "
-                           f"{NEAR_DEFAULT_SHARE}, and 0 for the reference orders none, shuffle and shuffle-lowerings)")
-    tune.add_argument("--top", type=positive_int, default=None, metavar="K",
-                      help="tune the K problems that take most of a model's time (default: the fewest covering 80 %%)")
-    tune.add_argument("--starter-spec", type=Path, default=None, metavar="FILE",
-                      help="a tuning spec to merge with the result; mltune's configs win where both match")
-    tune.add_argument("--flag-search", action="store_true",
-                      help="first measure compile-flag variants (--iree-opt-data-tiling, CPU only) on the untuned "
-                           "model and tune under the winner")
-    tune.add_argument("--screen", choices=["auto", "none", "dispatch", "one-op"], default="auto",
-                      help="a model's candidates: timed first on the dispatch's dumped benchmark (dispatch) or the "
-                           "problem's one-op model (one-op), only the best --screen-finalists in the whole model; "
-                           "none: every one in the whole model; auto (default): dispatch for models of several "
-                           "dispatches")
-    tune.add_argument("--screen-finalists", type=positive_int, default=4, metavar="K",
-                      help="with a screen: the K screened best of each dispatch timed in the whole model (default 4)")
-    tune.add_argument("--timing", choices=["auto", "call", "kernel"], default="auto",
-                      help="compare candidates per call, or per kernel (each dispatch repeated in a call, so the "
-                           "call's fixed cost does not hide the kernels; the count is calibrated); auto: kernel on "
-                           "GPUs, call on CPUs. What is emitted is also timed per call (default auto)")
-    tune.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags", type=iree_flag,
-                      help="an iree-compile flag for IREE's default and every candidate alike, e.g. "
-                           "--iree-flag=--iree-opt-level=O3 (repeatable)")
-    add_input_arguments(tune)
-    tune.add_argument("--cluster", default=None, metavar="auto|ray://HOST:PORT",
-                      help="compile and benchmark candidates on a Ray cluster (pip install 'mltune[ray]'): compiles "
-                           "on its CPUs, one benchmark actor per GPU (or per unit of the 'mltune_bench' resource on "
-                           "CPU nodes); auto: the cluster `ray start` or RAY_ADDRESS names")
-    tune.add_argument("--shared-fs", action="store_true",
-                      help="with --cluster: the run directory is at the same path on every node (modules travel "
-                           "as paths, not bytes)")
-    verbosity = tune.add_mutually_exclusive_group()
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="no progress, only the final report")
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="a line for every benchmark, not only a bar")
+    add_tune_options(tune)
     _add_learning_commands(commands)
     add_run_commands(commands)
     add_export_command(commands)
@@ -251,23 +175,14 @@ def _run_tune(args: argparse.Namespace) -> int:
         args = _resumed_arguments(args.resume)
     elif args.input is None:
         raise UserError("tune: give an input file, or --resume RUN_DIR")
-    several = len(args.shapes) > 1
+    options = from_arguments(args)
+    shapes, run_dir = options.pop("shape"), options.pop("run_dir")
+    several = len(shapes) > 1
     if several and args.compile_only:
         raise UserError("--compile-only takes one --shape")
-    call = partial(tune_shapes, args.input, args.shapes, run_dir=args.run_dir) if several else \
-        partial(tune, args.input, shape=args.shapes[0] if args.shapes else None, run_dir=args.run_dir,
-                command_line=args.argv)
-    progress = "quiet" if args.quiet else "verbose" if args.verbose else "bar"
-    outcome = call(target=args.target, ranker=args.ranker, budget=args.budget, time_budget=args.time_budget,
-                   output=args.output, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
-                   function=args.function, seed=args.seed, jobs=args.jobs, devices=args.devices, batch=args.batch,
-                   min_speedup=args.min_speedup, near_default=args.near_default, top=args.top,
-                   starter_spec=args.starter_spec, flag_search=args.flag_search, timing=args.timing,
-                   iree_flags=args.iree_flags, cluster=args.cluster, shared_fs=args.shared_fs,
-                   compile_only=args.compile_only, inputs=args.inputs, parameters=args.parameters,
-                   int_range=args.int_range, compile_flags_file=args.compile_flags_file,
-                   benchmark_flags_file=args.benchmark_flags_file, screen=args.screen,
-                   screen_finalists=args.screen_finalists, progress=progress, show_paths=True)
+    outcome = tune_shapes(args.input, shapes, run_dir=run_dir, **options, show_paths=True) if several else \
+        tune(args.input, shape=shapes[0] if shapes else None, run_dir=run_dir, command_line=args.argv, **options,
+             show_paths=True)
     results = outcome if several else [outcome]
     if args.compile_only:
         result = results[0]

@@ -1,4 +1,4 @@
-"""The values of `mltune tune`'s options for calling and building the model (`mltune.cli.input_options`), checked
+"""The values of `mltune tune`'s options for calling and building the model (`mltune.tuning.options`), checked
 and read together, for the command line and `mltune.api.tune` alike."""
 
 from __future__ import annotations

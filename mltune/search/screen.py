@@ -40,7 +40,6 @@ from mltune.system.progress import display
 from mltune.targets import Target, TargetFacts
 
 AUTO_SCREEN = "dispatch"  # what `auto` screens with: chosen by `benchmarks/whole_models/screen_agreement.py`
-DEFAULT_FINALISTS = 4
 
 
 def screen_group(name: str) -> str:

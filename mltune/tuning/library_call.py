@@ -5,101 +5,24 @@ command line checks them, in the same order and with the same messages; the run 
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from mltune.errors import UserError
 from mltune.input.call import ModelCall, model_call
-from mltune.input.checks import (
-    check_input_file,
-    check_jobs,
-    check_output_file,
-    check_output_folder,
-    iree_flag,
-    positive_float,
-    positive_int,
-    seed,
-    share,
-    speedup,
-)
+from mltune.input.checks import check_input_file, check_jobs, check_output_file, check_output_folder
 from mltune.rankers import make_ranker
 from mltune.system.paths import user_datasets, user_runs
+from mltune.tuning.options import TuneOptions, check_options
 
 if TYPE_CHECKING:
     from mltune.runs.report import TuneReport
     from mltune.tuning.request import TuneRequest
-
-TIMINGS = ("auto", "call", "kernel")
-SCREENS = ("auto", "none", "dispatch", "one-op")  # `mltune.search.screen.SCREENS`, without importing the compiler
-PROGRESS = ("bar", "quiet", "verbose")
-
-
-@dataclass(frozen=True)
-class TuneArguments:
-    """A `tune` call's arguments as given (paths as `Path`), before any check; `mltune.api.tune` documents each."""
-
-    model: Path
-    target: str
-    ranker: str
-    budget: int
-    time_budget: float | None
-    output: Path | None  # None: the run folder's best_spec.mlir alone
-    run_dir: Path | None
-    dataset_dir: Path | None
-    model_dir: Path | None
-    function: str | None
-    seed: int
-    jobs: int | None
-    devices: str | None
-    batch: int
-    min_speedup: float
-    top: int | None
-    starter_spec: Path | None
-    flag_search: bool
-    timing: str
-    iree_flags: tuple[str, ...]
-    cluster: str | None
-    shared_fs: bool
-    compile_only: bool
-    progress: str
-    inputs: tuple[str, ...] = ()  # `--input` values, in IREE's tools' syntax
-    parameters: tuple[str, ...] = ()  # `--parameters` archives, [SCOPE=]FILE
-    int_range: str | None = None  # "LOW:HIGH" of generated integers; None: 0:2
-    compile_flags_file: Path | None = None
-    benchmark_flags_file: Path | None = None
-    screen: str = "auto"  # auto | none | dispatch | one-op (`mltune.search.screen`)
-    screen_finalists: int = 4
-    near_default: float | None = None  # share of picks near the incumbent; None: `near_default_share`'s default
-    shape: str | None = None  # the arguments' types to specialise a dynamic model to (`1x128xi64`); values generated
-
-    def command_line(self) -> list[str]:
-        """The equivalent `mltune tune` command line, with absolute paths (recorded in the run's state, so that
-        `mltune tune --resume` continues a run a library call started)."""
-        flags = {"target": "--target", "ranker": "--ranker", "budget": "--budget", "time_budget": "--time-budget",
-                 "output": "-o", "run_dir": "--run-dir", "dataset_dir": "--dataset-dir", "model_dir": "--model-dir",
-                 "function": "--function", "seed": "--seed", "jobs": "--jobs", "devices": "--devices",
-                 "batch": "--batch", "min_speedup": "--min-speedup",
-                 "near_default": "--near-default", "top": "--top", "starter_spec": "--starter-spec",
-                 "timing": "--timing", "cluster": "--cluster", "int_range": "--int-range",
-                 "compile_flags_file": "--compile-flags-file", "benchmark_flags_file": "--benchmark-flags-file",
-                 "screen": "--screen", "screen_finalists": "--screen-finalists", "shape": "--shape"}
-        line = ["tune", os.path.abspath(self.model)]
-        for name, flag in flags.items():
-            value = getattr(self, name)
-            if value is not None:
-                line += [flag, os.path.abspath(value) if isinstance(value, Path) else str(value)]
-        line += [f"--iree-flag={flag}" for flag in self.iree_flags]
-        line += [f"--input={value}" for value in self.inputs] + [f"--parameters={p}" for p in self.parameters]
-        switches = {"flag_search": "--flag-search", "shared_fs": "--shared-fs", "compile_only": "--compile-only"}
-        line += [switch for name, switch in switches.items() if getattr(self, name)]
-        return line + {"quiet": ["-q"], "verbose": ["-v"]}.get(self.progress, [])
-
 
 @dataclass(frozen=True)
 class DispatchVerdict:
@@ -190,36 +113,7 @@ class TuneResult:
     untunable: tuple[Any, ...] = ()
 
 
-def checked(check: Callable[[str], Any], value: Any, name: str) -> Any:
-    """`value` through one of the command line's checks of a value's text (`mltune.input.checks`), for a library call,
-    which passes no parser: the same message, prefixed with the option."""
-    try:
-        return check(str(value))
-    except argparse.ArgumentTypeError as err:
-        raise UserError(f"--{name.replace('_', '-')}: {err}") from None
-
-
-def _check_values(arguments: TuneArguments) -> None:
-    """What argparse checks on the command line, checked again for a library call (the same messages)."""
-    for name in ("budget", "batch", "screen_finalists") + (("top",) if arguments.top is not None else ()):
-        checked(positive_int, getattr(arguments, name), name)
-    checked(seed, arguments.seed, "seed")
-    checked(speedup, arguments.min_speedup, "min_speedup")
-    if arguments.near_default is not None:
-        checked(share, arguments.near_default, "near_default")
-    if arguments.time_budget is not None:
-        checked(positive_float, arguments.time_budget, "time_budget")
-    for flag in arguments.iree_flags:
-        checked(iree_flag, flag, "iree_flag")
-    if arguments.timing not in TIMINGS:
-        raise UserError(f"--timing: expected one of {', '.join(TIMINGS)}, got {arguments.timing!r}")
-    if arguments.screen not in SCREENS:
-        raise UserError(f"--screen: expected one of {', '.join(SCREENS)}, got {arguments.screen!r}")
-    if arguments.progress not in PROGRESS:
-        raise UserError(f"progress: expected one of {', '.join(PROGRESS)}, got {arguments.progress!r}")
-
-
-def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
+def _request(model: Path, arguments: TuneOptions) -> tuple[TuneRequest, ModelCall, bool]:
     """The checked request, how it calls the model, and whether its run directory is new (a refused run removes
     only what it created)."""
     from mltune.execution.devices import parse_devices
@@ -229,9 +123,9 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
     from mltune.targets import parse_target
     from mltune.tuning.request import TuneRequest
 
-    _check_values(arguments)
+    check_options(arguments)
     make_ranker(arguments.ranker, model_dir=arguments.model_dir)  # an unknown name or a damaged model fails now
-    check_input_file(arguments.model, "input file")
+    check_input_file(model, "input file")
     if arguments.starter_spec is not None:
         check_input_file(arguments.starter_spec, "--starter-spec")
     call = model_call(arguments.inputs, arguments.parameters, arguments.int_range, arguments.function,
@@ -256,13 +150,13 @@ def _request(arguments: TuneArguments) -> tuple[TuneRequest, ModelCall, bool]:
                 raise UserError(f"{err}{hint}") from None
     new_run = arguments.run_dir is None or not arguments.run_dir.exists()
     run_dir = check_output_folder(arguments.run_dir, "--run-dir") if arguments.run_dir else \
-        new_run_dir(check_output_folder(user_runs(), "--run-dir"), arguments.model.stem)
+        new_run_dir(check_output_folder(user_runs(), "--run-dir"), model.stem)
     use_display(make_display(arguments.progress == "quiet", arguments.progress == "verbose"))
     settings = LoopSettings(budget=arguments.budget, time_budget_s=arguments.time_budget,
                             min_speedup=arguments.min_speedup, batch_size=arguments.batch,
                             final=final_plan(target.kind))
     request = TuneRequest(
-        input_path=arguments.model, target=target, ranker=arguments.ranker, settings=settings,
+        input_path=model, target=target, ranker=arguments.ranker, settings=settings,
         output=arguments.output or run_dir / "best_spec.mlir",
         run_dir=run_dir, dataset_dir=dataset_dir, function=call.function, seed=arguments.seed, jobs=jobs,
         devices=devices, top=arguments.top, starter_spec=arguments.starter_spec, flag_search=arguments.flag_search,
@@ -312,19 +206,19 @@ def _removed_if_refused(folder: Path) -> Iterator[None]:
         raise
 
 
-def run(arguments: TuneArguments, argv: list[str], show_paths: bool) -> TuneResult:
-    """Check the arguments, then tune (or only compile) in a run directory marked as it goes."""
+def run(model: Path, arguments: TuneOptions, argv: list[str], show_paths: bool) -> TuneResult:
+    """Check the options, then tune `model` (or only compile) in a run directory marked as it goes."""
     with _removed_if_refused(arguments.dataset_dir if arguments.dataset_dir is not None else user_datasets()):
-        return _checked_run(arguments, argv, show_paths)
+        return _checked_run(model, arguments, argv, show_paths)
 
 
-def _checked_run(arguments: TuneArguments, argv: list[str], show_paths: bool) -> TuneResult:
+def _checked_run(model: Path, arguments: TuneOptions, argv: list[str], show_paths: bool) -> TuneResult:
     from mltune.frontend.mlir import new_context
     from mltune.runs import directory as runs
     from mltune.runs.report_text import print_paths
     from mltune.tuning.tune import tune
 
-    request, call, new_run = _request(arguments)
+    request, call, new_run = _request(model, arguments)
     if arguments.compile_only:
         return _compile_only(request, new_run)
     if request.cluster is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mltune.input.tuning_input import CallInputs
 from mltune.search.loop import LoopSettings
-from mltune.search.screen import DEFAULT_FINALISTS
+from mltune.search.defaults import DEFAULT_FINALISTS
 from mltune.targets import Target
 
 
