@@ -9,7 +9,7 @@ defaults. Printed per tuned problem and finalist: its in-model ratio (IREE defau
 rounds), the whole-model ratio that implies (its share of the default run), and the whole-model ratio the run
 measured for it alone; then whether both pick the same best finalist, and the builds and seconds either way.
 
-    cd /work/exports && flock -x /tmp/mltune-cpu.lock python .../benchmarks/whole_models/combined_finalists.py \\
+    cd /work/exports && flock -x /tmp/mltune-cpu.lock python .../benchmarks/studies/whole_models/combined_finalists.py \\
         resnet50 --run /work/st26/0/resnet50_dispatch/run [--rounds 5] [--finalists 4] [--work DIR]
 """
 

@@ -6,7 +6,7 @@ each label of `mltune.learn.labels` and scored alone and blended with the heuris
 (`mltune.rankers.blend`). The table gives, per arch and variant, the median / mean 1-based position of the
 first candidate within 5 % of the best, beside the heuristic's and a uniform shuffle's expectation.
 
-    python benchmarks/ranking/transfer_study.py [--dataset-dir datasets] [--archs emeraldrapids znver3]
+    python benchmarks/studies/ranking/transfer_study.py [--dataset-dir datasets] [--archs emeraldrapids znver3]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from statistics import mean, median
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.learn.labels import LABELS  # noqa: E402

@@ -7,7 +7,7 @@ the ranker as it ships (interleaved with the heuristic), the model alone and the
 for good; and, for CPU archs with `--leave-arch-out`, the model trained on the family's other archs (blended with
 the heuristic, as a CPU no model saw is ranked). The heuristic and shuffle's expectation beside them.
 
-    python benchmarks/ranking/learner_comparison.py [--archs emeraldrapids,znver3,znver4,sm_90] [--dataset-dir datasets]
+    python benchmarks/studies/ranking/learner_comparison.py [--archs emeraldrapids,znver3,znver4,sm_90] [--dataset-dir datasets]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.learn.learner_names import LEARNER_NAMES  # noqa: E402

@@ -8,7 +8,7 @@ model's own order and interleaved with the heuristic's at fixed shares (`mltune.
 `mltune train` sets the share from held-out quality, between 1/3 and 4/5), median / mean over the problems, beside
 the heuristic's and shuffle's expectation. Features are those `mltune train` fits on (`feature_table`).
 
-    python benchmarks/ranking/ranking_objective.py --arch sm_90 --kind simt_gemm [--seeds 0,1,2] [--dataset-dir D]
+    python benchmarks/studies/ranking/ranking_objective.py --arch sm_90 --kind simt_gemm [--seeds 0,1,2] [--dataset-dir D]
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from statistics import mean, median
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))  # benchmarks/ranking/: honest_split_study.py
 
 from honest_split_study import splits  # noqa: E402
 

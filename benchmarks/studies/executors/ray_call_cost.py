@@ -7,7 +7,7 @@ streamed (`measure`, as the executor calls it) and whole (`measure_all`, as thro
 modules' bytes sent in the call. The table gives the median wall time per call and per candidate over rounds,
 and the median ratio to the local call of the same round.
 
-    python benchmarks/executors/ray_call_cost.py [--input examples/matmul_f32.mlir] [--target host] [--devices local-task]
+    python benchmarks/studies/executors/ray_call_cost.py [--input examples/matmul_f32.mlir] [--target host] [--devices local-task]
         [--candidates 8] [--rounds 5] [--iree-flag=FLAG ...]
 """
 
@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/: its helpers and groups
 from source_tree import python_path_first
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.execution.build import Builder  # noqa: E402

@@ -7,7 +7,7 @@ model as given and from the split module. It also checks that the split changes 
 both default builds run on the same input and their outputs are compared bit for bit, and the split default
 build is timed against the inlined one with mltune's own timing worker (ratio ~1: the split build runs as fast).
 
-    flock -x /tmp/mltune-cpu.lock python benchmarks/whole_models/weights_split.py /work/exports/bert.mlir \
+    flock -x /tmp/mltune-cpu.lock python benchmarks/studies/whole_models/weights_split.py /work/exports/bert.mlir \
         /work/exports/resnet50.mlir [--repeats 3] [--work /tmp/weights-split]
 
 An input `MODEL.input0.npy` beside a model (what `examples/export/export_models.py` writes) is used for the

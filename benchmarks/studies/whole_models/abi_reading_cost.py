@@ -11,7 +11,7 @@ The model is written here: LAYERS linear layers (`torch.aten.mm` and `tanh`) of 
 `dense_resource` blobs, as iree-turbine's `save_mlir` writes inlined weights. Compiles are not kernel timings:
 hold the lock shared; the CPU time is the number to compare when the machine is shared.
 
-    flock -s /tmp/mltune-cpu.lock python benchmarks/whole_models/abi_reading_cost.py [--layers 12] [--size 1024] [--rounds 3]
+    flock -s /tmp/mltune-cpu.lock python benchmarks/studies/whole_models/abi_reading_cost.py [--layers 12] [--size 1024] [--rounds 3]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ so nothing folds). Times are `iree-benchmark-module` (`local-task`, fastest of 5
 numpy's matmul on the same number of threads, interleaved; prints medians over rounds with GFLOP/s and the
 spread. Holds `--lock` per shape.
 
-    python benchmarks/cpu/cpu_constant_weights.py [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--only NAME ...]
+    python benchmarks/studies/cpu/cpu_constant_weights.py [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/: its helpers and groups
 from cpu.blas_comparison import blas_ms, blas_operands
 from cpu.cpu_ukernel_variants import interleaved_ms, per_shape_main
 from whole_models.tune_examples import CPU_FLAGS

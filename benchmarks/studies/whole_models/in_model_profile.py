@@ -5,7 +5,7 @@ Per model: the wall time of each way, the sum of the profiled dispatches against
 and per dispatch its share each way and the ratio of its time per call on the dump to its time in the model. Run
 in the model's folder, as a user runs `mltune tune` (the model's flags file names its inputs):
 
-    cd /work/exports && flock -x /tmp/mltune-cpu.lock python .../benchmarks/whole_models/in_model_profile.py \
+    cd /work/exports && flock -x /tmp/mltune-cpu.lock python .../benchmarks/studies/whole_models/in_model_profile.py \
         resnet50 bert [--work /tmp/in-model-profile]
 """
 

@@ -2,7 +2,7 @@
 events of HAL profiling captures (`mltune.whole_model.in_model`), the share of all dispatches' time that overlapped
 another dispatch, and the dispatches most overlapped.
 
-    python benchmarks/whole_models/dispatch_overlap.py CAPTURE.ireeprof [CAPTURE.ireeprof ...]
+    python benchmarks/studies/whole_models/dispatch_overlap.py CAPTURE.ireeprof [CAPTURE.ireeprof ...]
 
 A dispatch's in-model time is its span, from its first workgroup's start to its last one's end; where another
 dispatch ran within that span, the span holds time the two shared."""

@@ -10,7 +10,7 @@ farther than a live run's on a sparse sample.
 `--leave-out` drops the problems whose names hold any of the given strings from every mean (problems this machine
 times bimodally, say); they are still replayed.
 
-    python benchmarks/ranking/near_default_shares.py [--archs znver3,znver4,emeraldrapids] [--shares 0.1,0.25]
+    python benchmarks/studies/ranking/near_default_shares.py [--archs znver3,znver4,emeraldrapids] [--shares 0.1,0.25]
         [--learner boosted-trees] [--dataset-dir datasets] [--leave-out 64x2048x8192,32x896x4864]
 """
 
@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.api import evaluate  # noqa: E402

@@ -6,7 +6,7 @@ steps) of the first `--first` candidates of the heuristic and of `--ranker` with
 (as `tune --ranker random-forest --model-dir DIR` ranks): the picks that were measured on the H100 on these shapes
 were the heuristic's and the forest's of the model directory before `docs/evaluation/honest-split.md`.
 
-    python benchmarks/ranking/forest_first_picks.py --model-dir OLD_MODELS --model-dir models [--first 8]
+    python benchmarks/studies/ranking/forest_first_picks.py --model-dir OLD_MODELS --model-dir models [--first 8]
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the model sources the test suite uses
 

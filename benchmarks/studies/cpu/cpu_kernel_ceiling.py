@@ -13,7 +13,7 @@ The last two say what IREE's kernel reaches when no packing is paid at all: if t
 tiling, flag or spec mltune can choose reaches 0.9x on that shape. Prints each build's median time and GFLOP/s,
 its spread, and the median per-round ratio to BLAS (> 1: faster than BLAS). Holds `--lock` per shape.
 
-    python benchmarks/cpu/cpu_kernel_ceiling.py [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--only NAME ...]
+    python benchmarks/studies/cpu/cpu_kernel_ceiling.py [--rounds 5] [--lock /tmp/mltune-cpu.lock] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/: its helpers and groups
 from cpu.blas_comparison import SHAPES, blas_ms, blas_operands
 from cpu.cpu_ukernel_variants import DATA_TILING, build, input_flags, interleaved_ms
 from measure_lock import held

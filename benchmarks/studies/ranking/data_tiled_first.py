@@ -7,7 +7,7 @@ the same order with its first `k` data-tiled builds (those the packing limit all
 moved to follow its first candidate. Printed: median / mean 1-based position of the first candidate within 5 % of
 the best, per arch, and how many problems a data-tiled build is the best on.
 
-    python benchmarks/ranking/data_tiled_first.py [--dataset-dir datasets]
+    python benchmarks/studies/ranking/data_tiled_first.py [--dataset-dir datasets]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from statistics import mean, median
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.learn.pooled import family_archs  # noqa: E402

@@ -8,7 +8,7 @@ flags. Each round does the stage both ways in fresh folders, alternating which g
 (`weights.start_split`) before `prepare_input` and waits for it after. Printed: seconds per round, then median
 and range per way and the ratio of the medians.
 
-    python benchmarks/whole_models/dump_beside_split.py /work/exports/bert.mlir --rounds 3 --lock /tmp/mltune-cpu.lock
+    python benchmarks/studies/whole_models/dump_beside_split.py /work/exports/bert.mlir --rounds 3 --lock /tmp/mltune-cpu.lock
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/: its helpers
 from measure_lock import held
 
 from mltune.frontend.mlir import new_context

@@ -6,7 +6,7 @@ It takes one candidate's annotated model (`RUN_DIR/candidates/*/candidate_*/anno
 optimized LLVM IR and prints whether it differs from the unchanged build's, with the NVVM intrinsics it calls
 (`mma.sync`, `cp.async`, `ldmatrix`, barriers): a knob whose IR is byte-identical does nothing on this target.
 
-    python benchmarks/gpu/cuda_knob_effects.py RUN_DIR/candidates/DISPATCH/candidate_N/annotated.mlir --work DIR
+    python benchmarks/studies/gpu/cuda_knob_effects.py RUN_DIR/candidates/DISPATCH/candidate_N/annotated.mlir --work DIR
 """
 
 from __future__ import annotations
