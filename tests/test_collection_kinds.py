@@ -78,7 +78,7 @@ def test_dataset_summary_refuses_a_missing_folder(tmp_path):
 def test_evaluation_positions_lists_every_problem_of_an_evaluation():
     """On a committed `mltune evaluate` output: one row per problem, the heuristic's position a 1-based place."""
     root = Path(__file__).resolve().parent.parent
-    evaluation = root / "docs" / "evaluation" / "sm_90" / "attention" / "evaluation.json"
+    evaluation = root / "benchmarks" / "results" / "sm_90" / "attention" / "evaluation.json"
     done = subprocess.run([sys.executable, str(root / "benchmarks" / "ranking" / "evaluation_positions.py"),
                            str(evaluation)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -142,7 +142,7 @@ def _candidates(rows: list[tuple[int, ...]]) -> CandidateSet:
 def test_estimate_prices_idle_sub_partitions(dumped):
     """A warp issues on one SMSP: 96 one-warp workgroups (one per SM) leave 3 of 4 sub-partitions idle, 384 (three
     per SM) fill three. On the H100 this shape ran them at 0.234 and 0.106 of IREE's default
-    (`docs/evaluation/sm_90/simt_f32/`); the estimate without sub-partitions put them within 8 %."""
+    (`benchmarks/results/sm_90/simt_f32/`); the estimate without sub-partitions put them within 8 %."""
     candidates = _candidates([(32, 32, 4, 8, 64, 1), (8, 32, 4, 2, 64, 1)])
     cycles = simt_estimate(dumped["problem"], dumped["gpu"], candidates).cycles
     assert cycles[0] > 1.5 * cycles[1]

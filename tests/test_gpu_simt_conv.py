@@ -157,7 +157,7 @@ def test_features_and_heuristic_order(dumps):
 def test_a_dumped_resnet_stem_compiles_from_the_command_line(tmp_path):
     """ResNet-50's 7x7 stem as dumped for sm_90 names its fused batch norm's constants without holding them: given as
     the input, they are restored as zeros and every candidate tried compiles (without them none does)."""
-    dump = Path(__file__).resolve().parents[1] / "docs/evaluation/sm_90/gpu_kinds/dispatches/resnet50_conv_d1.mlir"
+    dump = Path(__file__).resolve().parents[1] / "benchmarks/results/sm_90/gpu_kinds/dispatches/resnet50_conv_d1.mlir"
     assert "dense_resource<" in dump.read_text()
     result = mltune(["tune", str(dump), "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir", "run"],
                     cwd=tmp_path)

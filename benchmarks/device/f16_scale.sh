@@ -2,19 +2,19 @@
 # usage: bash benchmarks/device/f16_scale.sh STEP ARGS, each step a call of its own:
 #   export NAME... | tune BUDGET SCREENS NAME... | resume RUN... | retime NAME... | agree DEVICE NAME...
 #   | cpu_check NAME... | diagnose NAME...
-# Whole-model tuning at real size on one GPU (docs/evaluation/sm_90/f16_scale): NAME's full-size float16 export, weights
-# inlined (examples/export/export_models.py, iree-turbine carried as wheels in .pack/whl; the image has torch and
-# transformers), tuned for sm_90 on cuda://0 alone by benchmarks/whole_models/screen_throughput.py once per screen
-# (SCREENS, e.g. dispatch,none: the screen, and every candidate timed whole), one run after the other; then each
+# Whole-model tuning at real size on one GPU (docs/evaluation/sm_90/f16_scale/README.md): NAME's full-size float16
+# export, weights inlined (examples/export/export_models.py, iree-turbine carried as wheels in .pack/whl; the image has
+# torch and transformers), tuned for sm_90 on cuda://0 alone by benchmarks/whole_models/screen_throughput.py once per
+# screen (SCREENS, e.g. dispatch,none: the screen, and every candidate timed whole), one run after the other; then each
 # run's result re-measured with plain tools against the file as exported (timing/plain_tools_order.py, 8 rounds).
-# `resume RUN` (e.g. bert_f16_none) continues a run the last call's limit stopped (`mltune tune --resume`; the
-# run's own records say what it measured and when). `agree`: benchmarks/whole_models/screen_agreement.py on the
-# exports, for sm_90 on DEVICE (2 dispatches each, the heuristic's first 16 candidates, 5 rounds). `cpu_check`:
-# benchmarks/gpu/numerics_against_cpu.py on each run (IREE's default GPU outputs and every checked candidate's
-# against the export run on llvm-cpu by plain tools: which side a refused winner's difference is on). `diagnose`:
-# where IREE's default sm_90 build goes wrong: the export built by plain iree-compile for IREE's own sm_80 target,
-# against llvm-cpu, then ResNet-50's strided projections alone (benchmarks/gpu/strided_projection_numerics.py). Steps are
-# separate calls (a call is at most 10 minutes); everything lives under /tmp/f16 between them.
+# `resume RUN` (e.g. bert_f16_none) continues a run the last call's limit stopped (`mltune tune --resume`; the run's own
+# records say what it measured and when). `agree`: benchmarks/whole_models/screen_agreement.py on the exports, for sm_90
+# on DEVICE (2 dispatches each, the heuristic's first 16 candidates, 5 rounds). `cpu_check`:
+# benchmarks/gpu/numerics_against_cpu.py on each run (IREE's default GPU outputs and every checked candidate's against
+# the export run on llvm-cpu by plain tools: which side a refused winner's difference is on). `diagnose`: where IREE's
+# default sm_90 build goes wrong: the export built by plain iree-compile for IREE's own sm_80 target, against llvm-cpu,
+# then ResNet-50's strided projections alone (benchmarks/gpu/strided_projection_numerics.py). Steps are separate calls
+# (a call is at most 10 minutes); everything lives under /tmp/f16 between them.
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH PYTHONPATH=$PWD:/tmp/site:/tmp/turbine HF_HUB_OFFLINE=1
 step=$1; shift
 mkdir -p /tmp/f16

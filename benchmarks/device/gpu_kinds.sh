@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: [OTHER_SRC=TREE] [RANKERS=heuristic,shuffle] bash benchmarks/device/gpu_kinds.sh DISPATCHES [DUMP]
 # (see README.md)
-# The dumped dispatches in the folder DISPATCHES (e.g. docs/evaluation/sm_90/gpu_kinds/dispatches: ResNet-50's f32
+# The dumped dispatches in the folder DISPATCHES (e.g. benchmarks/results/sm_90/gpu_kinds/dispatches: ResNet-50's f32
 # convolutions, three reductions) tuned at budget 30 by the heuristic and shuffle, one dispatch per GPU at a time
 # (runs kept in /tmp/keep), then each one's best candidate re-measured with plain tools; with DUMP (a
 # `model_tunable_share.py --work` folder), that model timed dispatch by dispatch on GPU 0 and reclassified. With

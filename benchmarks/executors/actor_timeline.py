@@ -7,7 +7,7 @@ early for a group being compiled) with its busy time in the loop, and each group
 their problem's sizes, `model` for the whole-model stage), with the actor-seconds per screened candidate and, where
 the records say it, the timing workers' own seconds per candidate.
 
-    python benchmarks/executors/actor_timeline.py docs/evaluation/scaling/h100x4_kept/logs_one96 ray-4dev-0 ray-1dev-0
+    python benchmarks/executors/actor_timeline.py benchmarks/results/scaling/h100x4_kept/logs_one96 ray-4dev-0 ray-1dev-0
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 holds it from an earlier process: the first run of a candidate on a machine pays that, a later run of the same
 candidate does not.
 
-    python benchmarks/executors/load_seconds.py docs/evaluation/scaling/h100x4_jit/logs_ab96/*.jsonl.xz
+    python benchmarks/executors/load_seconds.py benchmarks/results/scaling/h100x4_jit/logs_ab96/*.jsonl.xz
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Does IREE's default GPU build compute ResNet-50's strided 1x1 projections right? One op each, against llvm-cpu.
 
 ResNet-50 exported in f16 runs wrong on an H100 with IREE 3.13's default sm_90 build (error RMS 0.90 of the outputs',
-docs/evaluation/sm_90/f16_scale). 98 % of its time is in three strided 1x1 projections, which IREE configures as
-reductions (`VectorDistribute`, 32 threads) and runs in 13-17 ms. This script builds each projection alone as the
-exporter writes it (`linalg.conv_2d_nchw_fchw`, stride 2, f16 operands, f32 accumulation, the result truncated to
-f16, a ReLU before it), with plain `iree-compile` for the host CPU and for each GPU target (sm_90: the target attribute mltune writes,
-`mltune.targets.gpu`; others: `--iree-cuda-target`), runs each with `iree-run-module` on the same seeded inputs and
-compares with the host's outputs: mltune's tolerance (`mltune.whole_model.numerics.compare`) and the error's RMS relative
-to the outputs'. A wrong projection here is a small reproducer; a right one points at the model's other dispatches.
+docs/evaluation/sm_90/f16_scale/README.md). 98 % of its time is in three strided 1x1 projections, which IREE configures
+as reductions (`VectorDistribute`, 32 threads) and runs in 13-17 ms. This script builds each projection alone as the
+exporter writes it (`linalg.conv_2d_nchw_fchw`, stride 2, f16 operands, f32 accumulation, the result truncated to f16, a
+ReLU before it), with plain `iree-compile` for the host CPU and for each GPU target (sm_90: the target attribute mltune
+writes, `mltune.targets.gpu`; others: `--iree-cuda-target`), runs each with `iree-run-module` on the same seeded inputs
+and compares with the host's outputs: mltune's tolerance (`mltune.whole_model.numerics.compare`) and the error's RMS
+relative to the outputs'. A wrong projection here is a small reproducer; a right one points at the model's other
+dispatches.
 
     python benchmarks/gpu/strided_projection_numerics.py [--device cuda://0] [--targets sm_90,sm_80] [--work DIR]
 """

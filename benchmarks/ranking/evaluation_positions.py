@@ -2,7 +2,7 @@
 `mltune evaluate` output (`evaluation.json`): the summary table `evaluate` prints pools the problems, a kind's docs
 page wants them one by one.
 
-    python benchmarks/ranking/evaluation_positions.py docs/evaluation/rocketlake/attention/evaluation.json
+    python benchmarks/ranking/evaluation_positions.py benchmarks/results/rocketlake/attention/evaluation.json
     python benchmarks/ranking/evaluation_positions.py EVALUATION_JSON heuristic "random-forest (leave-arch-out)"
 
 Further arguments name the rankers (default: heuristic, shuffle, random-forest); a learned one's positions are its

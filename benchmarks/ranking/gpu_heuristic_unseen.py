@@ -60,7 +60,7 @@ F32_MODEL_SHAPES = [
     ContractionShape(128, 3072, 768, batch=1),  # BERT-base / GPT-2 MLP up, 128 tokens
     ContractionShape(197, 3072, 768, batch=1),  # ViT-B/16 MLP up, 197 tokens
     ContractionShape(128, 768, 3072, batch=1),  # BERT-base MLP down
-    # not in the measurements the SIMT heuristic's rules were checked against (docs/evaluation/sm_90/simt_f32/)
+    # not in the measurements the SIMT heuristic's rules were checked against (benchmarks/results/sm_90/simt_f32/)
     ContractionShape(128, 768, 768, batch=1),  # BERT-base attention output
     ContractionShape(128, 2304, 768, batch=1),  # GPT-2 fused QKV projection
     ContractionShape(197, 2304, 768, batch=1),  # ViT-B/16 fused QKV projection: 197 rows, partial tiles

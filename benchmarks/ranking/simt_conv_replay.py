@@ -1,6 +1,6 @@
 """The SIMT convolution heuristic, and with `--model-dir` the learned ranker, replayed on measured candidates: each
 `results.jsonl` of a tuning run of a convolution or 1x1 convolution (e.g. the runs kept by
-`gpu_heuristic_unseen.py --keep`, or unpacked from `docs/evaluation/sm_90/gpu_kinds/*records.tar.xz`), grouped by
+`gpu_heuristic_unseen.py --keep`, or unpacked from `benchmarks/results/sm_90/gpu_kinds/*records.tar.xz`), grouped by
 problem; the measured candidates of all runs of a problem are ranked by this checkout's heuristic (and by
 `random-forest` with the models of each `--model-dir`, as it ranks once shipped), and the position of the first
 within 5 % of the best measured is printed, with each run's own first (in its proposal order). Positions count only

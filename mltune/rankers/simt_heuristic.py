@@ -1,7 +1,7 @@
 """A handwritten GPU ranking for candidates without MMA (`gpu_simt_contraction`, `gpu_simt_convolution`, both read
 as a GEMM). Contractions: the first-order time estimate (`mltune.features.gpu_simt`) in quarter-octave buckets,
 after three costs it does not price, then the larger thread block (more FMAs per operand read), staged operands, and
-seeded random order; `docs/evaluation/sm_90/simt_f32/replay.txt` replays it on the candidates measured on an H100.
+seeded random order; `benchmarks/results/sm_90/simt_f32/replay.txt` replays it on the candidates measured on an H100.
 Convolutions: two costs, then seeded random order (`_convolution_keys` says why). Nothing in it is fitted to
 measured problems."""
 

@@ -2,10 +2,10 @@
 
 mltune's numerics check compares every config with IREE's default build on the tuning device. A default build that is
 itself wrong goes unseen there, and every speedup of the run then compares wrong builds: IREE 3.13 builds two of
-ResNet-50's strided f16 projections wrong on CUDA (docs/evaluation/sm_90/f16_scale). So a GPU run of a model builds
-the user's file once for llvm-cpu and runs it on the same arguments. Float outputs agree when the error's RMS stays
-within `FACTOR` times the element type's tolerance of the host outputs' RMS: devices differ in accumulation order and
-fused operations, so the per-element rule of a config check would flag legitimate differences over a deep network.
+ResNet-50's strided f16 projections wrong on CUDA (docs/evaluation/sm_90/f16_scale/README.md). So a GPU run of a model
+builds the user's file once for llvm-cpu and runs it on the same arguments. Float outputs agree when the error's RMS
+stays within `FACTOR` times the element type's tolerance of the host outputs' RMS: devices differ in accumulation order
+and fused operations, so the per-element rule of a config check would flag legitimate differences over a deep network.
 Where the default does not agree, a tuned build is judged by its distance from the host's outputs instead
 (`HostCheck.judge`): it may be no further than the default, so a config that builds a wrongly built dispatch right is
 kept, and one that breaks something more is refused.

@@ -9,7 +9,7 @@ the caches the dispatch before it left, its call counts with loops included.
 
 Only the HAL drivers whose profiling was checked here are asked (`PROFILING_MODES`); for the others the caller
 times dumped benchmarks as before. IREE 3.13's CUDA driver answers every profiling family with "CUDA HAL-native
-profiling is not implemented" (docs/evaluation/sm_90/hal_profiling_cuda.txt); ROCm's could not be tried here.
+profiling is not implemented" (benchmarks/results/sm_90/hal_profiling_cuda.txt); ROCm's could not be tried here.
 """
 
 from __future__ import annotations
