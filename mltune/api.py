@@ -18,11 +18,12 @@ from mltune.input import checks as cli_args
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
 from mltune.rankers import NEAR_DEFAULT_SHARE, make_ranker
 from mltune.rankers.base import Ranker, RankingInput
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 from mltune.system.paths import data_home, user_datasets, user_models
 from mltune.tuning.library_call import DispatchVerdict, TuneResult, run
-from mltune.tuning.options import TuneOptions, checked, documented
-from mltune.tuning.options import command_line as options_command_line
+from mltune.tuning.option_forms import checked, documented
+from mltune.tuning.option_forms import command_line as options_command_line
+from mltune.tuning.options import TuneOptions
 
 if TYPE_CHECKING:
     from mltune.learn.samples import ProblemSamples

@@ -13,7 +13,8 @@ from mltune.execution.local import LocalExecutor
 from mltune.execution.runner import Runner, TimingPlan
 from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
-from mltune.search.loop import LoopSettings, TuningLoop
+from mltune.search.loop import TuningLoop
+from mltune.search.settings import LoopSettings
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
 from mltune.input.dispatches import read_dispatches

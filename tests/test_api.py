@@ -12,7 +12,8 @@ import pytest
 
 import mltune
 import mltune.api
-from mltune.tuning.options import TuneOptions, command_line
+from mltune.tuning.option_forms import command_line
+from mltune.tuning.options import TuneOptions
 from mltune.cli.command import main, parse_arguments
 from mltune.frontend.problem import Problem
 from mltune.learn.samples import load_dataset

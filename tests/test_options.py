@@ -13,7 +13,8 @@ import mltune
 from mltune.cli.command import build_parser, main, parse_arguments
 from mltune.errors import UserError
 from mltune.input.int_range import IntRange
-from mltune.tuning.options import TuneOptions, check_options, command_line, from_arguments, options_table
+from mltune.tuning.option_forms import check_options, command_line, from_arguments, options_table
+from mltune.tuning.options import TuneOptions
 
 # `mltune.tune`'s keywords and defaults before the table generated them: the API must not change.
 API_BEFORE = {

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from learn_helpers import matmul_problem
 
-from mltune.learn.replay import best_rounds_line
+from mltune.learn.replay_report import best_rounds_line
 from mltune.learn.samples import load_dataset, record_ratio
 from mltune.records.dataset import Record, RecordWriter
 from mltune.targets import CpuInfo

@@ -19,7 +19,8 @@ from mltune.input.tuning_input import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
-from mltune.search.loop import LoopSettings, SearchTask
+from mltune.search.loop import SearchTask
+from mltune.search.settings import LoopSettings
 from mltune.whole_model.in_model_timer import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
 from mltune.execution.build import Builder

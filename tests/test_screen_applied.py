@@ -19,7 +19,8 @@ from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
-from mltune.search.loop import NONE_APPLIED, LoopSettings, SearchTask
+from mltune.search.loop import NONE_APPLIED, SearchTask
+from mltune.search.settings import LoopSettings
 from mltune.search.screen import ScreenedOrder, ScreenStage
 from mltune.spaces.cpu_reduction import knobs_of_levels
 from mltune.targets import parse_target

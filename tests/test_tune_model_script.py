@@ -13,7 +13,7 @@ from mltune.execution.build import Builder
 from mltune.frontend.mlir import new_context
 from mltune.input.tuning_input import prepare_input
 from mltune.whole_model.flags import compile_command
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 from mltune.targets import parse_target
 from mltune.tuning.compile_only import compile_only
 from mltune.tuning.request import TuneRequest

@@ -13,7 +13,7 @@ import pytest
 from mltune.execution.build import Builder
 from mltune.frontend.mlir import new_context
 from mltune.rankers.base import RankingInput, StaticRanker
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 from mltune.targets import parse_target
 from mltune.tuning.collaborators import default_collaborators
 from mltune.tuning.request import TuneRequest

@@ -10,11 +10,12 @@ import argparse
 import time
 from pathlib import Path
 
-from mltune.learn.replay import print_summaries, replay
+from mltune.learn.replay import replay
+from mltune.learn.replay_report import print_summaries
 from mltune.learn.samples import load_dataset
 from mltune.learn.scoring import score_order, summarise
 from mltune.rankers import make_ranker
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 

@@ -26,7 +26,7 @@ from measure_lock import held
 from timing.timing_roles import build_pair
 
 from mltune.execution.runner import TimingPlan
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 
 FINALS: TimingPlan = LoopSettings().final  # the plan the loop re-measures its finalists with
 

@@ -23,7 +23,7 @@ from mltune.execution.build import BuildResult
 from mltune.execution.runner import Measurement
 from mltune.frontend.problem import Problem
 from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 from mltune.search.results import Trial
 
 

@@ -31,7 +31,7 @@ from mltune.input.call import model_call
 from mltune.input.tuning_input import prepare_input
 from mltune.whole_model import weights
 from mltune.whole_model.verify import VERIFY_MAX_ROUNDS
-from mltune.search.loop import final_plan
+from mltune.search.settings import final_plan
 from mltune.targets import CpuTarget
 
 DEVICE = "local-task"

@@ -29,7 +29,8 @@ from mltune.frontend.problem import Problem
 from mltune.frontend.root_ops import read_root_ops
 from mltune.records.dataset import Record, knobs_over, read_records
 from mltune.input.dispatches import Dispatch
-from mltune.search.loop import LoopSettings, SearchTask
+from mltune.search.loop import SearchTask
+from mltune.search.settings import LoopSettings
 from mltune.search.screen import ScreenedOrder, ScreenStage
 from mltune.targets import facts_from_executable_target, parse_target
 from mltune.tuning.prepare import configurators

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its
 from whole_models.loo_first_look import run_arguments, run_runner
 
 from mltune.whole_model.verify import VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
-from mltune.search.loop import final_plan
+from mltune.search.settings import final_plan
 
 
 def main() -> int:

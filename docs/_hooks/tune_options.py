@@ -1,7 +1,7 @@
 """A mkdocs hook: `<!-- tune-options -->` in a page becomes the table of `mltune tune`'s options, generated from
 their one declaration (`mltune.tuning.options.TuneOptions`), so that the site never lists an option differently."""
 
-from mltune.tuning.options import options_table
+from mltune.tuning.option_forms import options_table
 
 PLACE = "<!-- tune-options -->"
 

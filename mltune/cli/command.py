@@ -31,7 +31,7 @@ from mltune.rankers import NEAR_DEFAULT_SHARE
 from mltune.search.defaults import BATCH_SIZE
 from mltune.system.paths import SHIPPED_MODELS, data_home, user_datasets, user_models
 from mltune.system.tools import kill_running_tools
-from mltune.tuning.options import add_tune_options, from_arguments
+from mltune.tuning.option_forms import add_tune_options, from_arguments
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):

@@ -90,4 +90,5 @@ class Split:
 
 PER_PROBLEM = "per-problem"
 HONEST = "honest"
+HOLDOUT = "holdout"  # the problems a dataset keeps out of training for good (`holdout.json`)
 SPLITS: dict[str, Split] = {PER_PROBLEM: Split(problem_groups, False), HONEST: Split(honest_groups, True)}

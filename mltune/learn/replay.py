@@ -22,19 +22,16 @@ from typing import Any, Callable, Sequence
 from mltune.errors import UserError
 from mltune.learn.forest import TrainedModel
 from mltune.learn.learner_names import FOREST
-from mltune.learn.neighbourhood import HONEST, PER_PROBLEM
+from mltune.learn.neighbourhood import HOLDOUT, HONEST, PER_PROBLEM
 from mltune.learn.pooled import arch_family, family_archs, load_pooled
 from mltune.learn.replay_near import NearDefaultReplay
-from mltune.learn.samples import SCREENING_ROUNDS, ProblemSamples, load_dataset
+from mltune.learn.replay_report import best_rounds_line, plot_solved, print_splits, print_summaries
+from mltune.learn.samples import ProblemSamples, load_dataset
 from mltune.learn.scoring import (
-    TOLERANCES,
-    TOP_K,
     ProblemScore,
     Summary,
     first_near_optimal,
     score_order,
-    shuffle_solved_fraction,
-    solved_fraction,
     summarise,
 )
 from mltune.learn.share import fold_shares, forest_share
@@ -55,11 +52,8 @@ from mltune.rankers.refit import RefittedForest
 from mltune.rankers.registry import learns_from_records
 
 STATIC_AND_ADAPTIVE = ("none", "shuffle", "heuristic", "tpe")
-SPLIT_NAMES = (PER_PROBLEM, HONEST)
-HOLDOUT = "holdout"
 FOREST_ALONE = "random-forest-alone"  # not interleaved with the heuristic: what the shipped ranker was before
 LEAVE_ARCH_OUT_SUFFIX = " (leave-arch-out)"
-PLOT_TOLERANCE = 0.05
 
 
 def replay(ranker: Ranker, samples: ProblemSamples, batch: int) -> list[int]:
@@ -188,7 +182,7 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
     the forest's share of the picks the honest split gives a model trained on all."""
     static = _replay_all(_static_makers(seed), problems, batch, near)
     splits, kind_shares = {}, {}
-    for split in SPLIT_NAMES:
+    for split in (PER_PROBLEM, HONEST):
         folds = kind_fold_models(problems, seed, split=split, learner=learner)
         models = {i: model for held_out, model in folds for i in held_out}
         shares, kind_shares[split] = fold_positions(problems, folds, seed)
@@ -219,75 +213,6 @@ def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[Proble
                                                                      for i, p in enumerate(scored)}),
               **_learner_makers([(scored_kinds[kind], problems) for kind, problems in training.items()], seed)}
     return _replay_all(makers, scored, batch, near)
-
-
-def _name_width(summaries: dict[str, Summary]) -> int:
-    return max(38, *(len(name) + 2 for name in summaries))
-
-
-def best_rounds_line(problems: Sequence[ProblemSamples]) -> str:
-    """How firmly each problem's best is known, the reading every ranker's position is measured against."""
-    screened = sum(1 for p in problems if 0 < p.best_rounds <= SCREENING_ROUNDS)
-    rounds = sorted(p.best_rounds for p in problems if p.best_rounds)
-    middle = f"a median of {rounds[len(rounds) // 2]}" if rounds else "an unknown number of"
-    return (f"best candidates: each problem's label pools {middle} rounds; on {screened} of {len(problems)} problems "
-            f"it is one screening ({SCREENING_ROUNDS} rounds or fewer) that no re-measure checked")
-
-
-def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
-    print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
-          "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
-    tols = "".join(f"{f'{tol:.0%} med/mean':>17}{'x shuf':>7}" for tol in TOLERANCES)
-    width = _name_width(summaries)
-    print(f"{'ranker':<{width}}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
-    for name, s in summaries.items():
-        cells = "".join(f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}"
-                        for t in TOLERANCES)
-        print(f"{name:<{width}}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
-    expected = next(iter(summaries.values())).mean_shuffle_expected
-    print("shuffle expectation (mean over problems): "
-          + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
-
-
-def print_splits(summaries: dict[str, dict[str, Summary]], problems: dict[str, int]) -> None:
-    """Median / mean position within 5 % per ranker, side by side: held out by problem, by neighbourhood (honest),
-    and the problems kept out of training for good."""
-    splits = [split for split in (*SPLIT_NAMES, HOLDOUT) if split in summaries]
-    titles = {PER_PROBLEM: "per-problem", HONEST: "honest (2x)", HOLDOUT: "held out for good"}
-    print(f"within {CV_TOLERANCE:.0%} of the best, median / mean position: "
-          + "; ".join(f"{titles[split]}: {problems[split]} problems" for split in splits))
-    width = _name_width(summaries[PER_PROBLEM])
-    print(f"{'ranker':<{width}}" + "".join(f"{titles[split]:>20}" for split in splits))
-    for name in summaries[PER_PROBLEM]:
-        cells = [(f"{summaries[split][name].median_position[CV_TOLERANCE]:.1f} / "
-                  f"{summaries[split][name].mean_position[CV_TOLERANCE]:.2f}") if name in summaries[split] else "-"
-                 for split in splits]
-        print(f"{name:<{width}}" + "".join(f"{cell:>20}" for cell in cells))
-
-
-def plot_solved(scores: dict[str, list[ProblemScore]], path: Path, title: str = "") -> None:
-    """Fraction of problems with a candidate within 5 % of the best vs benchmarks spent, one curve per ranker;
-    `title` says what was replayed (arch, op kind, problem count)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    budgets = list(range(1, max(s.candidates for s in next(iter(scores.values()))) + 1))
-    figure, axes = plt.subplots(figsize=(7, 4.5))
-    for name, ranker_scores in scores.items():
-        positions = [s.positions[PLOT_TOLERANCE] for s in ranker_scores]
-        axes.step(budgets, solved_fraction(positions, budgets), where="post", label=name)
-    any_scores = next(iter(scores.values()))
-    axes.plot(budgets, shuffle_solved_fraction(any_scores, PLOT_TOLERANCE, budgets), "k:", label="shuffle (exact)")
-    axes.set_xlabel("candidates benchmarked")
-    axes.set_ylabel(f"fraction of problems within {PLOT_TOLERANCE:.0%} of the best")
-    axes.set_ylim(0, 1.02)
-    axes.legend(loc="lower right")
-    axes.set_title(title)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
 
 
 def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summary]) -> dict[str, Any]:

@@ -32,7 +32,8 @@ from mltune.execution.executor import Workload
 from mltune.execution.local import LocalExecutor
 from mltune.rankers.base import RankingInput, StaticRanker
 from mltune.records.dataset import Record
-from mltune.search.loop import LoopSettings, SearchTask, TuningLoop
+from mltune.search.loop import SearchTask, TuningLoop
+from mltune.search.settings import LoopSettings
 from mltune.search.results import DispatchResult
 from mltune.search.resume import earlier_trials
 from mltune.search.screen_module import ScreenModule, screen_module

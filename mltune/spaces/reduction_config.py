@@ -33,7 +33,7 @@ from iree.compiler.dialects import iree_codegen, iree_gpu
 
 from mltune.frontend.problem import Problem
 from mltune.spaces.candidate import CandidateSet
-from mltune.spaces.gpu_contraction import i64_array
+from mltune.spaces.gpu_compilation_info import i64_array
 from mltune.spaces.iree_constraints import EmittedConstraints
 from mltune.spaces.space import Knob, Space
 from mltune.spaces.vector_distribute import LOAD_BITS, PIPELINE

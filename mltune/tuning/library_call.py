@@ -18,7 +18,8 @@ from mltune.input.call import ModelCall, model_call
 from mltune.input.checks import check_input_file, check_jobs, check_output_file, check_output_folder
 from mltune.rankers import make_ranker
 from mltune.system.paths import user_datasets, user_runs
-from mltune.tuning.options import TuneOptions, check_options
+from mltune.tuning.option_forms import check_options
+from mltune.tuning.options import TuneOptions
 
 if TYPE_CHECKING:
     from mltune.runs.report import TuneReport
@@ -118,7 +119,7 @@ def _request(model: Path, arguments: TuneOptions) -> tuple[TuneRequest, ModelCal
     only what it created)."""
     from mltune.execution.devices import parse_devices
     from mltune.runs.directory import new_run_dir
-    from mltune.search.loop import LoopSettings, final_plan
+    from mltune.search.settings import LoopSettings, final_plan
     from mltune.system.progress import make_display, use_display
     from mltune.targets import parse_target
     from mltune.tuning.request import TuneRequest

@@ -1,67 +1,23 @@
 """`mltune tune`'s options, each declared once: its keyword, flag, default, check and help.
 
-The command line's flags (`add_tune_options`), the library's keyword arguments and their documentation
-(`mltune.api.tune`), the checks a library call repeats (`check_options`) and the command line recorded for
-`mltune tune --resume` (`command_line`) are all read from `TuneOptions`' fields; adding an option is one field here
-plus its use.
+The command line's flags, the library's keyword arguments and their documentation (`mltune.api.tune`), the checks a
+library call repeats and the command line recorded for `mltune tune --resume` are all generated from `TuneOptions`'
+fields (`mltune.tuning.option_forms`); adding an option is one field here plus its use.
 """
 
 from __future__ import annotations
 
-import argparse
-import inspect
-import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mltune.errors import UserError
 from mltune.input.checks import iree_flag, positive_float, positive_int, seed, share, speedup
 from mltune.input.int_range import DEFAULT_INT_RANGE, int_range
 from mltune.search.defaults import BATCH_SIZE, DEFAULT_FINALISTS, SCREENS
+from mltune.tuning.option_fields import option
 
 TIMINGS = ("auto", "call", "kernel")
-SAME = object()  # a command-line default that is the keyword's
-
-
-@dataclass(frozen=True)
-class Flag:
-    """How an option appears on the command line.
-
-    Attributes:
-        names: Its flags (`-o`, `--output`); none: a keyword of the library alone.
-        check: The value's check and conversion from text (`mltune.input.checks`), shared by both.
-        metavar: The value's name in `--help`.
-        choices: The values allowed.
-        repeat: Given once per value (`--input A --input B`); the keyword takes a sequence.
-        run_each: Repeatable on the command line, one run per value (`tune_shapes`); the keyword takes one.
-        switch: Given without a value: True when present.
-        joined: Several values in one, comma-separated; the keyword also takes a list.
-        cli_default: The command line's default where it differs from the keyword's.
-        cli_dest: The command line's attribute where it differs from the keyword (a list for a repeated flag).
-        values: For a choice given by flags of its own (`-q` for "quiet"): each one's flags, value and help.
-    """
-
-    names: tuple[str, ...] = ()
-    check: Callable[[str], Any] | None = None
-    metavar: str | None = None
-    choices: tuple[str, ...] = ()
-    repeat: bool = False
-    run_each: bool = False
-    switch: bool = False
-    joined: bool = False
-    cli_default: Any = SAME
-    cli_dest: str | None = None
-    values: tuple[tuple[str, str, str, str], ...] = ()
-
-    @property
-    def shown(self) -> str:
-        return self.names[-1] if self.names else ""
-
-
-def option(default: Any, help: str, *names: str, **flag: Any) -> Any:
-    """A `TuneOptions` field: its default, its help (one text for `--help` and the API's documentation) and flags."""
-    return field(default=default, metadata={"help": help, "flag": Flag(names, **flag)})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,125 +152,3 @@ class TuneOptions:
                 value = ",".join(value)
             values[name] = value
         return TuneOptions(**values)
-
-
-def _options() -> tuple[Any, ...]:
-    return fields(TuneOptions)
-
-
-GENERIC_PLACES = {"rankers": "one of `mltune.rankers.ranker_names()`", "runs": "MLTUNE_HOME/runs",
-                  "datasets": "MLTUNE_HOME/datasets", "models": "MLTUNE_HOME/models", "shipped": "models"}
-
-
-def help_text(spec: Any, places: dict[str, Any] = GENERIC_PLACES) -> str:
-    """An option's help, its ranker names and the data home's folders said generically or (`installed_places`)
-    as this installation has them."""
-    return spec.metadata["help"].format(**places)
-
-
-def installed_places() -> dict[str, Any]:
-    """This installation's rankers and folders, for `--help`."""
-    from mltune.rankers import ranker_names
-    from mltune.system.paths import SHIPPED_MODELS, user_datasets, user_models, user_runs
-
-    return {"rankers": ", ".join(ranker_names()), "runs": user_runs(), "datasets": user_datasets(),
-            "models": user_models(), "shipped": SHIPPED_MODELS}
-
-
-def checked(check: Callable[[str], Any], value: Any, name: str) -> Any:
-    """`value` through one of the command line's checks of a value's text (`mltune.input.checks`), for a library call,
-    which passes no parser: the same message, prefixed with the option (`seed` or `--seed`)."""
-    try:
-        return check(str(value))
-    except argparse.ArgumentTypeError as err:
-        raise UserError(f"{name if name.startswith('-') else '--' + name.replace('_', '-')}: {err}") from None
-
-
-def check_options(options: TuneOptions) -> None:
-    """What argparse checks on the command line, checked again for a library call (the same messages)."""
-    for spec in _options():
-        flag, value = spec.metadata["flag"], getattr(options, spec.name)
-        shown = flag.shown or spec.name
-        if value is None or flag.switch or flag.check is Path:
-            continue
-        if flag.choices and value not in flag.choices:
-            raise UserError(f"{shown}: expected one of {', '.join(flag.choices)}, got {value!r}")
-        if flag.check is not None:
-            for each in (value if flag.repeat and not isinstance(value, str) else (value,)):
-                checked(flag.check, each, shown)
-
-
-def add_tune_options(parser: argparse.ArgumentParser) -> None:
-    """Every option as the command line's flag, with its check, default and help."""
-    places = installed_places()
-    for spec in _options():
-        flag, help_line = spec.metadata["flag"], help_text(spec, places).replace("%", "%%")
-        default = spec.default if flag.cli_default is SAME else flag.cli_default
-        if flag.values:
-            group = parser.add_mutually_exclusive_group()
-            for short, long, value, said in flag.values:
-                group.add_argument(short, long, action="store_const", const=value, dest=spec.name, default=default,
-                                   help=said)
-            continue
-        extra: dict[str, Any] = {"dest": flag.cli_dest or spec.name, "help": help_line}
-        if flag.switch:
-            parser.add_argument(*flag.names, action="store_true", **extra)
-            continue
-        if flag.repeat or flag.run_each:
-            extra.update(action="append", default=list(default))
-        else:
-            extra["default"] = default
-        if flag.check is not None:
-            extra["type"] = flag.check
-        if flag.choices:
-            extra["choices"] = list(flag.choices)
-        parser.add_argument(*flag.names, metavar=flag.metavar, **extra)
-
-
-def from_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """The library's keywords from the parsed command line (a repeated `--shape` as its list, under `shape`)."""
-    return {spec.name: getattr(args, spec.metadata["flag"].cli_dest or spec.name) for spec in _options()}
-
-
-def command_line(model: Path, options: TuneOptions) -> list[str]:
-    """The equivalent `mltune tune` command line, with absolute paths (recorded in the run's state, so that
-    `mltune tune --resume` continues a run a library call started)."""
-    line = ["tune", os.path.abspath(model)]
-    for spec in _options():
-        flag, value = spec.metadata["flag"], getattr(options, spec.name)
-        if flag.values:
-            line += [short for short, _, shown, _ in flag.values if shown == value]
-        elif flag.switch:
-            line += [flag.shown] if value else []
-        elif value is None:
-            continue
-        elif flag.repeat and not isinstance(value, str):
-            line += [f"{flag.shown}={each}" for each in value]
-        else:
-            line += [flag.shown, os.path.abspath(value) if isinstance(value, Path) else str(value)]
-    return line
-
-
-def documented(function: Callable[..., Any]) -> Callable[..., Any]:
-    """`function(..., **options)` given a signature with each option as a keyword and its default, and every
-    option's help after its docstring (what `help()`, `inspect` and editors show)."""
-    own = inspect.signature(function)
-    kept = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-    keywords = [inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=spec.default,
-                                  annotation=spec.type) for spec in _options()]
-    function.__signature__ = own.replace(parameters=[*positional, *keywords,
-                                                     *(p for p in kept if p not in positional)])
-    table = "\n".join(f"        {spec.name}: {help_text(spec)}" for spec in _options())
-    function.__doc__ = f"{function.__doc__}\n    Options (`mltune.tuning.options.TuneOptions`):\n{table}\n"
-    return function
-
-
-def options_table() -> str:
-    """The options as a Markdown table (keyword, flag, default, help), for the reference page."""
-    rows = ["| keyword | flag | default | what it sets |", "| --- | --- | --- | --- |"]
-    for spec in _options():
-        flag = spec.metadata["flag"]
-        flags = " ".join(f"`{name}`" for name in (flag.names or [long for _, long, _, _ in flag.values]))
-        rows.append(f"| `{spec.name}` | {flags} | `{spec.default!r}` | {help_text(spec)} |")
-    return "\n".join(rows)

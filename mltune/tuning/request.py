@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mltune.input.tuning_input import CallInputs
-from mltune.search.loop import LoopSettings
+from mltune.search.settings import LoopSettings
 from mltune.search.defaults import DEFAULT_FINALISTS
 from mltune.targets import Target
 

@@ -25,7 +25,7 @@ from mltune.whole_model.host_reference import HostBuild
 from mltune.whole_model.winner_numerics import WinnerCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.summary import baseline_us, summary
-from mltune.search.loop import LoopSettings, passed
+from mltune.search.settings import LoopSettings, passed
 from mltune.tuning.collaborators import Baselines, Collaborators, build_baselines, default_collaborators
 from mltune.tuning.finish_stage import emit, finish
 from mltune.tuning.prepare import PreparedRun, prepare

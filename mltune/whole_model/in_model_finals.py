@@ -28,7 +28,8 @@ from mltune.execution.runner import Measurement
 from mltune.whole_model.in_model_timer import InModelTimer, ProblemTimes
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
-from mltune.search.loop import LoopSettings, SearchTask
+from mltune.search.loop import SearchTask
+from mltune.search.settings import LoopSettings
 from mltune.search.results import DispatchResult, Trial, trial_record
 from mltune.system.progress import display
 from mltune.targets import TargetFacts

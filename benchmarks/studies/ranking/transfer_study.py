@@ -31,7 +31,7 @@ from mltune.learn.train import feature_table, fit_model, kind_fold_models  # noq
 from mltune.rankers.blend import blended_order  # noqa: E402
 from mltune.rankers.heuristic import Heuristic  # noqa: E402
 from mltune.rankers.refit import RefittedForest  # noqa: E402
-from mltune.search.loop import LoopSettings  # noqa: E402
+from mltune.search.settings import LoopSettings  # noqa: E402
 
 TOLERANCE = 0.05
 BATCH = LoopSettings.batch_size  # the refitted forest learns after each batch, as in a run
