@@ -1,6 +1,6 @@
 """Tune a model through mltune's library API alone and print the verdict.
 
-    python examples/tune_with_api.py [MODEL.mlir] [--budget N] [-o SPEC]
+python examples/tune_with_api.py [MODEL.mlir] [--budget N] [-o SPEC]
 """
 
 import argparse

@@ -22,8 +22,9 @@ __version__ = "0.1.0"
 
 # each public name: the module that defines it
 _PUBLIC = {
-    **dict.fromkeys(("tune", "tune_shapes", "problems", "rank", "train", "evaluate", "TuneResult",
-                      "DispatchVerdict"), "mltune.api"),
+    **dict.fromkeys(
+        ("tune", "tune_shapes", "problems", "rank", "train", "evaluate", "TuneResult", "DispatchVerdict"), "mltune.api"
+    ),
     **dict.fromkeys(("Ranker", "RankingInput", "make_ranker", "ranker_names"), "mltune.rankers"),
     **dict.fromkeys(("candidate_frame", "knob_columns", "feature_columns", "FeatureMatrix"), "mltune.features"),
     "CandidateSet": "mltune.spaces.candidate",
@@ -32,10 +33,32 @@ _PUBLIC = {
 }
 _PUBLIC_MODULES = ("api", "features", "rankers", "records")
 
-__all__ = ["CandidateSet", "DispatchVerdict", "FeatureMatrix", "Ranker", "RankingInput", "RunFailure", "TuneResult",
-           "UserError", "__version__", "api", "candidate_frame", "evaluate", "feature_columns", "features",
-           "knob_columns", "make_ranker", "problems", "rank", "ranker_names", "rankers", "records", "train", "tune",
-           "tune_shapes"]
+__all__ = [
+    "CandidateSet",
+    "DispatchVerdict",
+    "FeatureMatrix",
+    "Ranker",
+    "RankingInput",
+    "RunFailure",
+    "TuneResult",
+    "UserError",
+    "__version__",
+    "api",
+    "candidate_frame",
+    "evaluate",
+    "feature_columns",
+    "features",
+    "knob_columns",
+    "make_ranker",
+    "problems",
+    "rank",
+    "ranker_names",
+    "rankers",
+    "records",
+    "train",
+    "tune",
+    "tune_shapes",
+]
 
 if TYPE_CHECKING:
     from mltune.api import DispatchVerdict, TuneResult, evaluate, problems, rank, train, tune, tune_shapes

@@ -38,8 +38,9 @@ def _path(value: PathLike | None) -> Path | None:
 
 
 @documented
-def tune(model: PathLike, *, show_paths: bool = False, command_line: Sequence[str] | None = None,
-         **options: Any) -> TuneResult:
+def tune(
+    model: PathLike, *, show_paths: bool = False, command_line: Sequence[str] | None = None, **options: Any
+) -> TuneResult:
     """Tune a model's dispatches (or one dumped dispatch benchmark), as `mltune tune` does.
 
     Example:
@@ -68,8 +69,9 @@ def tune(model: PathLike, *, show_paths: bool = False, command_line: Sequence[st
     return run(Path(model), arguments, argv, show_paths)
 
 
-def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike,
-                run_dir: PathLike | None = None, **options: Any) -> list[TuneResult]:
+def tune_shapes(
+    model: PathLike, shapes: Sequence[str], *, output: PathLike, run_dir: PathLike | None = None, **options: Any
+) -> list[TuneResult]:
     """Tune a model with dynamic dimensions for several shapes (buckets, e.g. sequence 128 and 512), one run each.
 
     Each shape is a `tune(shape=...)` of its own, in its own run folder, writing `best_spec.SHAPE.mlir` beside
@@ -95,17 +97,25 @@ def tune_shapes(model: PathLike, shapes: Sequence[str], *, output: PathLike,
         raise UserError("tune_shapes: give at least one shape")
     if len(set(shapes)) != len(shapes):
         raise UserError(f"--shape: a shape is given twice ({', '.join(shapes)})")
-    results = [tune(model, shape=shape, output=bucket_output(Path(output), shape),
-                    run_dir=None if run_dir is None else Path(run_dir) / shape.replace(",", "_"), **options)
-               for shape in shapes]
+    results = [
+        tune(
+            model,
+            shape=shape,
+            output=bucket_output(Path(output), shape),
+            run_dir=None if run_dir is None else Path(run_dir) / shape.replace(",", "_"),
+            **options,
+        )
+        for shape in shapes
+    ]
     linked = link_bucket_specs([r.spec_path for r in results if r.spec_path is not None], Path(output))
     if linked is not None:
         print(f"Spec for every shape: {linked} (links {', '.join(str(r.spec_path) for r in results if r.spec_path)})")
     return results
 
 
-def problems(model: PathLike, *, target: str = "host", function: str | None = None, iree_flags: Sequence[str] = (),
-             seed: int = 0) -> list[RankingInput]:
+def problems(
+    model: PathLike, *, target: str = "host", function: str | None = None, iree_flags: Sequence[str] = (), seed: int = 0
+) -> list[RankingInput]:
     """The problems `tune` would search in a model, each with its candidates, for `rank` or a ranker's `start`.
 
     The model is compiled once to dump its dispatches (into a temporary folder); nothing is benchmarked.
@@ -137,14 +147,23 @@ def problems(model: PathLike, *, target: str = "host", function: str | None = No
         dispatches = read_checked_dispatches(tuning_input, parsed, context)
         tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
         data_tiling = lowering_is_tunable(tuning_input, dispatches)
-        return [RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())
-                for dispatch, configurator in configurators(tunable, context, Path(work) / "spaces", data_tiling,
-                                                            tuning_input.source)
-                if not isinstance(configurator, Untunable)]
+        return [
+            RankingInput(dispatch.problem, dispatch.facts, configurator.candidates())
+            for dispatch, configurator in configurators(
+                tunable, context, Path(work) / "spaces", data_tiling, tuning_input.source
+            )
+            if not isinstance(configurator, Untunable)
+        ]
 
 
-def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int = 0,
-         model_dir: PathLike | None = None, dataset_dir: PathLike | None = None) -> list[int]:
+def rank(
+    problem: RankingInput,
+    ranker: str | Ranker = "heuristic",
+    *,
+    seed: int = 0,
+    model_dir: PathLike | None = None,
+    dataset_dir: PathLike | None = None,
+) -> list[int]:
     """Every candidate of a problem in a ranker's order, best first, as the tuning loop asks for them before anything
     is measured (an adaptive ranker's order before it learns).
 
@@ -160,8 +179,13 @@ def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int
         Candidate indices (into `problem.candidates`), each once.
     """
     if isinstance(ranker, str):
-        ranker = make_ranker(ranker, seed, problem.target, _path(model_dir),
-                             _path(dataset_dir) if dataset_dir is not None else user_datasets())
+        ranker = make_ranker(
+            ranker,
+            seed,
+            problem.target,
+            _path(model_dir),
+            _path(dataset_dir) if dataset_dir is not None else user_datasets(),
+        )
     ranker.start(problem)
     order: list[int] = []
     seen: set[int] = set()
@@ -174,9 +198,16 @@ def rank(problem: RankingInput, ranker: str | Ranker = "heuristic", *, seed: int
     return order
 
 
-def train(arch: str | None = None, *, family: str | None = None, dataset_dir: PathLike | None = None,
-          model_dir: PathLike | None = None, seed: int = 0, force: bool = False,
-          learner: str | None = None) -> dict[str, Any]:
+def train(
+    arch: str | None = None,
+    *,
+    family: str | None = None,
+    dataset_dir: PathLike | None = None,
+    model_dir: PathLike | None = None,
+    seed: int = 0,
+    force: bool = False,
+    learner: str | None = None,
+) -> dict[str, Any]:
     """Train the random-forest models of one arch (or the pooled ones of a family), as `mltune train` does.
 
     Each op kind gets its model, cross-validated by problem; one that ranks worse than the heuristic (or the family's
@@ -213,10 +244,18 @@ def train(arch: str | None = None, *, family: str | None = None, dataset_dir: Pa
     return train_arch(records, checked(cli_args.arch, arch, "arch"), models, seed, force, learners)
 
 
-def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | None = None, seed: int = 0,
-             batch: int = LoopSettings.batch_size, kind: str | None = None,
-             leave_arch_out: bool = False, learner: str = FOREST,
-             near_default: float | None = None) -> dict[str, dict[str, Summary]]:
+def evaluate(
+    arch: str,
+    *,
+    dataset_dir: PathLike | None = None,
+    out: PathLike | None = None,
+    seed: int = 0,
+    batch: int = LoopSettings.batch_size,
+    kind: str | None = None,
+    leave_arch_out: bool = False,
+    learner: str = FOREST,
+    near_default: float | None = None,
+) -> dict[str, dict[str, Summary]]:
     """Replay an arch's records through every ranker (installed plugins included) and score the orders, as
     `mltune evaluate` does: learned rankers are scored on problems left out of their training.
 
@@ -251,8 +290,9 @@ def evaluate(arch: str, *, dataset_dir: PathLike | None = None, out: PathLike | 
     share = checked(cli_args.share, NEAR_DEFAULT_SHARE if near_default is None else near_default, "near_default")
     with tempfile.TemporaryDirectory(prefix="mltune-defaults-") as work:
         near = NearDefaultReplay(share, _one_op_default(Path(work)), seed) if share > 0 else None
-        return replay(_path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out, learner,
-                      near)
+        return replay(
+            _path(dataset_dir) or user_datasets(), arch, folder, seed, batch, kind, leave_arch_out, learner, near
+        )
 
 
 def _one_op_default(work_dir: Path) -> Callable[[ProblemSamples], str]:
@@ -262,8 +302,9 @@ def _one_op_default(work_dir: Path) -> Callable[[ProblemSamples], str]:
     from mltune.targets.cpu import CpuTarget
 
     context = new_context()
-    return lambda samples: one_op_default_config(samples.problem, CpuTarget(samples.target.arch), context,
-                                                 work_dir / samples.key)
+    return lambda samples: one_op_default_config(
+        samples.problem, CpuTarget(samples.target.arch), context, work_dir / samples.key
+    )
 
 
 __all__ = ["DispatchVerdict", "TuneResult", "evaluate", "problems", "rank", "train", "tune"]

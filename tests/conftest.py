@@ -21,16 +21,18 @@ from mltune.frontend.root_ops import read_root_ops
 from mltune.targets.cpu import CpuInfo
 
 MODELS = {
-    "matmul": matmul_source(100, 300, 1000),                        # f32 100x300 @ 300x1000
-    "batch_matmul": batch_matmul_source(12, 128, 64, 128),          # f32 12x128x64 @ 12x64x128
+    "matmul": matmul_source(100, 300, 1000),  # f32 100x300 @ 300x1000
+    "batch_matmul": batch_matmul_source(12, 128, 64, 128),  # f32 12x128x64 @ 12x64x128
     "matmul_nt_f16": matmul_source(128, 768, 3072, "f16", "f32", transpose_rhs=True),
-    "tiny": matmul_source(32, 64, 48),                              # f32 32x64 @ 64x48, for fast runs
+    "tiny": matmul_source(32, 64, 48),  # f32 32x64 @ 64x48, for fast runs
     # transposed LHS (K x M): (64x32)^T @ 64x48
-    "matmul_tn": matmul_source(32, 64, 48).replace(
+    "matmul_tn": matmul_source(32, 64, 48)
+    .replace(
         "linalg.matmul ins(%lhs, %rhs : tensor<32x64xf32>",
         "linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
-        "affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%lhs, %rhs : tensor<64x32xf32>").replace(
-        "%lhs: tensor<32x64xf32>", "%lhs: tensor<64x32xf32>"),
+        "affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%lhs, %rhs : tensor<64x32xf32>",
+    )
+    .replace("%lhs: tensor<32x64xf32>", "%lhs: tensor<64x32xf32>"),
 }
 
 
@@ -69,8 +71,15 @@ def dumps(tmp_path_factory, context) -> dict[str, Dumped]:
         directory.mkdir()
         source = directory / f"{name}.mlir"
         source.write_text(text)
-        procs[name] = (source, subprocess.Popen(dump_command(source, directory / "bench", directory / "model.vmfb"),
-                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        procs[name] = (
+            source,
+            subprocess.Popen(
+                dump_command(source, directory / "bench", directory / "model.vmfb"),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
     result = {}
     for name, (source, proc) in procs.items():
         _, stderr = proc.communicate(timeout=300)

@@ -29,15 +29,25 @@ def _conv_source(op: str, x: str, w: str, o: str, stride: int) -> str:
 def nchw_conv_source(c: int, hw: int, f: int, kernel: int, stride: int, element: str, batch: int = 1) -> str:
     """A `@main` computing one `linalg.conv_2d_nchw_fchw` with an f32 result."""
     out = (hw - kernel) // stride + 1
-    return _conv_source("linalg.conv_2d_nchw_fchw", f"tensor<{batch}x{c}x{hw}x{hw}x{element}>",
-                        f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>", f"tensor<{batch}x{f}x{out}x{out}xf32>", stride)
+    return _conv_source(
+        "linalg.conv_2d_nchw_fchw",
+        f"tensor<{batch}x{c}x{hw}x{hw}x{element}>",
+        f"tensor<{f}x{c}x{kernel}x{kernel}x{element}>",
+        f"tensor<{batch}x{f}x{out}x{out}xf32>",
+        stride,
+    )
 
 
 def nchw_depthwise_source(c: int, hw: int, kernel: int, stride: int) -> str:
     """A `@main` computing one f32 `linalg.depthwise_conv_2d_nchw_chw`, batch 1 (PyTorch's grouped convolution)."""
     out = (hw - kernel) // stride + 1
-    return _conv_source("linalg.depthwise_conv_2d_nchw_chw", f"tensor<1x{c}x{hw}x{hw}xf32>",
-                        f"tensor<{c}x{kernel}x{kernel}xf32>", f"tensor<1x{c}x{out}x{out}xf32>", stride)
+    return _conv_source(
+        "linalg.depthwise_conv_2d_nchw_chw",
+        f"tensor<1x{c}x{hw}x{hw}xf32>",
+        f"tensor<{c}x{kernel}x{kernel}xf32>",
+        f"tensor<1x{c}x{out}x{out}xf32>",
+        stride,
+    )
 
 
 _LISTS = re.compile(r"\b(workgroup|subgroup|reduction) = \[([\d, ]*)\]")
@@ -52,10 +62,16 @@ def iree_default_knobs(configurator: GpuConvolution, text: str) -> dict[str, int
     """IREE's own TileAndFuse configuration in a dumped dispatch (`text`) as the convolution space's knobs (lists
     over the output's loops, then K)."""
     lists = lowering_lists(text)
-    default = {"mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
-               "wg_b": 1, "red_k": lists["reduction"][-1], "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": 0,
-               "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
-               "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1))}
+    default = {
+        "mma": [m.name for m in configurator.mmas].index(re.search(r"mma_layout<(\w+)>", text).group(1)),
+        "wg_b": 1,
+        "red_k": lists["reduction"][-1],
+        "no_bank_fix": 0,
+        "waves_per_eu": 0,
+        "vector_distribute": 0,
+        "sg_size": int(re.search(r"subgroup_size = (\d+)", text).group(1)),
+        "prefetch": int(re.search(r"prefetch_num_stages = (\d+)", text).group(1)),
+    }
     for i, loop in enumerate(output_loops(configurator.problem)):
         default[f"wg_{KNOB_OF_LOOP[loop]}"] = lists["workgroup"][i]
         if loop != "n":

@@ -47,8 +47,17 @@ def dump_gpu_model(text: str, target_name: str, directory: Path, context) -> tup
     source.write_text(text)
     target = parse_target(target_name, probe=False)
     prepared = target.prepare_source(source, directory, context)
-    dumped = run([tool_path("iree-compile"), str(prepared), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    dumped = run(
+        [
+            tool_path("iree-compile"),
+            str(prepared),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+            "-o",
+            str(directory / "m.vmfb"),
+        ]
+    )
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
     return target, prepared, bench, stripped, problem, gpu
@@ -71,7 +80,9 @@ class GpuOpDump:
     configurator: object
 
 
-def dump_gpu_ops(root: Path, models: dict[str, str], targets: Sequence[str], context) -> dict[tuple[str, str], GpuOpDump]:
+def dump_gpu_ops(
+    root: Path, models: dict[str, str], targets: Sequence[str], context
+) -> dict[tuple[str, str], GpuOpDump]:
     """Each of `models` (name to `@main` text) dumped for each target under `root`, with its configurator."""
     found = {}
     for target_name in targets:
@@ -82,8 +93,9 @@ def dump_gpu_ops(root: Path, models: dict[str, str], targets: Sequence[str], con
             dumped = bench.read_text()
             lowering = next(config for config in _ROOT_LOWERING.findall(dumped) if "workgroup" in config)
             configurator = make_configurator(problem, gpu, context, stripped, directory / "work")
-            found[target_name, name] = GpuOpDump(target, source, stripped, problem, gpu, lowering,
-                                                 dumped_translation(dumped), configurator)
+            found[target_name, name] = GpuOpDump(
+                target, source, stripped, problem, gpu, lowering, dumped_translation(dumped), configurator
+            )
     return found
 
 
@@ -97,8 +109,16 @@ def assert_default_rebuilt(dump: GpuOpDump, knobs: dict[str, int], fewest: int, 
     assert f"lowering_config = {dump.lowering}, translation_info = {translation}>" == info.split("<", 1)[1]
 
 
-def applied_configurations(target: GpuTarget, source: Path, problem: Problem, configurator, knobs: dict[str, int],
-                           out: Path, context, flags: Sequence[str] | None = None) -> list[str]:
+def applied_configurations(
+    target: GpuTarget,
+    source: Path,
+    problem: Problem,
+    configurator,
+    knobs: dict[str, int],
+    out: Path,
+    context,
+    flags: Sequence[str] | None = None,
+) -> list[str]:
     """One candidate applied to `source` as mltune applies it for `target` (ROCm: a spec beside it; CUDA: its op
     annotated) and compiled (with `flags`, by default the target's for a model): the executable configuration IREE
     gave each dispatch."""
@@ -119,7 +139,8 @@ def configured_candidate(dump: GpuOpDump, knobs: dict[str, int], out: Path, cont
 
 
 _REDUCTION_LISTS = re.compile(
-    r"\b(workgroup|partial_reduction|thread) = \[([\d, ]*)\]|\b(lane_basis|subgroup_basis) = \[\[([\d, ]*)\]")
+    r"\b(workgroup|partial_reduction|thread) = \[([\d, ]*)\]|\b(lane_basis|subgroup_basis) = \[\[([\d, ]*)\]"
+)
 
 
 def dumped_translation(text: str) -> str:
@@ -133,9 +154,15 @@ def reduction_config_knobs(lowering: str, translation: str, rows_loop: int, k_lo
     lists = {a or c: [int(x) for x in (b or d).split(", ")] for a, b, c, d in _REDUCTION_LISTS.findall(lowering)}
     sg_size = int(re.search(r"subgroup_size = (\d+)", translation).group(1))
     assert lists["lane_basis"][rows_loop] * lists["lane_basis"][k_loop] == sg_size
-    return {"rows": lists["workgroup"][rows_loop], "k_tile": lists["partial_reduction"][k_loop],
-            "vector": lists["thread"][k_loop], "lanes_k": lists["lane_basis"][k_loop],
-            "sg_k": lists["subgroup_basis"][k_loop], "sg_r": lists["subgroup_basis"][rows_loop], "sg_size": sg_size}
+    return {
+        "rows": lists["workgroup"][rows_loop],
+        "k_tile": lists["partial_reduction"][k_loop],
+        "vector": lists["thread"][k_loop],
+        "lanes_k": lists["lane_basis"][k_loop],
+        "sg_k": lists["subgroup_basis"][k_loop],
+        "sg_r": lists["subgroup_basis"][rows_loop],
+        "sg_size": sg_size,
+    }
 
 
 _SIMT_LISTS = re.compile(r"\b(workgroup|thread|reduction|promote_operands) = \[([\d, ]*)\]")
@@ -147,16 +174,29 @@ def simt_config(text: str) -> tuple[dict[str, list[int]], int]:
     dispatch without MMA."""
     lowering = re.search(r"lowering_config = #iree_gpu.lowering_config<\{([^\n]*?)\}>", text).group(1)
     sizes = [int(x) for x in _WORKGROUP_SIZE.search(text).groups()]
-    return ({name: [int(v) for v in values.split(",") if v.strip()] for name, values in _SIMT_LISTS.findall(lowering)},
-            sizes[0] * sizes[1] * sizes[2])
+    return (
+        {name: [int(v) for v in values.split(",") if v.strip()] for name, values in _SIMT_LISTS.findall(lowering)},
+        sizes[0] * sizes[1] * sizes[2],
+    )
 
 
 def model_configuration(source: Path, directory: Path) -> str:
     """The executable configuration IREE gives a model's one dispatch with a reduction loop (its contraction or
     convolution; an elementwise producer's has none), the model prepared for its GPU target."""
-    result = run([tool_path("iree-compile"), str(source), "--compile-to=executable-configurations",
-                  f"--iree-hal-dump-executable-configurations-to={directory}", "-o", os.devnull])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            "--compile-to=executable-configurations",
+            f"--iree-hal-dump-executable-configurations-to={directory}",
+            "-o",
+            os.devnull,
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
-    (configured,) = [text for text in (path.read_text() for path in sorted(directory.glob("*.mlir")))
-                     if "reduction = [" in text or "partial_reduction = [" in text]
+    (configured,) = [
+        text
+        for text in (path.read_text() for path in sorted(directory.glob("*.mlir")))
+        if "reduction = [" in text or "partial_reduction = [" in text
+    ]
     return configured

@@ -46,8 +46,9 @@ LEVELS = ("distribution", "vector_common_parallel", "vector_reduction")
 MLTUNE_TIMEOUT_S = 240
 
 
-def matmul_source(m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32",
-                  transpose_rhs: bool = False) -> str:
+def matmul_source(
+    m: int, k: int, n: int, in_type: str = "f32", out_type: str = "f32", transpose_rhs: bool = False
+) -> str:
     """A `@main` computing one `linalg.matmul` (optionally with an N x K right-hand side)."""
     return contraction_model(ContractionShape(m, n, k, 0, in_type, out_type, transpose_rhs))
 
@@ -57,11 +58,16 @@ def batch_matmul_source(b: int, m: int, k: int, n: int, in_type: str = "f32", ou
     return contraction_model(ContractionShape(m, n, k, b, in_type, out_type))
 
 
-def conv2d_nhwc_source(n: int, h: int, w: int, c: int, f: int, kernel: int = 3, in_type: str = "f16",
-                       out_type: str = "f32") -> str:
+def conv2d_nhwc_source(
+    n: int, h: int, w: int, c: int, f: int, kernel: int = 3, in_type: str = "f16", out_type: str = "f32"
+) -> str:
     """A `@main` computing one unit-stride `linalg.conv_2d_nhwc_hwcf` (N x H x W x C input, K x K x C x F filter)."""
     oh, ow = h - kernel + 1, w - kernel + 1
-    x, k, o = f"tensor<{n}x{h}x{w}x{c}x{in_type}>", f"tensor<{kernel}x{kernel}x{c}x{f}x{in_type}>", f"tensor<{n}x{oh}x{ow}x{f}x{out_type}>"
+    x, k, o = (
+        f"tensor<{n}x{h}x{w}x{c}x{in_type}>",
+        f"tensor<{kernel}x{kernel}x{c}x{f}x{in_type}>",
+        f"tensor<{n}x{oh}x{ow}x{f}x{out_type}>",
+    )
     return f"""func.func @main(%x: {x}, %w: {k}) -> {o} {{
   %zero = arith.constant 0.0 : {out_type}
   %empty = tensor.empty() : {o}
@@ -83,8 +89,10 @@ def masked_attention_source(batch: int, m: int, k1: int, k2: int, n: int, elemen
     mask = f"tensor<{batch}x{m}x{k2}xi1>"
     text = attention_source(batch, m, k1, k2, n, element)
     text = text.replace(") -> tensor<", f", %mask: {mask}) -> tensor<", 1)
-    text = text.replace("affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
-                        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ")
+    text = text.replace(
+        "affine_map<(d0, d1, d2, d3, d4) -> ()>, ",
+        "affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, ",
+    )
     return re.sub(r"ins\(%q, %k, %v, %scale : ([^)]*)\)", rf"ins(%q, %k, %v, %scale, %mask : \1, {mask})", text)
 
 
@@ -108,8 +116,9 @@ def assert_searched_together(run_dir: Path, summary: dict, records: list[dict], 
     where candidates are measured as soon as they are built (`eager`: Ray's actors, on a shared filesystem), every
     dispatch had a candidate whose compile started (its spec written) before the measurements of every other
     dispatch were over; searched one after the other, none could."""
-    folders = {d["dispatch"]: list((run_dir / "candidates" / d["dispatch"]).glob("candidate_*"))
-               for d in summary["dispatches"]}
+    folders = {
+        d["dispatch"]: list((run_dir / "candidates" / d["dispatch"]).glob("candidate_*")) for d in summary["dispatches"]
+    }
     assert all(folders.values())
     by_problem = {d["problem"]: d["dispatch"] for d in summary["dispatches"]}
     measured: dict[str, list[float]] = {d: [] for d in folders}
@@ -127,8 +136,15 @@ def assert_searched_together(run_dir: Path, summary: dict, records: list[dict], 
 
 def dump_command(source: Path, dump_dir: Path, vmfb: Path) -> list[str]:
     """The command that dumps one configured benchmark file per dispatch (`mltune.input.tuning_input`)."""
-    return [tool_path("iree-compile"), str(source), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",
-            f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(vmfb)]
+    return [
+        tool_path("iree-compile"),
+        str(source),
+        *CPU_FLAGS,
+        "--iree-codegen-add-tuner-attributes",
+        f"--iree-hal-dump-executable-benchmarks-to={dump_dir}",
+        "-o",
+        str(vmfb),
+    ]
 
 
 def run(args: Sequence[str], timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
@@ -157,12 +173,21 @@ def applied_compile_args(applied: Applied, source: Path, out: Path, flags: Seque
     else:
         source = out / "annotated.mlir"
         source.write_text(applied.text)
-    return [tool_path("iree-compile"), str(source), *flags, *applied.flags, *extra,
-            f"--iree-hal-dump-executable-configurations-to={out / 'configs'}", "-o", str(out / "x.vmfb")]
+    return [
+        tool_path("iree-compile"),
+        str(source),
+        *flags,
+        *applied.flags,
+        *extra,
+        f"--iree-hal-dump-executable-configurations-to={out / 'configs'}",
+        "-o",
+        str(out / "x.vmfb"),
+    ]
 
 
-def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = None,
-                              flags: Sequence[str] = ()) -> dict[str, list[dict[str, list[int]]]]:
+def compile_with_configs_dump(
+    source: Path, out_dir: Path, spec: Path | None = None, flags: Sequence[str] = ()
+) -> dict[str, list[dict[str, list[int]]]]:
     """Compile `source` (optionally with a tuning spec) and return the lowering configs of its contractions.
 
     The result maps an op name (`linalg.matmul`, ...) to the tiling levels the compiler chose for
@@ -170,8 +195,14 @@ def compile_with_configs_dump(source: Path, out_dir: Path, spec: Path | None = N
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     config_dir = out_dir / "configs"
-    args = [tool_path("iree-compile"), str(source), *flags, f"--iree-hal-dump-executable-configurations-to={config_dir}",
-            "-o", str(out_dir / "out.vmfb")]
+    args = [
+        tool_path("iree-compile"),
+        str(source),
+        *flags,
+        f"--iree-hal-dump-executable-configurations-to={config_dir}",
+        "-o",
+        str(out_dir / "out.vmfb"),
+    ]
     if spec is not None:
         args.append(f"--iree-codegen-tuning-spec-path={spec}")
     result = run(args)
@@ -196,8 +227,9 @@ def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
     dispatches (an elementwise producer) are left out."""
     source = directory / f"{name}.mlir"
     source.write_text(source_text)
-    result = subprocess.run(dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        dump_command(source, directory / "bench", directory / "model.vmfb"), capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     tunable = []
     for bench in sorted((directory / "bench").glob("*_benchmark.mlir")):
@@ -208,7 +240,9 @@ def dump_one_op(source_text: str, name: str, directory: Path, context) -> dict:
             tunable.append((bench, module, problems))
     ((bench, module, (problem,)),) = tunable
     with context:
-        cpu = CpuInfo.from_executable_target(str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]))
+        cpu = CpuInfo.from_executable_target(
+            str(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+        )
         (root,) = iree_codegen.get_tuner_root_ops(module)
         levels = parse_levels(str(root.attributes["lowering_config"]))
     return {"source": source, "bench": bench, "problem": problem, "cpu": cpu, "levels": levels, "module": module}
@@ -218,8 +252,10 @@ def knobs_from_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[st
     """The mltune knobs that describe a DoubleTilingExpert lowering config of `problem`."""
     (m,), (n,), (k,) = problem.m, problem.n, problem.k
     return {
-        "wg_m": levels["distribution"][m], "wg_n": levels["distribution"][n],
-        "vec_m": levels["vector_common_parallel"][m], "vec_n": levels["vector_common_parallel"][n],
+        "wg_m": levels["distribution"][m],
+        "wg_n": levels["distribution"][n],
+        "vec_m": levels["vector_common_parallel"][m],
+        "vec_n": levels["vector_common_parallel"][n],
         "vec_k": levels["vector_reduction"][k],
     }
 
@@ -236,9 +272,18 @@ def compile_with_dumps(source: Path, out: Path, *flags: str) -> Path:
     """`source` compiled for the host CPU into the new folder `out` (`module.vmfb`), with each executable's
     configuration (`configured_*.mlir`) and binary (`*.so`) dumped beside it."""
     out.mkdir()
-    result = run([tool_path("iree-compile"), str(source), *CPU_FLAGS, *flags,
-                  f"--iree-hal-dump-executable-configurations-to={out}", f"--iree-hal-dump-executable-binaries-to={out}",
-                  "-o", str(out / "module.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *CPU_FLAGS,
+            *flags,
+            f"--iree-hal-dump-executable-configurations-to={out}",
+            f"--iree-hal-dump-executable-binaries-to={out}",
+            "-o",
+            str(out / "module.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return out
 
@@ -248,8 +293,9 @@ def configured_from_stripped_dump(configurator, knobs: dict[str, int], bench: Pa
     `knobs`, as `mltune tune` and the screen compile a candidate."""
     spec = directory / "spec.mlir"
     spec.write_text(build_spec(configurator.problem, configurator.compilation_info(knobs), context))
-    tuned = compile_with_dumps(strip_config(bench, directory / "stripped.mlir"), directory / "tuned",
-                               f"--iree-codegen-tuning-spec-path={spec}")
+    tuned = compile_with_dumps(
+        strip_config(bench, directory / "stripped.mlir"), directory / "tuned", f"--iree-codegen-tuning-spec-path={spec}"
+    )
     return "".join(path.read_text() for path in tuned.glob("configured_*.mlir"))
 
 
@@ -281,7 +327,9 @@ def mltune(args: Sequence[str], cwd: Path, timeout: float = MLTUNE_TIMEOUT_S) ->
     return run([sys.executable, "-m", "mltune.cli", *args], timeout=timeout, cwd=cwd)
 
 
-def checked_heuristic_order(extractor: Callable, problem: Problem, target, candidates) -> tuple[FeatureMatrix, list[int]]:
+def checked_heuristic_order(
+    extractor: Callable, problem: Problem, target, candidates
+) -> tuple[FeatureMatrix, list[int]]:
     """The candidates' features (checked finite, one row each) and the heuristic ranker's whole order (checked to be
     a permutation)."""
     features = extractor(problem, target, candidates)
@@ -297,8 +345,10 @@ def compile_only_vector_distribute(tmp_path: Path, file_name: str, text: str, ta
     """`mltune tune FILE --target T --compile-only` on `text`: checks that all `budget` VectorDistribute candidates
     compiled and returns the run's candidates folder."""
     (tmp_path / file_name).write_text(text)
-    result = mltune(["tune", file_name, "--target", target, "--compile-only", "--budget", str(budget), "--run-dir", "run"],
-                    cwd=tmp_path)
+    result = mltune(
+        ["tune", file_name, "--target", target, "--compile-only", "--budget", str(budget), "--run-dir", "run"],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert re.search(rf"VectorDistribute\s+\d+\s+[\d.]+\s+{budget}/{budget}\s+100.0 %", result.stdout), result.stdout
     return tmp_path / "run" / "candidates"

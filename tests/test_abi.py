@@ -56,8 +56,9 @@ def signature(source: Path, tmp_path: Path, function: str | None = None):
     return vmfb, read_function_abi(vmfb, source, CPU_FLAGS, tmp_path, new_context(), function)
 
 
-@pytest.mark.parametrize("name, function", [("bert.mlir", "main"),
-                                            pytest.param("bert_onnx.mlir", "main_graph", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name, function", [("bert.mlir", "main"), pytest.param("bert_onnx.mlir", "main_graph", marks=pytest.mark.slow)]
+)
 def test_torch_dialect_signature_from_iree_abi_lowering(tmp_path, name, function):
     """iree-turbine and iree-import-onnx export `!torch.vtensor<[1,32],si64>` arguments; IREE imports them as
     signless tensors and its torch input conversion leaves no reflection in the module."""
@@ -93,8 +94,11 @@ def test_dynamic_dimension_and_scalar_are_refused_in_one_line(tmp_path):
     source.write_text(DYNAMIC_AND_SCALAR)
     _, dynamic = signature(source, tmp_path, "dynamic")
     assert dynamic.arguments[0].shape == (None, 128)
-    with pytest.raises(UserError, match=r"argument 0 of @dynamic has a dynamic dimension \(tensor<\?x128xi64>\): "
-                                        r"export with static shapes, or give --input with a concrete shape"):
+    with pytest.raises(
+        UserError,
+        match=r"argument 0 of @dynamic has a dynamic dimension \(tensor<\?x128xi64>\): "
+        r"export with static shapes, or give --input with a concrete shape",
+    ):
         check_generatable(dynamic)
     _, scalar = signature(source, tmp_path, "scalar")
     with pytest.raises(UserError, match="argument 1 of @scalar is i32, not a tensor"):
@@ -107,13 +111,14 @@ def test_declaration_text_with_attributes_and_no_results():
     """IREE's declaration text as the runtime reflects it, parsed into types (synthetic declarations)."""
     context = new_context()
     arguments, results = parse_declaration(
-        "sync func @f(%input0: tensor<2x?xbf16> {iree.abi.name = \"ids\"}, %input1: i64) -> ()", context)
+        'sync func @f(%input0: tensor<2x?xbf16> {iree.abi.name = "ids"}, %input1: i64) -> ()', context
+    )
     assert arguments == (AbiValue("tensor<2x?xbf16>", (2, None), "bf16"), AbiValue("i64"))
     assert results == ()
-    _, results = parse_declaration("sync func @g(%input0: tensor<f32>) -> (%output0: tensor<f32>, %output1: i1)",
-                                   context)
+    _, results = parse_declaration(
+        "sync func @g(%input0: tensor<f32>) -> (%output0: tensor<f32>, %output1: i1)", context
+    )
     assert results == (AbiValue("tensor<f32>", (), "f32"), AbiValue("i1"))
-
 
 
 def test_jax_export_reflects_its_signature_and_runs_under_its_module_name(tmp_path):

@@ -32,11 +32,22 @@ def test_loop_with_annotated_sources(tiny, context, tmp_path):
     assert baseline.status == "ok", baseline.detail
     applier = AnnotationApplier(tuning_input.source, context)
     records = []
-    settings = LoopSettings(budget=3, batch_size=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
-                            final=TimingPlan(rounds=2, round_seconds=0.03))
+    settings = LoopSettings(
+        budget=3,
+        batch_size=3,
+        screening=TimingPlan(rounds=1, round_seconds=0.03),
+        final=TimingPlan(rounds=2, round_seconds=0.03),
+    )
     executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 3)
-    loop = TuningLoop(executor, dispatch.facts, applier, settings, context, records.append,
-                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    loop = TuningLoop(
+        executor,
+        dispatch.facts,
+        applier,
+        settings,
+        context,
+        records.append,
+        {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"},
+    )
     configurator = CpuContraction(dispatch.problem, dispatch.facts, context)
     result = loop.tune(dispatch.name, dispatch.problem, configurator, make_ranker("heuristic"))
     assert result.benchmarked == 3 and len(records) == 3
@@ -67,18 +78,29 @@ def test_a_time_budget_ends_the_search_within_about_one_candidate(budget, tiny, 
     builder = Builder(tuning_input, tmp_path / "candidates", jobs=2)
     baseline = builder.compile(-1, None, "baseline")
     concluded: list[float] = []
-    settings = LoopSettings(budget=50, batch_size=8, time_budget_s=1.5, finalists=0,
-                            screening=TimingPlan(rounds=1, round_seconds=0.03))
+    settings = LoopSettings(
+        budget=50, batch_size=8, time_budget_s=1.5, finalists=0, screening=TimingPlan(rounds=1, round_seconds=0.03)
+    )
     if budget == "run":
         settings = with_deadline(settings, time.monotonic() + 1.5 * (1 - SEARCH_SHARE["dispatch"]), "dispatch")
         assert settings.time_budget_s is None and settings.deadline is not None
     executor = LocalExecutor(builder, Runner(tuning_input.invocation, "local-task", tmp_path), baseline.vmfb, 8)
-    loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context,
-                      lambda record: concluded.append(time.monotonic()),
-                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    loop = TuningLoop(
+        executor,
+        dispatch.facts,
+        SpecApplier(context),
+        settings,
+        context,
+        lambda record: concluded.append(time.monotonic()),
+        {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"},
+    )
     start = time.monotonic()
-    result = loop.tune(dispatch.name, dispatch.problem, CpuContraction(dispatch.problem, dispatch.facts, context),
-                       make_ranker("heuristic"))
+    result = loop.tune(
+        dispatch.name,
+        dispatch.problem,
+        CpuContraction(dispatch.problem, dispatch.facts, context),
+        make_ranker("heuristic"),
+    )
     assert result.stop_reason == "time budget spent" and 1 <= len(result.trials) < 8
     per_candidate = (concluded[-1] - start) / len(concluded)
     assert concluded[-1] - start <= 1.5 + 2 * per_candidate

@@ -50,22 +50,40 @@ def spy_on(monkeypatch, name: str) -> list[tuple[tuple, dict]]:
 def test_a_library_call_records_how_it_calls_the_model_for_resume(tmp_path):
     """The command line a library call records (for `mltune tune --resume`) carries its inputs, archives, integer
     range and flags files (synthetic values)."""
-    options = TuneOptions.of(ranker="heuristic", budget=5, output="s.mlir", inputs=["@ids.npy", "1x4xf32=1"],
-                             parameters=["model=w.irpa"], int_range="0:7", compile_flags_file="c.flags",
-                             benchmark_flags_file="b.flags")
+    options = TuneOptions.of(
+        ranker="heuristic",
+        budget=5,
+        output="s.mlir",
+        inputs=["@ids.npy", "1x4xf32=1"],
+        parameters=["model=w.irpa"],
+        int_range="0:7",
+        compile_flags_file="c.flags",
+        benchmark_flags_file="b.flags",
+    )
     args = parse_arguments(command_line(Path("m.mlir"), options))
     assert args.inputs == ["@ids.npy", "1x4xf32=1"] and args.parameters == ["model=w.irpa"]
     assert str(args.int_range) == "0:7" and args.compile_flags_file == Path("c.flags").absolute()
     assert args.benchmark_flags_file == Path("b.flags").absolute()
 
 
-@pytest.mark.parametrize("command, api, checks", [
-    (["tune", "nope.mlir", "--budget", "3", "--ranker", "shuffle"], "tune",
-     lambda args, kwargs: args == (Path("nope.mlir"),) and kwargs["budget"] == 3 and kwargs["ranker"] == "shuffle"),
-    (["train", "--arch", "nothing-here"], "train", lambda args, kwargs: args == ("nothing-here",)),
-    (["evaluate", "--arch", "nothing-here", "--batch", "4"], "evaluate",
-     lambda args, kwargs: args == ("nothing-here",) and kwargs["batch"] == 4),
-])
+@pytest.mark.parametrize(
+    "command, api, checks",
+    [
+        (
+            ["tune", "nope.mlir", "--budget", "3", "--ranker", "shuffle"],
+            "tune",
+            lambda args, kwargs: (
+                args == (Path("nope.mlir"),) and kwargs["budget"] == 3 and kwargs["ranker"] == "shuffle"
+            ),
+        ),
+        (["train", "--arch", "nothing-here"], "train", lambda args, kwargs: args == ("nothing-here",)),
+        (
+            ["evaluate", "--arch", "nothing-here", "--batch", "4"],
+            "evaluate",
+            lambda args, kwargs: args == ("nothing-here",) and kwargs["batch"] == 4,
+        ),
+    ],
+)
 def test_the_command_line_goes_through_the_api(command, api, checks, monkeypatch, tmp_path, capsys):
     """Each command calls the API with its arguments, and the API's one-line error is the command's (exit 2)."""
     monkeypatch.chdir(tmp_path)
@@ -77,18 +95,21 @@ def test_the_command_line_goes_through_the_api(command, api, checks, monkeypatch
     assert len(error) == 1 and error[0].startswith("mltune: error:"), error
 
 
-@pytest.mark.parametrize("call, words", [
-    (lambda tmp: mltune.tune(tmp / "nope.mlir", run_dir=tmp / "run"), ["nope.mlir", "not found"]),
-    (lambda tmp: mltune.tune(MATMUL, budget=0, run_dir=tmp / "run"), ["--budget", "positive integer"]),
-    (lambda tmp: mltune.tune(MATMUL, ranker="bogus", run_dir=tmp / "run"), ["unknown ranker 'bogus'", "heuristic"]),
-    (lambda tmp: mltune.tune(MATMUL, timing="sometimes", run_dir=tmp / "run"), ["--timing", "sometimes"]),
-    (lambda tmp: mltune.tune(MATMUL, min_speedup=0.5, run_dir=tmp / "run"), ["--min-speedup", ">= 1"]),
-    (lambda tmp: mltune.tune(MATMUL, iree_flags=["O3"], run_dir=tmp / "run"), ["--iree-flag", "'O3'"]),
-    (lambda tmp: mltune.train(), ["--arch ARCH or --family"]),
-    (lambda tmp: mltune.train(family="tpu", model_dir=tmp / "models"), ["--family", "tpu"]),
-    (lambda tmp: mltune.evaluate("../up", out=tmp / "out"), ["arch", "'../up'"]),
-    (lambda tmp: mltune.records.load("nothing-here", dataset_dir=tmp), ["no dataset for arch 'nothing-here'"]),
-])
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda tmp: mltune.tune(tmp / "nope.mlir", run_dir=tmp / "run"), ["nope.mlir", "not found"]),
+        (lambda tmp: mltune.tune(MATMUL, budget=0, run_dir=tmp / "run"), ["--budget", "positive integer"]),
+        (lambda tmp: mltune.tune(MATMUL, ranker="bogus", run_dir=tmp / "run"), ["unknown ranker 'bogus'", "heuristic"]),
+        (lambda tmp: mltune.tune(MATMUL, timing="sometimes", run_dir=tmp / "run"), ["--timing", "sometimes"]),
+        (lambda tmp: mltune.tune(MATMUL, min_speedup=0.5, run_dir=tmp / "run"), ["--min-speedup", ">= 1"]),
+        (lambda tmp: mltune.tune(MATMUL, iree_flags=["O3"], run_dir=tmp / "run"), ["--iree-flag", "'O3'"]),
+        (lambda tmp: mltune.train(), ["--arch ARCH or --family"]),
+        (lambda tmp: mltune.train(family="tpu", model_dir=tmp / "models"), ["--family", "tpu"]),
+        (lambda tmp: mltune.evaluate("../up", out=tmp / "out"), ["arch", "'../up'"]),
+        (lambda tmp: mltune.records.load("nothing-here", dataset_dir=tmp), ["no dataset for arch 'nothing-here'"]),
+    ],
+)
 def test_bad_input_is_a_user_error(call, words, tmp_path):
     with pytest.raises(mltune.UserError) as err:
         call(tmp_path)
@@ -137,8 +158,9 @@ def test_tune_through_the_api(tmp_path, monkeypatch):
     the run folder and a spec of the user's in the working directory is left as it was."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "best_spec.mlir").write_text("// the user's own spec\n")
-    result = mltune.tune(MATMUL, budget=3, run_dir=tmp_path / "run", dataset_dir=tmp_path / "datasets",
-                         progress="quiet")
+    result = mltune.tune(
+        MATMUL, budget=3, run_dir=tmp_path / "run", dataset_dir=tmp_path / "datasets", progress="quiet"
+    )
     assert (tmp_path / "best_spec.mlir").read_text() == "// the user's own spec\n"
     spec = tmp_path / "run" / "best_spec.mlir"
     assert result.run_dir == tmp_path / "run"
@@ -172,8 +194,24 @@ def test_tune_through_the_api(tmp_path, monkeypatch):
 def test_a_tune_on_the_command_line_runs_through_the_api(tmp_path, monkeypatch, capsys):
     calls = spy_on(monkeypatch, "tune")
     run_dir = tmp_path / "run"
-    assert main(["tune", str(MATMUL), "--budget", "2", "-q", "--run-dir", str(run_dir), "--dataset-dir",
-                 str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")]) == 0
+    assert (
+        main(
+            [
+                "tune",
+                str(MATMUL),
+                "--budget",
+                "2",
+                "-q",
+                "--run-dir",
+                str(run_dir),
+                "--dataset-dir",
+                str(tmp_path / "datasets"),
+                "-o",
+                str(tmp_path / "spec.mlir"),
+            ]
+        )
+        == 0
+    )
     ((args, kwargs),) = calls
     assert kwargs["progress"] == "quiet" and kwargs["budget"] == 2 and kwargs["show_paths"]
     out = capsys.readouterr().out

@@ -16,6 +16,11 @@ ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.m
 
 def test_every_op_kind_has_its_row():
     rows = set(re.findall(r"^\| (\w+) \| ", ARCHITECTURE.read_text(), re.MULTILINE))
-    kinds = ({kind for _, kind in EXTRACTORS} | set(CPU_ORDERS) | set(ORDERS)
-             | set(configure._CPU_SPACES) | set(configure._GPU_SPACES))
+    kinds = (
+        {kind for _, kind in EXTRACTORS}
+        | set(CPU_ORDERS)
+        | set(ORDERS)
+        | set(configure._CPU_SPACES)
+        | set(configure._GPU_SPACES)
+    )
     assert kinds <= rows, f"op kinds without a row in {ARCHITECTURE.name}: {sorted(kinds - rows)}"

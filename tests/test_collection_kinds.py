@@ -14,9 +14,16 @@ from iree_helpers import mltune
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "collection"))
 from gpu_kinds import CPU_PROBLEMS  # noqa: E402
 
-KIND = {"attention": "attention_", "layernorm": "reduction_", "softmax": "reduction_", "meanpool": "reduction_",
-        "rmsnorm": "reduction_", "dw3x3": "depthwise_convolution_", "3x3": "convolution_",
-        "7x7": "convolution_"}
+KIND = {
+    "attention": "attention_",
+    "layernorm": "reduction_",
+    "softmax": "reduction_",
+    "meanpool": "reduction_",
+    "rmsnorm": "reduction_",
+    "dw3x3": "depthwise_convolution_",
+    "3x3": "convolution_",
+    "7x7": "convolution_",
+}
 ONE_OF_EACH = ["bert_base_attention_s128", "resnet50_stem_7x7s2_nchw", "bert_base_layernorm_128x768"]
 
 
@@ -28,8 +35,24 @@ def compiled_problems(name: str, tmp_path: Path) -> list[dict]:
     model = tmp_path / f"{name}.mlir"
     model.write_text(CPU_PROBLEMS[name][0])
     run_dir = tmp_path / "run"
-    done = mltune(["tune", str(model), "--compile-only", "--budget", "1", "--ranker", "shuffle", "--run-dir",
-                   str(run_dir), "-o", str(tmp_path / "spec.mlir"), "--dataset-dir", str(tmp_path / "ds")], tmp_path)
+    done = mltune(
+        [
+            "tune",
+            str(model),
+            "--compile-only",
+            "--budget",
+            "1",
+            "--ranker",
+            "shuffle",
+            "--run-dir",
+            str(run_dir),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--dataset-dir",
+            str(tmp_path / "ds"),
+        ],
+        tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads((run_dir / "compile_only.json").read_text())
 
@@ -79,8 +102,12 @@ def test_evaluation_positions_lists_every_problem_of_an_evaluation():
     """On a committed `mltune evaluate` output: one row per problem, the heuristic's position a 1-based place."""
     root = Path(__file__).resolve().parent.parent
     evaluation = root / "benchmarks" / "results" / "sm_90" / "attention" / "evaluation.json"
-    done = subprocess.run([sys.executable, str(root / "benchmarks" / "ranking" / "evaluation_positions.py"),
-                           str(evaluation)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "ranking" / "evaluation_positions.py"), str(evaluation)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = done.stdout.splitlines()[2:]
     problems = json.loads(evaluation.read_text())["rankers"]["heuristic"]["problems"]

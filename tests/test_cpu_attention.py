@@ -12,8 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from iree_helpers import (CPU_FLAGS, attention_source, checked_heuristic_order, dump_one_op, masked_attention_source,
-                          mltune, parse_levels, trial_record_files)
+from iree_helpers import (
+    CPU_FLAGS,
+    attention_source,
+    checked_heuristic_order,
+    dump_one_op,
+    masked_attention_source,
+    mltune,
+    parse_levels,
+    trial_record_files,
+)
 from learn_helpers import SYNTHETIC_GPU
 
 from mltune.emit.spec import build_spec
@@ -91,10 +99,13 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(attentions, c
 
 
 def _attention_levels(config_dir: Path) -> list[dict[str, list[int]]]:
-    pattern = re.compile(r"iree_linalg_ext\.online_attention[^\n]*?lowering_config = "
-                         r"#iree_cpu\.lowering_config<([^>]*)>")
-    return [parse_levels(body) for path in sorted(config_dir.glob("*.mlir"))
-            for body in pattern.findall(path.read_text())]
+    pattern = re.compile(
+        r"iree_linalg_ext\.online_attention[^\n]*?lowering_config = "
+        r"#iree_cpu\.lowering_config<([^>]*)>"
+    )
+    return [
+        parse_levels(body) for path in sorted(config_dir.glob("*.mlir")) for body in pattern.findall(path.read_text())
+    ]
 
 
 def _compile_with_spec(source: Path, spec_text: str, directory: Path) -> tuple[str, list[dict[str, list[int]]]]:
@@ -102,8 +113,15 @@ def _compile_with_spec(source: Path, spec_text: str, directory: Path) -> tuple[s
     directory.mkdir()
     spec = directory / "spec.mlir"
     spec.write_text(spec_text)
-    args = [tool_path("iree-compile"), str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}",
-            f"--iree-hal-dump-executable-configurations-to={directory / 'configs'}", "-o", str(directory / "out.vmfb")]
+    args = [
+        tool_path("iree-compile"),
+        str(source),
+        *CPU_FLAGS,
+        f"--iree-codegen-tuning-spec-path={spec}",
+        f"--iree-hal-dump-executable-configurations-to={directory / 'configs'}",
+        "-o",
+        str(directory / "out.vmfb"),
+    ]
     result = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     return hashlib.sha256((directory / "out.vmfb").read_bytes()).hexdigest(), _attention_levels(directory / "configs")
@@ -118,9 +136,13 @@ def test_the_spec_reaches_the_attention_and_changes_the_binary(attentions, conte
     default = knobs_of_levels(problem, dumped["levels"])
     (n,) = problem.sizes(problem.n)
     # the whole value head in one vector tile, more query rows than IREE's default: tiles that differ everywhere
-    chosen = next(candidates.knobs(i) for i in range(len(candidates))
-                  if candidates.knobs(i)["vec_n"] == n and candidates.knobs(i)["vec_m"] > default["vec_m"]
-                  and candidates.knobs(i)["red_k2"] != default["red_k2"])
+    chosen = next(
+        candidates.knobs(i)
+        for i in range(len(candidates))
+        if candidates.knobs(i)["vec_n"] == n
+        and candidates.knobs(i)["vec_m"] > default["vec_m"]
+        and candidates.knobs(i)["red_k2"] != default["red_k2"]
+    )
     built = {}
     for label, knobs in (("default", default), ("chosen", chosen)):
         spec = build_spec(problem, configurator.compilation_info(knobs), context)
@@ -203,8 +225,11 @@ def test_a_grouped_query_attention_is_tuned_with_its_query_heads_as_batch_loops(
     candidates = configurator.candidates()
     default = knobs_of_levels(problem, dumped["levels"])
     assert any(candidates.knobs(i) == default for i in range(len(candidates))), default
-    chosen = next(candidates.knobs(i) for i in range(len(candidates))
-                  if candidates.knobs(i)["vec_m"] != default["vec_m"] and candidates.knobs(i)["wg_m"] != default["wg_m"])
+    chosen = next(
+        candidates.knobs(i)
+        for i in range(len(candidates))
+        if candidates.knobs(i)["vec_m"] != default["vec_m"] and candidates.knobs(i)["wg_m"] != default["wg_m"]
+    )
     spec = build_spec(problem, configurator.compilation_info(chosen), context)
     assert "transform.iree.match.online_attention" not in spec
     _, levels = _compile_with_spec(dumped["source"], spec, tmp_path / "chosen")

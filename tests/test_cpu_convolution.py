@@ -14,8 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gpu_conv_helpers import nchw_depthwise_source
-from iree_helpers import (CPU_FLAGS, conv2d_nhwc_source, dump_one_op, mltune, parse_levels, strip_config,
-                          trial_record_files)
+from iree_helpers import (
+    CPU_FLAGS,
+    conv2d_nhwc_source,
+    dump_one_op,
+    mltune,
+    parse_levels,
+    strip_config,
+    trial_record_files,
+)
 
 from mltune.emit.spec import build_spec, link_specs
 from mltune.features import extractor_for
@@ -71,8 +78,12 @@ def test_the_dump_is_conv_tile_and_decompose(convs):
 
 
 def test_problems_record_kind_layout_and_window(convs):
-    expected = {"conv": ("convolution", "nhwc_hwcf", (1, 1)), "conv_batch1": ("convolution", "nhwc_hwcf", (1, 1)),
-                "nchw_strided": ("convolution", "nchw_fchw", (2, 2)), "depthwise": ("depthwise_convolution", "nhwc_hwc", (1, 1))}
+    expected = {
+        "conv": ("convolution", "nhwc_hwcf", (1, 1)),
+        "conv_batch1": ("convolution", "nhwc_hwcf", (1, 1)),
+        "nchw_strided": ("convolution", "nchw_fchw", (2, 2)),
+        "depthwise": ("depthwise_convolution", "nhwc_hwc", (1, 1)),
+    }
     for name, (kind, layout, strides) in expected.items():
         problem = convs[name]["problem"]
         assert (problem.op_kind, problem.layout, problem.strides, problem.dilations) == (kind, layout, strides, (1, 1))
@@ -95,8 +106,9 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(convs, contex
     configurator = CpuConvolution(dumped["problem"], dumped["cpu"], context)
     candidates = configurator.candidates()
     assert len(candidates) > 100
-    assert isinstance(make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], Path("unused")),
-                      CpuConvolution)
+    assert isinstance(
+        make_configurator(dumped["problem"], dumped["cpu"], context, dumped["bench"], Path("unused")), CpuConvolution
+    )
     c = {knob: candidates.column(knob) for knob in candidates.names}
     for d in ("oh", "ow", "oc"):
         assert (c[f"vec_{d}"] <= c[f"wg_{d}"]).all()
@@ -115,9 +127,13 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(convs, contex
 
 
 def _conv_configs(config_dir: Path) -> list[dict[str, list[int]]]:
-    pattern = re.compile(r'iterator_types = \["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", '
-                         r'"reduction"\][^\n]*?lowering_config = #iree_cpu\.lowering_config<([^>]*)>')
-    return [parse_levels(body) for path in sorted(config_dir.glob("*.mlir")) for body in pattern.findall(path.read_text())]
+    pattern = re.compile(
+        r'iterator_types = \["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", '
+        r'"reduction"\][^\n]*?lowering_config = #iree_cpu\.lowering_config<([^>]*)>'
+    )
+    return [
+        parse_levels(body) for path in sorted(config_dir.glob("*.mlir")) for body in pattern.findall(path.read_text())
+    ]
 
 
 def test_spec_sets_the_candidate_tiles(convs, context, tmp_path):
@@ -126,14 +142,26 @@ def test_spec_sets_the_candidate_tiles(convs, context, tmp_path):
     candidates = configurator.candidates()
     default = knobs_of_levels(dumped["problem"], dumped["levels"])
     # decomposed along W rather than H, and different tiles everywhere else too
-    chosen = next(candidates.knobs(i) for i in range(len(candidates))
-                  if candidates.knobs(i)["vec_ow"] == 1 and candidates.knobs(i)["vec_oh"] == 2
-                  and candidates.knobs(i)["red_kh"] == 3 and candidates.knobs(i) != default)
+    chosen = next(
+        candidates.knobs(i)
+        for i in range(len(candidates))
+        if candidates.knobs(i)["vec_ow"] == 1
+        and candidates.knobs(i)["vec_oh"] == 2
+        and candidates.knobs(i)["red_kh"] == 3
+        and candidates.knobs(i) != default
+    )
     spec = tmp_path / "spec.mlir"
     spec.write_text(build_spec(dumped["problem"], configurator.compilation_info(chosen), context))
     stripped = strip_config(dumped["bench"], tmp_path / "stripped.mlir")
-    args = [tool_path("iree-compile"), str(stripped), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}",
-            f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}", "-o", str(tmp_path / "out.vmfb")]
+    args = [
+        tool_path("iree-compile"),
+        str(stripped),
+        *CPU_FLAGS,
+        f"--iree-codegen-tuning-spec-path={spec}",
+        f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}",
+        "-o",
+        str(tmp_path / "out.vmfb"),
+    ]
     result = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert _conv_configs(tmp_path / "configs") == [tile_lists(dumped["problem"], chosen)]
@@ -143,8 +171,16 @@ def test_spec_sets_the_candidate_tiles(convs, context, tmp_path):
 def _compile(stripped: Path, out: Path, *flags: str) -> Path:
     """Compile a dispatch; the directory of its dumped configuration and its executable binary."""
     out.mkdir()
-    args = [tool_path("iree-compile"), str(stripped), *CPU_FLAGS, *flags, f"--iree-hal-dump-executable-configurations-to={out}",
-            f"--iree-hal-dump-executable-binaries-to={out}", "-o", str(out / "module.vmfb")]
+    args = [
+        tool_path("iree-compile"),
+        str(stripped),
+        *CPU_FLAGS,
+        *flags,
+        f"--iree-hal-dump-executable-configurations-to={out}",
+        f"--iree-hal-dump-executable-binaries-to={out}",
+        "-o",
+        str(out / "module.vmfb"),
+    ]
     result = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     return out
@@ -236,16 +272,39 @@ def test_one_models_table_refuses_mixed_features():
     from mltune.learn.train import feature_table
     from mltune.spaces.cpu_contraction import CpuContraction
 
-    conv = Problem("convolution", "linalg.generic", (2, 8, 8, 16, 3, 3, 8), (0,), (1, 2), (3,), (4, 5, 6), "f32", "f32",
-                   "f32", (), "nhwc_hwcf", filter_loops=(4, 5), strides=(1, 1), dilations=(1, 1))
+    conv = Problem(
+        "convolution",
+        "linalg.generic",
+        (2, 8, 8, 16, 3, 3, 8),
+        (0,),
+        (1, 2),
+        (3,),
+        (4, 5, 6),
+        "f32",
+        "f32",
+        "f32",
+        (),
+        "nhwc_hwcf",
+        filter_loops=(4, 5),
+        strides=(1, 1),
+        dilations=(1, 1),
+    )
     mm = matmul_problem(64, 96, 48)
     samples = []
-    for problem, configurator, pipeline in ((mm, CpuContraction, "DoubleTilingExpert"), (conv, CpuConvolution, PIPELINE)):
+    for problem, configurator, pipeline in (
+        (mm, CpuContraction, "DoubleTilingExpert"),
+        (conv, CpuConvolution, PIPELINE),
+    ):
         candidates = configurator(problem, SYNTHETIC_CPU, None).candidates()
-        samples.append(ProblemSamples(problem.key, problem, SYNTHETIC_CPU, "stored", (pipeline,), candidates,
-                                      np.ones(len(candidates))))
+        samples.append(
+            ProblemSamples(
+                problem.key, problem, SYNTHETIC_CPU, "stored", (pipeline,), candidates, np.ones(len(candidates))
+            )
+        )
     assert feature_table(samples[1:]).values.shape[0] == len(samples[1].candidates)  # convolutions alone: fine
-    with pytest.raises(UserError, match=r"mix problems whose features differ \(contraction on cpu, convolution on cpu\)"):
+    with pytest.raises(
+        UserError, match=r"mix problems whose features differ \(contraction on cpu, convolution on cpu\)"
+    ):
         feature_table(samples)
 
 

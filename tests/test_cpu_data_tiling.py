@@ -34,8 +34,17 @@ def test_mmt4d_distribution_is_what_the_compiler_picks(tiny, tmp_path, tile_kib,
     assert tiles is not None
     knobs = {"lowering": cpu_data_tiling.DATA_TILED, "dt_tile_kib": tile_kib, "dt_threads": threads}
     configs = tmp_path / "configs"
-    result = run([tool_path("iree-compile"), str(tiny.source), *CPU_FLAGS, *cpu_data_tiling.compile_flags(knobs),
-                  f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(tiny.source),
+            *CPU_FLAGS,
+            *cpu_data_tiling.compile_flags(knobs),
+            f"--iree-hal-dump-executable-configurations-to={configs}",
+            "-o",
+            str(tmp_path / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     found = [tuple(map(int, hit)) for path in configs.glob("*.mlir") for hit in _MMT4D.findall(path.read_text())]
     assert found == [cpu_data_tiling.mmt4d_distribution(tiny.problem, tiles, tile_kib * 1024, threads)]
@@ -75,8 +84,16 @@ def _iree_inner_tiles(tmp_path, cpu_name: str, shape: ContractionShape) -> tuple
     source.write_text(contraction_model(shape))
     configs = tmp_path / f"configs_{source.stem}"
     flags = [*CPU_FLAGS[:-1], f"--iree-llvmcpu-target-cpu={cpu_name}", "--iree-opt-data-tiling"]
-    result = run([tool_path("iree-compile"), str(source), *flags,
-                  f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *flags,
+            f"--iree-hal-dump-executable-configurations-to={configs}",
+            "-o",
+            str(tmp_path / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     (text,) = [t for t in (p.read_text() for p in configs.glob("*.mlir")) if "linalg.mmt4d" in t]
     (tiles,) = _MMT4D_TILES.findall(text)
@@ -84,8 +101,9 @@ def _iree_inner_tiles(tmp_path, cpu_name: str, shape: ContractionShape) -> tuple
     return CpuInfo.from_executable_target(text), InnerTiles(m0, n0, k0)
 
 
-@pytest.mark.parametrize("cpu_name", [cpu if cpu == TEST_CPU else pytest.param(cpu, marks=pytest.mark.slow)
-                                      for cpu in DATA_TILING_CPUS])  # the others: 2 s each
+@pytest.mark.parametrize(
+    "cpu_name", [cpu if cpu == TEST_CPU else pytest.param(cpu, marks=pytest.mark.slow) for cpu in DATA_TILING_CPUS]
+)  # the others: 2 s each
 def test_inner_tiles_are_the_compilers(tiny, tmp_path, cpu_name):
     """f32 and f16 inputs with an f32 accumulator get the packed tile IREE picks for the target's vector width (a
     narrow M its narrow tile), read back from the compiler for an AVX2 and an AVX-512 CPU."""
@@ -135,14 +153,21 @@ def test_shipped_cpu_model_measures_both_lowerings_in_its_first_batch(dumps, con
     assert candidates.column("lowering")[order[1]] == cpu_data_tiling.DATA_TILED_UKERNEL
 
 
-
 def test_f16_data_tiled_microkernel_build_compiles(tmp_path):
     """A tiny f16 matmul (f32 accumulator) compiles with the flags of its data-tiled microkernel candidate."""
     source = tmp_path / "mm_f16.mlir"
     source.write_text(contraction_model(ContractionShape(16, 48, 32, in_type="f16")))
     knobs = {"lowering": cpu_data_tiling.DATA_TILED_UKERNEL, "dt_tile_kib": 256, "dt_threads": 8}
-    result = run([tool_path("iree-compile"), str(source), *CPU_FLAGS, *cpu_data_tiling.compile_flags(knobs),
-                  "-o", str(tmp_path / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *CPU_FLAGS,
+            *cpu_data_tiling.compile_flags(knobs),
+            "-o",
+            str(tmp_path / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "m.vmfb").stat().st_size > 0
 

@@ -66,7 +66,9 @@ def test_the_layer_norms_of_a_committed_export_read_as_reductions(context, tmp_p
         with context:
             problems = [p for p in read_root_ops(module) if isinstance(p, Problem) and p.op_kind == "reduction"]
             if problems:
-                facts = facts_from_executable_target(iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+                facts = facts_from_executable_target(
+                    iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]
+                )
                 (root,) = iree_codegen.get_tuner_root_ops(module)
                 levels = parse_levels(str(root.attributes["lowering_config"]))
                 reductions.append((bench, problems[0], facts, levels))
@@ -112,14 +114,16 @@ def test_every_candidate_keeps_the_rules_and_the_default_is_inside(reductions, c
 
 @pytest.mark.parametrize("name", ["softmax", "rmsnorm"])
 def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_the_binary_not_the_result(
-        reductions, context, tmp_path, name):
+    reductions, context, tmp_path, name
+):
     dumped = reductions[name]
     problem = dumped["problem"]
     configurator = CpuReduction(problem, dumped["cpu"], context)
     candidates = configurator.candidates()
     default = knobs_of_levels(problem, dumped["levels"])
-    _, order = checked_heuristic_order(extractor_for(problem, dumped["cpu"], [PIPELINE]), problem, dumped["cpu"],
-                                       candidates)
+    _, order = checked_heuristic_order(
+        extractor_for(problem, dumped["cpu"], [PIPELINE]), problem, dumped["cpu"], candidates
+    )
     chosen = next(candidates.knobs(int(i)) for i in order if candidates.knobs(int(i)) != default)
     spec = tmp_path / "spec.mlir"
     spec.write_text(build_spec(problem, configurator.compilation_info(chosen), context))
@@ -130,13 +134,19 @@ def test_a_candidate_spec_configures_the_root_and_its_normalisation_and_changes_
     levels = tile_lists(problem, chosen)
     consumer = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
     configured = re.findall(r"lowering_config = #iree_cpu.lowering_config<([^>]*)>", config)
-    assert configured == [expected, f"vector_common_parallel = {consumer}, vector_inner_parallel = "
-                                    f"{levels['vector_reduction']}"], "the root, then the normalisation after it"
+    assert configured == [
+        expected,
+        f"vector_common_parallel = {consumer}, vector_inner_parallel = {levels['vector_reduction']}",
+    ], "the root, then the normalisation after it"
     (plain_binary,), (tuned_binary,) = plain.glob("*.so"), tuned.glob("*.so")
     assert not filecmp.cmp(plain_binary, tuned_binary, shallow=False), "the spec was ignored"
     shape = SHAPES[name]
-    np.testing.assert_allclose(outputs_on_random_inputs(tuned / "module.vmfb", shape.inputs, tmp_path),
-                               outputs_on_random_inputs(plain / "module.vmfb", shape.inputs, tmp_path), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        outputs_on_random_inputs(tuned / "module.vmfb", shape.inputs, tmp_path),
+        outputs_on_random_inputs(plain / "module.vmfb", shape.inputs, tmp_path),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -155,8 +165,9 @@ def test_the_dispatch_stripped_of_its_config_takes_the_spec(reductions, context,
     dumped = reductions["meanpool"]
     chosen = dict(knobs_of_levels(dumped["problem"], dumped["levels"]), red_r0=7)
     configurator = CpuReduction(dumped["problem"], dumped["cpu"], context)
-    assert "vector_reduction = [0, 7]" in configured_from_stripped_dump(configurator, chosen, dumped["bench"], tmp_path,
-                                                                        context)
+    assert "vector_reduction = [0, 7]" in configured_from_stripped_dump(
+        configurator, chosen, dumped["bench"], tmp_path, context
+    )
 
 
 @pytest.mark.slow
@@ -174,14 +185,18 @@ def test_tune_a_small_softmax_end_to_end(tmp_path):
     assert Problem.from_record(measured[0]["problem"]).op_kind == "reduction"
 
 
-@pytest.mark.parametrize("kind, dims", [("layernorm", (4, 8)), ("rmsnorm", (4, 8)), ("softmax", (2, 4, 8)),
-                                        ("meanpool", (1, 8, 3, 3))])
+@pytest.mark.parametrize(
+    "kind, dims", [("layernorm", (4, 8)), ("rmsnorm", (4, 8)), ("softmax", (2, 4, 8)), ("meanpool", (1, 8, 3, 3))]
+)
 def test_the_shapes_said_of_the_arguments_are_main_s_arguments(context, tmp_path, kind, dims):
     """What the study feeds `@main` (`ReductionShape.inputs`) is its argument list (a layer norm's bias was left
     out once, and the runtime refused the call)."""
     shape = ReductionShape(kind, dims)
     (tmp_path / "model.mlir").write_text(reduction_model(shape))
-    (main,) = [op for op in parse_module_file(tmp_path / "model.mlir", context).body.operations
-               if op.operation.name == "func.func"]
+    (main,) = [
+        op
+        for op in parse_module_file(tmp_path / "model.mlir", context).body.operations
+        if op.operation.name == "func.func"
+    ]
     arguments = [tuple(RankedTensorType(t).shape) for t in FunctionType(main.attributes["function_type"].value).inputs]
     assert arguments == list(shape.inputs)

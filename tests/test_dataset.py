@@ -7,25 +7,57 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mltune.records.dataset import (SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, pooled_ratio,
-                                    read_records)
+from mltune.records.dataset import SCHEMA_VERSION, STATUSES, Record, RecordWriter, device_id, pooled_ratio, read_records
 
-DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
-                 "baseline_us", "ranker", "position", "run_id", "timestamp"}
+DESIGN_FIELDS = {
+    "schema",
+    "arch",
+    "device",
+    "compiler",
+    "problem",
+    "pipeline",
+    "knobs",
+    "status",
+    "time_us",
+    "baseline_us",
+    "ranker",
+    "position",
+    "run_id",
+    "timestamp",
+}
 
 
-PROBLEM = {"op_kind": "contraction", "op_name": "linalg.matmul", "bounds": [32, 48, 64], "batch": [], "m": [0],
-           "n": [1], "k": [2], "lhs_type": "f32", "rhs_type": "f32", "out_type": "f32", "indexing_maps": [], "layout": "nn"}
+PROBLEM = {
+    "op_kind": "contraction",
+    "op_name": "linalg.matmul",
+    "bounds": [32, 48, 64],
+    "batch": [],
+    "m": [0],
+    "n": [1],
+    "k": [2],
+    "lhs_type": "f32",
+    "rhs_type": "f32",
+    "out_type": "f32",
+    "indexing_maps": [],
+    "layout": "nn",
+}
 
 
 def make_record(position: int, status: str = "ok") -> Record:
     # synthetic: a plausible record, not a measurement
     return Record(
-        arch="znver4", device=device_id("local-task", 2),
-        problem=PROBLEM, pipeline="DoubleTilingExpert",
-        knobs={"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}, status=status,
-        time_us=[10.0 + position, 10.5], baseline_us=[11.0, 11.2], ranker="shuffle", position=position,
-        run_id="run-1", level="model",
+        arch="znver4",
+        device=device_id("local-task", 2),
+        problem=PROBLEM,
+        pipeline="DoubleTilingExpert",
+        knobs={"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8},
+        status=status,
+        time_us=[10.0 + position, 10.5],
+        baseline_us=[11.0, 11.2],
+        ranker="shuffle",
+        position=position,
+        run_id="run-1",
+        level="model",
     )
 
 
@@ -192,8 +224,14 @@ def test_compact_leaves_files_that_are_not_record_files(tmp_path, capsys):
     folder = tmp_path / "datasets" / "znver4"
     (folder / "dir.jsonl").mkdir(parents=True)
     good = "".join(make_record(i).to_json() + "\n" for i in range(3))
-    others = {".foo.jsonl": good, "notes.jsonl": "hello\n", "config.jsonl": '{"model": 1}\n',
-              "torn.jsonl": good + good[:40], "empty.jsonl": "", "binary.jsonl": b"\xff\xfe\x00"}
+    others = {
+        ".foo.jsonl": good,
+        "notes.jsonl": "hello\n",
+        "config.jsonl": '{"model": 1}\n',
+        "torn.jsonl": good + good[:40],
+        "empty.jsonl": "",
+        "binary.jsonl": b"\xff\xfe\x00",
+    }
     for name, content in others.items():
         (folder / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     (folder / "run.jsonl").write_text(good)

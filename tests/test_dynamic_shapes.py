@@ -37,15 +37,24 @@ def test_the_dynamic_export_has_nothing_to_tune_until_specialised(tmp_path):
     same file specialised to a sequence of 16 has its projections and MLP as static contractions of M = 16."""
     assert has_dynamic_signature(DYNAMIC_PREFILL)
     dump = tmp_path / "dynamic_dump"
-    result = run([tool_path("iree-compile"), str(DYNAMIC_PREFILL), *CPU_FLAGS,
-                  f"--iree-hal-dump-executable-benchmarks-to={dump}", "-o", str(tmp_path / "dynamic.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(DYNAMIC_PREFILL),
+            *CPU_FLAGS,
+            f"--iree-hal-dump-executable-benchmarks-to={dump}",
+            "-o",
+            str(tmp_path / "dynamic.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert not list(dump.glob("*main*")), "a dispatch of the dynamic call was dumped"
     context = new_context()
     abi = function_abi(parse_module_file(DYNAMIC_PREFILL, context), None, context)
     assert [a.shape for a in abi.arguments] == [(1, None)] and abi.arguments[0].element_type == "i64"
-    specialised = specialise(parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)],
-                             tmp_path / "prefill.1x16.mlir", context)
+    specialised = specialise(
+        parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)], tmp_path / "prefill.1x16.mlir", context
+    )
     assert specialised.changes == (("!torch.vtensor<[1,?],si64>", "!torch.vtensor<[1,16],si64>"),)
     assert not has_dynamic_signature(specialised.source)
     problems = api.problems(specialised.source)
@@ -59,14 +68,22 @@ def test_a_specialised_build_computes_what_the_dynamic_one_does(tmp_path):
     ids = np.random.default_rng(0).integers(0, 256, size=(1, 16), dtype=np.int64)
     np.save(tmp_path / "ids.npy", ids)
     context = new_context()
-    specialised = specialise(parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)],
-                             tmp_path / "prefill.1x16.mlir", context)
+    specialised = specialise(
+        parse_module_file(DYNAMIC_PREFILL, context), None, [(1, 16)], tmp_path / "prefill.1x16.mlir", context
+    )
     outputs = []
     for source in (DYNAMIC_PREFILL, specialised.source):
         vmfb = compile_cpu(source, tmp_path / f"{source.stem}.vmfb")
         out = tmp_path / f"{source.stem}.out.npy"
-        result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task",
-                      f"--input=@{tmp_path / 'ids.npy'}", f"--output=@{out}"])
+        result = run(
+            [
+                tool_path("iree-run-module"),
+                f"--module={vmfb}",
+                "--device=local-task",
+                f"--input=@{tmp_path / 'ids.npy'}",
+                f"--output=@{out}",
+            ]
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         outputs.append(np.load(out))
     assert outputs[0].shape == (1, 16, 256)
@@ -112,8 +129,16 @@ def test_exported_decoder_agrees_with_torch(mode, tmp_path):
 
     exported = export_decoder("tiny-llama", tmp_path, mode=mode, seq_len=8, cache_len=16)
     vmfb = compile_cpu(exported.mlir, tmp_path / "decoder.vmfb")
-    result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task",
-                  f"--flagfile={exported.flags}", f"--output=@{tmp_path / 'out.npy'}"], cwd=tmp_path)
+    result = run(
+        [
+            tool_path("iree-run-module"),
+            f"--module={vmfb}",
+            "--device=local-task",
+            f"--flagfile={exported.flags}",
+            f"--output=@{tmp_path / 'out.npy'}",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     inputs = [np.load(tmp_path / line.split("@")[1]) for line in exported.flags.read_text().split()]
     wrapper = (Prefill if mode == "prefill" else DecodeStep)(build("tiny-llama"))
@@ -128,9 +153,29 @@ def test_exported_decoder_agrees_with_torch(mode, tmp_path):
 def test_two_shapes_of_a_dynamic_decoder_are_tuned_one_run_each(tmp_path):
     """`--shape` twice: a run per shape on the model specialised to it, each saying which shapes it tuned for; every
     spec written is linked into `-o`, and the dynamic build is left as IREE configures it."""
-    result = mltune(["tune", str(DYNAMIC_PREFILL), "--shape", "1x16xi64", "--shape", "1x32xi64", "--budget", "2",
-                     "--ranker", "heuristic", "--run-dir", "runs", "--dataset-dir", "datasets", "-o", "spec.mlir",
-                     "-q"], cwd=tmp_path, timeout=1200)
+    result = mltune(
+        [
+            "tune",
+            str(DYNAMIC_PREFILL),
+            "--shape",
+            "1x16xi64",
+            "--shape",
+            "1x32xi64",
+            "--budget",
+            "2",
+            "--ranker",
+            "heuristic",
+            "--run-dir",
+            "runs",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "spec.mlir",
+            "-q",
+        ],
+        cwd=tmp_path,
+        timeout=1200,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     for tag in ("1x16", "1x32"):
         run_dir = tmp_path / "runs" / f"{tag}xi64"

@@ -25,8 +25,16 @@ def test_exported_sdxl_shaped_unet_agrees_with_diffusers(tmp_path):
     flags = out / "tiny-sdxl_unet.flags"
     assert flags.read_text().splitlines()[0] == "--parameters=model=tiny-sdxl_unet.irpa"
     vmfb = compile_cpu(out / "tiny-sdxl_unet.mlir", tmp_path / "unet.vmfb")
-    done = run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task", f"--flagfile={flags}",
-                f"--output=@{tmp_path / 'noise.npy'}"], cwd=out)
+    done = run(
+        [
+            tool_path("iree-run-module"),
+            f"--module={vmfb}",
+            "--device=local-task",
+            f"--flagfile={flags}",
+            f"--output=@{tmp_path / 'noise.npy'}",
+        ],
+        cwd=out,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     inputs = [np.load(out / line.split("@")[1]) for line in flags.read_text().split() if "@" in line]
     assert [a.shape for a in inputs] == [(2, 4, 16, 16), (2,), (2, 77, 64), (2, 16), (2, 6)]

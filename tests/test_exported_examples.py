@@ -34,11 +34,25 @@ MAX_TOTAL_BYTES = 8_000_000  # the repository travels to test machines: the exam
 def _compile_and_run(stem: str, work: Path) -> np.ndarray:
     """Compiles STEM.mlir and runs it with STEM.flags as the only model flags; returns its one result."""
     vmfb, output = work / f"{stem}.vmfb", work / f"{stem}.out.npy"
-    subprocess.run([tool_path("iree-compile"), str(EXPORTED / f"{stem}.mlir"), *CPU_FLAGS, "-o", str(vmfb)],
-                   check=True, capture_output=True, text=True)
-    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task",
-                    f"--flagfile={stem}.flags", f"--output=@{output}"],
-                   check=True, capture_output=True, text=True, cwd=EXPORTED)
+    subprocess.run(
+        [tool_path("iree-compile"), str(EXPORTED / f"{stem}.mlir"), *CPU_FLAGS, "-o", str(vmfb)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    subprocess.run(
+        [
+            tool_path("iree-run-module"),
+            f"--module={vmfb}",
+            "--device=local-task",
+            f"--flagfile={stem}.flags",
+            f"--output=@{output}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=EXPORTED,
+    )
     return np.load(output)
 
 
@@ -93,14 +107,19 @@ def _installed(module: str) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script, exporters", [("export_models.py", ("iree.turbine", "transformers", "onnx")),
-                                               ("export_jax.py", ("jax",))])
+@pytest.mark.parametrize(
+    "script, exporters", [("export_models.py", ("iree.turbine", "transformers", "onnx")), ("export_jax.py", ("jax",))]
+)
 def test_committed_exports_are_what_the_scripts_write(tmp_path, script, exporters):
     """The examples are reproducible: the export scripts, seeded, write the committed files byte for byte."""
     if not all(_installed(m) for m in exporters):
         pytest.skip(f"{script} needs {', '.join(exporters)} (pip install 'mltune[export]')")
-    subprocess.run([sys.executable, str(ROOT / "examples" / "export" / script), "--out", str(tmp_path)],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "export" / script), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written, f"{script} wrote nothing"
     _, mismatch, errors = filecmp.cmpfiles(tmp_path, EXPORTED, written, shallow=False)

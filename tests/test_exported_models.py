@@ -26,15 +26,38 @@ def test_tune_an_iree_turbine_export_with_its_flags_files(tmp_path):
     for name in ("bert.mlir", "bert.flags", "bert.input0.npy"):
         shutil.copy(EXPORTED / name, tmp_path / name)
     (tmp_path / "compile.flags").write_text("# every build\n--iree-opt-level=O2\n")
-    result = mltune(["tune", "bert.mlir", "--benchmark-flags-file", "bert.flags", "--compile-flags-file",
-                     "compile.flags", "--budget", "2", "--top", "1", "--run-dir", "run", "--dataset-dir", "datasets",
-                     "-o", "spec.mlir", "-q"], cwd=tmp_path, timeout=600)
+    result = mltune(
+        [
+            "tune",
+            "bert.mlir",
+            "--benchmark-flags-file",
+            "bert.flags",
+            "--compile-flags-file",
+            "compile.flags",
+            "--budget",
+            "2",
+            "--top",
+            "1",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "spec.mlir",
+            "-q",
+        ],
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert result.returncode in (0, 1), result.stderr[-2000:]  # 1: a result refused, which is a verdict too
     run_dir = tmp_path / "run"
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["level"] == "model" and len(summary["profile"]) > 1
-    assert summary["inputs"] == {"arguments": ["tensor<1x32xi64>: --input=@bert.input0.npy"], "generated": False,
-                                 "parameters": []}
+    assert summary["inputs"] == {
+        "arguments": ["tensor<1x32xi64>: --input=@bert.input0.npy"],
+        "generated": False,
+        "parameters": [],
+    }
     assert np.array_equal(np.load(run_dir / "inputs" / "input0.npy"), np.load(tmp_path / "bert.input0.npy"))
     assert (run_dir / "outputs_default.npz").is_file()  # IREE's default build ran on the user's ids
     (tuned,) = summary["dispatches"]
@@ -56,9 +79,32 @@ def test_a_run_continues_from_another_directory_with_the_same_call(tmp_path):
     (start / "call.flags").write_text("--input=@lhs.npy\n--input=64x48xf32=0.25\n")
     run_dir = start / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--benchmark-flags-file", "call.flags", "--budget",
-         "12", "--ranker", "shuffle", "--batch", "4", "--run-dir", "run", "--dataset-dir", "datasets", "-o", "s.mlir"],
-        cwd=start, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            "mm.mlir",
+            "--benchmark-flags-file",
+            "call.flags",
+            "--budget",
+            "12",
+            "--ranker",
+            "shuffle",
+            "--batch",
+            "4",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "s.mlir",
+        ],
+        cwd=start,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and proc.poll() is None:

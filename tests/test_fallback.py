@@ -40,10 +40,13 @@ def _claimed(speedup: float, index: int = 0) -> Measurement:
 
 def _result(name: str, problem, finals: list[tuple[dict[str, int], str, float]]) -> DispatchResult:
     """Synthetic finals (knobs, compilation info, claimed speedup), best first, the first kept as the winner."""
-    trials = [Trial(i, i, knobs, BuildResult(i, "ok", None), _claimed(s, i), info)
-              for i, (knobs, info, s) in enumerate(finals)]
-    result = DispatchResult(name, problem, len(finals), trials, [(t, t.measurement) for t in trials],
-                            min_speedup=MIN_SPEEDUP)
+    trials = [
+        Trial(i, i, knobs, BuildResult(i, "ok", None), _claimed(s, i), info)
+        for i, (knobs, info, s) in enumerate(finals)
+    ]
+    result = DispatchResult(
+        name, problem, len(finals), trials, [(t, t.measurement) for t in trials], min_speedup=MIN_SPEEDUP
+    )
     result.winner = result.finals[0]
     return result
 
@@ -53,8 +56,9 @@ def _withdrawn(picks: tuple[Pick, ...], kept: list[Pick]) -> Attempt:
     return Attempt(picks, ModelOutcome(None, ConfigCheck([p.config for p in kept]), None, None, withdrawn="slower"))
 
 
-def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_passed(dumps, context, tmp_path,
-                                                                                        capsys):
+def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_passed(
+    dumps, context, tmp_path, capsys
+):
     """Synthetic finals on three real problems: a finalist below the keep rule is skipped, a dispatch
     with no finalist left drops out while the other falls back, one that leave-one-out dropped is not retried; a
     data-tiled winner (compile flags) falls back to a plain finalist (a spec); a result whose every config
@@ -74,15 +78,27 @@ def test_dispatches_of_a_withdrawn_result_fall_back_to_their_next_finalist_that_
     withdrawn, fallback = (applier.apply(tiny.problem, p.config.compilation_info) for p in (first[0], following[0]))
     assert "--iree-opt-data-tiling" in withdrawn.flags and not withdrawn.text
     assert fallback.text and not fallback.flags
-    emptied = Attempt(first, ModelOutcome(None, ConfigCheck([], dropped=[p.result.problem.key for p in first]),
-                                          None, None))
+    emptied = Attempt(
+        first, ModelOutcome(None, ConfigCheck([], dropped=[p.result.problem.key for p in first]), None, None)
+    )
     assert emptied.lost and not emptied.kept
     assert [(p.result.name, p.rank) for p in fallbacks(emptied)] == [("a", 2), ("c", 1)]
     last = _withdrawn(following, kept=list(following))
     assert fallbacks(last) == ()
     attempts = [_withdrawn(first, kept=first[:2]), last]
-    report = TuneReport("model", nan, [], [a, b, c], None, tmp_path / "spec.mlir", 1.0, 1.0, tmp_path / "r.jsonl",
-                        model=last.outcome, attempts=attempts)
+    report = TuneReport(
+        "model",
+        nan,
+        [],
+        [a, b, c],
+        None,
+        tmp_path / "spec.mlir",
+        1.0,
+        1.0,
+        tmp_path / "r.jsonl",
+        model=last.outcome,
+        attempts=attempts,
+    )
     assert [s["kept"] for s in summary(report)["attempts"]] == [False, False]
     print_report(report)
     out = capsys.readouterr().out
@@ -109,8 +125,19 @@ def test_a_spent_time_budget_shortens_the_checks_and_tries_no_fallback(dumps, co
     assert len(finish_with_fallbacks(first, check, out_of_time=lambda: True)) == 1 and tried == [0]
     assert "no fallback tried: the --time-budget is spent" in capsys.readouterr().out
     plan = TimingPlan(rounds=15, max_rounds=45)
-    fields = dict.fromkeys(("starter", "measured", "default_build", "builder", "runner", "applier", "context",
-                            "work_dir", "numerics_device"))
+    fields = dict.fromkeys(
+        (
+            "starter",
+            "measured",
+            "default_build",
+            "builder",
+            "runner",
+            "applier",
+            "context",
+            "work_dir",
+            "numerics_device",
+        )
+    )
     assert FinalChecks(**fields, plan=plan)._plan() == plan
     assert FinalChecks(**fields, plan=plan, deadline=0.0)._plan() == TimingPlan(rounds=5, max_rounds=0)
 
@@ -125,6 +152,7 @@ SCALAR = {"wg_m": 64, "wg_n": 1024, "vec_m": 1, "vec_n": 1, "vec_k": 1}
 NARROW = {"wg_m": 64, "wg_n": 1024, "vec_m": 1, "vec_n": 4, "vec_k": 1}
 STAND_IN = {"wg_m": 64, "wg_n": 1024, "vec_m": 4, "vec_n": 4, "vec_k": 1}
 GOOD = {"wg_m": 8, "wg_n": 256, "vec_m": 4, "vec_n": 16, "vec_k": 1}
+
 
 def _knobs_text(knobs: dict[str, int]) -> str:
     return " ".join(f"{name}={value}" for name, value in knobs.items())
@@ -157,8 +185,18 @@ def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kep
     default_build = builder.compile(-1, applier.apply(dispatch.problem, space.compilation_info(STAND_IN)), "baseline")
     runner = make_runner(tuning_input.invocation, ("local-task",), tmp_path / "run")
     plan = TimingPlan(rounds=5, round_seconds=0.05, max_rounds=15)
-    checks = FinalChecks(starter, MeasuredBuilds(builder, default_build, None), default_build, builder, runner,
-                         applier, plan, context, tmp_path / "run", "local-task")
+    checks = FinalChecks(
+        starter,
+        MeasuredBuilds(builder, default_build, None),
+        default_build,
+        builder,
+        runner,
+        applier,
+        plan,
+        context,
+        tmp_path / "run",
+        "local-task",
+    )
     attempts = finish_with_fallbacks(winners([result]), checks.run)
 
     first, second = attempts
@@ -168,8 +206,19 @@ def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kep
     assert second.outcome.timing.estimate("recommended").faster(1.0)
     assert (tmp_path / "run" / "candidates" / "fallback_1" / "verify_all" / "module.vmfb").is_file()
 
-    report = TuneReport("model", nan, [], [result], tmp_path / "spec.mlir", tmp_path / "spec.mlir", 1.0, 1.0,
-                        tmp_path / "records.jsonl", model=second.outcome, attempts=attempts)
+    report = TuneReport(
+        "model",
+        nan,
+        [],
+        [result],
+        tmp_path / "spec.mlir",
+        tmp_path / "spec.mlir",
+        1.0,
+        1.0,
+        tmp_path / "records.jsonl",
+        model=second.outcome,
+        attempts=attempts,
+    )
     stored = summary(report)
     assert [a["kept"] for a in stored["attempts"]] == [False, True] and stored["withdrawn"] == ""
     assert stored["attempts"][0]["withdrawn"] == first.outcome.withdrawn
@@ -178,10 +227,14 @@ def test_a_first_choice_slower_end_to_end_is_withdrawn_and_the_next_finalist_kep
     assert stored["attempts"][1]["finalists"][0]["knobs"] == GOOD
     print_report(report)
     out = capsys.readouterr().out
-    assert f"The first result: main_dispatch_0 finalist 1 ({_knobs_text(NARROW)})\n  withdrawn: " \
-           f"{first.outcome.withdrawn}" in out
-    assert f"Fallback 1: main_dispatch_0 finalist 2 ({_knobs_text(GOOD)})\n  kept: the checks below are this " \
-           "result's" in out
+    assert (
+        f"The first result: main_dispatch_0 finalist 1 ({_knobs_text(NARROW)})\n  withdrawn: "
+        f"{first.outcome.withdrawn}" in out
+    )
+    assert (
+        f"Fallback 1: main_dispatch_0 finalist 2 ({_knobs_text(GOOD)})\n  kept: the checks below are this "
+        "result's" in out
+    )
 
 
 class _NeverTimed:
@@ -206,12 +259,37 @@ def test_a_result_timed_as_built_next_is_not_timed_alone_before(one_op, context,
     builder = Builder(tuning_input, tmp_path / "run" / "candidates", jobs=2)
     default_build = builder.compile(-1, applier.apply(dispatch.problem, space.compilation_info(STAND_IN)), "baseline")
     configs = [Config(dispatch.problem, space.compilation_info(GOOD))]
-    outcome = finish_model(configs, None, default_build, default_build, builder, _NeverTimed(), applier, TimingPlan(),
-                           context, tmp_path / "run", None, _keep_all, timed_as_built=True)
+    outcome = finish_model(
+        configs,
+        None,
+        default_build,
+        default_build,
+        builder,
+        _NeverTimed(),
+        applier,
+        TimingPlan(),
+        context,
+        tmp_path / "run",
+        None,
+        _keep_all,
+        timed_as_built=True,
+    )
     assert outcome.result is not None and outcome.recommends and outcome.timing is None
     starter_path = tmp_path / "starter.mlir"
     starter_path.write_text(applier.apply(dispatch.problem, space.compilation_info(SCALAR)).text)
     with pytest.raises(AssertionError, match="end-to-end timing ran"):
-        finish_model(configs, read_starter_spec(starter_path, context), default_build, default_build, builder,
-                     _NeverTimed(), applier, TimingPlan(), context, tmp_path / "run", None, _keep_all,
-                     timed_as_built=True)
+        finish_model(
+            configs,
+            read_starter_spec(starter_path, context),
+            default_build,
+            default_build,
+            builder,
+            _NeverTimed(),
+            applier,
+            TimingPlan(),
+            context,
+            tmp_path / "run",
+            None,
+            _keep_all,
+            timed_as_built=True,
+        )

@@ -62,13 +62,33 @@ def test_target_relative_features_read_the_cpu_table():
 
 def test_problem_level_features_are_constant_per_problem():
     # synthetic: a batch of 12 f16 x f16 -> f32 contractions with a transposed RHS (nt)
-    p = Problem("contraction", "linalg.batch_matmul", (12, 128, 3072, 768), (0,), (1,), (2,), (3,), "f16", "f16",
-                "f32", (), "nt")
+    p = Problem(
+        "contraction",
+        "linalg.batch_matmul",
+        (12, 128, 3072, 768),
+        (0,),
+        (1,),
+        (2,),
+        (3,),
+        "f16",
+        "f16",
+        "f32",
+        (),
+        "nt",
+    )
     rows = np.array([[64, 64, 8, 32, 16], [32, 128, 4, 16, 8]])
     f = cpu_contraction_features(p, CpuInfo("synthetic", 64, 4), CandidateSet(KNOBS, rows))
-    expect = {"log2_m": 7, "log2_n": np.log2(3072), "log2_k": np.log2(768), "log2_batch": np.log2(12),
-              "log2_flops": np.log2(2 * 12 * 128 * 3072 * 768), "input_bytes": 2, "accumulator_bytes": 4,
-              "lhs_transposed": 0, "rhs_transposed": 1}
+    expect = {
+        "log2_m": 7,
+        "log2_n": np.log2(3072),
+        "log2_k": np.log2(768),
+        "log2_batch": np.log2(12),
+        "log2_flops": np.log2(2 * 12 * 128 * 3072 * 768),
+        "input_bytes": 2,
+        "accumulator_bytes": 4,
+        "lhs_transposed": 0,
+        "rhs_transposed": 1,
+    }
     for name, value in expect.items():
         np.testing.assert_allclose(f[name], [value, value], err_msg=name)
     assert f.values.shape == (2, len(f.names)) and len(set(f.names)) == len(f.names)
@@ -104,8 +124,19 @@ def test_extractors_are_chosen_by_target_family_and_op_kind():
     # so are matvecs (IREE's reduction config): the op kind, read from IREE's configuration, decides
     matvec = Problem(**{**mm.to_record(), "op_kind": "matvec"})
     assert extractor_for(matvec, SYNTHETIC_GPU, ["VectorDistribute"]) is gpu_matvec_features
-    assert set(EXTRACTORS) == {("cpu", "contraction"), ("cpu", "convolution"), ("cpu", "depthwise_convolution"),
-                               ("cpu", "attention"), ("cpu", "reduction"), ("cpu", "multi_loop_contraction"),
-                               ("gpu", "contraction"), ("gpu", "convolution"), ("gpu", "attention"), ("gpu", "matvec"),
-                               ("gpu", "reduction"), ("gpu", "multi_loop_contraction"), ("gpu", "elementwise"),
-                               ("gpu", "depthwise_convolution")}
+    assert set(EXTRACTORS) == {
+        ("cpu", "contraction"),
+        ("cpu", "convolution"),
+        ("cpu", "depthwise_convolution"),
+        ("cpu", "attention"),
+        ("cpu", "reduction"),
+        ("cpu", "multi_loop_contraction"),
+        ("gpu", "contraction"),
+        ("gpu", "convolution"),
+        ("gpu", "attention"),
+        ("gpu", "matvec"),
+        ("gpu", "reduction"),
+        ("gpu", "multi_loop_contraction"),
+        ("gpu", "elementwise"),
+        ("gpu", "depthwise_convolution"),
+    }

@@ -91,8 +91,9 @@ def _synthetic_run(root, records_from):
     mark(run, state, "finished")
     first = next(records_from.glob("*.jsonl"))
     (run / RESULTS_FILE).write_text(first.read_text())
-    (run / "summary.json").write_text(json.dumps({"level": "dispatch", "spec": None, "dispatches": [
-        {"winner": {"speedup": 1.25}}]}))
+    (run / "summary.json").write_text(
+        json.dumps({"level": "dispatch", "spec": None, "dispatches": [{"winner": {"speedup": 1.25}}]})
+    )
     return run
 
 

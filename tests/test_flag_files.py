@@ -22,8 +22,10 @@ EXPORTED = Path(__file__).resolve().parent.parent / "examples" / "models" / "exp
 
 def test_compile_flags_file_skips_blanks_and_comments(tmp_path):
     path = tmp_path / "compile_flags.txt"
-    path.write_text("# flags for every build\n\n  --iree-opt-level=O2  \n// IREE's comment style\n"
-                    "--iree-llvmcpu-target-cpu-features=host\n")
+    path.write_text(
+        "# flags for every build\n\n  --iree-opt-level=O2  \n// IREE's comment style\n"
+        "--iree-llvmcpu-target-cpu-features=host\n"
+    )
     assert read_compile_flags(path) == ("--iree-opt-level=O2", "--iree-llvmcpu-target-cpu-features=host")
     path.write_text("--iree-opt-level=O2\niree-opt-level=O3\n")
     with pytest.raises(UserError, match=r"compile_flags.txt:2: 'iree-opt-level=O3' is not a flag"):
@@ -63,12 +65,14 @@ def test_default_build_runs_with_the_parameter_archive(tmp_path, monkeypatch):
         shutil.copy(EXPORTED / name, folder / name)
     monkeypatch.chdir(folder)  # the flags file's relative paths resolve against the current directory
     flags = read_runtime_flags(Path("bert_params.flags"))
-    given = CallInputs(tuple(parse_input(t) for t in flags.inputs),
-                       tuple(parse_parameters(p) for p in flags.parameters))
+    given = CallInputs(
+        tuple(parse_input(t) for t in flags.inputs), tuple(parse_parameters(p) for p in flags.parameters)
+    )
     work = tmp_path / "run"
     work.mkdir()
-    tuning_input = prepare_input(Path("bert_params.mlir"), CpuTarget(), work, new_context(), flags.function,
-                                 given=given)
+    tuning_input = prepare_input(
+        Path("bert_params.mlir"), CpuTarget(), work, new_context(), flags.function, given=given
+    )
     assert tuning_input.invocation.parameters == (ParameterArchive("model", folder / "bert_params.irpa"),)
     assert tuning_input.arguments == ("tensor<1x32xi64>: --input=@bert_params.input0.npy",)
     call = (work / "inputs" / "flags.txt").read_text().splitlines()

@@ -65,16 +65,29 @@ def gpu_dumps(tmp_path_factory, context) -> dict[str, GpuDump]:
         source = directory / "model.mlir"
         source.write_text(text)
         source = target.prepare_source(source, directory, context)
-        args = [tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")]
-        procs[name] = (target, source, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        args = [
+            tool_path("iree-compile"),
+            str(source),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+            "-o",
+            str(directory / "m.vmfb"),
+        ]
+        procs[name] = (
+            target,
+            source,
+            subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        )
     dumps = {}
     for name, (target, source, proc) in procs.items():
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr[-2000:]
         bench, stripped, module, problem, gpu, root = read_gpu_dump(source.parent, context)
         text = bench.read_text()
-        default = str(root.attributes["lowering_config"]) + re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
+        default = str(root.attributes["lowering_config"]) + re.search(
+            r"translation_info = (#[^\n]*)\}? \{", text
+        ).group(1)
         emitted = emit_constraints(stripped, source.parent, context)
         vd_default = _vector_distribute_default(stripped, VD_FLAGS[problem.op_kind])
         dumps[name] = GpuDump(target, source, bench, stripped, problem, gpu, default, vd_default, emitted, module)
@@ -82,19 +95,23 @@ def gpu_dumps(tmp_path_factory, context) -> dict[str, GpuDump]:
 
 
 # what makes IREE 3.13 configure VectorDistribute on its own
-VD_FLAGS = {"contraction": "--iree-codegen-llvmgpu-use-tile-and-fuse-matmul=false",
-            "convolution": "--iree-codegen-llvmgpu-use-igemm=false"}
+VD_FLAGS = {
+    "contraction": "--iree-codegen-llvmgpu-use-tile-and-fuse-matmul=false",
+    "convolution": "--iree-codegen-llvmgpu-use-igemm=false",
+}
 
 
 def _vector_distribute_default(stripped: Path, flag: str) -> str:
     """IREE's own VectorDistribute configuration of a dispatch (its choice once `flag` turns its default off)."""
     out = stripped.parent / "vd_default.mlir"
-    result = run([tool_path("iree-compile"), str(stripped), flag,
-                  "--compile-to=executable-configurations", "-o", str(out)])
+    result = run(
+        [tool_path("iree-compile"), str(stripped), flag, "--compile-to=executable-configurations", "-o", str(out)]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     text = out.read_text()
-    return re.search(r"lowering_config = (#iree_gpu[^\n]*?)(?:, root_op|\} \{)", text).group(1) + \
-        re.search(r"translation_info = (#[^\n]*)\}? \{", text).group(1)
+    return re.search(r"lowering_config = (#iree_gpu[^\n]*?)(?:, root_op|\} \{)", text).group(1) + re.search(
+        r"translation_info = (#[^\n]*)\}? \{", text
+    ).group(1)
 
 
 def emitted_for(dump: GpuDump, pipeline: str) -> EmittedConstraints | None:
@@ -108,13 +125,28 @@ def configurator_for(dump: GpuDump, context) -> GpuContraction | GpuConvolution:
 
 def test_target_facts_come_from_target_info(gpu_dumps):
     rocm, cuda, hopper = gpu_dumps["mm_mi300x"].gpu, gpu_dumps["mm_sm80"].gpu, gpu_dumps["mm_sm90"].gpu
-    assert (rocm.api, rocm.arch, rocm.sku, rocm.cu_count, rocm.subgroup_sizes) == ("rocm", "gfx942", "mi300x", 304, (64,))
+    assert (rocm.api, rocm.arch, rocm.sku, rocm.cu_count, rocm.subgroup_sizes) == (
+        "rocm",
+        "gfx942",
+        "mi300x",
+        304,
+        (64,),
+    )
     assert rocm.simds_per_cu == 4 and rocm.shared_memory_bytes == 65536 and rocm.vgpr_space_bits == 16384
     assert {"MFMA_F32_16x16x16_F16", "MFMA_F32_32x32x8_F16", "MFMA_I32_16x16x32_I8"} <= {m.name for m in rocm.mma}
     assert not any("x16B_" in m.name for m in rocm.mma), "multi-block intrinsics are left out"
-    assert (cuda.api, cuda.arch, cuda.cu_count, cuda.subgroup_sizes, cuda.shared_memory_bytes) == ("cuda", "sm_80", 0, (32,), 166912)
-    assert {m.name for m in cuda.mma} == {"NV_MMA_SYNC_F32_16x8x16_F16", "NV_MMA_SYNC_F16_16x8x16_F16",
-                                          "NV_MMA_SYNC_F32_16x8x16_BF16"}
+    assert (cuda.api, cuda.arch, cuda.cu_count, cuda.subgroup_sizes, cuda.shared_memory_bytes) == (
+        "cuda",
+        "sm_80",
+        0,
+        (32,),
+        166912,
+    )
+    assert {m.name for m in cuda.mma} == {
+        "NV_MMA_SYNC_F32_16x8x16_F16",
+        "NV_MMA_SYNC_F16_16x8x16_F16",
+        "NV_MMA_SYNC_F32_16x8x16_BF16",
+    }
     assert (hopper.arch, hopper.cu_count, hopper.shared_memory_bytes) == ("sm_90", 132, 232448)
 
 
@@ -122,12 +154,17 @@ def test_parse_target_kinds():
     assert parse_target("host", probe=False).kind == "cpu"
     assert parse_target("mi300x", probe=False) == GpuTarget("rocm", "mi300x")
     assert parse_target("gfx1100", probe=False).kind == "rocm"
-    assert parse_target("sm_86", probe=False).compile_flags() == ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_86"]
+    assert parse_target("sm_86", probe=False).compile_flags() == [
+        "--iree-hal-target-device=cuda",
+        "--iree-cuda-target=sm_86",
+    ]
     assert parse_target("sm_90", probe=False).compile_flags() == []  # its target is written into the input
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("mm_mi300x", "mm_sm80", "bmm_mi300x")
-                                  else n for n in CASES])  # the slow run takes the targets' other cases
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in ("mm_mi300x", "mm_sm80", "bmm_mi300x") else n for n in CASES],
+)  # the slow run takes the targets' other cases
 def test_every_candidate_satisfies_the_constraints_per_z3(gpu_dumps, context, name):
     dump = gpu_dumps[name]
     configurator = configurator_for(dump, context)
@@ -157,10 +194,21 @@ def _iree_assignment(configurator: GpuContraction, knobs: dict[str, int]) -> dic
     """A matmul candidate in the names of IREE's emitted knobs for its pipeline (VectorDistribute: K tile in elements);
     a virtual intrinsic's as its hardware proxy's (same K tile in elements)."""
     derived = configurator.derived_values(knobs)
-    proxy = configurator.mmas.index(as_hardware(configurator.mmas)[knobs["mma"]])  # hardware ones first, in IREE's order
-    common = {"wg_0": knobs["wg_m"], "wg_1": knobs["wg_n"], "mma_idx": proxy, "sg_size": knobs["sg_size"],
-              "prefetch_num_stages": knobs["prefetch"], "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"],
-              "wg_size_x": derived["workgroup_size"], "wg_size_y": 1, "wg_size_z": 1}
+    proxy = configurator.mmas.index(
+        as_hardware(configurator.mmas)[knobs["mma"]]
+    )  # hardware ones first, in IREE's order
+    common = {
+        "wg_0": knobs["wg_m"],
+        "wg_1": knobs["wg_n"],
+        "mma_idx": proxy,
+        "sg_size": knobs["sg_size"],
+        "prefetch_num_stages": knobs["prefetch"],
+        "sg_m_cnt": derived["count_m"],
+        "sg_n_cnt": derived["count_n"],
+        "wg_size_x": derived["workgroup_size"],
+        "wg_size_y": 1,
+        "wg_size_z": 1,
+    }
     if knobs["vector_distribute"]:
         return {**common, "red_2": knobs["red_k"] * knobs["mma_k"]}
     red_k = knobs["red_k"] * k_per_proxy_k(configurator.mmas)[knobs["mma"]]
@@ -176,7 +224,9 @@ def test_candidates_satisfy_iree_emitted_constraints(gpu_dumps, context, name, p
     emitted = emitted_for(dump, pipeline)
     assert emitted is not None
     configurator = GpuContraction(dump.problem, dump.gpu, context)  # mltune's own model only
-    assert len(configurator.candidates()) == len(GpuContraction(dump.problem, dump.gpu, context, dump.emitted).candidates())
+    assert len(configurator.candidates()) == len(
+        GpuContraction(dump.problem, dump.gpu, context, dump.emitted).candidates()
+    )
     candidates = configurator.candidates()
     mine = np.flatnonzero(candidates.column("vector_distribute") == (pipeline == "VectorDistribute"))
     assert len(mine) > 100
@@ -197,11 +247,16 @@ def test_compilation_info_matches_iree_materialization(gpu_dumps, context, pipel
     mine = np.flatnonzero((candidates.column("vector_distribute") == (pipeline == "VectorDistribute")) & hardware)
     module = parse_module_file(dump.source.parent / f"{dump.stripped.stem}.constraints.mlir", context)
     with context:
-        op = next(o for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
-                  if f"<{pipeline}>" in str(o.attributes["pipeline"]))
+        op = next(
+            o
+            for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
+            if f"<{pipeline}>" in str(o.attributes["pipeline"])
+        )
         for index in (mine[0], mine[len(mine) // 3], mine[-1]):
             knobs = candidates.knobs(int(index))
-            if knobs["no_bank_fix"] or knobs["waves_per_eu"] or not knobs["prefetch"]:  # options IREE's knobs leave fixed
+            if (
+                knobs["no_bank_fix"] or knobs["waves_per_eu"] or not knobs["prefetch"]
+            ):  # options IREE's knobs leave fixed
                 knobs = {**knobs, "no_bank_fix": 0, "waves_per_eu": 0, "prefetch": 2}
             theirs = str(iree_codegen.materialize_compilation_info(op, _iree_assignment(configurator, knobs)))
             assert configurator.compilation_info(knobs) == theirs
@@ -209,20 +264,32 @@ def test_compilation_info_matches_iree_materialization(gpu_dumps, context, pipel
 
 def _default_knobs(dump: GpuDump, config: str) -> dict[str, int]:
     """IREE's chosen configuration in mltune's knobs (VectorDistribute: per-subgroup tiles from the subgroup counts)."""
-    lists = {name: [int(v) for v in values.split(",")] for name, values in
-             re.findall(r"\b(workgroup|subgroup|reduction) = \[([^\]]*)\]", config)}
+    lists = {
+        name: [int(v) for v in values.split(",")]
+        for name, values in re.findall(r"\b(workgroup|subgroup|reduction) = \[([^\]]*)\]", config)
+    }
     mma_name = re.search(r"mma_layout<(\w+)>", config).group(1)
     prefetch = re.search(r"prefetch_num_stages = (\d+)", config)
-    common = {"mma_name": mma_name, "sg_size": int(re.search(r"subgroup_size = (\d+)", config).group(1)),
-              "prefetch": int(prefetch.group(1)) if prefetch else 0}
+    common = {
+        "mma_name": mma_name,
+        "sg_size": int(re.search(r"subgroup_size = (\d+)", config).group(1)),
+        "prefetch": int(prefetch.group(1)) if prefetch else 0,
+    }
     wg, red = lists["workgroup"], lists["reduction"]
     p = dump.problem
     if "VectorDistribute" in config:  # the innermost M, N, K loops (a convolution's output width and channels)
         counts = [int(v) for v in re.search(r"subgroup_basis = \[\[([^\]]*)\]", config).group(1).split(",")]
         mma = next(m for m in dump.gpu.mma if m.name == mma_name)
         mi, ni, ki = p.m[-1], p.n[-1], p.k[-1]
-        tiles = {"wg_m": wg[mi], "wg_n": wg[ni], "sg_m": wg[mi] // (counts[mi] * mma.m),
-                 "sg_n": wg[ni] // (counts[ni] * mma.n), "red_k": red[ki] // mma.k, "vector_distribute": 1, **common}
+        tiles = {
+            "wg_m": wg[mi],
+            "wg_n": wg[ni],
+            "sg_m": wg[mi] // (counts[mi] * mma.m),
+            "sg_n": wg[ni] // (counts[ni] * mma.n),
+            "red_k": red[ki] // mma.k,
+            "vector_distribute": 1,
+            **common,
+        }
         if p.op_kind == "convolution":
             assert wg[:2] == [1, 1] and red[4:6] == [1, 1]
             names = {"wg_m": "wg_ow", "wg_n": "wg_oc", "sg_m": "sg_ow", "sg_n": "sg_oc"}
@@ -231,14 +298,32 @@ def _default_knobs(dump: GpuDump, config: str) -> dict[str, int]:
     sg = lists["subgroup"]
     if p.op_kind == "convolution":  # IGEMM loops [batch, out_h, out_w, out_channel, K]
         assert sg[0] == 1
-        return {"wg_b": wg[0], "wg_oh": wg[1], "wg_ow": wg[2], "wg_oc": wg[3], "sg_oh": sg[1], "sg_ow": sg[2],
-                "sg_oc": sg[3], "red_k": red[4], "vector_distribute": 0, **common}
-    return {"wg_m": wg[p.m[0]], "wg_n": wg[p.n[0]], "sg_m": sg[p.m[0]], "sg_n": sg[p.n[0]], "red_k": red[p.k[0]],
-            "vector_distribute": 0, **common}
+        return {
+            "wg_b": wg[0],
+            "wg_oh": wg[1],
+            "wg_ow": wg[2],
+            "wg_oc": wg[3],
+            "sg_oh": sg[1],
+            "sg_ow": sg[2],
+            "sg_oc": sg[3],
+            "red_k": red[4],
+            "vector_distribute": 0,
+            **common,
+        }
+    return {
+        "wg_m": wg[p.m[0]],
+        "wg_n": wg[p.n[0]],
+        "sg_m": sg[p.m[0]],
+        "sg_n": sg[p.n[0]],
+        "red_k": red[p.k[0]],
+        "vector_distribute": 0,
+        **common,
+    }
 
 
-@pytest.mark.parametrize("name, pipeline", [(name, pipeline) for name in CASES
-                                            for pipeline in ("TileAndFuse", "VectorDistribute")])
+@pytest.mark.parametrize(
+    "name, pipeline", [(name, pipeline) for name in CASES for pipeline in ("TileAndFuse", "VectorDistribute")]
+)
 def test_iree_default_is_in_the_space(gpu_dumps, context, name, pipeline):
     """IREE's own configuration of each pipeline (VectorDistribute: IREE's choice when TileAndFuse is off for matmuls,
     IGEMM for convolutions)."""
@@ -267,18 +352,30 @@ def test_spec_and_annotation_carry_the_config(gpu_dumps, context, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name, pipeline", [("mm_mi300x", "TileAndFuse"), ("mm_sm80", "TileAndFuse"),
-                                            ("bmm_mi300x", "TileAndFuse"), ("conv_mi300x", "TileAndFuse"),
-                                            ("mm_mi300x", "VectorDistribute"), ("mm_sm90", "VectorDistribute"),
-                                            ("bmm_mi300x", "VectorDistribute"), ("conv_mi300x", "VectorDistribute")])
+@pytest.mark.parametrize(
+    "name, pipeline",
+    [
+        ("mm_mi300x", "TileAndFuse"),
+        ("mm_sm80", "TileAndFuse"),
+        ("bmm_mi300x", "TileAndFuse"),
+        ("conv_mi300x", "TileAndFuse"),
+        ("mm_mi300x", "VectorDistribute"),
+        ("mm_sm90", "VectorDistribute"),
+        ("bmm_mi300x", "VectorDistribute"),
+        ("conv_mi300x", "VectorDistribute"),
+    ],
+)
 def test_applied_candidates_compile_with_their_config(gpu_dumps, context, tmp_path, name, pipeline):
     """A non-default candidate, applied the target's way, compiles and the compiler used its pipeline and tiles."""
     dump = gpu_dumps[name]
     configurator = configurator_for(dump, context)
     candidates = configurator.candidates()
-    differs = (int(i) for i in np.roll(np.arange(len(candidates)), -(len(candidates) // 2))  # from the middle on
-               if configurator.pipeline_of(candidates.knobs(i)) == pipeline
-               and f"workgroup = {_workgroup(configurator, candidates.knobs(i))}" not in dump.default_config)
+    differs = (
+        int(i)
+        for i in np.roll(np.arange(len(candidates)), -(len(candidates) // 2))  # from the middle on
+        if configurator.pipeline_of(candidates.knobs(i)) == pipeline
+        and f"workgroup = {_workgroup(configurator, candidates.knobs(i))}" not in dump.default_config
+    )
     knobs = candidates.knobs(next(differs))
     info = configurator.compilation_info(knobs)
     applier = AnnotationApplier(dump.stripped, context) if dump.target.kind == "cuda" else SpecApplier(context)
@@ -293,19 +390,25 @@ def _workgroup(configurator: GpuContraction | GpuConvolution, knobs: dict[str, i
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("target, source", [
-    pytest.param("gfx942", matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True), id="mm_gfx942"),
-    pytest.param("sm_80", matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True), id="mm_sm80"),
-    # unaligned: candidates carry padding
-    pytest.param("mi300x", matmul_source(100, 300, 200, "f16", "f32", transpose_rhs=True), id="mm_unaligned_mi300x"),
-    # the heuristic's first picks use a 32x32 MMA on the 16-wide output image: padded too
-    pytest.param("mi300x", CONV, id="conv_mi300x"),
-])
+@pytest.mark.parametrize(
+    "target, source",
+    [
+        pytest.param("gfx942", matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True), id="mm_gfx942"),
+        pytest.param("sm_80", matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True), id="mm_sm80"),
+        # unaligned: candidates carry padding
+        pytest.param(
+            "mi300x", matmul_source(100, 300, 200, "f16", "f32", transpose_rhs=True), id="mm_unaligned_mi300x"
+        ),
+        # the heuristic's first picks use a 32x32 MMA on the 16-wide output image: padded too
+        pytest.param("mi300x", CONV, id="conv_mi300x"),
+    ],
+)
 @pytest.mark.slow
 def test_cli_compile_only_end_to_end(tmp_path, target, source):
     (tmp_path / "mm.mlir").write_text(source)
-    result = mltune(["tune", "mm.mlir", "--target", target, "--compile-only", "--budget", "4", "--run-dir", "run"],
-                    cwd=tmp_path)
+    result = mltune(
+        ["tune", "mm.mlir", "--target", target, "--compile-only", "--budget", "4", "--run-dir", "run"], cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout)
     assert rows and all(ok == tried for _, ok, tried in rows) and sum(int(t) for _, _, t in rows) == 4, result.stdout
@@ -319,8 +422,21 @@ def test_iree_flags_reach_every_compile(tmp_path):
     """`--iree-flag` goes to the dump, IREE's default and the candidates: here a flag that makes
     iree-compile write each dispatch's source into a folder of the run."""
     (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
-    result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "2", "--run-dir", "run",
-                     "--iree-flag=--iree-hal-dump-executable-sources-to=sources"], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            "mm.mlir",
+            "--target",
+            "gfx942",
+            "--compile-only",
+            "--budget",
+            "2",
+            "--run-dir",
+            "run",
+            "--iree-flag=--iree-hal-dump-executable-sources-to=sources",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout)
     assert rows and all(ok == tried for _, ok, tried in rows) and sum(int(t) for _, _, t in rows) == 2, result.stdout
@@ -330,9 +446,15 @@ def test_iree_flags_reach_every_compile(tmp_path):
 def _both_pipelines_compiled(result: subprocess.CompletedProcess, tmp_path: Path) -> str:
     """Checks a `--compile-only` run built candidates of both pipelines and all compiled; returns their specs."""
     assert result.returncode == 0, result.stderr[-2000:]
-    rows = dict((pipeline, (int(ok), int(tried))) for pipeline, ok, tried in
-                re.findall(r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout))
-    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), result.stdout
+    rows = dict(
+        (pipeline, (int(ok), int(tried)))
+        for pipeline, ok, tried in re.findall(
+            r"(TileAndFuse|VectorDistribute)\s+\d+\s+[\d.]+\s+(\d+)/(\d+)", result.stdout
+        )
+    )
+    assert set(rows) == {"TileAndFuse", "VectorDistribute"} and all(ok == tried for ok, tried in rows.values()), (
+        result.stdout
+    )
     configs = "".join(p.read_text() for p in (tmp_path / "run" / "candidates").glob("*/candidate_*/spec.mlir"))
     assert "pipeline<VectorDistribute>" in configs
     return configs
@@ -344,18 +466,41 @@ def test_cli_compile_only_vector_distribute_gfx942(tmp_path):
     """Shuffled candidates of both pipelines on gfx942 all compile (for this small matmul the heuristic's
     first eight are all TileAndFuse)."""
     (tmp_path / "mm.mlir").write_text(matmul_source(128, 256, 192, "f16", "f32", transpose_rhs=True))
-    result = mltune(["tune", "mm.mlir", "--target", "gfx942", "--compile-only", "--budget", "8", "--run-dir", "run",
-                     "--ranker", "shuffle"], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            "mm.mlir",
+            "--target",
+            "gfx942",
+            "--compile-only",
+            "--budget",
+            "8",
+            "--run-dir",
+            "run",
+            "--ranker",
+            "shuffle",
+        ],
+        cwd=tmp_path,
+    )
     assert "subgroup_basis" in _both_pipelines_compiled(result, tmp_path)
 
 
 def _conv_vd_assignment(configurator: GpuConvolution, knobs: dict[str, int]) -> dict[str, int]:
     """A VectorDistribute convolution candidate in the names of IREE's emitted knobs (loops n, oh, ow, oc, kh, kw, c)."""
     derived = configurator.derived_values(knobs)
-    return {"wg_2": knobs["wg_ow"], "wg_3": knobs["wg_oc"], "red_6": knobs["red_k"] * knobs["mma_k"],
-            "mma_idx": knobs["mma"], "sg_size": knobs["sg_size"], "prefetch_num_stages": knobs["prefetch"],
-            "sg_m_cnt": derived["count_m"], "sg_n_cnt": derived["count_n"], "wg_size_x": derived["workgroup_size"],
-            "wg_size_y": 1, "wg_size_z": 1}
+    return {
+        "wg_2": knobs["wg_ow"],
+        "wg_3": knobs["wg_oc"],
+        "red_6": knobs["red_k"] * knobs["mma_k"],
+        "mma_idx": knobs["mma"],
+        "sg_size": knobs["sg_size"],
+        "prefetch_num_stages": knobs["prefetch"],
+        "sg_m_cnt": derived["count_m"],
+        "sg_n_cnt": derived["count_n"],
+        "wg_size_x": derived["workgroup_size"],
+        "wg_size_y": 1,
+        "wg_size_z": 1,
+    }
 
 
 @pytest.mark.slow
@@ -376,8 +521,11 @@ def test_every_conv_vector_distribute_candidate_satisfies_iree_constraints(gpu_d
         assert solver.check(*[z3.Int(k) == assignment[k] for k in names]) == z3.sat, assignment
     module = parse_module_file(dump.source.parent / f"{dump.stripped.stem}.constraints.mlir", context)
     with context:
-        op = next(o for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
-                  if "<VectorDistribute>" in str(o.attributes["pipeline"]))
+        op = next(
+            o
+            for o in find_ops(module, lambda o: o.name == "iree_codegen.smt.constraints")
+            if "<VectorDistribute>" in str(o.attributes["pipeline"])
+        )
         for index in (mine[0], mine[len(mine) // 2], mine[-1]):
             knobs = {**candidates.knobs(int(index)), "no_bank_fix": 0, "waves_per_eu": 0, "prefetch": 0}
             theirs = str(iree_codegen.materialize_compilation_info(op, _conv_vd_assignment(configurator, knobs)))
@@ -391,8 +539,24 @@ def test_cli_compile_only_conv_both_pipelines_mi300x(tmp_path):
     """Shuffled candidates of a convolution compile for mi300x with both pipelines (seed 6 puts a VectorDistribute
     candidate, 5 % of this space, among the first four)."""
     (tmp_path / "conv.mlir").write_text(CONV)
-    result = mltune(["tune", "conv.mlir", "--target", "mi300x", "--compile-only", "--budget", "4", "--run-dir", "run",
-                     "--ranker", "shuffle", "--seed", "6"], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            "conv.mlir",
+            "--target",
+            "mi300x",
+            "--compile-only",
+            "--budget",
+            "4",
+            "--run-dir",
+            "run",
+            "--ranker",
+            "shuffle",
+            "--seed",
+            "6",
+        ],
+        cwd=tmp_path,
+    )
     assert "use_igemm_convolution = false" in _both_pipelines_compiled(result, tmp_path)
 
 
@@ -418,7 +582,7 @@ def test_gpu_heuristic_puts_spilling_tiles_last_then_orders_by_estimated_time(gp
     estimate = contraction_estimate(dump.problem, dump.gpu, candidates)
     order = _heuristic_order(dump.problem, dump.gpu, candidates)
     spills = estimate.spills[order]
-    assert spills.any() and not spills[:np.count_nonzero(~spills)].any()
+    assert spills.any() and not spills[: np.count_nonzero(~spills)].any()
     buckets = estimate_buckets(estimate.cycles[order][~spills])
     assert (np.diff(buckets) >= 0).all() and buckets[0] < buckets[-1]
 

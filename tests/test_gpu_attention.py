@@ -51,29 +51,47 @@ def _dump(directory: Path, target_name: str, text: str, context) -> AttentionDum
     source = directory / "model.mlir"
     source.write_text(text)
     target = parse_target(target_name, probe=False)
-    result = run([tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+            "-o",
+            str(directory / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     bench, stripped, module, problem, gpu, root = read_gpu_dump(directory, context)
     with context:
         attributes = {name: str(root.attributes[name]) for name in ("lowering_config", "decomposition_config")}
-    translation = re.search(r"translation_info = (#iree_codegen.translation_info<[^\n]*?>)\}", bench.read_text()).group(1)
+    translation = re.search(r"translation_info = (#iree_codegen.translation_info<[^\n]*?>)\}", bench.read_text()).group(
+        1
+    )
     return AttentionDump(bench, stripped, problem, gpu, attributes, translation, module)
 
 
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory, context) -> dict[str, AttentionDump]:
     root = tmp_path_factory.mktemp("attention")
-    return {name: _dump(root / name, target, text, context)
-            for name, (target, text) in {"mi300x": ("mi300x", SMALL), "wide": ("gfx942", WIDE),
-                                         "sm_80": ("sm_80", SMALL)}.items()}
+    return {
+        name: _dump(root / name, target, text, context)
+        for name, (target, text) in {
+            "mi300x": ("mi300x", SMALL),
+            "wide": ("gfx942", WIDE),
+            "sm_80": ("sm_80", SMALL),
+        }.items()
+    }
 
 
 @pytest.fixture(scope="module")
 def configurators(dumps, context, tmp_path_factory) -> dict[str, GpuAttention]:
     work = tmp_path_factory.mktemp("spaces")
-    found = {name: make_configurator(dumps[name].problem, dumps[name].gpu, context, dumps[name].bench, work / name)
-             for name in ("mi300x", "wide", "sm_80")}
+    found = {
+        name: make_configurator(dumps[name].problem, dumps[name].gpu, context, dumps[name].bench, work / name)
+        for name in ("mi300x", "wide", "sm_80")
+    }
     assert all(isinstance(c, GpuAttention) for c in found.values()), found
     return found
 
@@ -109,16 +127,28 @@ def test_space_is_never_wider_than_irees_emitted_constraints(configurators):
 
 
 def _default_knobs(dump: AttentionDump, configurator: GpuAttention) -> dict[str, int]:
-    p, lowering, decomposition = dump.problem, dump.root_attributes["lowering_config"], dump.root_attributes["decomposition_config"]
-    lists = {name: [int(x) for x in re.search(rf"{name} = \[([\d, ]*)\]", lowering).group(1).split(", ")]
-             for name in ("workgroup", "reduction")}
+    p, lowering, decomposition = (
+        dump.problem,
+        dump.root_attributes["lowering_config"],
+        dump.root_attributes["decomposition_config"],
+    )
+    lists = {
+        name: [int(x) for x in re.search(rf"{name} = \[([\d, ]*)\]", lowering).group(1).split(", ")]
+        for name in ("workgroup", "reduction")
+    }
     counts = [int(x) for x in re.search(r"subgroup_basis = \[\[([\d, ]*)\]", decomposition).group(1).split(", ")]
     pv, qk = re.findall(r"mma_layout<(\w+)", decomposition)  # the dictionary prints pv_attrs first
-    return {"qk_mma": [m.name for m in configurator.qk_mmas].index(qk),
-            "pv_mma": [m.name for m in configurator.pv_mmas].index(pv),
-            "m_tile": lists["workgroup"][p.m[0]], "n_tile": lists["workgroup"][p.n[0]],
-            "red_k2": lists["reduction"][p.k2[0]], "sg_m": counts[p.m[0]], "sg_n": counts[p.n[0]],
-            "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.translation_info).group(1)), "waves_per_eu": 0}
+    return {
+        "qk_mma": [m.name for m in configurator.qk_mmas].index(qk),
+        "pv_mma": [m.name for m in configurator.pv_mmas].index(pv),
+        "m_tile": lists["workgroup"][p.m[0]],
+        "n_tile": lists["workgroup"][p.n[0]],
+        "red_k2": lists["reduction"][p.k2[0]],
+        "sg_m": counts[p.m[0]],
+        "sg_n": counts[p.n[0]],
+        "sg_size": int(re.search(r"subgroup_size = (\d+)", dump.translation_info).group(1)),
+        "waves_per_eu": 0,
+    }
 
 
 @pytest.mark.parametrize("name", ["mi300x", "wide", "sm_80"])
@@ -139,7 +169,12 @@ def test_spec_and_annotation_carry_both_attributes(dumps, configurators, context
     assert "transform.iree.match.online_attention" in spec.text
     assert "query_type = f16, key_type = f16, value_type = f16, scale_type = f16, output_type = f32" in spec.text
     assert re.findall(r"dims_equal %(\w+), (\[\d*\])", spec.text) == [
-        ("batch", "[4]"), ("m", "[256]"), ("n", "[64]"), ("k1", "[64]"), ("k2", "[512]")]
+        ("batch", "[4]"),
+        ("m", "[256]"),
+        ("n", "[64]"),
+        ("k1", "[64]"),
+        ("k2", "[512]"),
+    ]
     assert all(text in spec.text for text in attributes.values())
     annotated = AnnotationApplier(dump.stripped, context).apply(dump.problem, config)
     with context:
@@ -152,12 +187,23 @@ def test_a_non_default_candidate_compiles_with_its_config(dumps, configurators, 
     dump, configurator = dumps["mi300x"], configurators["mi300x"]
     candidates = configurator.candidates()
     default = _default_knobs(dump, configurator)
-    knobs = next(candidates.knobs(i) for i in range(len(candidates))
-                 if candidates.knobs(i)["m_tile"] != default["m_tile"] and candidates.knobs(i)["qk_mma"] != default["qk_mma"])
+    knobs = next(
+        candidates.knobs(i)
+        for i in range(len(candidates))
+        if candidates.knobs(i)["m_tile"] != default["m_tile"] and candidates.knobs(i)["qk_mma"] != default["qk_mma"]
+    )
     config = configurator.compilation_info(knobs)
     (tmp_path / "spec.mlir").write_text(SpecApplier(context).apply(dump.problem, config).text)
-    result = run([tool_path("iree-compile"), str(dump.stripped), f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}",
-                  f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}", "-o", str(tmp_path / "x.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(dump.stripped),
+            f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}",
+            f"--iree-hal-dump-executable-configurations-to={tmp_path / 'configs'}",
+            "-o",
+            str(tmp_path / "x.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     configured = "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     workgroup = re.search(r"workgroup = \[[\d, ]*\]", config).group(0)
@@ -177,8 +223,10 @@ def _multi_head_source(batch: int, heads: int, m: int, k1: int, k2: int, n: int)
     """A 4-D attention (batch x heads x seq x head dim), whose two batch loops dispatch formation collapses into one."""
     q, k, v, o = (f"tensor<{batch}x{heads}x{a}x{b}xf16>" for a, b in ((m, k1), (k2, k1), (k2, n), (m, n)))
     loops = "(d0, d1, d2, d3, d4, d5)"  # batch, heads, M, N, K1, K2
-    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d2, d4", "d0, d1, d5, d4", "d0, d1, d5, d3", "",
-                                                              "d0, d1, d2, d3"))
+    maps = ", ".join(
+        f"affine_map<{loops} -> ({r})>"
+        for r in ("d0, d1, d2, d4", "d0, d1, d5, d4", "d0, d1, d5, d3", "", "d0, d1, d2, d3")
+    )
     return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {o} {{
   %scale = arith.constant 0.125 : f16
   %empty = tensor.empty() : {o}
@@ -199,16 +247,24 @@ _LISTS = r"workgroup = \[[\d, ]*\]|reduction = \[[\d, ]*\]|subgroup_basis = \[\[
 def test_cuda_cli_compile_only_applies_the_candidates(tmp_path):
     """sm_90, a 4-D attention: every candidate compiles, and IREE's configuration is the candidate's, written on the
     model's attention in the dispatch's (collapsed) loop order."""
-    candidates = compile_only_vector_distribute(tmp_path, "attention.mlir", _multi_head_source(2, 4, 128, 64, 256, 64),
-                                                "sm_90", 4)
+    candidates = compile_only_vector_distribute(
+        tmp_path, "attention.mlir", _multi_head_source(2, 4, 128, 64, 256, 64), "sm_90", 4
+    )
     annotated = sorted(candidates.glob("*/candidate_*/annotated.mlir"))
     assert len(annotated) == 4
     seen = set()
     for source in annotated[:2]:
         configs = tmp_path / source.parent.name
         configs.mkdir()
-        compiled = run([tool_path("iree-compile"), str(source), f"--iree-hal-dump-executable-configurations-to={configs}",
-                        "-o", str(configs / "x.vmfb")])
+        compiled = run(
+            [
+                tool_path("iree-compile"),
+                str(source),
+                f"--iree-hal-dump-executable-configurations-to={configs}",
+                "-o",
+                str(configs / "x.vmfb"),
+            ]
+        )
         assert compiled.returncode == 0, compiled.stderr[-2000:]
         written = sorted(re.findall(_LISTS, source.read_text()))
         assert len(written) == 7 and re.search(r"workgroup = \[1, \d+, \d+, 0, 0\]", source.read_text())
@@ -227,8 +283,15 @@ def test_cuda_compile_only_configures_a_masked_attention(tmp_path):
     annotated = sorted(candidates.glob("*/candidate_*/annotated.mlir"))
     assert len(annotated) == 3
     configs = tmp_path / "configs"
-    compiled = run([tool_path("iree-compile"), str(annotated[0]),
-                    f"--iree-hal-dump-executable-configurations-to={configs}", "-o", str(tmp_path / "x.vmfb")])
+    compiled = run(
+        [
+            tool_path("iree-compile"),
+            str(annotated[0]),
+            f"--iree-hal-dump-executable-configurations-to={configs}",
+            "-o",
+            str(tmp_path / "x.vmfb"),
+        ]
+    )
     assert compiled.returncode == 0, compiled.stderr[-2000:]
     written = sorted(re.findall(_LISTS, annotated[0].read_text()))
     assert written and sorted(re.findall(_LISTS, "".join(p.read_text() for p in configs.glob("*.mlir")))) == written
@@ -260,8 +323,9 @@ def test_key_length_no_tile_divides_gets_masked_k2_tiles(context, tmp_path, targ
     """77 key tokens (SDXL's text cross-attention), which no multiple of an intrinsic's K divides: the space offers
     K2 tiles up to 80 (77 rounded up), every one satisfies the space's Z3 constraints, and a candidate compiles with its K2 tile,
     the partial last tile masked (scores set to -inf before the softmax)."""
-    _, _, bench, stripped, problem, gpu = dump_gpu_model(attention_source(2, 128, 64, 77, 64), target_name, tmp_path,
-                                                         context)
+    _, _, bench, stripped, problem, gpu = dump_gpu_model(
+        attention_source(2, 128, 64, 77, 64), target_name, tmp_path, context
+    )
     configurator = make_configurator(problem, gpu, context, bench, tmp_path / "space")
     assert isinstance(configurator, GpuAttention), configurator
     candidates = configurator.candidates()
@@ -272,12 +336,17 @@ def test_key_length_no_tile_divides_gets_masked_k2_tiles(context, tmp_path, targ
         assert configurator.space.contains({k.name: knobs[k.name] for k in configurator.space.knobs}), knobs
     knobs = next(candidates.knobs(i) for i in range(len(candidates)) if candidates.knobs(i)["red_k2"] == 32)
     applied = make_applier(gpu.api, stripped, context).apply(problem, configurator.compilation_info(knobs))
-    compiled = run(applied_compile_args(applied, stripped, tmp_path,
-                                        [f"--iree-hal-dump-executable-intermediates-to={tmp_path / 'llvm'}"]))
+    compiled = run(
+        applied_compile_args(
+            applied, stripped, tmp_path, [f"--iree-hal-dump-executable-intermediates-to={tmp_path / 'llvm'}"]
+        )
+    )
     assert compiled.returncode == 0, compiled.stderr[-2000:]
     assert "reduction = [0, 0, 0, 0, 32]" in "".join(p.read_text() for p in (tmp_path / "configs").glob("*.mlir"))
     (llvm,) = (tmp_path / "llvm").glob("*.optimized.ll")
-    assert re.search(r"select <\d+ x i1> %\w+, <\d+ x float> %\w+, <\d+ x float> splat \(float -inf\)", llvm.read_text())
+    assert re.search(
+        r"select <\d+ x i1> %\w+, <\d+ x float> %\w+, <\d+ x float> splat \(float -inf\)", llvm.read_text()
+    )
 
 
 def _allocated_bytes(lowered: str) -> int:
@@ -291,7 +360,9 @@ def _allocated_bytes(lowered: str) -> int:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", [pytest.param("sm_80", marks=pytest.mark.slow), "mi300x"])  # sm_80: 11 s, with the slow tests
+@pytest.mark.parametrize(
+    "name", [pytest.param("sm_80", marks=pytest.mark.slow), "mi300x"]
+)  # sm_80: 11 s, with the slow tests
 def test_shared_memory_rule_is_what_iree_allocates(dumps, configurators, context, tmp_path, name):
     """Every candidate fits the target's shared memory as IREE lays the Q, K and V tiles out (rows padded on CUDA),
     and the space's largest candidate, lowered by iree-compile, allocates exactly the estimate."""
@@ -304,13 +375,18 @@ def test_shared_memory_rule_is_what_iree_allocates(dumps, configurators, context
     flags = ["--compile-to=executable-targets", "-o", str(tmp_path / "lowered.mlir")]
     if dump.gpu.api == "cuda":
         source = tmp_path / "annotated.mlir"
-        source.write_text(AnnotationApplier(dump.bench.parent.parent / "model.mlir", context).apply(dump.problem,
-                                                                                                    config).text)
+        source.write_text(
+            AnnotationApplier(dump.bench.parent.parent / "model.mlir", context).apply(dump.problem, config).text
+        )
         command = [tool_path("iree-compile"), str(source), *parse_target(name, probe=False).compile_flags(), *flags]
     else:
         (tmp_path / "spec.mlir").write_text(SpecApplier(context).apply(dump.problem, config).text)
-        command = [tool_path("iree-compile"), str(dump.stripped),
-                   f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}", *flags]
+        command = [
+            tool_path("iree-compile"),
+            str(dump.stripped),
+            f"--iree-codegen-tuning-spec-path={tmp_path / 'spec.mlir'}",
+            *flags,
+        ]
     result = run(command)
     assert result.returncode == 0, result.stderr[-2000:]
     assert _allocated_bytes((tmp_path / "lowered.mlir").read_text()) == estimate[largest]

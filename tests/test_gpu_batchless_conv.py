@@ -32,6 +32,8 @@ CASES = {  # ResNet-50-like layers, scaled down: a 3x3, and the strided 7x7 stem
     "3x3_f16_sm_90": ("sm_90", nchw_conv_source(64, 18, 64, 3, 1, "f16")),
     "3x3_batch2_f32_gfx942": ("gfx942", nchw_conv_source(64, 18, 64, 3, 1, "f32", batch=2)),  # keeps its batch loop
 }
+
+
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory, context):
     found = {}
@@ -39,8 +41,14 @@ def dumps(tmp_path_factory, context):
         directory = tmp_path_factory.mktemp(name)
         target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, target_name, directory, context)
         configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
-        found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
-                       "configurator": configurator}
+        found[name] = {
+            "target": target,
+            "source": prepared,
+            "bench": bench,
+            "stripped": stripped,
+            "problem": problem,
+            "configurator": configurator,
+        }
     return found
 
 
@@ -78,12 +86,14 @@ def test_on_cuda_a_model_level_batch_1_conv_is_folded_and_carries_its_config(dum
     info = configurator.compilation_info(knobs)
     source = dump["source"].read_text()
     on_the_op = tmp_path / "on_the_op.mlir"
-    on_the_op.write_text(source.replace("linalg.conv_2d_nchw_fchw {",
-                                        f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1))
+    on_the_op.write_text(
+        source.replace("linalg.conv_2d_nchw_fchw {", f"linalg.conv_2d_nchw_fchw {{compilation_info = {info}, ", 1)
+    )
     folded = tmp_path / "folded.mlir"
     folded.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"], info).text)
-    configured = {path.stem: lowering_lists(model_configuration(path, tmp_path / path.stem))
-                  for path in (on_the_op, folded)}
+    configured = {
+        path.stem: lowering_lists(model_configuration(path, tmp_path / path.stem)) for path in (on_the_op, folded)
+    }
     assert configured["on_the_op"]["workgroup"] == lowering_lists(dump["bench"].read_text())["workgroup"]
     wanted = configurator.tile_lists(knobs)["workgroup"]
     assert configured["folded"]["workgroup"] == wanted != configured["on_the_op"]["workgroup"]
@@ -98,8 +108,11 @@ def test_cli_compile_only_small_resnet_convolutions_gfx942(tmp_path):
     exported = Path(__file__).resolve().parents[1] / "examples" / "models" / "exported"
     for path in exported.glob("resnet50.*"):
         shutil.copy(path, tmp_path)
-    result = mltune(["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "2",
-                     "--run-dir", "run"], cwd=tmp_path, timeout=900)
+    result = mltune(
+        ["tune", "resnet50.mlir", "--target", "gfx942", "--compile-only", "--budget", "2", "--run-dir", "run"],
+        cwd=tmp_path,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
     assert all(c["compiled"] == c["tried"] > 0 for c in checks), checks

@@ -21,16 +21,27 @@ from mltune.spaces.gpu_elementwise import GpuElementwise, contiguous_loops
 
 
 MODELS = {  # BERT-base's elementwise dispatches at batch 1 (a 1024-row table for its 30522)
-    "gelu": elementwise_model([Operand("d0, d1", "tensor<128x3072xf32>"), Operand("d0, d1", "tensor<128x3072xf32>")],
-                              Operand("d0, d1", "tensor<128x3072xf32>"), BIAS_GELU),
-    "bias_transposed": elementwise_model([Operand("d0, d1, d2", "tensor<12x128x64xf32>"),
-                                          Operand("d1, d2", "tensor<128x64xf32>")],
-                                         Operand("d1, d0, d2", "tensor<128x12x64xf32>"), BIAS_ADD),
-    "transpose": elementwise_model([Operand("d0, d1", "tensor<128x768xf32>"), Operand("d1", "tensor<768xf32>")],
-                                   Operand("d1, d0", "tensor<768x128xf32>"), BIAS_ADD),
-    "gather": elementwise_model([Operand("d0", "tensor<128xi64>"), Operand("d0, d1", "tensor<128x768xf32>")],
-                                Operand("d0, d1", "tensor<128x768xf32>"), gather_body("tensor<1024x768xf32>"),
-                                "tensor<1024x768xf32>"),
+    "gelu": elementwise_model(
+        [Operand("d0, d1", "tensor<128x3072xf32>"), Operand("d0, d1", "tensor<128x3072xf32>")],
+        Operand("d0, d1", "tensor<128x3072xf32>"),
+        BIAS_GELU,
+    ),
+    "bias_transposed": elementwise_model(
+        [Operand("d0, d1, d2", "tensor<12x128x64xf32>"), Operand("d1, d2", "tensor<128x64xf32>")],
+        Operand("d1, d0, d2", "tensor<128x12x64xf32>"),
+        BIAS_ADD,
+    ),
+    "transpose": elementwise_model(
+        [Operand("d0, d1", "tensor<128x768xf32>"), Operand("d1", "tensor<768xf32>")],
+        Operand("d1, d0", "tensor<768x128xf32>"),
+        BIAS_ADD,
+    ),
+    "gather": elementwise_model(
+        [Operand("d0", "tensor<128xi64>"), Operand("d0, d1", "tensor<128x768xf32>")],
+        Operand("d0, d1", "tensor<128x768xf32>"),
+        gather_body("tensor<1024x768xf32>"),
+        "tensor<1024x768xf32>",
+    ),
 }
 TARGETS = ("gfx942", "sm_90")
 CASES = [(target, model) for target in TARGETS for model in MODELS]
@@ -46,8 +57,11 @@ def dumps(tmp_path_factory, context) -> dict[tuple[str, str], GpuOpDump]:
 def _knobs(lowering: str, loops: int) -> dict[str, int]:
     """A TileAndFuse elementwise config read back in the space's knobs."""
     lists = {name: [int(v) for v in values.split(",")] for name, values in _LISTS.findall(lowering)}
-    knobs = {f"{level}_{loop}": lists[name][loop] for loop in range(loops)
-             for level, name in (("wg", "workgroup"), ("th", "thread"))}
+    knobs = {
+        f"{level}_{loop}": lists[name][loop]
+        for loop in range(loops)
+        for level, name in (("wg", "workgroup"), ("th", "thread"))
+    }
     return knobs | {"promote": int("promote_operands" in lists)}
 
 

@@ -54,8 +54,9 @@ def test_gpu_records_give_gpu_features_from_their_stored_facts(gpu_datasets):
         np.testing.assert_array_equal(features.values, expected.values)
         assert np.isfinite(features.values).all()
         assert (0 < features["estimate_efficiency"]).all() and (features["estimate_efficiency"] <= 1).all()
-        np.testing.assert_allclose(samples.ratios, synthetic_gpu_ratios(samples.problem, SYNTHETIC_GPU,
-                                                                         samples.candidates), rtol=0.01)
+        np.testing.assert_allclose(
+            samples.ratios, synthetic_gpu_ratios(samples.problem, SYNTHETIC_GPU, samples.candidates), rtol=0.01
+        )
 
 
 def test_one_problem_of_two_pipelines_is_one_sample_group(tmp_path):
@@ -66,12 +67,16 @@ def test_one_problem_of_two_pipelines_is_one_sample_group(tmp_path):
     path = next((root / SYNTHETIC_GPU.arch).glob("*.jsonl"))
     records = list(read_records(path))
     assert {r["pipeline"] for r in records} == set(BOTH_PIPELINES)
-    older = [{**r, "knobs": {k: v for k, v in r["knobs"].items() if k != "vector_distribute"}}
-             for r in records if r["pipeline"] == PIPELINE]
+    older = [
+        {**r, "knobs": {k: v for k, v in r["knobs"].items() if k != "vector_distribute"}}
+        for r in records
+        if r["pipeline"] == PIPELINE
+    ]
     (root / SYNTHETIC_GPU.arch / "older.jsonl").write_text("".join(json.dumps(r) + "\n" for r in older))
     (samples,) = load_dataset(root, SYNTHETIC_GPU.arch).problems
-    assert samples.pipelines == BOTH_PIPELINES and len(samples.candidates) == len({json.dumps(r["knobs"]) for r in records
-                                                                                 if r["status"] == "ok"})
+    assert samples.pipelines == BOTH_PIPELINES and len(samples.candidates) == len(
+        {json.dumps(r["knobs"]) for r in records if r["status"] == "ok"}
+    )
     features = samples.features()
     knobs = [samples.candidates.knobs(row) for row in range(len(samples.candidates))]
     assert features["vector_distribute"].tolist() == [k["vector_distribute"] for k in knobs]
@@ -139,7 +144,10 @@ def test_tpe_learns_over_gpu_knobs():
 def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     """Synthetic TileAndFuse records: `train` and `evaluate` run every ranker and write the table, JSON and plot."""
     arch = SYNTHETIC_GPU.arch
-    assert main(["train", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--model-dir", str(tmp_path), "--force"]) == 0
+    assert (
+        main(["train", "--arch", arch, "--dataset-dir", str(gpu_datasets), "--model-dir", str(tmp_path), "--force"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert f"features for {arch}: 100 SMs of 4 SIMDs, 100 KiB shared memory" in out and STORED in out
     sidecar = json.loads((tmp_path / arch / "contraction" / "model.json").read_text())
@@ -152,8 +160,16 @@ def test_train_then_evaluate_on_gpu_records(gpu_datasets, tmp_path, capsys):
     table = capsys.readouterr().out
     report = json.loads((out_dir / "evaluation.json").read_text())
     # mltune's own, and the installed plugins' (`.ci/run` installs the example)
-    assert set(report["rankers"]) == {"none", "shuffle", "heuristic", "random-forest", "random-forest-refit",
-                                      "random-forest-alone", "tpe", *plugin_names()}
+    assert set(report["rankers"]) == {
+        "none",
+        "shuffle",
+        "heuristic",
+        "random-forest",
+        "random-forest-refit",
+        "random-forest-alone",
+        "tpe",
+        *plugin_names(),
+    }
     for ranker in report["rankers"]:
         assert f"\n{ranker} " in table and len(report["rankers"][ranker]["problems"]) == 3
     assert (out_dir / "solved_within_5pct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -51,24 +51,45 @@ def dumps(tmp_path_factory, context) -> dict[str, MatvecDump]:
         source = root / name / "model.mlir"
         source.write_text(GEMV)
         source = target.prepare_source(source, root / name, context)
-        args = [tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                f"--iree-hal-dump-executable-benchmarks-to={root / name / 'bench'}", "-o", str(root / name / "m.vmfb")]
-        procs[name] = (target, source, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        args = [
+            tool_path("iree-compile"),
+            str(source),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={root / name / 'bench'}",
+            "-o",
+            str(root / name / "m.vmfb"),
+        ]
+        procs[name] = (
+            target,
+            source,
+            subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        )
     found = {}
     for name, (target, source, proc) in procs.items():
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr[-2000:]
         bench, stripped, module, problem, gpu, root_op = read_gpu_dump(root / name, context)
-        found[name] = MatvecDump(target, source, stripped, problem, gpu, str(root_op.attributes["lowering_config"]),
-                                 dumped_translation(bench.read_text()), module)
+        found[name] = MatvecDump(
+            target,
+            source,
+            stripped,
+            problem,
+            gpu,
+            str(root_op.attributes["lowering_config"]),
+            dumped_translation(bench.read_text()),
+            module,
+        )
     return found
 
 
 @pytest.fixture(scope="module")
 def configurators(dumps, context, tmp_path_factory) -> dict[str, GpuMatvec]:
     work = tmp_path_factory.mktemp("matvec_spaces")
-    found = {name: make_configurator(dump.problem, dump.gpu, context, dump.stripped, work / name)
-             for name, dump in dumps.items()}
+    found = {
+        name: make_configurator(dump.problem, dump.gpu, context, dump.stripped, work / name)
+        for name, dump in dumps.items()
+    }
     assert all(isinstance(c, GpuMatvec) for c in found.values()), found
     return found
 
@@ -135,8 +156,15 @@ def test_candidates_compile_with_their_config(dumps, configurators, context, tmp
 
 def _configured_knobs(problem: Problem, args: list[str], out) -> dict[str, int]:
     """`iree-compile ARGS` (source and flags), and the knobs of the configuration IREE gave the dispatch."""
-    result = run([tool_path("iree-compile"), *args, f"--iree-hal-dump-executable-configurations-to={out}",
-                  "-o", str(out.with_suffix(".vmfb"))])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            *args,
+            f"--iree-hal-dump-executable-configurations-to={out}",
+            "-o",
+            str(out.with_suffix(".vmfb")),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     configured = "".join(p.read_text() for p in out.glob("*.mlir"))
     lowering = re.search(r"lowering_config = (#iree_gpu.lowering_config<\{[^\n]*?\}>)", configured).group(1)

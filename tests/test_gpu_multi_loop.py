@@ -31,19 +31,31 @@ from mltune.spaces.gpu_simt_convolution import GpuSimtPointwise
 def dump(tmp_path_factory, context):
     directory = tmp_path_factory.mktemp("1x1s2")
     # 9x9 outputs: IREE's default pads the image tile (16 of 9), so its `padding` list is exercised too
-    target, prepared, bench, stripped, problem, gpu = dump_gpu_model(nchw_conv_source(64, 18, 128, 1, 2, "f32"),
-                                                                     "gfx942", directory, context)
+    target, prepared, bench, stripped, problem, gpu = dump_gpu_model(
+        nchw_conv_source(64, 18, 128, 1, 2, "f32"), "gfx942", directory, context
+    )
     configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
-    return {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
-            "configurator": configurator}
+    return {
+        "target": target,
+        "source": prepared,
+        "bench": bench,
+        "stripped": stripped,
+        "problem": problem,
+        "configurator": configurator,
+    }
 
 
 def test_iree_default_is_a_point_of_the_multi_loop_space(dump):
     """The op reads as a multi-loop contraction (two M loops), gets the GPU space, and IREE's MMA TileAndFuse default
     (not an implicit GEMM) is a point whose lists are IREE's."""
     problem, configurator = dump["problem"], dump["configurator"]
-    assert (problem.op_kind, problem.m, problem.n, problem.k, problem.strides) == ("multi_loop_contraction", (1, 2),
-                                                                                   (0,), (3,), ())
+    assert (problem.op_kind, problem.m, problem.n, problem.k, problem.strides) == (
+        "multi_loop_contraction",
+        (1, 2),
+        (0,),
+        (3,),
+        (),
+    )
     assert isinstance(configurator, GpuMultiLoopContraction), configurator
     text = dump["bench"].read_text()
     assert "use_igemm_convolution = false" in text and "pipeline<TileAndFuse>" in text
@@ -76,8 +88,9 @@ def test_a_strided_one_gets_the_scalar_thread_space_in_the_model_and_in_its_dump
     candidate (a spec on ROCm, the op annotated on CUDA) configures the model's dispatch as written, and its dump's as
     mltune builds a dump (from the phase it was dumped at; compiled from the start, the dump read its input through a
     slice no such spec matched), so the screen times it on its dump."""
-    target, source, bench, stripped, problem, gpu = dump_gpu_model(one_by_one_convolution_model(64, 14, 32, 2),
-                                                                   arch, tmp_path, context)
+    target, source, bench, stripped, problem, gpu = dump_gpu_model(
+        one_by_one_convolution_model(64, 14, 32, 2), arch, tmp_path, context
+    )
     assert problem.strides and "mma_kind" not in bench.read_text()
     configurator = make_configurator(problem, gpu, context, stripped, tmp_path / "space")
     assert isinstance(configurator, GpuSimtPointwise), configurator

@@ -96,7 +96,8 @@ def test_rows_iree_configures_with_tile_and_fuse_are_refused(context, tmp_path):
     and the reduction read from the dispatch IREE configured says so (as for any reduction IREE does not give its
     VectorDistribute reduction config: a pooling that gathers its input, say)."""
     _, _, bench, _, problem, _ = dump_gpu_model(
-        reduction_model(ReductionShape("softmax", (12, 197, 197))), "gfx942", tmp_path, context)
+        reduction_model(ReductionShape("softmax", (12, 197, 197))), "gfx942", tmp_path, context
+    )
     assert "pipeline<TileAndFuse>" in bench.read_text()
     assert isinstance(problem, Untunable) and "TileAndFuse" in problem.reason, problem
 
@@ -109,8 +110,20 @@ def test_cli_compile_only_on_sm_90(tmp_path):
     for name in ("layernorm", "softmax"):
         shape = ReductionShape(name, (128, 768) if name == "layernorm" else (12, 128, 128))
         (tmp_path / f"{name}.mlir").write_text(reduction_model(shape))
-        result = mltune(["tune", f"{name}.mlir", "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir",
-                         f"run_{name}"], cwd=tmp_path)
+        result = mltune(
+            [
+                "tune",
+                f"{name}.mlir",
+                "--target",
+                "sm_90",
+                "--compile-only",
+                "--budget",
+                "3",
+                "--run-dir",
+                f"run_{name}",
+            ],
+            cwd=tmp_path,
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         if name == "layernorm":
             assert re.search(r"VectorDistribute\s+\d+\s+[\d.]+\s+3/3\s+100.0 %", result.stdout), result.stdout
@@ -123,9 +136,17 @@ def test_cli_compile_only_on_sm_90(tmp_path):
 def test_the_layer_norms_of_committed_exports_hold_iree_default(model, context, tmp_path):
     """Every reduction dispatch of a committed (small) export on gfx942 gets the space, holding IREE's own config."""
     target = parse_target("gfx942", probe=False)
-    result = run([tool_path("iree-compile"), str(EXPORTS / f"{model}.mlir"), *target.compile_flags(),
-                  "--iree-codegen-add-tuner-attributes", f"--iree-hal-dump-executable-benchmarks-to={tmp_path / 'bench'}",
-                  "-o", str(tmp_path / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(EXPORTS / f"{model}.mlir"),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={tmp_path / 'bench'}",
+            "-o",
+            str(tmp_path / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     found = 0
     for bench in sorted((tmp_path / "bench").glob("*_benchmark.mlir")):
@@ -139,8 +160,9 @@ def test_the_layer_norms_of_committed_exports_hold_iree_default(model, context, 
             lowering = str(root.attributes["lowering_config"])
         configurator = make_configurator(problems[0], gpu, context, bench, tmp_path / "work")
         assert isinstance(configurator, GpuReduction), configurator
-        knobs = reduction_config_knobs(lowering, dumped_translation(bench.read_text()), configurator.rows_loop,
-                                       problems[0].k[0])
+        knobs = reduction_config_knobs(
+            lowering, dumped_translation(bench.read_text()), configurator.rows_loop, problems[0].k[0]
+        )
         assert configurator.candidates().index_of(knobs) is not None, (bench.name, lowering)
         found += 1
     assert found >= 2, "a layer norm makes two reduction dispatches"

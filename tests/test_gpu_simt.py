@@ -29,23 +29,31 @@ SOURCE = batch_matmul_source(1, 128, 3072, 768, "f32", "f32")
 
 @pytest.fixture(scope="module")
 def dumped(tmp_path_factory, context):
-    target, prepared, bench, stripped, problem, gpu = dump_gpu_model(SOURCE, "sm_90", tmp_path_factory.mktemp("simt"),
-                                                                     context)
+    target, prepared, bench, stripped, problem, gpu = dump_gpu_model(
+        SOURCE, "sm_90", tmp_path_factory.mktemp("simt"), context
+    )
     return {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem, "gpu": gpu}
 
 
 @pytest.fixture(scope="module")
 def configurator(dumped, context, tmp_path_factory) -> GpuSimtContraction:
-    found = make_configurator(dumped["problem"], dumped["gpu"], context, dumped["stripped"],
-                              tmp_path_factory.mktemp("simt_space"))
+    found = make_configurator(
+        dumped["problem"], dumped["gpu"], context, dumped["stripped"], tmp_path_factory.mktemp("simt_space")
+    )
     assert isinstance(found, GpuSimtContraction), found
     return found
 
 
 def _knobs(problem: Problem, lists: dict[str, list[int]]) -> dict[str, int]:
     (m,), (n,), (k,) = problem.m, problem.n, problem.k
-    return {"wg_m": lists["workgroup"][m], "wg_n": lists["workgroup"][n], "th_m": lists["thread"][m],
-            "th_n": lists["thread"][n], "red_k": lists["reduction"][k], "promote": int("promote_operands" in lists)}
+    return {
+        "wg_m": lists["workgroup"][m],
+        "wg_n": lists["workgroup"][n],
+        "th_m": lists["thread"][m],
+        "th_n": lists["thread"][n],
+        "red_k": lists["reduction"][k],
+        "promote": int("promote_operands" in lists),
+    }
 
 
 def test_f32_on_sm_90_gets_the_simt_space_with_iree_default(dumped, configurator):
@@ -105,7 +113,8 @@ def test_a_candidate_lands_on_the_dumped_dispatch_compiled_from_its_phase(dumped
     default_lists, _ = simt_config(dumped["bench"].read_text())
     assert _knobs(dumped["problem"], default_lists) != knobs
     applied = make_applier(dumped["target"].kind, tuning_input.source, context).apply(
-        dumped["problem"], configurator.compilation_info(knobs))
+        dumped["problem"], configurator.compilation_info(knobs)
+    )
     for flags, landed in ((tuning_input.compile_flags, True), ((), False)):
         out = tmp_path / f"from_phase_{landed}"
         out.mkdir()
@@ -130,8 +139,10 @@ def test_features_and_heuristic_order(dumped, configurator):
     # enough workgroups for most of the 132 SMs, and warps in flight on each of an SM's 4 sub-partitions
     assert features.values[first, features.names.index("busy_sms")] >= 0.5
     warps = simt_gemm(problem, candidates).threads[first] // gpu.subgroup_sizes[0]
-    in_flight = min(estimate.resident[first], -(-features.values[first, features.names.index("workgroups")]
-                                                // gpu.cores)) * warps
+    in_flight = (
+        min(estimate.resident[first], -(-features.values[first, features.names.index("workgroups")] // gpu.cores))
+        * warps
+    )
     assert in_flight >= gpu.simds_per_cu
 
 

@@ -31,9 +31,15 @@ CASES = {  # ResNet-50's layers, scaled down: a 3x3, a strided 3x3, the 7x7 stem
     "dw3x3": nchw_depthwise_source(48, 30, 3, 1),  # MobileNet-V2's depthwise layers, scaled down
     "dw3x3s2": nchw_depthwise_source(32, 33, 3, 2),
 }
-SPACES = {"3x3": GpuSimtConvolution, "3x3s2": GpuSimtConvolution, "7x7s2": GpuSimtConvolution,
-          "1x1": GpuSimtPointwise, "1x1s2": GpuSimtPointwise, "dw3x3": GpuSimtConvolution,
-          "dw3x3s2": GpuSimtConvolution}
+SPACES = {
+    "3x3": GpuSimtConvolution,
+    "3x3s2": GpuSimtConvolution,
+    "7x7s2": GpuSimtConvolution,
+    "1x1": GpuSimtPointwise,
+    "1x1s2": GpuSimtPointwise,
+    "dw3x3": GpuSimtConvolution,
+    "dw3x3s2": GpuSimtConvolution,
+}
 
 
 @pytest.fixture(scope="module")
@@ -43,19 +49,31 @@ def dumps(tmp_path_factory, context):
         directory = tmp_path_factory.mktemp(name)
         target, prepared, bench, stripped, problem, gpu = dump_gpu_model(source, "sm_90", directory, context)
         configurator = make_configurator(problem, gpu, context, stripped, directory / "space")
-        found[name] = {"target": target, "source": prepared, "bench": bench, "stripped": stripped, "problem": problem,
-                       "gpu": gpu, "configurator": configurator}
+        found[name] = {
+            "target": target,
+            "source": prepared,
+            "bench": bench,
+            "stripped": stripped,
+            "problem": problem,
+            "gpu": gpu,
+            "configurator": configurator,
+        }
     return found
 
 
 def _knobs(configurator: GpuSimtConvolution, lists: dict[str, list[int]]) -> dict[str, int]:
     """A configured dispatch's lists as the space's knobs."""
     loops = window_loops(configurator.problem)
-    knobs = {f"{level}_{loop}": lists[name][loops[loop]] for loop in OUTPUT_LOOPS
-             for level, name in (("wg", "workgroup"), ("th", "thread"))}
-    return knobs | {"red_ic": lists["reduction"][loops["ic"]] if "ic" in loops else 1,
-                    "promote": int("promote_operands" in lists),
-                    "red_kh": lists["reduction"][loops["kh"]] if "kh" in loops else 1}
+    knobs = {
+        f"{level}_{loop}": lists[name][loops[loop]]
+        for loop in OUTPUT_LOOPS
+        for level, name in (("wg", "workgroup"), ("th", "thread"))
+    }
+    return knobs | {
+        "red_ic": lists["reduction"][loops["ic"]] if "ic" in loops else 1,
+        "promote": int("promote_operands" in lists),
+        "red_kh": lists["reduction"][loops["kh"]] if "kh" in loops else 1,
+    }
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -74,8 +92,9 @@ def test_f32_dispatch_gets_the_simt_space_with_iree_default(dumps, name):
     assert configurator.space.contains(default), default
     levels = configurator.levels(default)
     assert levels["thread"] == lists["thread"] and levels["reduction"] == lists["reduction"]
-    assert [w for w, r in zip(lists["workgroup"], lists["reduction"]) if not r] == \
-        [w for w, r in zip(levels["workgroup"], lists["reduction"]) if not r]  # IREE's 1 on a reduction loop
+    assert [w for w, r in zip(lists["workgroup"], lists["reduction"]) if not r] == [
+        w for w, r in zip(levels["workgroup"], lists["reduction"]) if not r
+    ]  # IREE's 1 on a reduction loop
     assert configurator.workgroup_size(default) == threads
 
 
@@ -88,8 +107,9 @@ def test_on_cuda_a_model_level_candidate_lands_on_the_folded_op(dumps, context, 
     assert isinstance(configurator, SPACES[name]), configurator
     knobs = configurator.candidates().knobs(3)
     annotated = tmp_path / "annotated.mlir"
-    annotated.write_text(make_applier("cuda", dump["source"], context).apply(dump["problem"],
-                                                                             configurator.compilation_info(knobs)).text)
+    annotated.write_text(
+        make_applier("cuda", dump["source"], context).apply(dump["problem"], configurator.compilation_info(knobs)).text
+    )
     lists, threads = simt_config(model_configuration(annotated, tmp_path / "configs"))
     assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
 
@@ -122,8 +142,9 @@ def test_space_holds_its_limits(dumps):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", [n if n in ("3x3", "1x1s2", "dw3x3") else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in CASES])  # one of each space by default, the others with the slow tests
+@pytest.mark.parametrize(
+    "name", [n if n in ("3x3", "1x1s2", "dw3x3") else pytest.param(n, marks=pytest.mark.slow) for n in CASES]
+)  # one of each space by default, the others with the slow tests
 def test_candidates_compile_with_their_config(dumps, context, tmp_path, name):
     """Two sampled candidates (one promoted), applied to the dispatch as mltune applies them on CUDA, compile for
     sm_90, and the compiler configured the dispatch with exactly their lists and workgroup size."""
@@ -137,8 +158,11 @@ def test_candidates_compile_with_their_config(dumps, context, tmp_path, name):
         knobs = candidates.knobs(index)
         out = tmp_path / f"candidate_{i}"
         out.mkdir()
-        result = run(applied_compile_args(applier.apply(dump["problem"], configurator.compilation_info(knobs)),
-                                          dump["stripped"], out))
+        result = run(
+            applied_compile_args(
+                applier.apply(dump["problem"], configurator.compilation_info(knobs)), dump["stripped"], out
+            )
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         lists, threads = simt_config("".join(p.read_text() for p in (out / "configs").glob("*.mlir")))
         assert _knobs(configurator, lists) == knobs and threads == configurator.workgroup_size(knobs)
@@ -159,8 +183,9 @@ def test_a_dumped_resnet_stem_compiles_from_the_command_line(tmp_path):
     the input, they are restored as zeros and every candidate tried compiles (without them none does)."""
     dump = Path(__file__).resolve().parents[1] / "benchmarks/results/sm_90/gpu_kinds/dispatches/resnet50_conv_d1.mlir"
     assert "dense_resource<" in dump.read_text()
-    result = mltune(["tune", str(dump), "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir", "run"],
-                    cwd=tmp_path)
+    result = mltune(
+        ["tune", str(dump), "--target", "sm_90", "--compile-only", "--budget", "3", "--run-dir", "run"], cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     (check,) = json.loads((tmp_path / "run" / "compile_only.json").read_text())
     assert check["pipeline"] == "TileAndFuseSIMT" and check["compiled"] == check["tried"] == 3, check

@@ -34,7 +34,14 @@ def unit_batch(request, tmp_path_factory, context):
     directory = tmp_path_factory.mktemp(f"unit_batch_{request.param}")
     text = batch_matmul_source(1, 128, 256, 192, CASES[request.param], "f32")
     target, source, bench, stripped, problem, gpu = dump_gpu_model(text, request.param, directory, context)
-    return target, source, bench, stripped, problem, make_configurator(problem, gpu, context, bench, directory / "spaces")
+    return (
+        target,
+        source,
+        bench,
+        stripped,
+        problem,
+        make_configurator(problem, gpu, context, bench, directory / "spaces"),
+    )
 
 
 def test_iree_emits_constraints_for_another_loop_nest(unit_batch, context, tmp_path):
@@ -89,8 +96,9 @@ def test_unit_batch_candidates_compile_with_their_tiles(unit_batch, context, tmp
     """Candidates of both pipelines, applied to the model as `mltune tune` applies them (a spec on ROCm, an annotation
     on CUDA), compile, and the compiler configured the dispatch with their pipeline and workgroup tiles."""
     target, source, _, _, problem, configurator = unit_batch
-    _assert_configured_with_their_tiles(configurator, problem, make_applier(target.kind, source, context), source,
-                                        target.compile_flags(), tmp_path)
+    _assert_configured_with_their_tiles(
+        configurator, problem, make_applier(target.kind, source, context), source, target.compile_flags(), tmp_path
+    )
 
 
 @pytest.mark.e2e
@@ -102,6 +110,11 @@ def test_the_dumped_dispatch_takes_its_candidates_too(unit_batch, context, tmp_p
     tuning_input = prepare_input(bench, target, tmp_path, context)
     configurator = make_configurator(problem, model_space.gpu, context, bench, tmp_path / "spaces")
     assert isinstance(configurator, GpuContraction), configurator
-    _assert_configured_with_their_tiles(configurator, problem,
-                                        make_applier(target.kind, tuning_input.source, context), tuning_input.source,
-                                        tuning_input.compile_flags, tmp_path)
+    _assert_configured_with_their_tiles(
+        configurator,
+        problem,
+        make_applier(target.kind, tuning_input.source, context),
+        tuning_input.source,
+        tuning_input.compile_flags,
+        tmp_path,
+    )

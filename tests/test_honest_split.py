@@ -35,8 +35,13 @@ def test_a_gemms_op_kinds_are_compared_as_one():
 
 
 def test_groups_are_connected_components_of_the_neighbour_relation():
-    problems = [matmul_problem(32, 768, 768), matmul_problem(64, 768, 768), matmul_problem(128, 768, 768),
-                matmul_problem(4096, 64, 64), matmul_problem(32, 768, 768, lhs="f16")]
+    problems = [
+        matmul_problem(32, 768, 768),
+        matmul_problem(64, 768, 768),
+        matmul_problem(128, 768, 768),
+        matmul_problem(4096, 64, 64),
+        matmul_problem(32, 768, 768, lhs="f16"),
+    ]
     groups = neighbourhood_groups(problems)
     # 32 and 128 are 4x apart, yet one group through 64; the large one and the f16 one stand alone
     assert groups[0] == groups[1] == groups[2] and len({groups[0], groups[3], groups[4]}) == 3

@@ -73,7 +73,8 @@ def test_where_the_default_is_wrong_a_build_is_judged_by_its_distance_from_the_h
 
 def test_only_the_input_conversion_flags_reach_the_host_build():
     assert input_conversion_flags(["--iree-input-type=onnx", "--iree-cuda-target=sm_80", "--iree-opt-level=O3"]) == [
-        "--iree-input-type=onnx"]
+        "--iree-input-type=onnx"
+    ]
 
 
 @pytest.mark.slow  # 5 s: real builds, outputs and the host's build compared
@@ -90,16 +91,26 @@ def test_a_winner_that_builds_right_what_the_default_builds_wrong_is_kept(tiny, 
     from mltune.targets import CpuTarget
 
     halved = tmp_path / "halved.mlir"
-    halved.write_text(ALTERED.replace("arith.constant 1.0e-3 : f32", "arith.constant 0.5 : f32")
-                      .replace("arith.addf %a, %c : f32", "arith.mulf %a, %c : f32"))
+    halved.write_text(
+        ALTERED.replace("arith.constant 1.0e-3 : f32", "arith.constant 0.5 : f32").replace(
+            "arith.addf %a, %c : f32", "arith.mulf %a, %c : f32"
+        )
+    )
     (tmp_path / "spec.mlir").write_text(spec_for(tiny, KNOBS, context))
     right = compile_cpu(tiny.source, tmp_path / "retiled.vmfb", tmp_path / "spec.mlir")
     invocation = random_inputs(tiny.source, context, tmp_path / "inputs")
     default, verdicts = compile_cpu(halved, tmp_path / "halved.vmfb"), {}
     for host in (None, HostBuild(tiny.source, invocation, ())):
         (tmp_path / str(host is None)).mkdir()
-        check = WinnerCheck(TuningInput(tiny.source, invocation, (), ()), default, "local-task", CpuTarget(), context,
-                            tmp_path / str(host is None), jobs=1)
+        check = WinnerCheck(
+            TuningInput(tiny.source, invocation, (), ()),
+            default,
+            "local-task",
+            CpuTarget(),
+            context,
+            tmp_path / str(host is None),
+            jobs=1,
+        )
         check.start(host)
         result = _winner(tiny, context, right)
         refused = check.verify(result, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)

@@ -9,9 +9,11 @@ from mltune.importers.amdsharktuner import ProblemSpec, import_csv
 from mltune.learn.samples import load_dataset, record_ratio
 from mltune.records.dataset import read_records
 
-HEADER = ("gen_id,candidate_id,knob_M,knob_N,knob_K,knob_tile_m,knob_tile_n,knob_tile_k,to_compile,compile_status,"
-          "to_benchmark,benchmark_device_id,benchmark_queue_position,benchmark_status,baseline_benchmark_time_us,"
-          "benchmark_time_us,benchmark_speedup,benchmark_rank_order")
+HEADER = (
+    "gen_id,candidate_id,knob_M,knob_N,knob_K,knob_tile_m,knob_tile_n,knob_tile_k,to_compile,compile_status,"
+    "to_benchmark,benchmark_device_id,benchmark_queue_position,benchmark_status,baseline_benchmark_time_us,"
+    "benchmark_time_us,benchmark_speedup,benchmark_rank_order"
+)
 # synthetic rows in the CSV's layout; times are made up
 ROWS = [
     "5,1,2048,1280,5120,64,128,32,True,True,True,hip://0,1,True,100.0,90.0,0.9,1",
@@ -30,8 +32,13 @@ def write_csv(path, header=HEADER, rows=ROWS):
 
 
 def test_rows_become_records_and_bad_rows_are_reported(tmp_path):
-    report = import_csv(write_csv(tmp_path / "mm_candidate_analysis.csv"), "gfx942", tmp_path / "datasets",
-                        ProblemSpec(), "LLVMGPUVectorDistribute")
+    report = import_csv(
+        write_csv(tmp_path / "mm_candidate_analysis.csv"),
+        "gfx942",
+        tmp_path / "datasets",
+        ProblemSpec(),
+        "LLVMGPUVectorDistribute",
+    )
     assert (report.imported, report.skipped) == (3, 4)
     assert report.reasons == [
         "line 4: knob_tile_m='abc' is not an integer",
@@ -55,8 +62,10 @@ def test_rows_become_records_and_bad_rows_are_reported(tmp_path):
 
 
 def test_solution_columns_and_a_problem_given_on_the_command_line(tmp_path):
-    header = ("gen_id,candidate_id,solution_wg_0,solution_sg_m,compile_status,benchmark_status,"
-              "baseline_benchmark_time_us,benchmark_time_us,benchmark_device_id")
+    header = (
+        "gen_id,candidate_id,solution_wg_0,solution_sg_m,compile_status,benchmark_status,"
+        "baseline_benchmark_time_us,benchmark_time_us,benchmark_device_id"
+    )
     path = write_csv(tmp_path / "new.csv", header, ["1,1,64,2,True,True,50.0,40.0,hip://0"])
     with pytest.raises(UserError, match="--problem"):
         ProblemSpec.parse("2048x1280")
@@ -71,10 +80,13 @@ def test_solution_columns_and_a_problem_given_on_the_command_line(tmp_path):
     assert report.imported == 0 and "no problem shape" in report.reasons[0]
 
 
-@pytest.mark.parametrize("content,words", [
-    ("name,size\nx,1\n", "missing compile_status"),
-    (HEADER.replace("knob_", "other_") + "\n", "knob_* / solution_* columns"),
-])
+@pytest.mark.parametrize(
+    "content,words",
+    [
+        ("name,size\nx,1\n", "missing compile_status"),
+        (HEADER.replace("knob_", "other_") + "\n", "knob_* / solution_* columns"),
+    ],
+)
 def test_files_that_are_not_tuning_records_are_refused(tmp_path, content, words):
     path = tmp_path / "x.csv"
     path.write_text(content)

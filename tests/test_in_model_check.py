@@ -15,13 +15,18 @@ from mltune.whole_model.verify import Config, ConfigCheck
 from mltune.search.results import Trial
 
 
-MAPS = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
-        "affine_map<(d0, d1, d2) -> (d0, d1)>")
+MAPS = (
+    "affine_map<(d0, d1, d2) -> (d0, d2)>",
+    "affine_map<(d0, d1, d2) -> (d2, d1)>",
+    "affine_map<(d0, d1, d2) -> (d0, d1)>",
+)
 
 
 def _config(m: int) -> Config:
-    return Config(Problem("contraction", "linalg.matmul", (m, 64, 64), (), (0,), (1,), (2,), "f32", "f32", "f32",
-                          MAPS, "nn"), f"info_{m}")
+    return Config(
+        Problem("contraction", "linalg.matmul", (m, 64, 64), (), (0,), (1,), (2,), "f32", "f32", "f32", MAPS, "nn"),
+        f"info_{m}",
+    )
 
 
 A, B = _config(128), _config(256)
@@ -74,8 +79,10 @@ def _profiles(group, rounds: int = 5) -> tuple[list[dict], list[dict]]:
     jitter = [1.0, 1.003, 0.998, 1.002, 0.999][:rounds]
     slow = 1.05 if SLOWS_OTHERS & {c.problem.key for c in group} else 1.0
     without = [{**{k: 100.0 for k in keys}, None: 1000.0 * j} for j in jitter]
-    with_group = [{**{k: 80.0 if k in {c.problem.key for c in group} else 100.0 * slow for k in keys},
-                   None: 1000.0 * j * slow} for j in jitter]
+    with_group = [
+        {**{k: 80.0 if k in {c.problem.key for c in group} else 100.0 * slow for k in keys}, None: 1000.0 * j * slow}
+        for j in jitter
+    ]
     return with_group, without
 
 
@@ -120,6 +127,7 @@ def test_a_check_that_decides_with_all_configs_in_builds_nothing_more():
 def test_halving_drops_a_lone_config_whose_build_failed_and_splits_a_group_whose_build_failed():
     """Synthetic: the build of the second half, [B, D], fails (None) and is split; B's own build fails again. At
     the last level a group whose build failed goes whole."""
+
     def time_groups(groups, level):
         return [None if B in g else _profiles(g) for g in groups]
 

@@ -30,8 +30,13 @@ def test_events_become_calls_per_model_call_and_median_times():
     """Synthetic `iree-profile` rows of 2 model calls: a function run 3 times a call, one run once, an invalid
     event and a summary row left out."""
     rows = [_event("main$async_dispatch_1_matmul", ns) for ns in (10_000, 12_000, 11_000, 9_000, 30_000, 11_500)]
-    rows += [_event("main$async_dispatch_2_conv", 50_000), _event("main$async_dispatch_2_conv", 70_000),
-             _event("main$async_dispatch_2_conv", 1, valid=False), json.dumps({"type": "dispatch_summary"}), "noise"]
+    rows += [
+        _event("main$async_dispatch_2_conv", 50_000),
+        _event("main$async_dispatch_2_conv", 70_000),
+        _event("main$async_dispatch_2_conv", 1, valid=False),
+        json.dumps({"type": "dispatch_summary"}),
+        "noise",
+    ]
     conv, matmul = function_times("\n".join(rows), calls=2)
     assert (conv.function, conv.calls, conv.time_us) == ("main$async_dispatch_2_conv", 1, 60.0)
     assert (matmul.calls, matmul.time_us) == (3, pytest.approx(11.25))
@@ -50,12 +55,15 @@ def resnet(tmp_path_factory, context):
     work = tmp_path_factory.mktemp("in_model")
     with contextlib.chdir(EXPORTS):  # the flags file names its input relative to the model, as a user runs it
         call = model_call((), (), None, None, None, Path("resnet50.flags"))
-        tuning_input = prepare_input(Path("resnet50.mlir").resolve(), CpuTarget(), work, context, call.function,
-                                     given=call.inputs)
+        tuning_input = prepare_input(
+            Path("resnet50.mlir").resolve(), CpuTarget(), work, context, call.function, given=call.inputs
+        )
     default = Builder(tuning_input, work / "candidates", 2).compile(-1, None, "baseline")
     assert default.status == "ok", default.detail
-    named = [(d.name, d.bench, d.problem.op_name, d.problem if isinstance(d.problem, Problem) else None)
-             for d in read_dispatches(tuning_input, context)]
+    named = [
+        (d.name, d.bench, d.problem.op_name, d.problem if isinstance(d.problem, Problem) else None)
+        for d in read_dispatches(tuning_input, context)
+    ]
     return {"input": tuning_input, "vmfb": default.vmfb, "named": named, "work": work}
 
 
@@ -84,12 +92,16 @@ def test_a_dispatch_benchmark_or_an_unchecked_device_is_not_profiled(resnet):
 def test_a_global_initializers_dispatch_is_listed_untimed_not_a_reason_to_time_the_dumps():
     """Synthetic profile: an initializer's dispatch (a decoder's rotary tables) runs as the module loads, so a
     call's profile never holds it; the call's dispatches keep their shares, the initializer's is 0 and says why."""
-    times = [FunctionTime("main$async_dispatch_3_matmul_128x64x64_f32", 2, 10.0),
-             FunctionTime("main$async_dispatch_5_softmax_f32", 1, 5.0)]
+    times = [
+        FunctionTime("main$async_dispatch_3_matmul_128x64x64_f32", 2, 10.0),
+        FunctionTime("main$async_dispatch_5_softmax_f32", 1, 5.0),
+    ]
     bench = Path("unused.mlir")
-    named = [("main$async_dispatch_3_embedded_elf_x86_64", bench, "linalg.matmul", None),
-             ("_initializer_0_dispatch_0_embedded_elf_x86_64", bench, "linalg.generic", None),
-             ("main$async_dispatch_5_embedded_elf_x86_64", bench, "linalg.softmax", None)]
+    named = [
+        ("main$async_dispatch_3_embedded_elf_x86_64", bench, "linalg.matmul", None),
+        ("_initializer_0_dispatch_0_embedded_elf_x86_64", bench, "linalg.generic", None),
+        ("main$async_dispatch_5_embedded_elf_x86_64", bench, "linalg.softmax", None),
+    ]
     profiles = rank_in_model(named, times)
     assert [p.name for p in profiles] == [named[0][0], named[2][0], named[1][0]]
     assert [round(p.share, 3) for p in profiles] == [0.8, 0.2, 0.0]

@@ -31,8 +31,21 @@ def test_frontend_ops_are_told_from_linalg(tmp_path):
 @pytest.mark.parametrize("name", ["bert", "jax_block"])
 def test_an_export_compiles_its_candidates_for_cuda(tmp_path, name):
     """Before, every candidate of such a model failed ("no op to annotate"): its source held no linalg op."""
-    result = mltune(["tune", str(EXPORTED / f"{name}.mlir"), "--target", "sm_90", "--compile-only", "--budget", "1",
-                     "--run-dir", "run"], cwd=tmp_path, timeout=600)
+    result = mltune(
+        [
+            "tune",
+            str(EXPORTED / f"{name}.mlir"),
+            "--target",
+            "sm_90",
+            "--compile-only",
+            "--budget",
+            "1",
+            "--run-dir",
+            "run",
+        ],
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
     assert checks and all(c["compiled"] == c["tried"] == 1 for c in checks), checks
@@ -45,8 +58,21 @@ def test_an_export_compiles_its_candidates_for_cuda(tmp_path, name):
 def test_a_resnet_export_tunes_its_batch_1_convolutions_in_the_model_for_cuda(tmp_path):
     """The small ResNet-50-style export (torch ops, batch 1, f32): lowered to its input form, its 3x3, 7x7 and 1x1
     convolutions folded as IREE folds them (`mltune.emit.unit_batch`), every candidate tried compiles."""
-    result = mltune(["tune", str(EXPORTED / "resnet50.mlir"), "--target", "sm_90", "--compile-only", "--budget", "1",
-                     "--run-dir", "run"], cwd=tmp_path, timeout=900)
+    result = mltune(
+        [
+            "tune",
+            str(EXPORTED / "resnet50.mlir"),
+            "--target",
+            "sm_90",
+            "--compile-only",
+            "--budget",
+            "1",
+            "--run-dir",
+            "run",
+        ],
+        cwd=tmp_path,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     checks = json.loads((tmp_path / "run" / "compile_only.json").read_text())
     assert all(c["compiled"] == c["tried"] == 1 for c in checks), checks

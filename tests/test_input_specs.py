@@ -24,9 +24,19 @@ ECHO = """func.func @main(%a: tensor<2x3xf32>, %b: tensor<4xi64>, %c: tensor<2x2
 
 FORMS = {
     "npy files, the next array of the same file, raw bytes, continued, and a splat": [
-        "@a.npy", "+a.npy", "2x2xi32=@raw.bin", "3xf16=1.5", "2xi1=+raw.bin"],
+        "@a.npy",
+        "+a.npy",
+        "2x2xi32=@raw.bin",
+        "3xf16=1.5",
+        "2xi1=+raw.bin",
+    ],
     "inline values with commas, spaces and brackets; zeros": [
-        "2x3xf32=1,2,3,4,5,6", "4xi64=[7 8][9 10]", "2x2xi32=[[1 2][3 4]]", "3xf16", "2xi1=00,01"],
+        "2x3xf32=1,2,3,4,5,6",
+        "4xi64=[7 8][9 10]",
+        "2x2xi32=[[1 2][3 4]]",
+        "3xf16",
+        "2xi1=00,01",
+    ],
     "every array left in a file": ["@a.npy", "*b.npy"],
 }
 
@@ -46,8 +56,12 @@ def write_data(folder) -> None:
         np.save(handle, np.arange(6, dtype=np.float32).reshape(2, 3))
         np.save(handle, np.array([1, -2, 3, 2**40], dtype=np.int64))
     with open(folder / "b.npy", "wb") as handle:
-        for array in (np.array([4, 3, 2, 1]), np.array([[5, 6], [7, 8]], np.int32), np.array([0.5, -1, 2], np.float16),
-                      np.array([True, False])):
+        for array in (
+            np.array([4, 3, 2, 1]),
+            np.array([[5, 6], [7, 8]], np.int32),
+            np.array([0.5, -1, 2], np.float16),
+            np.array([True, False]),
+        ):
             np.save(handle, array)
     (folder / "raw.bin").write_bytes(np.array([10, 20, 30, 40], dtype=np.int32).tobytes() + bytes([1, 0]))
 
@@ -55,8 +69,17 @@ def write_data(folder) -> None:
 def iree_outputs(vmfb, folder, flags) -> list[tuple[tuple[int, ...], bytes]]:
     """The shape and bytes of each value iree-run-module read, as the function returned it."""
     outputs = [folder / f"out{i}.npy" for i in range(5)]
-    result = run([shutil.which("iree-run-module"), f"--module={vmfb}", "--device=local-task", "--function=main",
-                  *flags, *(f"--output=@{o}" for o in outputs)], cwd=folder)
+    result = run(
+        [
+            shutil.which("iree-run-module"),
+            f"--module={vmfb}",
+            "--device=local-task",
+            "--function=main",
+            *flags,
+            *(f"--output=@{o}" for o in outputs),
+        ],
+        cwd=folder,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     return [(np.load(o).shape, np.load(o).tobytes()) for o in outputs]
 
@@ -79,8 +102,13 @@ def test_mltune_reads_what_iree_reads(echo, tmp_path, monkeypatch, form):
 def test_signed_and_unsigned_integers_and_bytes_for_i1_are_taken(echo, tmp_path):
     """As IREE's runtime does: any integer of the right width for a signless integer, bytes for i1."""
     vmfb, abi = echo
-    arrays = {"a": np.zeros((2, 3), np.float32), "b": np.array([1, 2, 3, 4], np.uint64),
-              "c": np.ones((2, 2), np.uint32), "d": np.zeros(3, np.float16), "e": np.array([1, 0], np.uint8)}
+    arrays = {
+        "a": np.zeros((2, 3), np.float32),
+        "b": np.array([1, 2, 3, 4], np.uint64),
+        "c": np.ones((2, 2), np.uint32),
+        "d": np.zeros(3, np.float16),
+        "e": np.array([1, 0], np.uint8),
+    }
     for name, array in arrays.items():
         np.save(tmp_path / f"{name}.npy", array)
     files, _ = materialize_inputs([parse_input(f"@{tmp_path / n}.npy") for n in arrays], abi, tmp_path / "inputs")
@@ -88,16 +116,19 @@ def test_signed_and_unsigned_integers_and_bytes_for_i1_are_taken(echo, tmp_path)
     assert files[1].load().tolist() == [1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("texts, message", [
-    (["2x3xf32=1"] * 4, "4 given for the 5 arguments of @main"),
-    (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf32=1", "2xi1=01"], "argument 3 of @main, tensor<3xf16>"),
-    (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "1x3xf16=1", "2xi1=01"], "its shape does not match"),
-    (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01", "2xi1=01"], "6 given for the 5"),
-    (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=@raw.bin"], "raw.bin holds 16 bytes after"),
-    (["2x3xf32=1 2 3 4 5 x", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01"], "not a f32 value"),
-    (["2x3xf32=1 2 3", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01"], "3 values for 6 elements"),
-    (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=1"], "i1 values as bytes in hex"),
-])
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        (["2x3xf32=1"] * 4, "4 given for the 5 arguments of @main"),
+        (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf32=1", "2xi1=01"], "argument 3 of @main, tensor<3xf16>"),
+        (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "1x3xf16=1", "2xi1=01"], "its shape does not match"),
+        (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01", "2xi1=01"], "6 given for the 5"),
+        (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=@raw.bin"], "raw.bin holds 16 bytes after"),
+        (["2x3xf32=1 2 3 4 5 x", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01"], "not a f32 value"),
+        (["2x3xf32=1 2 3", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=01"], "3 values for 6 elements"),
+        (["2x3xf32=1", "4xi64=1", "2x2xi32=1", "3xf16=1", "2xi1=1"], "i1 values as bytes in hex"),
+    ],
+)
 def test_a_value_the_function_cannot_take_is_refused(echo, tmp_path, monkeypatch, texts, message):
     _, abi = echo
     write_data(tmp_path)
@@ -107,8 +138,13 @@ def test_a_value_the_function_cannot_take_is_refused(echo, tmp_path, monkeypatch
 
 
 def test_syntax_errors_name_the_value():
-    for text, message in [("@x.npy", "cannot read x.npy: not found"), ("&2xf32", "output storage"),
-                          ("2xq8=1", "SHAPExTYPE"), ("7", "a scalar"), ("", "no value")]:
+    for text, message in [
+        ("@x.npy", "cannot read x.npy: not found"),
+        ("&2xf32", "output storage"),
+        ("2xq8=1", "SHAPExTYPE"),
+        ("7", "a scalar"),
+        ("", "no value"),
+    ]:
         with pytest.raises(UserError, match=message):
             parse_input(text)
 

@@ -33,7 +33,9 @@ def test_random_inputs_run_in_iree_run_module(tmp_path, element):
     assert [f.shape for f in files] == [(8, 16), (16, 4)]
     assert all(f.element_type == element for f in files)
     first = files[0].load()
-    assert first.shape == (8, 16) and str(first.dtype) == {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}[element]
+    assert (
+        first.shape == (8, 16) and str(first.dtype) == {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}[element]
+    )
     assert np.all(np.abs(first.astype(np.float32)) <= 1.0) and np.std(first.astype(np.float32)) > 0.1
     # the same seed gives the same data
     with context:
@@ -46,8 +48,15 @@ def test_random_inputs_run_in_iree_run_module(tmp_path, element):
     assert run([tool_path("iree-compile"), str(source), *HOST_FLAGS, "-o", str(vmfb)]).returncode == 0
     runner = shutil.which("iree-run-module")
     assert runner is not None
-    result = run([runner, f"--module={vmfb}", "--device=local-task", "--function=main",
-                  f"--flagfile={tmp_path / 'inputs' / 'flags.txt'}"])
+    result = run(
+        [
+            runner,
+            f"--module={vmfb}",
+            "--device=local-task",
+            "--function=main",
+            f"--flagfile={tmp_path / 'inputs' / 'flags.txt'}",
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "8x4xf32" in result.stdout
 
@@ -81,8 +90,9 @@ def test_generated_integers_are_small_and_non_negative(tmp_path):
 def test_an_exported_model_gets_generated_ids_in_range(tmp_path):
     """A torch-dialect BERT's token ids, generated from --int-range, seeded, and said to be generated."""
     model = Path(__file__).resolve().parent.parent / "examples" / "models" / "exported" / "bert.mlir"
-    tuning_input = prepare_input(model, CpuTarget(), tmp_path, new_context(), seed=5,
-                                 given=CallInputs(int_range=int_range("0:512")))
+    tuning_input = prepare_input(
+        model, CpuTarget(), tmp_path, new_context(), seed=5, given=CallInputs(int_range=int_range("0:512"))
+    )
     (ids,) = tuning_input.invocation.inputs
     values = ids.load()
     assert values.dtype == np.int64 and values.shape == (1, 32) and 0 <= values.min() and values.max() < 512

@@ -35,8 +35,23 @@ def test_kernel_timing_end_to_end_on_the_cpu(tiny, tmp_path):
     source = tmp_path / "tiny.mlir"
     shutil.copy(tiny.source, source)
     run_dir = tmp_path / "run"
-    result = mltune(["tune", str(source), "--budget", "3", "--timing", "kernel", "--run-dir", str(run_dir),
-                     "--dataset-dir", str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            str(source),
+            "--budget",
+            "3",
+            "--timing",
+            "kernel",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     repeat = summary["kernel_timing"]["repeat"] if summary["kernel_timing"] else 1

@@ -36,8 +36,9 @@ def test_sigterm_stops_like_ctrl_c_and_keeps_the_records(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr
-    assert stderr.splitlines()[-1] == ("mltune: terminated; every record measured so far is kept "
-                                       "(continue with: mltune tune --resume run)")
+    assert stderr.splitlines()[-1] == (
+        "mltune: terminated; every record measured so far is kept (continue with: mltune tune --resume run)"
+    )
     assert json.loads((tmp_path / "run" / "state.json").read_text())["status"] == "interrupted"
     assert "Traceback" not in stderr
     time.sleep(0.5)

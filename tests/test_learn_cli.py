@@ -21,7 +21,10 @@ def datasets(tmp_path_factory):
 
 
 def test_train_then_evaluate(datasets, tmp_path, capsys):
-    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path), "--force"]) == 0
+    assert (
+        main(["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path), "--force"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "2 folds grouped by neighbourhood" in out and "Spearman" in out and "3 failed records ignored" in out
     assert "per-problem split: iterations" in out and "of the picks beside the heuristic" in out
@@ -53,8 +56,22 @@ def test_train_then_evaluate(datasets, tmp_path, capsys):
 
     for learner in LEARNER_NAMES[1:]:
         learner_dir = tmp_path / learner
-        assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", str(learner_dir),
-                     "--learner", learner]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    "--arch",
+                    "synthetic",
+                    "--dataset-dir",
+                    str(datasets),
+                    "--out",
+                    str(learner_dir),
+                    "--learner",
+                    learner,
+                ]
+            )
+            == 0
+        )
         assert f"models fitted as {learner}" in capsys.readouterr().out
         assert json.loads((learner_dir / "evaluation.json").read_text())["learner"] == learner
 
@@ -65,24 +82,32 @@ def bad_datasets(datasets):
     root = datasets.parent / "bad"
     (root / "empty").mkdir(parents=True)
     (root / "empty" / "x.jsonl").write_text("")
-    (root / "bad.csv").write_text("candidate_id,knob_M,compile_status,benchmark_status,benchmark_time_us,"
-                                  "baseline_benchmark_time_us\n1,x,True,True,1.0,2.0\n")
+    (root / "bad.csv").write_text(
+        "candidate_id,knob_M,compile_status,benchmark_status,benchmark_time_us,"
+        "baseline_benchmark_time_us\n1,x,True,True,1.0,2.0\n"
+    )
     (root / "one").mkdir()
     (root / "one" / "a.jsonl").write_text((datasets / "synthetic" / "mm_64x96x48.jsonl").read_text())
     return root
 
 
-@pytest.mark.parametrize("args,words", [
-    (["train", "--arch", "nope"], "no dataset for arch 'nope'"),
-    (["evaluate", "--arch", "empty"], "no successful measurements"),
-    (["train", "--arch", "one"], "at least 2 problems"),
-    (["train"], "--arch"),
-    (["evaluate", "--arch", "one", "--batch", "0"], "--batch"),
-    (["dataset", "import", "missing.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "cannot read"),
-    (["dataset", "import", "x.csv", "--from", "autotvm", "--arch", "gfx942"], "--from"),
-    (["train", "--arch", "../up"], "arch name"),
-    (["dataset", "import", "bad.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "no valid rows in bad.csv (1 skipped; first: line 2"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["train", "--arch", "nope"], "no dataset for arch 'nope'"),
+        (["evaluate", "--arch", "empty"], "no successful measurements"),
+        (["train", "--arch", "one"], "at least 2 problems"),
+        (["train"], "--arch"),
+        (["evaluate", "--arch", "one", "--batch", "0"], "--batch"),
+        (["dataset", "import", "missing.csv", "--from", "amdsharktuner", "--arch", "gfx942"], "cannot read"),
+        (["dataset", "import", "x.csv", "--from", "autotvm", "--arch", "gfx942"], "--from"),
+        (["train", "--arch", "../up"], "arch name"),
+        (
+            ["dataset", "import", "bad.csv", "--from", "amdsharktuner", "--arch", "gfx942"],
+            "no valid rows in bad.csv (1 skipped; first: line 2",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, words, bad_datasets, monkeypatch, capsys):
     monkeypatch.chdir(bad_datasets)
     assert main([*args, "--dataset-dir", str(bad_datasets)]) == 2

@@ -20,8 +20,13 @@ def test_dumped_benchmark_names_map_to_their_executable():
 
 
 def _profiles():
-    rows = [("d12", "mm_a", 3000.0, 1), ("d1", "mm_b", 500.0, 3), ("d10", "mm_b", 400.0, 1),
-            ("d8", None, 250.0, 1), ("d7", "bmm", 150.0, 1)]
+    rows = [
+        ("d12", "mm_a", 3000.0, 1),
+        ("d1", "mm_b", 500.0, 3),
+        ("d10", "mm_b", 400.0, 1),
+        ("d8", None, 250.0, 1),
+        ("d7", "bmm", 150.0, 1),
+    ]
     total = sum(t * c for _, _, t, c in rows)
     return [DispatchProfile(n, "linalg.matmul", k, t, c, t * c / total) for n, k, t, c in rows]
 
@@ -85,26 +90,55 @@ def test_known_fast_reads_earlier_runs_of_the_same_problem(tmp_path):
     from mltune.rankers.seeded import known_fast
     from mltune.records.dataset import Record, RecordWriter
 
-    problem = Problem("contraction", "linalg.matmul", (32, 48, 64), (), (0,), (1,), (2,), "f32", "f32", "f32",
-                      ("affine_map<(d0, d1, d2) -> (d0, d2)>",) * 3, "nn")
+    problem = Problem(
+        "contraction",
+        "linalg.matmul",
+        (32, 48, 64),
+        (),
+        (0,),
+        (1,),
+        (2,),
+        "f32",
+        "f32",
+        "f32",
+        ("affine_map<(d0, d1, d2) -> (d0, d2)>",) * 3,
+        "nn",
+    )
     other = Problem(**{**problem.to_record(), "bounds": (32, 48, 128)})
     writer = RecordWriter(tmp_path / "znver4" / "old.jsonl")
 
     def add(p, knobs, times, run_id="old", status="ok"):
-        writer.append(Record("znver4", "dev", p.to_record(), "DoubleTilingExpert", knobs, status, times,
-                             [100.0] * len(times), "heuristic", 0, run_id, "model"))
+        writer.append(
+            Record(
+                "znver4",
+                "dev",
+                p.to_record(),
+                "DoubleTilingExpert",
+                knobs,
+                status,
+                times,
+                [100.0] * len(times),
+                "heuristic",
+                0,
+                run_id,
+                "model",
+            )
+        )
 
-    add(problem, {"wg_m": 1}, [80.0, 82.0])   # 0.81
-    add(problem, {"wg_m": 2}, [60.0, 61.0])   # 0.605: fastest
-    add(problem, {"wg_m": 3}, [120.0])        # slower than the default: not a seed
+    add(problem, {"wg_m": 1}, [80.0, 82.0])  # 0.81
+    add(problem, {"wg_m": 2}, [60.0, 61.0])  # 0.605: fastest
+    add(problem, {"wg_m": 3}, [120.0])  # slower than the default: not a seed
     add(problem, {"wg_m": 4}, [], status="compile_error")
     add(problem, {"wg_m": 5}, [10.0], run_id="this-run")  # the current run is not prior knowledge
-    add(other, {"wg_m": 6}, [10.0])           # another problem
+    add(other, {"wg_m": 6}, [10.0])  # another problem
     add(problem, {"wg_m": 7}, [50.0, 52.0, 51.0])  # a lucky 3-round screening at 0.51 ...
-    add(problem, {"wg_m": 7}, [101.0] * 9)          # ... that its finalist's 9 rounds put at 1.01: not a seed
-    add(problem, {"wg_m": 8}, [95.0] * 3)           # 0.95 screened, 0.70 re-measured: the rounds pooled, 0.70
+    add(problem, {"wg_m": 7}, [101.0] * 9)  # ... that its finalist's 9 rounds put at 1.01: not a seed
+    add(problem, {"wg_m": 8}, [95.0] * 3)  # 0.95 screened, 0.70 re-measured: the rounds pooled, 0.70
     add(problem, {"wg_m": 8}, [70.0] * 9)
     writer.close()
-    assert known_fast(tmp_path / "znver4", problem.key, exclude_run="this-run") == [{"wg_m": 2}, {"wg_m": 8},
-                                                                                      {"wg_m": 1}]
+    assert known_fast(tmp_path / "znver4", problem.key, exclude_run="this-run") == [
+        {"wg_m": 2},
+        {"wg_m": 8},
+        {"wg_m": 1},
+    ]
     assert known_fast(tmp_path / "nothing-here", problem.key) == []

@@ -19,8 +19,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "models"
 def _read(name: str, context, tmp_path):
     tuning_input = prepare_input(EXAMPLES / name, CpuTarget(), tmp_path, context)
     flags = (tmp_path / "inputs" / "flags.txt").read_text().splitlines()
-    assert flags == ["--function=main", *(f.flag for f in tuning_input.invocation.inputs)], \
+    assert flags == ["--function=main", *(f.flag for f in tuning_input.invocation.inputs)], (
         "the function, then one seeded input file per argument"
+    )
     return tuning_input, read_dispatches(tuning_input, context)
 
 
@@ -57,6 +58,8 @@ def test_conv_net_tunes_its_batch_one_convolutions(context, tmp_path):
     untunable += [c for _, c in configured if isinstance(c, Untunable)]
     tunable = [d.problem for d, c in configured if not isinstance(c, Untunable)]
     assert len(untunable) == 1 and "convolution" in untunable[0].reason
-    assert sorted(p.key for p in tunable) == ["contraction_1x10x7200_f32f32f32_nn",
-                                              "convolution_1x30x30x32x3x3x32_f32f32f32_nhwc_hwcf",
-                                              "convolution_1x32x32x32x3x3x16_f32f32f32_nhwc_hwcf"]
+    assert sorted(p.key for p in tunable) == [
+        "contraction_1x10x7200_f32f32f32_nn",
+        "convolution_1x30x30x32x3x3x32_f32f32f32_nhwc_hwcf",
+        "convolution_1x32x32x32x3x3x16_f32f32f32_nhwc_hwcf",
+    ]

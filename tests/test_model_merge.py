@@ -30,8 +30,9 @@ def _starter(tmp_path, context, texts, default_entrypoint: bool):
 @pytest.mark.parametrize("default_entrypoint", [True, False], ids=["default-entrypoint", "include-form"])
 def test_mltune_config_wins_over_the_starter_spec(dumps, context, tmp_path, default_entrypoint):
     matmul, bmm = dumps["matmul"], dumps["batch_matmul"]
-    starter = _starter(tmp_path, context, [spec_for(matmul, THEIRS, context), spec_for(bmm, THEIRS_BMM, context)],
-                       default_entrypoint)
+    starter = _starter(
+        tmp_path, context, [spec_for(matmul, THEIRS, context), spec_for(bmm, THEIRS_BMM, context)], default_entrypoint
+    )
     assert starter.default_entrypoint == default_entrypoint
     merged = merge([spec_for(matmul, OURS, context)], starter, context, tmp_path)
     spec = tmp_path / "merged.mlir"
@@ -62,11 +63,14 @@ def test_starter_alone_when_nothing_was_tuned(dumps, context, tmp_path):
     assert merge([], None, context, tmp_path) is None
 
 
-@pytest.mark.parametrize("text,words", [
-    (None, ["cannot read"]),
-    ("module { this is not mlir", ["not valid MLIR"]),
-    ("module {\n}\n", ["not a tuning spec"]),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        (None, ["cannot read"]),
+        ("module { this is not mlir", ["not valid MLIR"]),
+        ("module {\n}\n", ["not a tuning spec"]),
+    ],
+)
 def test_bad_starter_spec_is_a_user_error(context, tmp_path, text, words):
     path = tmp_path / "starter.mlir"
     if text is not None:
@@ -95,7 +99,8 @@ def test_configs_merge_through_the_targets_applier(dumps, context, tmp_path):
     assert annotated.kind == "source" and "compilation_info" in annotated.text
     starter = _starter(tmp_path, context, [spec_for(dumps["batch_matmul"], THEIRS_BMM, context)], True)
     with_starter = merge_configs([config], starter, spec_applier, context, tmp_path)
-    assert with_starter.kind == "spec" and with_starter.text == merge([spec_for(matmul, OURS, context)], starter,
-                                                                      context, tmp_path)
+    assert with_starter.kind == "spec" and with_starter.text == merge(
+        [spec_for(matmul, OURS, context)], starter, context, tmp_path
+    )
     with pytest.raises(UserError, match="tuning spec"):
         merge_configs([config], starter, AnnotationApplier(matmul.source, context), context, tmp_path)

@@ -11,7 +11,9 @@ from test_spec import spec_for
 from mltune.whole_model.numerics import compare, run_outputs
 
 # The tiny matmul, then `+ 1e-3` on every element: a wrong result of the kind a broken config would give.
-ALTERED = matmul_source(32, 64, 48).replace("  return %r : tensor<32x48xf32>", """  %e = tensor.empty() : tensor<32x48xf32>
+ALTERED = matmul_source(32, 64, 48).replace(
+    "  return %r : tensor<32x48xf32>",
+    """  %e = tensor.empty() : tensor<32x48xf32>
   %bumped = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
       iterator_types = ["parallel", "parallel"]} ins(%r : tensor<32x48xf32>) outs(%e : tensor<32x48xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -19,7 +21,8 @@ ALTERED = matmul_source(32, 64, 48).replace("  return %r : tensor<32x48xf32>", "
     %s = arith.addf %a, %c : f32
     linalg.yield %s : f32
   } -> tensor<32x48xf32>
-  return %bumped : tensor<32x48xf32>""")
+  return %bumped : tensor<32x48xf32>""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,10 +30,14 @@ def outputs(tiny, context, tmp_path_factory):
     root = tmp_path_factory.mktemp("numerics")
     invocation = random_inputs(tiny.source, context, root / "inputs")
     (root / "altered.mlir").write_text(ALTERED)
-    (root / "spec.mlir").write_text(spec_for(tiny, {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}, context))
-    builds = {"default": compile_cpu(tiny.source, root / "default.vmfb"),
-              "retiled": compile_cpu(tiny.source, root / "retiled.vmfb", root / "spec.mlir"),
-              "altered": compile_cpu(root / "altered.mlir", root / "altered.vmfb")}
+    (root / "spec.mlir").write_text(
+        spec_for(tiny, {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}, context)
+    )
+    builds = {
+        "default": compile_cpu(tiny.source, root / "default.vmfb"),
+        "retiled": compile_cpu(tiny.source, root / "retiled.vmfb", root / "spec.mlir"),
+        "altered": compile_cpu(root / "altered.mlir", root / "altered.vmfb"),
+    }
     assert (root / "default.vmfb").read_bytes() != (root / "retiled.vmfb").read_bytes(), "the spec changed the code"
     return {name: run_outputs(vmfb, invocation, "local-task", root / f"{name}.npz") for name, vmfb in builds.items()}
 

@@ -55,8 +55,17 @@ def _crafted(intact: Path, root: Path, model_file: str, payload: bytes | None, m
     return root / "models"
 
 
-@pytest.mark.parametrize("case", ["pickle in the folder", "pickle as forest.npz", "outside by ..", "absolute path",
-                                  "link out", "old pickled format"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "pickle in the folder",
+        "pickle as forest.npz",
+        "outside by ..",
+        "absolute path",
+        "link out",
+        "old pickled format",
+    ],
+)
 def test_a_crafted_model_folder_is_refused_and_nothing_runs(case, intact, tmp_path, monkeypatch, capsys):
     marker = tmp_path / "pwned"
     payload = pickle.dumps(_Payload(marker))
@@ -129,8 +138,14 @@ def test_the_stored_arrays_predict_what_scikit_learn_predicted(learner, tmp_path
     np.testing.assert_allclose(loaded.predict(unseen), fitted.predict(unseen), rtol=0, atol=1e-9)
 
 
-def _altered_copy(intact: Path, root: Path, arrays: dict | None = None, model_bytes: bytes | None = None,
-                  sidecar_change=None, rehash: bool = True) -> Path:
+def _altered_copy(
+    intact: Path,
+    root: Path,
+    arrays: dict | None = None,
+    model_bytes: bytes | None = None,
+    sidecar_change=None,
+    rehash: bool = True,
+) -> Path:
     """A copy of the intact model whose forest arrays, file bytes or sidecar are altered; with `rehash` its manifest
     is recomputed, as someone who can write the folder would."""
     folder = root / "models" / "synthetic" / "contraction"
@@ -159,17 +174,27 @@ def _split(stored, which: int = 0) -> int:
 
 ALTERATIONS = {
     "truncated forest, manifest updated": ({"model_bytes": "half"}, "not a forest .npz"),
-    "feature names reordered in model.json": ({"sidecar_change": lambda s: {**s, "feature_names": s["feature_names"][::-1]},
-                                               "rehash": False}, "do not match the SHA-256"),
-    "a node its own child": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), _split(a))}},
-                             "not a later node of its own tree"),
-    "a child pointing back to the root (a cycle)": ({"arrays": lambda a: {"right": _with(a["right"], _split(a, 1), 0)}},
-                                                    "not a later node of its own tree"),
+    "feature names reordered in model.json": (
+        {"sidecar_change": lambda s: {**s, "feature_names": s["feature_names"][::-1]}, "rehash": False},
+        "do not match the SHA-256",
+    ),
+    "a node its own child": (
+        {"arrays": lambda a: {"left": _with(a["left"], _split(a), _split(a))}},
+        "not a later node of its own tree",
+    ),
+    "a child pointing back to the root (a cycle)": (
+        {"arrays": lambda a: {"right": _with(a["right"], _split(a, 1), 0)}},
+        "not a later node of its own tree",
+    ),
     "a leaf with one child": ({"arrays": lambda a: {"left": _with(a["left"], _leaf(a), _leaf(a) + 1)}}, "one child"),
-    "a child out of range": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), len(a["left"]) + 5)}},
-                             "out of range"),
-    "a child in the next tree": ({"arrays": lambda a: {"left": _with(a["left"], _split(a), int(a["roots"][1]))}},
-                                 "not a later node of its own tree"),
+    "a child out of range": (
+        {"arrays": lambda a: {"left": _with(a["left"], _split(a), len(a["left"]) + 5)}},
+        "out of range",
+    ),
+    "a child in the next tree": (
+        {"arrays": lambda a: {"left": _with(a["left"], _split(a), int(a["roots"][1]))}},
+        "not a later node of its own tree",
+    ),
     "depth understated": ({"arrays": lambda a: {"depth": a["depth"] - 1}}, "deeper than the recorded depth"),
 }
 
@@ -189,7 +214,7 @@ def test_a_damaged_model_is_refused_in_one_line(case, intact, tmp_path):
     """Damage that a file hash alone would let through: refused before the forest is used, one line each."""
     options, words = ALTERATIONS[case]
     if options.get("model_bytes") == "half":
-        options = {"model_bytes": (intact / MODEL_FILE).read_bytes()[:len((intact / MODEL_FILE).read_bytes()) // 2]}
+        options = {"model_bytes": (intact / MODEL_FILE).read_bytes()[: len((intact / MODEL_FILE).read_bytes()) // 2]}
     models = _altered_copy(intact, tmp_path, **options)
     with pytest.raises(UserError) as err:
         load_model(models, "synthetic", "contraction")
@@ -214,9 +239,26 @@ def test_a_damaged_model_folder_is_refused_before_any_compile(tmp_path):
     (tools / "iree-compile").write_text(f"#!/bin/sh\necho called >> {calls}\nexit 1\n")
     (tools / "iree-compile").chmod(0o755)
     model = Path(__file__).resolve().parent.parent / "examples" / "matmul_f32.mlir"
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(model), "--model-dir", "models",
-                             "--run-dir", "run", "--dataset-dir", "datasets"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=120, env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)})
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(model),
+            "--model-dir",
+            "models",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "MLTUNE_IREE_TOOLS": str(tools)},
+    )
     assert result.returncode == 2, result.stderr[-2000:]
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"mltune: error: refusing the model in models{os.sep}family-cpu{os.sep}contraction: ")

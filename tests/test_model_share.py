@@ -34,8 +34,9 @@ def test_a_matmul_counts_its_multiply_adds_and_its_three_operands(dumped: Path) 
     assert matmul.bench.is_file()
 
 
-def test_without_a_device_the_report_is_compile_only(dumped: Path, capsys: pytest.CaptureFixture[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_device_the_report_is_compile_only(
+    dumped: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys, "argv", ["model_tunable_share.py", "--dumped", str(dumped)])
     assert model_tunable_share.main() == 0
     out = capsys.readouterr().out

@@ -19,8 +19,10 @@ from mltune.emit.op_config import config_levels
 from mltune.spaces.tile_coordinates import tile_coordinates
 
 # IREE's default for this synthetic 64x96x48 matmul is written by hand here, in the compiler's own text format
-DEFAULT = ("#iree_cpu.lowering_config<distribution = [32, 32, 0], vector_common_parallel = [8, 16, 0], "
-           "vector_reduction = [0, 0, 16]>")
+DEFAULT = (
+    "#iree_cpu.lowering_config<distribution = [32, 32, 0], vector_common_parallel = [8, 16, 0], "
+    "vector_reduction = [0, 0, 16]>"
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +32,22 @@ def space() -> CpuContraction:
 
 
 def test_config_levels_reads_the_compilers_text():
-    assert config_levels(DEFAULT) == {"distribution": [32, 32, 0], "vector_common_parallel": [8, 16, 0],
-                                      "vector_reduction": [0, 0, 16]}
+    assert config_levels(DEFAULT) == {
+        "distribution": [32, 32, 0],
+        "vector_common_parallel": [8, 16, 0],
+        "vector_reduction": [0, 0, 16],
+    }
     assert config_levels("#iree_cpu.lowering_config<vector_common_parallel = [], distribution = [4]>") == {
-        "distribution": [4]}
+        "distribution": [4]
+    }
 
 
 def test_default_sits_on_its_candidate_and_other_lowerings_have_no_place(space):
     candidates = space.candidates()
     found = tile_coordinates(space, candidates, DEFAULT)
-    same = candidates.index_of({**dict.fromkeys(candidates.names, 0), "wg_m": 32, "wg_n": 32, "vec_m": 8,
-                                "vec_n": 16, "vec_k": 16})
+    same = candidates.index_of(
+        {**dict.fromkeys(candidates.names, 0), "wg_m": 32, "wg_n": 32, "vec_m": 8, "vec_n": 16, "vec_k": 16}
+    )
     assert same is not None and found.default is not None
     np.testing.assert_allclose(found.candidates[same], found.default)
     tiled = candidates.column("lowering") != 0

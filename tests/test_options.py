@@ -18,23 +18,75 @@ from mltune.tuning.options import TuneOptions
 
 # `mltune.tune`'s keywords and defaults before the table generated them: the API must not change.
 API_BEFORE = {
-    "target": "host", "ranker": "learned", "budget": 50, "time_budget": None, "output": None, "run_dir": None,
-    "dataset_dir": None, "model_dir": None, "function": None, "seed": 0, "jobs": None, "devices": None, "batch": 8,
-    "min_speedup": 1.03, "near_default": None, "top": None, "starter_spec": None, "flag_search": False,
-    "timing": "auto", "iree_flags": (), "cluster": None, "shared_fs": False, "compile_only": False,
-    "progress": "bar", "show_paths": False, "command_line": None, "inputs": (), "parameters": (), "int_range": None,
-    "compile_flags_file": None, "benchmark_flags_file": None, "screen": "auto", "screen_finalists": 4, "shape": None,
+    "target": "host",
+    "ranker": "learned",
+    "budget": 50,
+    "time_budget": None,
+    "output": None,
+    "run_dir": None,
+    "dataset_dir": None,
+    "model_dir": None,
+    "function": None,
+    "seed": 0,
+    "jobs": None,
+    "devices": None,
+    "batch": 8,
+    "min_speedup": 1.03,
+    "near_default": None,
+    "top": None,
+    "starter_spec": None,
+    "flag_search": False,
+    "timing": "auto",
+    "iree_flags": (),
+    "cluster": None,
+    "shared_fs": False,
+    "compile_only": False,
+    "progress": "bar",
+    "show_paths": False,
+    "command_line": None,
+    "inputs": (),
+    "parameters": (),
+    "int_range": None,
+    "compile_flags_file": None,
+    "benchmark_flags_file": None,
+    "screen": "auto",
+    "screen_finalists": 4,
+    "shape": None,
 }
 
 # Synthetic values, none of them a default, for every option.
 GIVEN = {
-    "target": "sm_90", "ranker": "heuristic", "budget": 7, "time_budget": 30.5, "output": Path("/tmp/s.mlir"),
-    "run_dir": Path("/tmp/run"), "dataset_dir": Path("/tmp/d"), "model_dir": Path("/tmp/m"), "function": "forward",
-    "seed": 3, "jobs": 1, "devices": "cuda://0,cuda://1", "batch": 4, "min_speedup": 1.1, "near_default": 0.5,
-    "top": 2, "starter_spec": Path("/tmp/start.mlir"), "flag_search": True, "screen": "one-op",
-    "screen_finalists": 3, "timing": "kernel", "iree_flags": ("--iree-opt-level=O3",), "inputs": ("@a.npy", "2xf32=1"),
-    "shape": "1x128xi64", "parameters": ("model=w.irpa",), "int_range": "0:7", "compile_flags_file": Path("/tmp/c"),
-    "benchmark_flags_file": Path("/tmp/b"), "cluster": "auto", "shared_fs": True, "compile_only": True,
+    "target": "sm_90",
+    "ranker": "heuristic",
+    "budget": 7,
+    "time_budget": 30.5,
+    "output": Path("/tmp/s.mlir"),
+    "run_dir": Path("/tmp/run"),
+    "dataset_dir": Path("/tmp/d"),
+    "model_dir": Path("/tmp/m"),
+    "function": "forward",
+    "seed": 3,
+    "jobs": 1,
+    "devices": "cuda://0,cuda://1",
+    "batch": 4,
+    "min_speedup": 1.1,
+    "near_default": 0.5,
+    "top": 2,
+    "starter_spec": Path("/tmp/start.mlir"),
+    "flag_search": True,
+    "screen": "one-op",
+    "screen_finalists": 3,
+    "timing": "kernel",
+    "iree_flags": ("--iree-opt-level=O3",),
+    "inputs": ("@a.npy", "2xf32=1"),
+    "shape": "1x128xi64",
+    "parameters": ("model=w.irpa",),
+    "int_range": "0:7",
+    "compile_flags_file": Path("/tmp/c"),
+    "benchmark_flags_file": Path("/tmp/b"),
+    "cluster": "auto",
+    "shared_fs": True,
+    "compile_only": True,
     "progress": "verbose",
 }
 
@@ -68,17 +120,22 @@ def test_the_command_line_defaults_are_the_librarys_but_where_the_table_says():
     assert defaults.pop("output") == Path("best_spec.mlir")  # the library writes to the run folder alone
     assert defaults.pop("int_range") == IntRange(0, 2) and defaults.pop("shape") == []
     assert {name: tuple(v) if isinstance(v, list) else v for name, v in defaults.items()} == {
-        name: value for name, value in API_BEFORE.items()
-        if name not in ("output", "int_range", "shape", "show_paths", "command_line")}
+        name: value
+        for name, value in API_BEFORE.items()
+        if name not in ("output", "int_range", "shape", "show_paths", "command_line")
+    }
 
 
-@pytest.mark.parametrize("given, message", [
-    ({"budget": 0}, "--budget: "),
-    ({"iree_flags": ["--iree-opt-level=O3", "opt"]}, "--iree-flag: "),
-    ({"screen": "model"}, "--screen: expected one of auto, none, dispatch, one-op, got 'model'"),
-    ({"progress": "loud"}, "progress: expected one of bar, quiet, verbose, got 'loud'"),
-    ({"near_default": 2}, "--near-default: "),
-])
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"budget": 0}, "--budget: "),
+        ({"iree_flags": ["--iree-opt-level=O3", "opt"]}, "--iree-flag: "),
+        ({"screen": "model"}, "--screen: expected one of auto, none, dispatch, one-op, got 'model'"),
+        ({"progress": "loud"}, "progress: expected one of bar, quiet, verbose, got 'loud'"),
+        ({"near_default": 2}, "--near-default: "),
+    ],
+)
 def test_a_library_call_is_checked_as_the_command_line_is(given, message):
     with pytest.raises(UserError) as refused:
         check_options(TuneOptions.of(**given))

@@ -76,7 +76,12 @@ def test_a_conv_problem_is_ranked_by_the_conv_model(trained, monkeypatch):
 
 def test_a_kind_with_one_problem_is_skipped_with_its_reason(tmp_path, capsys):
     root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:1])
-    assert main(["train", "--arch", "synthetic", "--dataset-dir", str(root), "--model-dir", str(tmp_path / "m"), "--force"]) == 0
+    assert (
+        main(
+            ["train", "--arch", "synthetic", "--dataset-dir", str(root), "--model-dir", str(tmp_path / "m"), "--force"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "convolution: skipped, 1 problem(s), each within 2x of every other" in out
     assert "contraction: 120 candidates of 3 problems" in out
@@ -96,8 +101,10 @@ def test_a_missing_kind_is_ranked_by_the_heuristic_saying_so(trained, tmp_path, 
     line = capsys.readouterr().err
     assert line.count("\n") == 1 and "convolution on synthetic ranked by the heuristic (no convolution model" in line
     nothing = CpuInfo("nothing", 32, 2)
-    with pytest.raises(UserError, match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`"
-                                        ".*`mltune train --family cpu`"):
+    with pytest.raises(
+        UserError,
+        match="no random-forest model for arch 'nothing' .*`mltune train --arch nothing`.*`mltune train --family cpu`",
+    ):
         RandomForest(0, model_dir=only_matmuls).check_for(nothing)
 
 
@@ -114,8 +121,22 @@ def test_evaluate_leaves_out_a_kind_with_one_problem(tmp_path, capsys):
 def test_evaluate_scores_one_kind(tmp_path, capsys):
     """Synthetic matmuls and convolutions: `--kind` scores only the problems of that op kind."""
     root = write_synthetic_conv_records(write_synthetic_dataset(tmp_path / "datasets"), CONVS[:2])
-    assert main(["evaluate", "--arch", "synthetic", "--dataset-dir", str(root), "--kind", "convolution",
-                 "--out", str(tmp_path / "ev")]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--arch",
+                "synthetic",
+                "--dataset-dir",
+                str(root),
+                "--kind",
+                "convolution",
+                "--out",
+                str(tmp_path / "ev"),
+            ]
+        )
+        == 0
+    )
     assert "2 problems;" in capsys.readouterr().out
     report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
     assert report["kind"] == "convolution"

@@ -28,15 +28,25 @@ def _model_with_constants() -> str:
     """Two dispatches, each capturing a constant tensor held as a `dense_resource` (as PyTorch exports do with a
     convolution's bias): a matmul plus bias, and a scaling."""
     rng = np.random.default_rng(0)  # synthetic constants
-    generic = ('linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}} ins({ins}) outs({outs}) {{\n'
-               '  ^bb0(%a: f32, %b: f32, %o: f32):\n    %s = {op} %a, %b : f32\n    linalg.yield %s : f32\n  }}')
+    generic = (
+        "linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}} ins({ins}) outs({outs}) {{\n"
+        "  ^bb0(%a: f32, %b: f32, %o: f32):\n    %s = {op} %a, %b : f32\n    linalg.yield %s : f32\n  }}"
+    )
     row_maps = "affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>"
-    bias_add = generic.format(maps=row_maps, iters='"parallel", "parallel"',
-                              ins="%mm, %bias : tensor<8x32xf32>, tensor<32xf32>",
-                              outs="%empty : tensor<8x32xf32>", op="arith.addf")
-    scaling = generic.format(maps=", ".join(["affine_map<(i) -> (i)>"] * 3), iters='"parallel"',
-                             ins="%y, %scale : tensor<64xf32>, tensor<64xf32>", outs="%e2 : tensor<64xf32>",
-                             op="arith.mulf")
+    bias_add = generic.format(
+        maps=row_maps,
+        iters='"parallel", "parallel"',
+        ins="%mm, %bias : tensor<8x32xf32>, tensor<32xf32>",
+        outs="%empty : tensor<8x32xf32>",
+        op="arith.addf",
+    )
+    scaling = generic.format(
+        maps=", ".join(["affine_map<(i) -> (i)>"] * 3),
+        iters='"parallel"',
+        ins="%y, %scale : tensor<64xf32>, tensor<64xf32>",
+        outs="%e2 : tensor<64xf32>",
+        op="arith.mulf",
+    )
     results = "tensor<8x32xf32>, tensor<64xf32>"
     return f"""func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %y: tensor<64xf32>) -> ({results}) {{
   %bias = arith.constant dense_resource<bias_32> : tensor<32xf32>

@@ -121,8 +121,13 @@ def test_a_broken_plugin_is_one_line_and_exit_2(name, tmp_path):
     value, words = BROKEN[name]
     register(tmp_path / "site", "broken-plugin", {name: value}, {"plugin_orders": ORDERS})
     (tmp_path / "mm.mlir").write_text(matmul_source(32, 64, 48))
-    line = one_line_error(mltune_with(tmp_path / "site", ["tune", "mm.mlir", "--ranker", name, "--run-dir", "run",
-                                                          "--dataset-dir", "datasets"], tmp_path))
+    line = one_line_error(
+        mltune_with(
+            tmp_path / "site",
+            ["tune", "mm.mlir", "--ranker", name, "--run-dir", "run", "--dataset-dir", "datasets"],
+            tmp_path,
+        )
+    )
     for word in words:
         assert word in line, (word, line)
     assert not (tmp_path / "run").exists()
@@ -142,9 +147,25 @@ def test_a_plugin_ranks_a_real_tune_by_name(tmp_path):
     """`--ranker reverse` (a plugin) picks the candidates of a real tune: every record names it."""
     register(tmp_path / "site", "orders-plugin", {"reverse": "plugin_orders:Reverse"}, {"plugin_orders": ORDERS})
     (tmp_path / "mm.mlir").write_text(matmul_source(32, 64, 48))
-    result = mltune_with(tmp_path / "site", ["tune", "mm.mlir", "--ranker", "reverse", "--budget", "2", "-q",
-                                             "--near-default", "0", "--run-dir", "run", "--dataset-dir", "datasets"],
-                         tmp_path)
+    result = mltune_with(
+        tmp_path / "site",
+        [
+            "tune",
+            "mm.mlir",
+            "--ranker",
+            "reverse",
+            "--budget",
+            "2",
+            "-q",
+            "--near-default",
+            "0",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+        ],
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert len(records) >= 2 and {r["ranker"] for r in records} == {"reverse"}
@@ -155,10 +176,15 @@ def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_recor
     """`held-out` fails on any problem its records hold: the evaluation passes only if every problem is scored by a
     plugin made from the other problems' records (synthetic dataset)."""
     datasets = write_synthetic_dataset(tmp_path / "datasets")
-    register(tmp_path / "site", "orders-plugin",
-             {"reverse": "plugin_orders:Reverse", "held-out": "plugin_orders:HeldOut"}, {"plugin_orders": ORDERS})
-    result = mltune_with(tmp_path / "site", ["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets),
-                                             "--out", "out"], tmp_path)
+    register(
+        tmp_path / "site",
+        "orders-plugin",
+        {"reverse": "plugin_orders:Reverse", "held-out": "plugin_orders:HeldOut"},
+        {"plugin_orders": ORDERS},
+    )
+    result = mltune_with(
+        tmp_path / "site", ["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", "out"], tmp_path
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rankers = json.loads((tmp_path / "out" / "evaluation.json").read_text())["rankers"]
     problems = [p["problem"] for p in rankers["heuristic"]["problems"]]
@@ -171,8 +197,13 @@ def test_evaluate_scores_plugins_and_leaves_each_problem_out_of_a_learners_recor
 def test_a_plugin_asking_for_no_candidate_of_the_problem_is_one_line(tmp_path):
     datasets = write_synthetic_dataset(tmp_path / "datasets")
     register(tmp_path / "site", "bad-plugin", {"out-of-range": "plugin_orders:OutOfRange"}, {"plugin_orders": ORDERS})
-    line = one_line_error(mltune_with(tmp_path / "site", ["evaluate", "--arch", "synthetic", "--dataset-dir",
-                                                          str(datasets), "--out", "out"], tmp_path))
+    line = one_line_error(
+        mltune_with(
+            tmp_path / "site",
+            ["evaluate", "--arch", "synthetic", "--dataset-dir", str(datasets), "--out", "out"],
+            tmp_path,
+        )
+    )
     assert "'out-of-range'" in line and "returned candidate 1000000000" in line
 
 
@@ -203,8 +234,21 @@ def test_the_lightgbm_example_plugin_is_evaluated_leaving_each_problem_out(tmp_p
     emeraldrapids records beside mltune's own rankers: a cost model must beat a random order."""
     if "lightgbm" not in {point.name for point in entry_points(group=GROUP)}:
         pytest.skip("the example plugin is not installed: pip install -e examples/lightgbm_ranker")
-    result = run([sys.executable, "-m", "mltune.cli", "evaluate", "--arch", "emeraldrapids", "--dataset-dir",
-                  str(REPO / "datasets"), "--out", str(tmp_path)], timeout=900)
+    result = run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "evaluate",
+            "--arch",
+            "emeraldrapids",
+            "--dataset-dir",
+            str(REPO / "datasets"),
+            "--out",
+            str(tmp_path),
+        ],
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rankers = json.loads((tmp_path / "evaluation.json").read_text())["rankers"]
     assert len(rankers["lightgbm"]["problems"]) == len(rankers["random-forest"]["problems"])

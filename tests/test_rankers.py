@@ -15,8 +15,11 @@ from mltune.spaces.cpu_contraction import CpuContraction
 
 KNOBS = ("wg_m", "wg_n", "vec_m", "vec_n", "vec_k")
 ADAPTIVE = {"tpe", "random-forest-refit"}  # rankers whose order depends on what they are told
-MAPS = ("affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
-        "affine_map<(d0, d1, d2) -> (d0, d1)>")
+MAPS = (
+    "affine_map<(d0, d1, d2) -> (d0, d2)>",
+    "affine_map<(d0, d1, d2) -> (d2, d1)>",
+    "affine_map<(d0, d1, d2) -> (d0, d1)>",
+)
 
 
 def problem(m: int, n: int, k: int, lhs: str = "f32", out: str = "f32") -> Problem:
@@ -111,9 +114,17 @@ def test_unknown_ranker_lists_the_valid_names():
     for name in ranker_names():
         assert name in message
     # mltune's own rankers are entry points of the installed package, listed first
-    assert ranker_names()[:len(BUILT_IN)] == list(BUILT_IN)
-    assert set(BUILT_IN) == {"none", "shuffle", "shuffle-lowerings", "heuristic", "learned", "random-forest",
-                             "random-forest-refit", "tpe"}
+    assert ranker_names()[: len(BUILT_IN)] == list(BUILT_IN)
+    assert set(BUILT_IN) == {
+        "none",
+        "shuffle",
+        "shuffle-lowerings",
+        "heuristic",
+        "learned",
+        "random-forest",
+        "random-forest-refit",
+        "tpe",
+    }
 
 
 # --- features ---------------------------------------------------------------------------------------------
@@ -121,11 +132,13 @@ def test_unknown_ranker_lists_the_valid_names():
 
 def test_feature_values_by_hand():
     # synthetic: three hand-picked candidates of a 100x1000x300 f32 matmul on 64-byte vectors and 3 cores
-    rows = np.array([
-        [50, 64, 5, 16, 15],    # A
-        [64, 1000, 8, 20, 64],  # B
-        [32, 64, 32, 64, 4],    # C
-    ])
+    rows = np.array(
+        [
+            [50, 64, 5, 16, 15],  # A
+            [64, 1000, 8, 20, 64],  # B
+            [32, 64, 32, 64, 4],  # C
+        ]
+    )
     f = cpu_contraction_features(problem(100, 1000, 300), cpu(64, 3), CandidateSet(KNOBS, rows))
     expect = {
         # 1 - size / (ceil(size / tile) * tile)
@@ -141,7 +154,11 @@ def test_feature_values_by_hand():
         # vec_m * ceil(vec_n / 16) accumulators, ceil(vec_n / 16) RHS vectors and one broadcast of 32 vector registers
         "register_fill": [(5 + 1 + 1) / 32, (16 + 2 + 1) / 32, (128 + 4 + 1) / 32],
         "register_overflow": [0, 0, 128 + 4 + 1 - 32],  # 32 vector registers: an AVX-512 core
-        "fma_per_load": [5 * 16 * 15 / (5 * 15 + 15 * 16), 8 * 20 * 64 / (8 * 64 + 64 * 20), 32 * 64 * 4 / (32 * 4 + 4 * 64)],
+        "fma_per_load": [
+            5 * 16 * 15 / (5 * 15 + 15 * 16),
+            8 * 20 * 64 / (8 * 64 + 64 * 20),
+            32 * 64 * 4 / (32 * 4 + 4 * 64),
+        ],
         "tile_k_pow2": [0, 1, 1],
         "vector_n_per_lanes": [1, 20 / 16, 4],
     }
@@ -149,14 +166,17 @@ def test_feature_values_by_hand():
         np.testing.assert_allclose(f[name], values, err_msg=name)
     # footprint of one workgroup: (wg_m*K + K*wg_n) inputs + wg_m*wg_n accumulators, 4 bytes each
     # over the L2 of a typical AVX-512 server core (the table lacks this CPU): 1.25 MiB
-    np.testing.assert_allclose(f["workgroup_footprint_per_l2"][0], ((50 * 300 + 300 * 64) * 4 + 50 * 64 * 4) / (1280 << 10))
+    np.testing.assert_allclose(
+        f["workgroup_footprint_per_l2"][0], ((50 * 300 + 300 * 64) * 4 + 50 * 64 * 4) / (1280 << 10)
+    )
     assert f.values.shape == (3, len(f.names)) and f.values.dtype == np.float64
 
 
 def test_features_use_accumulator_lanes_and_batch():
     # synthetic: f16 inputs with f32 accumulators still have 16 lanes per 64-byte vector; batch 12 multiplies workgroups
-    p = Problem("contraction", "linalg.batch_matmul", (12, 128, 128, 64), (0,), (1,), (2,), (3,), "f16", "f16", "f32",
-                (), "nn")
+    p = Problem(
+        "contraction", "linalg.batch_matmul", (12, 128, 128, 64), (0,), (1,), (2,), (3,), "f16", "f16", "f32", (), "nn"
+    )
     rows = np.array([[64, 64, 8, 24, 16]])
     f = cpu_contraction_features(p, cpu(64, 4), CandidateSet(KNOBS, rows))
     assert f["vector_lane_fill"][0] == pytest.approx(24 / 32)
@@ -167,5 +187,7 @@ def test_features_use_accumulator_lanes_and_batch():
 
 def test_padding_and_wave_helpers():
     # synthetic arrays
-    np.testing.assert_allclose(padding_waste(10, np.array([1, 3, 4, 10, 16])), [0, 1 - 10 / 12, 1 - 10 / 12, 0, 1 - 10 / 16])
+    np.testing.assert_allclose(
+        padding_waste(10, np.array([1, 3, 4, 10, 16])), [0, 1 - 10 / 12, 1 - 10 / 12, 0, 1 - 10 / 16]
+    )
     np.testing.assert_allclose(wave_inefficiency(np.array([1, 4, 5, 8]), 4), [3 / 4, 0, 3 / 8, 0])

@@ -44,9 +44,15 @@ def cluster():
         # the head's client proxy gives a client's own server this long to start (30 s by default, which a loaded
         # 2-core machine running three Ray nodes has exceeded); the head inherits this process's environment
         env.setenv("RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S", "180")
-        nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE,
-                                                              "include_dashboard": False,
-                                                              "ray_client_server_port": client_port})
+        nodes = Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 0,
+                "object_store_memory": STORE,
+                "include_dashboard": False,
+                "ray_client_server_port": client_port,
+            },
+        )
     nodes.client_port = client_port
     for _ in range(2):
         nodes.add_node(num_cpus=1, resources={BENCH_RESOURCE: 1}, object_store_memory=STORE)
@@ -61,10 +67,30 @@ def test_tune_through_ray_end_to_end(cluster, tiny, tmp_path):
     """A real `mltune tune --cluster auto`: every record once, each benchmarked candidate measured on an actor."""
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "6",
-                             "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir),
-                             "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env, capture_output=True,
-                            text=True, timeout=MLTUNE_TIMEOUT_S)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(tiny.source),
+            "--budget",
+            "6",
+            "--cluster",
+            "auto",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(dataset_dir),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MLTUNE_TIMEOUT_S,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     (dispatch,) = json.loads((run_dir / "summary.json").read_text())["dispatches"]
     assert dispatch["benchmarked"] == 6 and dispatch["stop_reason"] == "budget spent"
@@ -85,18 +111,46 @@ def test_a_models_dispatches_are_searched_concurrently_through_ray(cluster, tmp_
     source.write_text(TWO_OP_SOURCE)
     run_dir = tmp_path / "run"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "6", "--top", "2",
-                             "--ranker", "heuristic", "--screen", "none", "--cluster", "auto", "--shared-fs", "--run-dir", str(run_dir), "--dataset-dir",
-                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(source),
+            "--budget",
+            "6",
+            "--top",
+            "2",
+            "--ranker",
+            "heuristic",
+            "--screen",
+            "none",
+            "--cluster",
+            "auto",
+            "--shared-fs",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MLTUNE_TIMEOUT_S,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     budgets = {a["problem"]: a["budget"] for a in summary["allocations"]}
     assert len(summary["dispatches"]) == 2
     assert all(d["benchmarked"] == budgets[d["problem"]] for d in summary["dispatches"])
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-    assert len({(json.dumps(r["problem"], sort_keys=True), json.dumps(r["knobs"], sort_keys=True))
-                for r in records}) == len(records)
+    assert len(
+        {(json.dumps(r["problem"], sort_keys=True), json.dumps(r["knobs"], sort_keys=True)) for r in records}
+    ) == len(records)
     assert_searched_together(run_dir, summary, records, eager=True)
 
 
@@ -108,10 +162,36 @@ def test_a_screened_model_through_ray_ends(cluster, tmp_path):
     (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
     run_dir = tmp_path / "run"
     env = {**os.environ, "RAY_ADDRESS": cluster.address}
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", "two_ops.mlir", "--budget", "6",
-                             "--screen", "dispatch", "--screen-finalists", "1", "--top", "2", "--cluster", "auto", "--run-dir",
-                             str(run_dir), "--dataset-dir", str(tmp_path / "datasets"), "-o", "spec.mlir"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            "two_ops.mlir",
+            "--budget",
+            "6",
+            "--screen",
+            "dispatch",
+            "--screen-finalists",
+            "1",
+            "--top",
+            "2",
+            "--cluster",
+            "auto",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            "spec.mlir",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MLTUNE_TIMEOUT_S,
+    )
     assert result.returncode in (0, 1), result.stderr[-3000:]  # 1: no winner, which the model decides
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert {r["screen"] for r in records} == {"dispatch", ""}
@@ -121,8 +201,14 @@ def test_a_screened_model_through_ray_ends(cluster, tmp_path):
         if r["screen"]:
             measured.setdefault(Problem.from_record(r["problem"]).key, []).append(r["timestamp"])
     dispatches = json.loads((run_dir / "summary.json").read_text())["dispatches"]
-    built = {d["problem"]: min(p.stat().st_mtime for p in (run_dir / "screen" / d["dispatch"]).rglob("module.vmfb")
-                               if p.parent.name.startswith("candidate")) for d in dispatches}
+    built = {
+        d["problem"]: min(
+            p.stat().st_mtime
+            for p in (run_dir / "screen" / d["dispatch"]).rglob("module.vmfb")
+            if p.parent.name.startswith("candidate")
+        )
+        for d in dispatches
+    }
     first, second = sorted(measured, key=lambda key: min(measured[key]))
     assert built[second] < max(measured[first]), "the second dispatch's screen began before the first one's ended"
     in_model = {}
@@ -150,8 +236,7 @@ def test_each_group_is_built_and_timed_on_its_own_module(cluster, tiny, context,
         builder = Builder(tuning_input, tmp_path / name / "candidates", jobs=1)
         workloads[name] = Workload(builder, builder.compile(-1, None, "baseline").vmfb, tuning_input.invocation)
     first = workloads["tiny"]
-    executor = RayExecutor(first.builder, first.baseline, first.invocation, "local-task", gpu=False,
-                           groups=workloads)
+    executor = RayExecutor(first.builder, first.baseline, first.invocation, "local-task", gpu=False, groups=workloads)
     try:
         builds: list[tuple[str, BuildResult]] = []
         for index in range(3):
@@ -161,8 +246,9 @@ def test_each_group_is_built_and_timed_on_its_own_module(cluster, tiny, context,
         assert all(b.status == "ok" and b.vmfb.is_relative_to(tmp_path / g / "candidates") for g, b in builds), builds
         measured: list[tuple[str, Measurement]] = []
         for name, build in builds:
-            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
-                                                   name))
+            executor.submit_benchmark(
+                BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02), name)
+            )
         executor.run(lambda job, measurement: measured.append((job.group, measurement)))
         assert sorted((g, m.index) for g, m in measured) == sorted((g, i) for g in workloads for i in range(3))
         assert all(m.status == "ok" for _, m in measured), measured
@@ -174,19 +260,42 @@ def test_ctrl_c_through_ray_keeps_the_records_and_frees_the_cluster(cluster, tin
     """Ctrl-C on the driver: exit 130 with every record kept, and the actors and compile tasks it held are given
     back to the cluster (its benchmarking and compile resources are all free again)."""
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", str(tiny.source), "--budget", "60",
-                             "--ranker", "shuffle", "--cluster", "auto", "--run-dir", str(run_dir), "--dataset-dir",
-                             str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir")], cwd=tmp_path,
-                            env={**os.environ, "RAY_ADDRESS": cluster.address}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(tiny.source),
+            "--budget",
+            "60",
+            "--ranker",
+            "shuffle",
+            "--cluster",
+            "auto",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "RAY_ADDRESS": cluster.address},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     results = run_dir / "results.jsonl"
-    _, stderr = interrupt_when(proc, lambda: results.is_file() and results.read_text().count("\n") >= 2,
-                               MLTUNE_TIMEOUT_S)
+    _, stderr = interrupt_when(
+        proc, lambda: results.is_file() and results.read_text().count("\n") >= 2, MLTUNE_TIMEOUT_S
+    )
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
     assert stderr.strip().splitlines()[-1].startswith("mltune: interrupted; every record measured so far is kept")
     records = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(records) >= 2 and len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == len(records)
+
     def held() -> dict[str, float]:
         free, total = ray.available_resources(), ray.cluster_resources()
         return {key: total[key] - free.get(key, 0.0) for key in (BENCH_RESOURCE, "CPU")}
@@ -227,8 +336,9 @@ def test_killed_actors_lose_no_measurement_and_duplicate_none(cluster, tiny, con
             for build in builds:
                 executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, plan, group))
         executor.run(collect)
-        assert sorted((g, m.index) for g, m in measurements) == [(g, i) for g in ("tiny", "twin") for i in range(6)], \
+        assert sorted((g, m.index) for g, m in measurements) == [(g, i) for g in ("tiny", "twin") for i in range(6)], (
             "each job once, none lost"
+        )
         assert all(m.status == "ok" for _, m in measurements), measurements
         assert set(executor.actor_pids()).isdisjoint(pids), "the killed actors were restarted"
     finally:
@@ -241,8 +351,11 @@ def _timing_workers(parents: list[int]) -> dict[int, set[int]]:
     for entry in Path("/proc").iterdir():
         try:
             command = (entry / "cmdline").read_bytes().split(b"\0")
-            parent = int(next(line for line in (entry / "status").read_text().splitlines()
-                              if line.startswith("PPid:")).split()[1])
+            parent = int(
+                next(line for line in (entry / "status").read_text().splitlines() if line.startswith("PPid:")).split()[
+                    1
+                ]
+            )
         except (OSError, ValueError, StopIteration):
             continue
         if parent in found and b"mltune.execution.timing_worker" in command:
@@ -255,8 +368,9 @@ def test_idle_actors_start_the_timing_worker_of_the_group_being_compiled(cluster
     follow, in two calls, are taken by those same worker processes."""
     tuning_input = prepare_input(tiny.source, CpuTarget(), tmp_path, context)
     builder = Builder(tuning_input, tmp_path / "candidates", jobs=1)
-    executor = RayExecutor(builder, builder.compile(-1, None, "baseline").vmfb, tuning_input.invocation, "local-task",
-                           gpu=False)
+    executor = RayExecutor(
+        builder, builder.compile(-1, None, "baseline").vmfb, tuning_input.invocation, "local-task", gpu=False
+    )
     try:
         pids = executor.actor_pids()
         builds: list[BuildResult] = []
@@ -268,8 +382,9 @@ def test_idle_actors_start_the_timing_worker_of_the_group_being_compiled(cluster
         measured: list[Measurement] = []
         for _ in range(2):
             for build in builds:
-                executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
-                                                       "tiny"))
+                executor.submit_benchmark(
+                    BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02), "tiny")
+                )
             executor.run(lambda job, measurement: measured.append(measurement))
         assert len(measured) == 4 and all(m.status == "ok" for m in measured), measured
         assert _timing_workers(pids) == started, "the workers started early took the measurements"
@@ -294,13 +409,18 @@ def test_without_a_shared_filesystem_a_split_model_runs_with_its_archive(cluster
         assert [b.status for b in builds] == ["ok", "ok"], [b.detail for b in builds]
         measurements: list[Measurement] = []
         for build in builds:
-            executor.submit_benchmark(BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02),
-                                                   "mlp"))
+            executor.submit_benchmark(
+                BenchmarkJob(build.index, build.vmfb, TimingPlan(rounds=1, round_seconds=0.02), "mlp")
+            )
         executor.run(lambda job, measurement: measurements.append(measurement))
-        assert sorted(m.index for m in measurements) == [0, 1] and all(m.status == "ok" for m in measurements), \
+        assert sorted(m.index for m in measurements) == [0, 1] and all(m.status == "ok" for m in measurements), (
             measurements
-        copies = [c for c in Path(tempfile.gettempdir()).glob("mltune-archive-*.irpa")
-                  if c.read_bytes() == made.archive.path.read_bytes()]
+        )
+        copies = [
+            c
+            for c in Path(tempfile.gettempdir()).glob("mltune-archive-*.irpa")
+            if c.read_bytes() == made.archive.path.read_bytes()
+        ]
         assert len(copies) == 1, "one copy for both nodes of this machine"
         copies[0].unlink()
     finally:
@@ -312,8 +432,23 @@ def test_an_unreachable_cluster_is_a_user_error(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     source = tmp_path / "model.mlir"
     source.write_text("func.func @main() {\n  return\n}\n")
-    result = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--cluster",
-                             "127.0.0.1:1", "--run-dir", str(tmp_path / "run")], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=MLTUNE_TIMEOUT_S)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(source),
+            "--cluster",
+            "127.0.0.1:1",
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MLTUNE_TIMEOUT_S,
+    )
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.startswith("mltune: error: ") and "Traceback" not in result.stderr

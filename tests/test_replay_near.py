@@ -36,15 +36,17 @@ def datasets(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def near(tmp_path_factory) -> NearDefaultReplay:
     work, context = tmp_path_factory.mktemp("defaults"), new_context()
-    return NearDefaultReplay(0.25, lambda s: one_op_default_config(s.problem, CpuTarget(s.target.arch), context,
-                                                                   work / s.key))
+    return NearDefaultReplay(
+        0.25, lambda s: one_op_default_config(s.problem, CpuTarget(s.target.arch), context, work / s.key)
+    )
 
 
 def test_the_twin_takes_the_measured_candidate_nearest_the_default_among_its_first_picks(datasets, near):
     problems = load_dataset(datasets, "znver4").problems
     assert near.placed(problems) == len(problems) == 3
-    makers = near.makers({"heuristic": lambda i: make_ranker("heuristic", 0),
-                          "shuffle": lambda i: make_ranker("shuffle", 0)}, problems)
+    makers = near.makers(
+        {"heuristic": lambda i: make_ranker("heuristic", 0), "shuffle": lambda i: make_ranker("shuffle", 0)}, problems
+    )
     assert set(makers) == {"heuristic", "heuristic" + NEAR_SUFFIX, "shuffle"}  # the reference order has no twin
     for i, samples in enumerate(problems):
         space, config = near._placed[samples.key]
@@ -53,8 +55,10 @@ def test_the_twin_takes_the_measured_candidate_nearest_the_default_among_its_fir
         distance = np.abs(places.candidates - places.default).sum(axis=1)
         distance[np.isnan(distance) | (distance == 0)] = np.inf
         nearest = set(np.flatnonzero(distance == distance.min()))
-        alone, twin = replay(makers["heuristic"](i), samples, 8), replay(makers["heuristic" + NEAR_SUFFIX](i),
-                                                                       samples, 8)
+        alone, twin = (
+            replay(makers["heuristic"](i), samples, 8),
+            replay(makers["heuristic" + NEAR_SUFFIX](i), samples, 8),
+        )
         assert sorted(twin) == sorted(alone) == list(range(len(samples.ratios)))  # the same pool, reordered
         assert nearest & set(twin[:4])  # one pick in four near the default, its nearest first
 
@@ -66,7 +70,21 @@ def test_evaluate_scores_the_twins_and_none_when_asked_for_none(datasets, tmp_pa
     assert report["near_default"] == 0.25
     assert {"heuristic+near-default", "random-forest+near-default", "tpe+near-default"} <= set(report["honest"])
     assert not {"none+near-default", "shuffle+near-default"} & set(report["honest"])
-    assert main(["evaluate", "--arch", "znver4", "--dataset-dir", str(datasets), "--out", str(tmp_path / "b"),
-                 "--near-default", "0"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--arch",
+                "znver4",
+                "--dataset-dir",
+                str(datasets),
+                "--out",
+                str(tmp_path / "b"),
+                "--near-default",
+                "0",
+            ]
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "b" / "evaluation.json").read_text())
     assert report["near_default"] == 0 and not [name for name in report["honest"] if NEAR_SUFFIX in name]

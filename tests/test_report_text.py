@@ -17,8 +17,17 @@ from mltune.search.results import DispatchResult, Trial
 
 def _report(tmp_path: Path, spec_path: Path | None) -> TuneReport:
     output = tmp_path / "best_spec.mlir"
-    return TuneReport("model", baseline_us=100.0, dispatches=[], results=[], spec_path=spec_path,
-                      requested_output=output, wall_seconds=10.0, tool_seconds=9.0, records_path=tmp_path / "r.jsonl")
+    return TuneReport(
+        "model",
+        baseline_us=100.0,
+        dispatches=[],
+        results=[],
+        spec_path=spec_path,
+        requested_output=output,
+        wall_seconds=10.0,
+        tool_seconds=9.0,
+        records_path=tmp_path / "r.jsonl",
+    )
 
 
 def test_a_written_spec_is_not_also_reported_as_missing(tmp_path, capsys):
@@ -32,8 +41,10 @@ def test_no_spec_says_why_and_names_an_earlier_output(tmp_path, capsys):
     (tmp_path / "best_spec.mlir").write_text("from before")
     print_report(_report(tmp_path, None))
     out = capsys.readouterr().out
-    assert ("No tuning spec written: no candidate ran faster than IREE's default in screening: its configuration "
-            "is the best found.") in out
+    assert (
+        "No tuning spec written: no candidate ran faster than IREE's default in screening: its configuration "
+        "is the best found."
+    ) in out
     assert "is from an earlier run and was left as it was" in out and "Tuning spec: " not in out
 
 
@@ -42,12 +53,30 @@ def test_finalists_show_one_estimator_and_only_the_knobs_that_apply(tmp_path, ca
     (1.00-1.03x): the speedup printed is the interval's own estimate (1.02x), inside it."""
     default = (140.0, 100.0, 180.0, 100.0, 110.0, 160.0, 200.0, 200.0, 100.0)
     tuned = (142.8, 100.0, 176.4, 100.0, 105.6, 156.8, 196.0, 196.0, 97.0)
-    plain = {"wg_m": 8, "wg_n": 16, "vec_m": 4, "vec_n": 8, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
-             "dt_threads": 0}
-    tiled = {"wg_m": 16, "wg_n": 32, "vec_m": 16, "vec_n": 16, "vec_k": 1, "lowering": 2, "dt_tile_kib": 256,
-             "dt_threads": 8}
-    finals = [(Trial(i, i, knobs, BuildResult(i, "ok", None), None, ""), Measurement(i, "ok", tuned, default))
-              for i, knobs in enumerate((plain, tiled))]
+    plain = {
+        "wg_m": 8,
+        "wg_n": 16,
+        "vec_m": 4,
+        "vec_n": 8,
+        "vec_k": 1,
+        "lowering": 0,
+        "dt_tile_kib": 0,
+        "dt_threads": 0,
+    }
+    tiled = {
+        "wg_m": 16,
+        "wg_n": 32,
+        "vec_m": 16,
+        "vec_n": 16,
+        "vec_k": 1,
+        "lowering": 2,
+        "dt_tile_kib": 256,
+        "dt_threads": 8,
+    }
+    finals = [
+        (Trial(i, i, knobs, BuildResult(i, "ok", None), None, ""), Measurement(i, "ok", tuned, default))
+        for i, knobs in enumerate((plain, tiled))
+    ]
     result = DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, finals=finals)
     report = _report(tmp_path, None)
     report.results.append(result)
@@ -65,8 +94,16 @@ def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
     """Synthetic verdicts: a plain tiling's line leaves out the data-tiling knobs, a data-tiled one's keeps them."""
     from mltune.tuning.library_call import DispatchVerdict
 
-    plain = {"wg_m": 50, "wg_n": 32, "vec_m": 25, "vec_n": 16, "vec_k": 1, "lowering": 0, "dt_tile_kib": 0,
-             "dt_threads": 0}
+    plain = {
+        "wg_m": 50,
+        "wg_n": 32,
+        "vec_m": 25,
+        "vec_n": 16,
+        "vec_k": 1,
+        "lowering": 0,
+        "dt_tile_kib": 0,
+        "dt_threads": 0,
+    }
     line = DispatchVerdict("d0", "p", 100, 8, True, 2.5, 2.4, 2.6, plain, None, "budget").describe()
     assert "wg_m=50" in line and "lowering" not in line and "dt_" not in line
     tiled = dict(plain, lowering=2, dt_tile_kib=64, dt_threads=2)
@@ -112,8 +149,7 @@ def _one_finalist(tmp_path: Path, tuned: tuple[float, ...], default: tuple[float
     knobs = {"wg_m": 8, "wg_n": 16, "vec_m": 4, "vec_n": 8, "vec_k": 1}
     finals = [(Trial(0, 0, knobs, BuildResult(0, "ok", None), None, ""), Measurement(0, "ok", tuned, default))]
     report = _report(tmp_path, None)
-    report.results.append(DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, finals=finals,
-                                         min_speedup=1.03))
+    report.results.append(DispatchResult("dispatch_0", matmul_problem(64, 64, 64), 2, finals=finals, min_speedup=1.03))
     return next(line for line in report_lines(tmp_path, report) if "No tuning spec written" in line)
 
 

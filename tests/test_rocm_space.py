@@ -36,8 +36,17 @@ def rocm_mm(tmp_path_factory, context):
     source = directory / "model.mlir"
     source.write_text(matmul_source(256, 512, 384, "f16", "f32", transpose_rhs=True))
     target = parse_target("mi300x", probe=False)
-    result = run([tool_path("iree-compile"), str(source), *target.compile_flags(), "--iree-codegen-add-tuner-attributes",
-                  f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")])
+    result = run(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *target.compile_flags(),
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+            "-o",
+            str(directory / "m.vmfb"),
+        ]
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     bench, stripped, _, problem, gpu, _ = read_gpu_dump(directory, context)
     configurator = GpuContraction(problem, gpu, context, emit_constraints(stripped, directory, context))
@@ -48,15 +57,27 @@ def _compile(stripped: Path, problem, configurator, knobs: dict[str, int], out: 
     out.mkdir(parents=True, exist_ok=True)
     applied = SpecApplier(configurator.context).apply(problem, configurator.compilation_info(knobs))
     (out / "spec.mlir").write_text(applied.text)
-    return run([tool_path("iree-compile"), str(stripped), f"--iree-codegen-tuning-spec-path={out / 'spec.mlir'}",
-                f"--iree-hal-dump-executable-configurations-to={out / 'configs'}", "-o", str(out / "x.vmfb")])
+    return run(
+        [
+            tool_path("iree-compile"),
+            str(stripped),
+            f"--iree-codegen-tuning-spec-path={out / 'spec.mlir'}",
+            f"--iree-hal-dump-executable-configurations-to={out / 'configs'}",
+            "-o",
+            str(out / "x.vmfb"),
+        ]
+    )
 
 
 def _pick(configurator, candidates, **wanted) -> dict[str, int]:
     """The middle candidate whose knobs (and intrinsic `name`) have the wanted values."""
     name = wanted.pop("name", None)
-    rows = [i for i in range(len(candidates)) if all(candidates.column(k)[i] == v for k, v in wanted.items())
-            and (name is None or configurator.mmas[int(candidates.column("mma")[i])].name == name)]
+    rows = [
+        i
+        for i in range(len(candidates))
+        if all(candidates.column(k)[i] == v for k, v in wanted.items())
+        and (name is None or configurator.mmas[int(candidates.column("mma")[i])].name == name)
+    ]
     assert rows, wanted
     return candidates.knobs(rows[len(rows) // 2])
 
@@ -82,7 +103,11 @@ def test_virtual_candidates_compile_with_their_intrinsic(rocm_mm, tmp_path, name
 def test_tile_and_fuse_still_refuses_the_32x32_virtual_intrinsic(rocm_mm, tmp_path):
     """Why the space keeps VMFMA_F32_32x32x16_F16 to VectorDistribute: should a compiler update accept it, this fails."""
     _, _, stripped, problem, _, configurator, candidates = rocm_mm
-    knobs = {**_pick(configurator, candidates, name=VMFMA_32, vector_distribute=1), "vector_distribute": 0, "prefetch": 2}
+    knobs = {
+        **_pick(configurator, candidates, name=VMFMA_32, vector_distribute=1),
+        "vector_distribute": 0,
+        "prefetch": 2,
+    }
     result = _compile(stripped, problem, configurator, knobs, tmp_path)
     assert result.returncode != 0 and "failed to populate offsets" in result.stderr
 
@@ -104,8 +129,15 @@ def test_waves_per_eu_is_offered_only_where_llvm_reaches_it(rocm_mm, tmp_path):
     result = _compile(stripped, problem, configurator, offered, tmp_path / "offered")
     assert result.returncode == 0 and OCCUPANCY_WARNING not in result.stderr, result.stderr[-2000:]
     # a tiling of the space whose LDS allows one workgroup per CU: 4 waves per SIMD are not offered, and not reached
-    lds = 2 * (candidates.column("wg_m") + candidates.column("wg_n")) * candidates.column("red_k") * candidates.column("mma_k")
-    big = np.flatnonzero((lds > 32768) & (candidates.column("waves_per_eu") == 0) & (candidates.column("vector_distribute") == 0))
+    lds = (
+        2
+        * (candidates.column("wg_m") + candidates.column("wg_n"))
+        * candidates.column("red_k")
+        * candidates.column("mma_k")
+    )
+    big = np.flatnonzero(
+        (lds > 32768) & (candidates.column("waves_per_eu") == 0) & (candidates.column("vector_distribute") == 0)
+    )
     refused = {**candidates.knobs(int(big[0])), "waves_per_eu": 4}
     assert not configurator.space.admits(refused)
     result = _compile(stripped, problem, configurator, refused, tmp_path / "refused")

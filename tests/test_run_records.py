@@ -25,8 +25,10 @@ def test_reused_measurements_are_said_with_when_and_load(tmp_path):
     assert RunRecords(tmp_path / "datasets", "znver3", run_dir).reused() == ""
     stamp = time.mktime((2026, 12, 7, 9, 30, 0, 0, 0, -1))
     measured = [json.loads(line) for line in lzma.open(MEASURED, "rt").read().splitlines()[:4]]
-    records = [{**r, "position": i, "timestamp": stamp + 60 * i, "busy_cores": [0.0, 1.4 * i]}
-               for i, r in enumerate(measured[:3])]
+    records = [
+        {**r, "position": i, "timestamp": stamp + 60 * i, "busy_cores": [0.0, 1.4 * i]}
+        for i, r in enumerate(measured[:3])
+    ]
     _write(run_dir / "results.jsonl", records)
     said = RunRecords(tmp_path / "datasets", "znver3", run_dir).reused()
     assert said.startswith(f"note: 3 measurements recorded in {run_dir} from 2026-12-07 09:30 to 2026-12-07 09:32 ")

@@ -98,8 +98,9 @@ def test_a_model_slower_than_the_plans_allowance_is_measured_at_its_pace(tiny, r
     monkeypatch.setattr(timing_process, "STARTUP_SECONDS", 5.0)
     pairs = ceil(3 * 5.0 / (3 * 2 * call_s))
     # the module against itself: a first round read far slower (once in a CI run, 7x) must not stop it early here
-    plan = TimingPlan(rounds=3, round_seconds=1e-4, min_calls=pairs, max_calls=pairs, timeout_factor=1.0,
-                      slow_factor=1e9)
+    plan = TimingPlan(
+        rounds=3, round_seconds=1e-4, min_calls=pairs, max_calls=pairs, timeout_factor=1.0, slow_factor=1e9
+    )
     assert Pace(plan).seconds < 6.0
     (measurement,) = runner.measure(tiny.vmfb, [(1, tiny.vmfb)], plan)
     assert measurement.status == "ok", measurement.detail
@@ -112,8 +113,13 @@ def test_a_long_call_fills_a_round_with_two_pairs_not_five():
     from mltune.execution.timing_worker import pairs_per_round
 
     plan = TimingPlan()
-    request = {"round_seconds": plan.round_seconds, "min_calls": plan.min_calls, "max_calls": plan.max_calls,
-               "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds}
+    request = {
+        "round_seconds": plan.round_seconds,
+        "min_calls": plan.min_calls,
+        "max_calls": plan.max_calls,
+        "long_call_pairs": plan.long_call_pairs,
+        "long_round_seconds": plan.long_round_seconds,
+    }
     assert [pairs_per_round(request, call_s) for call_s in (1e-5, 1e-3, 0.05, 0.11, 0.78)] == [400, 60, 5, 2, 2]
     assert pairs_per_round({**request, "long_call_pairs": 0}, 0.78) == 5
 
@@ -134,8 +140,11 @@ def test_a_kept_worker_serves_batch_after_batch_with_its_own_plan(tiny, kept, tm
     the second batch fails alone, and the worker still serves a third."""
     first = kept.measure(tiny.vmfb, [(0, tiny.vmfb)], TimingPlan(rounds=2, round_seconds=0.05, slow_factor=1e9))
     pid = _pid(kept)
-    second = kept.measure(tiny.vmfb, [(1, tiny.vmfb), (2, tmp_path / "missing.vmfb")],
-                          TimingPlan(rounds=3, round_seconds=0.05, slow_factor=1e9))
+    second = kept.measure(
+        tiny.vmfb,
+        [(1, tiny.vmfb), (2, tmp_path / "missing.vmfb")],
+        TimingPlan(rounds=3, round_seconds=0.05, slow_factor=1e9),
+    )
     (third,) = kept.measure(tiny.vmfb, [(3, tiny.vmfb)], PLAN)
     assert [len(m.time_us) for m in first + second[:1]] == [2, 3]
     assert [m.status for m in second] == ["ok", "run_error"]
@@ -186,15 +195,21 @@ from mltune.execution.runner import Runner, TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation
-files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {json.dumps([(str(f.path), f.shape, f.element_type)
-                                                                          for f in runner.invocation.inputs])})
+files = tuple(InputFile(Path(p), tuple(s), e) for p, s, e in {
+        json.dumps([(str(f.path), f.shape, f.element_type) for f in runner.invocation.inputs])
+    })
 runner = Runner(Invocation("main", files, False), "local-task", Path({str(tmp_path)!r}), kept=KeptWorker())
 runner.measure(Path({str(tiny.vmfb)!r}), [(0, Path({str(tiny.vmfb)!r}))], TimingPlan(rounds=1, round_seconds=0.02))
 print(runner.kept.worker.proc.pid, flush=True)
 os._exit(0)
 """)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     assert done.returncode == 0, done.stderr
     worker = int(done.stdout.split()[-1])
     deadline = time.monotonic() + 20

@@ -14,9 +14,20 @@ from mltune.targets import CpuInfo
 
 def record(knobs: dict[str, int], times: list[float], baselines: list[float], status: str = "ok") -> Record:
     # synthetic: a record of a 64x96x48 matmul with made-up times
-    return Record(arch="znver4", device="host/AMD EPYC/local-task/4cores", problem=matmul_problem(64, 96, 48).to_record(),
-                  pipeline="DoubleTilingExpert", knobs=knobs, status=status, time_us=times, baseline_us=baselines,
-                  ranker="shuffle", position=0, run_id="synthetic", level="model")
+    return Record(
+        arch="znver4",
+        device="host/AMD EPYC/local-task/4cores",
+        problem=matmul_problem(64, 96, 48).to_record(),
+        pipeline="DoubleTilingExpert",
+        knobs=knobs,
+        status=status,
+        time_us=times,
+        baseline_us=baselines,
+        ranker="shuffle",
+        position=0,
+        run_id="synthetic",
+        level="model",
+    )
 
 
 def test_record_ratio_is_the_median_of_per_round_ratios():
@@ -29,8 +40,12 @@ def test_repeated_candidates_are_one_sample_and_failures_are_counted(tmp_path):
     a = {"wg_m": 32, "wg_n": 32, "vec_m": 8, "vec_n": 16, "vec_k": 4}
     b = {"wg_m": 64, "wg_n": 32, "vec_m": 4, "vec_n": 16, "vec_k": 8}
     writer = RecordWriter(tmp_path / "znver4" / "mm.jsonl")
-    for r in (record(a, [10.0], [20.0]), record(a, [30.0], [20.0]), record(b, [5.0], [20.0]),
-              record(b, [], [], "compile_error")):
+    for r in (
+        record(a, [10.0], [20.0]),
+        record(a, [30.0], [20.0]),
+        record(b, [5.0], [20.0]),
+        record(b, [], [], "compile_error"),
+    ):
         writer.append(r)
     writer.close()
     dataset = load_dataset(tmp_path, "znver4")
@@ -50,7 +65,7 @@ def test_a_re_measured_best_outweighs_its_screening_and_its_rounds_are_counted(t
     b = {"wg_m": 64, "wg_n": 32, "vec_m": 4, "vec_n": 16, "vec_k": 8}
     writer = RecordWriter(tmp_path / "znver4" / "mm.jsonl")
     writer.append(record(a, [8.0, 9.0, 10.0], [20.0] * 3))  # a lucky screening: 0.45 ...
-    writer.append(record(b, [14.0] * 3, [20.0] * 3))        # 0.70
+    writer.append(record(b, [14.0] * 3, [20.0] * 3))  # 0.70
     writer.close()
     (screened,) = load_dataset(tmp_path, "znver4").problems
     assert screened.best_rounds == 3 and "on 1 of 1 problems it is one screening" in best_rounds_line([screened])

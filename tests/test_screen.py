@@ -47,8 +47,10 @@ def _tasks(tmp_path: Path, context, budget: int):
     target = parse_target("host")
     tuning_input = prepare_input(source, target, tmp_path / "run", context)
     dispatches = [d for d in read_dispatches(tuning_input, context) if isinstance(d.problem, Problem)]
-    tasks = [SearchTask(d.name, d.problem, c, SeededRanker(make_ranker("heuristic", 0, d.facts), []), budget)
-             for d, c in configurators(dispatches, context, tmp_path / "spaces")]
+    tasks = [
+        SearchTask(d.name, d.problem, c, SeededRanker(make_ranker("heuristic", 0, d.facts), []), budget)
+        for d, c in configurators(dispatches, context, tmp_path / "spaces")
+    ]
     return target, dispatches, tasks
 
 
@@ -61,8 +63,9 @@ def test_a_dumps_screen_is_built_with_the_users_flags(tmp_path):
     flags = [f"--iree-hal-dump-executable-binaries-to={binaries}"]  # a flag whose effect shows on disk
     input_flags = ["--iree-input-type=onnx", "--iree-input-demote-i64-to-i32"]  # the model's import: a dump fails them
     bench = next(b for b in (tmp_path / "run" / "dispatches").glob("*_benchmark.mlir") if dispatches[0].name in b.name)
-    module = screen_module("dispatch", dispatches[0].problem, bench, target, context, tmp_path / "screen",
-                           [*input_flags, *flags], 0)
+    module = screen_module(
+        "dispatch", dispatches[0].problem, bench, target, context, tmp_path / "screen", [*input_flags, *flags], 0
+    )
     assert module.kind == "dispatch" and module.tuning_input.compile_flags == (*flags, DUMP_PHASE_FLAG)
     assert Builder(module.tuning_input, tmp_path / "builds", 1).compile(-1, None, "baseline").status == "ok"
     assert [p.suffix for p in binaries.iterdir()] == [".so"]
@@ -76,16 +79,30 @@ def test_screen_forwards_its_fastest_and_marks_its_records(tmp_path, kind, level
     tasks = tasks[:1] if kind == "one-op" else tasks  # the one-op model of the matmul; the dumps of both
     records: list[Record] = []
     facts = dispatches[0].facts
-    stage = ScreenStage(kind, 2, target, facts, LoopSettings(batch_size=4), context, records.append,
-                        {"arch": facts.arch, "device": "test", "run_id": "screen-test", "level": "model"},
-                        tmp_path / "screen", {d.name: d.bench for d in dispatches}, [], "test", ("local-task",), 2)
+    stage = ScreenStage(
+        kind,
+        2,
+        target,
+        facts,
+        LoopSettings(batch_size=4),
+        context,
+        records.append,
+        {"arch": facts.arch, "device": "test", "run_id": "screen-test", "level": "model"},
+        tmp_path / "screen",
+        {d.name: d.bench for d in dispatches},
+        [],
+        "test",
+        ("local-task",),
+        2,
+    )
     forwarded = stage.run(tasks)
     for before, after in zip(tasks, forwarded):
         mine = [r for r in records if Problem.from_record(r.problem).key == before.problem.key]
         assert len(mine) == 4 and {r.screen for r in mine} == {kind} and {r.level for r in mine} == {level}
         assert {r.ranker for r in mine} == {"heuristic"}
-        measured = sorted((r for r in mine if r.status == "ok"),
-                          key=lambda r: median(t / b for t, b in zip(r.time_us, r.baseline_us)))
+        measured = sorted(
+            (r for r in mine if r.status == "ok"), key=lambda r: median(t / b for t, b in zip(r.time_us, r.baseline_us))
+        )
         assert isinstance(after.ranker, ScreenedOrder) and after.ranker.name == f"heuristic+{kind}-screen"
         assert after.budget == len(after.ranker.finalists) == min(2, len(measured))
         space = before.configurator.candidates()
@@ -96,8 +113,26 @@ def test_screen_forwards_its_fastest_and_marks_its_records(tmp_path, kind, level
 @pytest.mark.slow
 def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
     (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
-    done = mltune(["tune", "two_ops.mlir", "--budget", "16", "--top", "2", "--screen-finalists", "2", "--run-dir", "run",
-                   "--dataset-dir", "datasets", "-o", "spec.mlir", "-q"], cwd=tmp_path)
+    done = mltune(
+        [
+            "tune",
+            "two_ops.mlir",
+            "--budget",
+            "16",
+            "--top",
+            "2",
+            "--screen-finalists",
+            "2",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "spec.mlir",
+            "-q",
+        ],
+        cwd=tmp_path,
+    )
     assert done.returncode in (0, 1), done.stderr  # 1: a result refused, which the model decides
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     screened = [r for r in records if r["screen"]]
@@ -119,7 +154,6 @@ def test_cli_screens_a_model_then_decides_on_the_model(tmp_path):
         assert not list((tmp_path / "run").glob("**/verify_without_*"))
 
 
-
 @pytest.mark.slow
 def test_a_run_stopped_after_the_in_model_stage_resumes_without_timing_it_again(tmp_path):
     """SIGTERM while the winners are checked, after the in-model stage; the resumed run keeps that stage's records,
@@ -130,10 +164,32 @@ def test_a_run_stopped_after_the_in_model_stage_resumes_without_timing_it_again(
     import time
 
     (tmp_path / "two_ops.mlir").write_text(TWO_OP_SOURCE)
-    proc = subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", "two_ops.mlir", "--budget", "16", "--top", "2",
-                             "--screen-finalists", "2", "--run-dir", "run", "--dataset-dir", "datasets", "-o",
-                             "spec.mlir", "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            "two_ops.mlir",
+            "--budget",
+            "16",
+            "--top",
+            "2",
+            "--screen-finalists",
+            "2",
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "spec.mlir",
+            "-q",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     results = tmp_path / "run" / "results.jsonl"
 
     def in_model() -> list[dict]:
@@ -160,6 +216,7 @@ def test_a_run_stopped_after_the_in_model_stage_resumes_without_timing_it_again(
     assert {p: p.stat().st_mtime_ns for p in builds.rglob("module.vmfb")} == stamps, "no build was made again"
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["level"] == "model"
 
+
 def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
     """A loop over the tiny model's one dispatch on this machine, the plan of every benchmark it submits, its
     records, the dispatch and its configurator."""
@@ -179,8 +236,15 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
     plans, records = [], []
     submit = executor.submit_benchmark
     executor.submit_benchmark = lambda job: (plans.append(job.plan), submit(job))[1]
-    loop = TuningLoop(executor, dispatch.facts, SpecApplier(context), settings, context, records.append,
-                      {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"})
+    loop = TuningLoop(
+        executor,
+        dispatch.facts,
+        SpecApplier(context),
+        settings,
+        context,
+        records.append,
+        {"arch": dispatch.facts.arch, "device": "test", "run_id": "r", "level": "model"},
+    )
     return loop, plans, records, dispatch, CpuContraction(dispatch.problem, dispatch.facts, context)
 
 
@@ -190,16 +254,22 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
     the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
     from mltune.execution.runner import TimingPlan
 
-    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
-                            final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))  # no early stop
+    settings = LoopSettings(
+        budget=3,
+        batch_size=4,
+        finalists=3,
+        screening=TimingPlan(rounds=1, round_seconds=0.03),
+        final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9),
+    )  # no early stop
     loop, plans, records, dispatch, configurator = _tiny_loop(tiny, context, tmp_path, settings)
     order = ScreenedOrder([0, 1, 2], "heuristic+dispatch-screen")
     task = SearchTask(dispatch.name, dispatch.problem, configurator, order, 3, finalists_only=True)
     (result,) = loop.tune_all([task])
     assert plans == [settings.final] * 3 and len(records) == 3
     assert all(len(r.time_us) == 2 for r in records if r.status == "ok")
-    faster = sorted((t for t in result.trials if t.measurement and t.measurement.ratio < 1),
-                    key=lambda t: t.measurement.ratio)
+    faster = sorted(
+        (t for t in result.trials if t.measurement and t.measurement.ratio < 1), key=lambda t: t.measurement.ratio
+    )
     assert [(t.index, t.measurement) for t in faster] == [(t.index, m) for t, m in result.finals]
 
 
@@ -209,8 +279,13 @@ def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_pat
     loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
     from mltune.execution.runner import TimingPlan
 
-    settings = LoopSettings(budget=3, batch_size=4, finalists=3, screening=TimingPlan(rounds=1, round_seconds=0.03),
-                            final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9))
+    settings = LoopSettings(
+        budget=3,
+        batch_size=4,
+        finalists=3,
+        screening=TimingPlan(rounds=1, round_seconds=0.03),
+        final=TimingPlan(rounds=2, round_seconds=0.03, slow_factor=1e9),
+    )
     loop, plans, records, dispatch, configurator = _tiny_loop(tiny, context, tmp_path, settings)
     heuristic = make_ranker("heuristic")
     second = SearchTask(dispatch.name, dispatch.problem, configurator, heuristic, 1, finalists_only=True)
@@ -220,8 +295,9 @@ def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_pat
         handed.extend(finalists_of(result, 1))
         return replace(second, ranker=ScreenedOrder(handed, "heuristic+screen"))
 
-    first = replace(second, name="screen", ranker=make_ranker("heuristic"), budget=3, finalists_only=False,
-                    finalists=0, then=then)
+    first = replace(
+        second, name="screen", ranker=make_ranker("heuristic"), budget=3, finalists_only=False, finalists=0, then=then
+    )
     results = loop.tune_all([first])
     assert [r.name for r in results] == ["screen", dispatch.name]
     assert plans == [settings.screening] * 3 + [settings.final]

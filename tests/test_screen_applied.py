@@ -39,8 +39,11 @@ def _read(source_text: str, root: Path, context):
     source = root / "model.mlir"
     source.write_text(source_text)
     tuning_input = prepare_input(source, parse_target("host"), root / "run", context)
-    (dispatch,) = [d for d in read_dispatches(tuning_input, context)
-                   if isinstance(d.problem, Problem) and d.problem.op_kind != ELEMENTWISE]  # not the ReLU's
+    (dispatch,) = [
+        d
+        for d in read_dispatches(tuning_input, context)
+        if isinstance(d.problem, Problem) and d.problem.op_kind != ELEMENTWISE
+    ]  # not the ReLU's
     ((_, configurator),) = configurators([dispatch], context, root / "spaces")
     return dispatch, configurator
 
@@ -60,22 +63,41 @@ def projection(tmp_path_factory, context):
     plain = compile_with_dumps(strip_config(dispatch.bench, root / "stripped.mlir"), root / "plain")
     configured = "".join(path.read_text() for path in plain.glob("configured_*.mlir"))
     levels = parse_levels(re.search(r"lowering_config<([^>]*\bdistribution = [^>]*)>", configured).group(1))
-    return {"target": target, "dispatch": dispatch, "configurator": configurator, "context": context,
-            "dump_default": configurator.candidates().index_of(knobs_of_levels(dispatch.problem, levels))}
+    return {
+        "target": target,
+        "dispatch": dispatch,
+        "configurator": configurator,
+        "context": context,
+        "dump_default": configurator.candidates().index_of(knobs_of_levels(dispatch.problem, levels)),
+    }
 
 
 def _stage(projection, tmp_path: Path, records: list[Record], finalists: int = 2) -> ScreenStage:
     dispatch = projection["dispatch"]
     facts = dispatch.facts
-    return ScreenStage("dispatch", finalists, projection["target"], facts, SETTINGS, projection["context"],
-                       records.append, {"arch": facts.arch, "device": "test", "run_id": "applied", "level": "model"},
-                       tmp_path / "screen", {dispatch.name: dispatch.bench}, [], "test", ("local-task",), 2)
+    return ScreenStage(
+        "dispatch",
+        finalists,
+        projection["target"],
+        facts,
+        SETTINGS,
+        projection["context"],
+        records.append,
+        {"arch": facts.arch, "device": "test", "run_id": "applied", "level": "model"},
+        tmp_path / "screen",
+        {dispatch.name: dispatch.bench},
+        [],
+        "test",
+        ("local-task",),
+        2,
+    )
 
 
 def _task(projection, order: list[int]) -> SearchTask:
     dispatch = projection["dispatch"]
-    return SearchTask(dispatch.name, dispatch.problem, projection["configurator"], ScreenedOrder(order, "given"),
-                      len(order))
+    return SearchTask(
+        dispatch.name, dispatch.problem, projection["configurator"], ScreenedOrder(order, "given"), len(order)
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -100,8 +122,11 @@ def test_a_projections_screen_candidates_take_effect(projection, tmp_path):
     """Each screened candidate builds to a module of its own and is timed."""
     default = projection["dump_default"]
     heuristic = make_ranker("heuristic", 0, projection["dispatch"].facts)
-    heuristic.start(RankingInput(projection["dispatch"].problem, projection["dispatch"].facts,
-                                 projection["configurator"].candidates()))
+    heuristic.start(
+        RankingInput(
+            projection["dispatch"].problem, projection["dispatch"].facts, projection["configurator"].candidates()
+        )
+    )
     order = [i for i in heuristic.ask(3) if i != default][:2]
     records: list[Record] = []
     stage = _stage(projection, tmp_path, records)

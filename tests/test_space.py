@@ -128,7 +128,7 @@ def test_constant_constraints():
 def test_enumerate_refuses_a_huge_product():
     # synthetic: six knobs of 50 values each is over MAX_PRODUCT points
     space = Space([Knob(f"k{i}", tuple(range(50))) for i in range(6)], [])
-    assert 50 ** 6 > MAX_PRODUCT
+    assert 50**6 > MAX_PRODUCT
     with pytest.raises(ValueError, match="too large"):
         space.enumerate()
 
@@ -170,7 +170,9 @@ def test_cpu_contraction_space_agrees_with_z3(dumps, name):
     assert len(rows) > 100
     wg_m, wg_n, vec_m, vec_n, vec_k = rows.T
     limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR
-    if cpu.native_vector_bytes == 64:  # AVX-512 hosts (this CI machine): the 32768-byte rule (`mltune/spaces/cpu_contraction.py`)
+    if (
+        cpu.native_vector_bytes == 64
+    ):  # AVX-512 hosts (this CI machine): the 32768-byte rule (`mltune/spaces/cpu_contraction.py`)
         assert limit == 32768
     # the vector rule (`mltune/spaces/cpu_contraction.py`) on every row
     assert np.all(vec_m * vec_n * vec_k * ELEMENT_BYTES[problem.out_type] < limit)
@@ -195,8 +197,7 @@ def test_cpu_contraction_space_agrees_with_z3(dumps, name):
 
 def test_small_cpu_space_equals_z3_enumeration():
     # synthetic: a small 6x8x6 f32 problem on a CPU with 4-byte vectors, so the byte limit (4 * 512) bites
-    problem = Problem("contraction", "linalg.matmul", (6, 8, 6), (), (0,), (1,), (2,), "f32", "f32", "f32",
-                      (), "nn")
+    problem = Problem("contraction", "linalg.matmul", (6, 8, 6), (), (0,), (1,), (2,), "f32", "f32", "f32", (), "nn")
     space = cpu_contraction_space(problem, CpuInfo("synthetic", 4, 2))
     rows = space.enumerate()
     assert {tuple(r) for r in rows.tolist()} == z3_solutions(space)
@@ -208,11 +209,14 @@ def test_small_cpu_space_equals_z3_enumeration():
     assert len(rows) == int(np.sum(fits & ~too_big))
 
 
-@pytest.mark.parametrize("name", [
-    "matmul",
-    "batch_matmul",
-    "matmul_nt_f16",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "matmul",
+        "batch_matmul",
+        "matmul_nt_f16",
+    ],
+)
 def test_iree_default_config_is_in_the_space(dumps, name):
     dumped = dumps[name]
     knobs = knobs_from_levels(dumped.problem, dumped.default_levels)
@@ -237,7 +241,8 @@ def test_iree_default_for_the_projection_matmul(dumps):
 
 def test_highly_composite_sizes_enumerate():
     # synthetic problem; the size has many divisors, so every knob's domain is large
-    problem = Problem("contraction", "linalg.matmul", (1680, 1680, 1680), (), (0,), (1,), (2,), "f32", "f32", "f32",
-                      (), "nn")
+    problem = Problem(
+        "contraction", "linalg.matmul", (1680, 1680, 1680), (), (0,), (1,), (2,), "f32", "f32", "f32", (), "nn"
+    )
     candidates = CpuContraction(problem, CpuInfo("synthetic", 64, 2), None).candidates()
     assert len(candidates) > 0

@@ -38,8 +38,11 @@ def test_compilation_info_is_the_compiler_attribute(tiny, context):
 
 def test_batch_loops_keep_tile_one(dumps):
     levels = tile_lists(dumps["batch_matmul"].problem, CHOSEN["batch_matmul"])
-    assert levels == {"distribution": [1, 32, 32, 0], "vector_common_parallel": [1, 2, 16, 0],
-                      "vector_reduction": [0, 0, 0, 8]}
+    assert levels == {
+        "distribution": [1, 32, 32, 0],
+        "vector_common_parallel": [1, 2, 16, 0],
+        "vector_reduction": [0, 0, 0, 8],
+    }
 
 
 @pytest.mark.parametrize("name", ["matmul", "batch_matmul"])
@@ -99,15 +102,18 @@ def test_spec_is_applied_in_the_whole_model(tiny, context, tmp_path):
 
 def test_link_specs_merges_two_and_the_model_gets_both(dumps, context, tmp_path):
     matmul, batch = dumps["matmul"], dumps["batch_matmul"]
-    linked = link_specs([spec_for(matmul, CHOSEN["matmul"], context), spec_for(batch, CHOSEN["batch_matmul"], context)],
-                        context, tmp_path)
+    linked = link_specs(
+        [spec_for(matmul, CHOSEN["matmul"], context), spec_for(batch, CHOSEN["batch_matmul"], context)],
+        context,
+        tmp_path,
+    )
     with new_context():
         ir.Module.parse(linked)
     entry_points = re.findall(r"transform\.named_sequence @(\w+)\([^\n]*iree_codegen\.tuning_spec_entrypoint", linked)
     assert len(entry_points) == 1, entry_points
     # the entry point's foreach_match lists both matchers
-    entry = linked[linked.index(f"@{entry_points[0]}("):]
-    foreach = entry[entry.index("transform.foreach_match"):entry.index("transform.yield")]
+    entry = linked[linked.index(f"@{entry_points[0]}(") :]
+    foreach = entry[entry.index("transform.foreach_match") : entry.index("transform.yield")]
     assert entry_points == ["__kernel_config"] and linked.count("named_sequence @__kernel_config(") == 1
     assert f"match_{matmul.problem.key}" in foreach and f"match_{batch.problem.key}" in foreach
     assert "iree_codegen.tuning_spec_with_default_entrypoint" in linked

@@ -47,9 +47,11 @@ def test_success_captures_stdout(tmp_path):
 def test_timeout_kills_the_whole_process_group(tmp_path):
     marker = tmp_path / "grandchild_survived"
     # a child that starts a grandchild; both must die when the time is up
-    script = (f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
-              f"'import time, pathlib; time.sleep(1.5); pathlib.Path(\"{marker}\").touch()']); "
-              f"import time; time.sleep(30)")
+    script = (
+        f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+        f"'import time, pathlib; time.sleep(1.5); pathlib.Path(\"{marker}\").touch()']); "
+        f"import time; time.sleep(30)"
+    )
     start = time.perf_counter()
     result = run_tool([sys.executable, "-c", script], timeout_s=0.5)
     assert time.perf_counter() - start < 5
@@ -72,10 +74,17 @@ def _alive(pid: int) -> bool:
 def test_a_spawned_child_dies_with_its_parent(tmp_path):
     """kill -9 of the parent: the kernel kills the child too (parent-death signal), within 2 s."""
     pid_file = tmp_path / "child.pid"
-    parent = subprocess.Popen([sys.executable, "-c", (
-        "import pathlib, sys, time; from mltune.system.tools import spawn; "
-        f"child = spawn([sys.executable, '-c', 'import time; time.sleep(60)']); "
-        f"pathlib.Path({str(pid_file)!r}).write_text(str(child.pid)); time.sleep(60)")])
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import pathlib, sys, time; from mltune.system.tools import spawn; "
+                f"child = spawn([sys.executable, '-c', 'import time; time.sleep(60)']); "
+                f"pathlib.Path({str(pid_file)!r}).write_text(str(child.pid)); time.sleep(60)"
+            ),
+        ]
+    )
     try:
         deadline = time.monotonic() + 30
         while not pid_file.exists() or not pid_file.read_text():
@@ -119,8 +128,9 @@ def test_a_compile_that_hangs_once_is_tried_again(tmp_path, monkeypatch, tiny):
     tools.mkdir()
     hung_once = tmp_path / "hung_once"
     fake = tools / "iree-compile"
-    fake.write_text(f"#!/bin/sh\nif [ ! -e {hung_once} ]; then touch {hung_once}; exec sleep 300; fi\n"
-                    f'exec {real} "$@"\n')
+    fake.write_text(
+        f'#!/bin/sh\nif [ ! -e {hung_once} ]; then touch {hung_once}; exec sleep 300; fi\nexec {real} "$@"\n'
+    )
     fake.chmod(0o755)
     monkeypatch.setenv("MLTUNE_IREE_TOOLS", str(tools))
     tuning_input = TuningInput(tiny.source, Invocation("main", (), False), (), tuple(CPU_FLAGS))

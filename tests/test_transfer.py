@@ -21,10 +21,28 @@ from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets.cpu import CpuInfo
 
-WIDE = CpuInfo("synthwide", 64, 4, l1d_bytes=48 * 1024, l2_bytes=2 << 20, l3_bytes=8 << 20, vector_registers=32,
-               fma_units=2, fma_latency=4)  # a made-up AVX-512 core
-NARROW = CpuInfo("synthnarrow", 32, 2, l1d_bytes=32 * 1024, l2_bytes=512 << 10, l3_bytes=16 << 20,
-                 vector_registers=16, fma_units=2, fma_latency=4)  # a made-up AVX2 core
+WIDE = CpuInfo(
+    "synthwide",
+    64,
+    4,
+    l1d_bytes=48 * 1024,
+    l2_bytes=2 << 20,
+    l3_bytes=8 << 20,
+    vector_registers=32,
+    fma_units=2,
+    fma_latency=4,
+)  # a made-up AVX-512 core
+NARROW = CpuInfo(
+    "synthnarrow",
+    32,
+    2,
+    l1d_bytes=32 * 1024,
+    l2_bytes=512 << 10,
+    l3_bytes=16 << 20,
+    vector_registers=16,
+    fma_units=2,
+    fma_latency=4,
+)  # a made-up AVX2 core
 MORE_SHAPES = SHAPES + ((96, 160, 80), (32, 256, 128))
 
 
@@ -48,8 +66,21 @@ def family_models(two_archs):
 def test_leave_arch_out_on_a_known_rule(two_archs, tmp_path, capsys):
     """Known answer: the rule reads only target-relative features, so a forest trained on the wide CPU alone ranks the
     narrow CPU's candidates far better than shuffle (whose expectation is about n / 6 here)."""
-    assert main(["evaluate", "--arch", "synthnarrow", "--leave-arch-out", "--dataset-dir", str(two_archs),
-                 "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--arch",
+                "synthnarrow",
+                "--leave-arch-out",
+                "--dataset-dir",
+                str(two_archs),
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "forests trained on synthwide (5 problems), never on synthnarrow" in out
     report = json.loads((tmp_path / "evaluation.json").read_text())["rankers"]
@@ -70,8 +101,10 @@ def test_the_family_model_ranks_an_arch_without_a_model_and_says_so(family_model
     order = ranker.ask(len(candidates))
     line = capsys.readouterr().err
     assert line.count("\n") == 1
-    assert "contraction on synthmid ranked by" in line and "family-cpu/contraction blended with the heuristic, as it " \
-           "never saw this arch (the cpu family's " in line
+    assert (
+        "contraction on synthmid ranked by" in line
+        and "family-cpu/contraction blended with the heuristic, as it never saw this arch (the cpu family's " in line
+    )
     assert "model, trained on synthnarrow, synthwide; no contraction model for synthmid)" in line
     assert any(f"family's {learner} model" in line for learner in LEARNER_NAMES)  # what fitted it, named
     ratios = relative_ratios(problem, unseen, candidates)
@@ -84,8 +117,9 @@ def _order(name: str, problem, target, candidates, **keywords) -> list[int]:
     return [int(i) for i in ranker.ask(len(candidates))]
 
 
-def test_the_learned_default_ranks_by_a_model_only_where_it_learned_from_the_arch(family_models, capsys, monkeypatch,
-                                                                                   tmp_path):
+def test_the_learned_default_ranks_by_a_model_only_where_it_learned_from_the_arch(
+    family_models, capsys, monkeypatch, tmp_path
+):
     monkeypatch.setenv("MLTUNE_HOME", str(family_models.parent))
     problem = matmul_problem(80, 112, 64)
     candidates = CpuContraction(problem, WIDE, None).candidates()
@@ -97,13 +131,17 @@ def test_the_learned_default_ranks_by_a_model_only_where_it_learned_from_the_arc
     candidates = CpuContraction(problem, unseen, None).candidates()
     assert _order("learned", problem, unseen, candidates) == _order("heuristic", problem, unseen, candidates)
     line = capsys.readouterr().err
-    assert line.count("\n") == 1 and "learned: contraction on synthmid ranked by the heuristic (the cpu family's " \
-        "model in " in line and "learned from synthnarrow, synthwide, never from synthmid" in line
+    assert (
+        line.count("\n") == 1
+        and "learned: contraction on synthmid ranked by the heuristic (the cpu family's model in " in line
+        and "learned from synthnarrow, synthwide, never from synthmid" in line
+    )
     # no model at all: the learned default tunes with the heuristic where random-forest refuses the target
     empty = tmp_path / "no-models"
     empty.mkdir()
-    assert _order("learned", problem, unseen, candidates, model_dir=empty) == _order("heuristic", problem, unseen,
-                                                                                      candidates)
+    assert _order("learned", problem, unseen, candidates, model_dir=empty) == _order(
+        "heuristic", problem, unseen, candidates
+    )
     with pytest.raises(UserError, match="no random-forest model for arch 'synthmid'"):
         make_ranker("random-forest", 0, unseen, model_dir=empty)
 
@@ -118,8 +156,10 @@ def test_the_fallback_chain(family_models, two_archs, tmp_path):
     models = tmp_path / "models"
     shutil.copytree(family_models, models)
     # a trusted model of the arch's own comes first
-    assert main(["train", "--arch", "synthwide", "--dataset-dir", str(two_archs), "--model-dir", str(models),
-                 "--force"]) == 0
+    assert (
+        main(["train", "--arch", "synthwide", "--dataset-dir", str(two_archs), "--model-dir", str(models), "--force"])
+        == 0
+    )
     sidecar_path = models / "synthwide" / "contraction" / SIDECAR_FILE
     sidecar = json.loads(sidecar_path.read_text())
     sidecar["quality"].update(ok=True, forced=False)
@@ -148,8 +188,17 @@ def test_train_refuses_a_model_that_ranks_worse_than_the_heuristic(tmp_path, cap
     1.0 / 1.67 iterations (median / mean), regression trees (`--learner boosted-trees`: that learner alone; the
     ranking one ties the heuristic here) in 1.0 / 2.00, so the model is not written without --force."""
     datasets = write_synthetic_dataset(tmp_path / "datasets")
-    args = ["train", "--arch", "synthetic", "--dataset-dir", str(datasets), "--model-dir", str(tmp_path / "models"),
-            "--learner", "boosted-trees"]
+    args = [
+        "train",
+        "--arch",
+        "synthetic",
+        "--dataset-dir",
+        str(datasets),
+        "--model-dir",
+        str(tmp_path / "models"),
+        "--learner",
+        "boosted-trees",
+    ]
     assert main(args) == 1
     captured = capsys.readouterr()
     assert "contraction model not written: it ranks worse than the heuristic" in captured.err
@@ -162,8 +211,12 @@ def test_train_refuses_a_model_that_ranks_worse_than_the_heuristic(tmp_path, cap
 
 
 def test_judge_prefers_the_heuristic_then_the_family_model_by_the_mean_first():
-    cv = {"median_iterations": 3.0, "mean_iterations": 6.0, "heuristic_median_iterations": 3.0,
-          "heuristic_mean_iterations": 5.0}
+    cv = {
+        "median_iterations": 3.0,
+        "mean_iterations": 6.0,
+        "heuristic_median_iterations": 3.0,
+        "heuristic_mean_iterations": 5.0,
+    }
     assert judge(cv, None)["better"] == "heuristic"  # same median, higher mean
     cv["heuristic_median_iterations"] = 1.0
     assert judge(cv, None)["better"] == "heuristic"  # a lower median does not make up for a higher mean

@@ -23,8 +23,22 @@ from mltune.spaces.cpu_data_tiling import data_tiled_rows
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # whole tuning runs: `pytest -m slow`
 
-DESIGN_FIELDS = {"schema", "arch", "device", "compiler", "problem", "pipeline", "knobs", "status", "time_us",
-                 "baseline_us", "ranker", "position", "run_id", "timestamp"}
+DESIGN_FIELDS = {
+    "schema",
+    "arch",
+    "device",
+    "compiler",
+    "problem",
+    "pipeline",
+    "knobs",
+    "status",
+    "time_us",
+    "baseline_us",
+    "ranker",
+    "position",
+    "run_id",
+    "timestamp",
+}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -60,9 +74,27 @@ def check_records(records: list[dict], dumped, run_dir: Path, arch_dir: Path, ra
 
 def tune_and_check(dumped, input_path: Path, tmp_path: Path, budget: int, ranker: str, level: str):
     run_dir, dataset_dir, output = tmp_path / "run", tmp_path / "datasets", tmp_path / "out" / "spec.mlir"
-    result = mltune(["tune", str(input_path), "--budget", str(budget), "--ranker", ranker, "--run-dir", str(run_dir),
-                     "--dataset-dir", str(dataset_dir), "-o", str(output), "--jobs", "2", "--model-dir",
-                     str(tmp_path / "models")], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            str(input_path),
+            "--budget",
+            str(budget),
+            "--ranker",
+            ranker,
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(dataset_dir),
+            "-o",
+            str(output),
+            "--jobs",
+            "2",
+            "--model-dir",
+            str(tmp_path / "models"),
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     assert (run_dir / "results.jsonl").is_file()
@@ -110,8 +142,9 @@ def test_tune_a_model(tiny, tmp_path):
 def test_tune_a_dispatch_benchmark(tiny, tmp_path):
     bench = tmp_path / tiny.bench.name
     shutil.copy(tiny.bench, bench)
-    result, summary, output, records = tune_and_check(tiny, bench, tmp_path, budget=2, ranker="heuristic",
-                                                      level="dispatch")
+    result, summary, output, records = tune_and_check(
+        tiny, bench, tmp_path, budget=2, ranker="heuristic", level="dispatch"
+    )
     assert "dispatch-level" in result.stdout
     if summary["spec"] is not None:
         stripped = tmp_path / "run" / "dispatch_stripped.mlir"
@@ -138,11 +171,31 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     shutil.copy(tiny.source, source)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", "60", "--ranker", "shuffle",
-         "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(source),
+            "--budget",
+            "60",
+            "--ranker",
+            "shuffle",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(dataset_dir),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--jobs",
+            "2",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         # a shell starts background jobs with SIGINT ignored, and Python keeps it so: give the tuner Ctrl-C back
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
     def first_record() -> Path | None:
         files = trial_record_files(dataset_dir)
@@ -170,7 +223,8 @@ def test_ctrl_c_keeps_every_record(tiny, tmp_path):
     assert not leftovers, "no compile or timing process outlives the interrupted run"
     # not a terminal: no progress bar, only the one message
     assert stderr.strip().splitlines() == [
-        f"mltune: interrupted; every record measured so far is kept (continue with: mltune tune --resume {run_dir})"], stderr
+        f"mltune: interrupted; every record measured so far is kept (continue with: mltune tune --resume {run_dir})"
+    ], stderr
     assert json.loads((run_dir / "state.json").read_text())["status"] == "interrupted"
 
 
@@ -181,10 +235,29 @@ def test_two_dispatches_share_the_budget(tmp_path):
     source = tmp_path / "two_ops.mlir"
     source.write_text(TWO_OP_SOURCE)
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
-    result = mltune(["tune", str(source), "--budget", "4", "--top", "2", "--ranker", "heuristic", "--screen", "none",
-                     "--run-dir",
-                     str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir"), "--jobs", "2"],
-                    cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            str(source),
+            "--budget",
+            "4",
+            "--top",
+            "2",
+            "--ranker",
+            "heuristic",
+            "--screen",
+            "none",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(dataset_dir),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--jobs",
+            "2",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     problems = sorted(d["problem"] for d in summary["dispatches"])
@@ -214,8 +287,12 @@ def test_tune_with_a_learned_ranker(tiny, tmp_path, ranker):
     from mltune.learn.train import train
 
     # the forest is trained on synthetic records filed under this CPU's arch, and put where --model-dir says (MODEL_DIR/ARCH/KIND)
-    train(write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch), tiny.cpu.arch, tmp_path / "models",
-          force=True)
+    train(
+        write_synthetic_dataset(tmp_path / "training", arch=tiny.cpu.arch),
+        tiny.cpu.arch,
+        tmp_path / "models",
+        force=True,
+    )
     bench = tmp_path / tiny.bench.name
     shutil.copy(tiny.bench, bench)
     tune_and_check(tiny, bench, tmp_path, budget=2, ranker=ranker, level="dispatch")
@@ -235,10 +312,26 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
     starter = tmp_path / "starter.mlir"
     starter.write_text(spec_for(dumps["batch_matmul"], THEIRS_BMM, context))
     run_dir = tmp_path / "run"
-    result = mltune(["tune", str(source), "--budget", "2", "--top", "1", "--run-dir", str(run_dir), "--dataset-dir",
-                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--starter-spec", str(starter),
-                     "--flag-search"],
-                    cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            str(source),
+            "--budget",
+            "2",
+            "--top",
+            "1",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--starter-spec",
+            str(starter),
+            "--flag-search",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     flags = summary["flags"]
@@ -262,7 +355,9 @@ def test_model_flags_and_starter_spec(dumps, context, tmp_path):
     if data_tiling:  # the matmuls became mmt4d: nothing for the starter's matcher to match
         assert "linalg.batch_matmul" not in applied_configs(config_dir)
     else:  # the batch matmul was not tuned (--top 1): the starter's config is on it
-        assert applied_configs(config_dir)["linalg.batch_matmul"] == [tile_lists(dumps["batch_matmul"].problem, THEIRS_BMM)]
+        assert applied_configs(config_dir)["linalg.batch_matmul"] == [
+            tile_lists(dumps["batch_matmul"].problem, THEIRS_BMM)
+        ]
 
 
 def test_flag_search_tunes_the_data_tiled_variant_and_compares(tiny, tmp_path):
@@ -273,8 +368,22 @@ def test_flag_search_tunes_the_data_tiled_variant_and_compares(tiny, tmp_path):
     source = tmp_path / "tiny.mlir"
     shutil.copy(tiny.source, source)
     run_dir = tmp_path / "run"
-    result = mltune(["tune", str(source), "--budget", "2", "--run-dir", str(run_dir), "--dataset-dir",
-                     str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--flag-search"], cwd=tmp_path)
+    result = mltune(
+        [
+            "tune",
+            str(source),
+            "--budget",
+            "2",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--flag-search",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     flags = json.loads((run_dir / "summary.json").read_text())["flags"]
     assert flags["screened"] and not flags["failed"]
@@ -294,9 +403,30 @@ def test_a_killed_run_resumes_without_measuring_anything_twice(tiny, tmp_path):
     run_dir, dataset_dir = tmp_path / "run", tmp_path / "datasets"
     budget = 12
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget), "--ranker", "shuffle",
-         "--batch", "4", "--run-dir", str(run_dir), "--dataset-dir", str(dataset_dir), "-o", str(tmp_path / "spec.mlir")],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(source),
+            "--budget",
+            str(budget),
+            "--ranker",
+            "shuffle",
+            "--batch",
+            "4",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(dataset_dir),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and proc.poll() is None:
@@ -319,6 +449,6 @@ def test_a_killed_run_resumes_without_measuring_anything_twice(tiny, tmp_path):
     for records in (after, dataset):
         knobs = [json.dumps(r["knobs"], sort_keys=True) for r in records]
         assert len(knobs) == len(set(knobs)), "a candidate was measured twice"
-    assert [r["knobs"] for r in after[:len(before)]] == [r["knobs"] for r in before]  # kept, not re-measured
+    assert [r["knobs"] for r in after[: len(before)]] == [r["knobs"] for r in before]  # kept, not re-measured
     assert sum(r["status"] == "ok" for r in after) == budget
     assert json.loads((run_dir / "state.json").read_text())["status"] == "finished"

@@ -38,7 +38,7 @@ def test_default_and_tuned_builds(tmp_path: Path, target_name: str) -> None:
     default_vmfb = tmp_path / "default.vmfb"
     # mltune's work folder, as the script passes it: an sm_90 copy's path is in the binary
     default_args = tune_model.default_build_args(model, target, USER_FLAGS, tmp_path / "mltune", default_vmfb)
-    assert default_args[-len(USER_FLAGS) - 2:] == [*USER_FLAGS, "-o", str(default_vmfb)]
+    assert default_args[-len(USER_FLAGS) - 2 :] == [*USER_FLAGS, "-o", str(default_vmfb)]
     tune_model.run(default_args)
     assert TARGET_TEXT[target_name] in default_vmfb.read_bytes()
 
@@ -48,14 +48,24 @@ def test_default_and_tuned_builds(tmp_path: Path, target_name: str) -> None:
     assert baseline.status == "ok" and baseline.sha256 == _sha256(default_vmfb)
 
     run_dir = tmp_path / "run"  # one candidate, applied as `mltune tune` applies its winner
-    request = TuneRequest(input_path=model, target=target, ranker="heuristic", settings=LoopSettings(budget=1),
-                          output=tmp_path / "out.mlir", run_dir=run_dir, dataset_dir=tmp_path / "datasets",
-                          compile_flags=tuple(USER_FLAGS))
+    request = TuneRequest(
+        input_path=model,
+        target=target,
+        ranker="heuristic",
+        settings=LoopSettings(budget=1),
+        output=tmp_path / "out.mlir",
+        run_dir=run_dir,
+        dataset_dir=tmp_path / "datasets",
+        compile_flags=tuple(USER_FLAGS),
+    )
     (check,), _ = compile_only(request, context)
     assert check.compiled == 1
     candidate = next(p for p in (run_dir / "candidates").rglob("*.mlir"))
-    command = (compile_command(candidate, tuning_input.compile_flags, None) if target.kind == "cuda" else
-               compile_command(model, tuning_input.compile_flags, candidate))
+    command = (
+        compile_command(candidate, tuning_input.compile_flags, None)
+        if target.kind == "cuda"
+        else compile_command(model, tuning_input.compile_flags, candidate)
+    )
     (run_dir / "compile_command.txt").write_text(command + "\n")
     tuned_vmfb = tmp_path / "tuned.vmfb"
     tuned_args = tune_model.tuned_build_args(run_dir, tuned_vmfb)

@@ -48,16 +48,30 @@ def test_swapped_ranker_and_builder_do_the_runs_work(tmp_path):
         builder = CountingBuilder(tools.builder.tuning_input, tools.builder.work_dir, tools.builder.jobs)
         return replace(tools, builder=builder, ranker=LastFirst())
 
-    request = TuneRequest(input_path=MATMUL, target=parse_target("host"), ranker="heuristic",
-                          settings=LoopSettings(budget=2), output=tmp_path / "spec.mlir", run_dir=tmp_path / "run",
-                          dataset_dir=tmp_path / "datasets", jobs=1)
+    request = TuneRequest(
+        input_path=MATMUL,
+        target=parse_target("host"),
+        ranker="heuristic",
+        settings=LoopSettings(budget=2),
+        output=tmp_path / "spec.mlir",
+        run_dir=tmp_path / "run",
+        dataset_dir=tmp_path / "datasets",
+        jobs=1,
+    )
     report = tune(request, new_context(), make_collaborators=collaborators)
     assert CountingBuilder.compiles >= 1  # IREE's default build, at least, went through the swapped builder
     (result,) = report.results
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert records and all("last-first" in r["ranker"] for r in records), {r["ranker"] for r in records}
     assert len(result.trials) == 2
-    assert list(report.stage_seconds) == ["prepare the input", "IREE's default build", "profile",
-                                          "search (screen, finalists)", "checks in the model and the result"]
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["stage_seconds"].keys() == \
-        report.stage_seconds.keys()
+    assert list(report.stage_seconds) == [
+        "prepare the input",
+        "IREE's default build",
+        "profile",
+        "search (screen, finalists)",
+        "checks in the model and the result",
+    ]
+    assert (
+        json.loads((tmp_path / "run" / "summary.json").read_text())["stage_seconds"].keys()
+        == report.stage_seconds.keys()
+    )

@@ -21,8 +21,7 @@ EXPORTED = Path(__file__).resolve().parents[1] / "examples" / "models" / "export
 
 def _lowered(tmp_path: Path, model: str = "resnet50") -> Path:
     lowered = tmp_path / f"{model}.input.mlir"
-    result = run([tool_path("iree-compile"), str(EXPORTED / f"{model}.mlir"), "--compile-to=input",
-                  "-o", str(lowered)])
+    result = run([tool_path("iree-compile"), str(EXPORTED / f"{model}.mlir"), "--compile-to=input", "-o", str(lowered)])
     assert result.returncode == 0, result.stderr[-2000:]
     return lowered
 
@@ -42,15 +41,24 @@ def test_every_batch_1_depthwise_convolution_is_read_as_the_op_iree_dispatches(t
     as IREE dispatches them for a GPU."""
     with context:
         module = ir.Module.parse(_lowered(tmp_path, "mobilenet_v2").read_text())
-        depthwise = [problem for _, forms in folded_problems(module) for _, problem in forms
-                     if problem.op_kind == "depthwise_convolution"]
+        depthwise = [
+            problem
+            for _, forms in folded_problems(module)
+            for _, problem in forms
+            if problem.op_kind == "depthwise_convolution"
+        ]
         assert len(depthwise) == 17 and {p.strides for p in depthwise} == {(1, 1), (2, 2)}
         assert all(p.layout == "nchw_chw" and not p.batch and p.m == (0, 1) and p.n == (2,) for p in depthwise)
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("model", [pytest.param("resnet50", marks=pytest.mark.slow),  # 5 s
-                                   pytest.param("mobilenet_v2", marks=pytest.mark.slow)])  # 18 s
+@pytest.mark.parametrize(
+    "model",
+    [
+        pytest.param("resnet50", marks=pytest.mark.slow),  # 5 s
+        pytest.param("mobilenet_v2", marks=pytest.mark.slow),
+    ],
+)  # 18 s
 def test_folding_changes_no_output(tmp_path, context, model):
     lowered = _lowered(tmp_path, model)
     with context:
@@ -64,11 +72,25 @@ def test_folding_changes_no_output(tmp_path, context, model):
     outputs = []
     for source in (lowered, folded):
         vmfb, out = source.with_suffix(".vmfb"), source.with_suffix(".npy")
-        result = run([tool_path("iree-compile"), str(source), *parse_target("host", probe=False).compile_flags(),
-                      "-o", str(vmfb)])
+        result = run(
+            [
+                tool_path("iree-compile"),
+                str(source),
+                *parse_target("host", probe=False).compile_flags(),
+                "-o",
+                str(vmfb),
+            ]
+        )
         assert result.returncode == 0, result.stderr[-2000:]
-        result = run([tool_path("iree-run-module"), f"--module={vmfb}", "--function=main",
-                      f"--input=@{EXPORTED / f'{model}.input0.npy'}", f"--output=@{out}"])
+        result = run(
+            [
+                tool_path("iree-run-module"),
+                f"--module={vmfb}",
+                "--function=main",
+                f"--input=@{EXPORTED / f'{model}.input0.npy'}",
+                f"--output=@{out}",
+            ]
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         outputs.append(np.load(out))
     assert np.abs(outputs[0]).max() > 0 and np.array_equal(outputs[0], outputs[1])

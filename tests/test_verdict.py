@@ -90,8 +90,7 @@ def test_optional_stopping_keeps_the_false_faster_rate_at_the_stated_level():
     assert looks.schedule == (9, 12, 16, 22, 30)
     rng = random.Random(0)
     runs = 3000
-    faster = sum(_sequential([math.exp(rng.gauss(0, 0.05)) for _ in range(30)], looks).faster()
-                 for _ in range(runs))
+    faster = sum(_sequential([math.exp(rng.gauss(0, 0.05)) for _ in range(30)], looks).faster() for _ in range(runs))
     assert faster / runs <= 0.025
     # reading the plain 95 % interval after every round from 9 to 30 (22 looks) is what this replaced
     naive = 0

@@ -56,16 +56,22 @@ def test_the_split_moves_the_large_constants_into_an_archive(mlp):
     assert split.invocation.parameters == (made.archive,) and split.invocation.inputs == inlined.invocation.inputs
 
 
-@pytest.mark.parametrize("flags", [(), pytest.param(("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d"),
-                                                     marks=pytest.mark.slow)],  # 4 s: a second pair of builds
-                         ids=["default", "data-tiled"])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        pytest.param(("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d"), marks=pytest.mark.slow),
+    ],  # 4 s: a second pair of builds
+    ids=["default", "data-tiled"],
+)
 def test_split_builds_compute_what_the_inlined_model_computes(mlp, tmp_path, flags):
     """Bit for bit, on the same inputs, with IREE's defaults and with the data-tiling flags candidates carry."""
     inlined, split, _ = mlp
     outputs = []
     for name, tuning_input in (("inlined", inlined), ("split", split)):
-        tuning_input = TuningInput(tuning_input.source, tuning_input.invocation, (), (*tuning_input.compile_flags,
-                                                                                      *flags))
+        tuning_input = TuningInput(
+            tuning_input.source, tuning_input.invocation, (), (*tuning_input.compile_flags, *flags)
+        )
         build = Builder(tuning_input, tmp_path, 1).compile(0, None, name)
         assert build.status == "ok", build.detail
         outputs.append(run_outputs(build.vmfb, tuning_input.invocation, "local-task", tmp_path / name))
@@ -75,18 +81,33 @@ def test_split_builds_compute_what_the_inlined_model_computes(mlp, tmp_path, fla
 def _dump(source: Path, flags, out: Path, context) -> dict[str, list[tuple[str, str, str, str]]]:
     """Each dumped dispatch's root ops: the problem, IREE's own configuration of it, and its operand types."""
     out.mkdir(parents=True)
-    result = run_tool([tool_path("iree-compile"), str(source), *flags, "--iree-codegen-add-tuner-attributes",
-                       f"--iree-hal-dump-executable-benchmarks-to={out}", "-o", str(out / "model.vmfb")], 300)
+    result = run_tool(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *flags,
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={out}",
+            "-o",
+            str(out / "model.vmfb"),
+        ],
+        300,
+    )
     assert result.ok, result.describe_failure()
     roots = {}
     for bench in sorted(out.glob("*_benchmark.mlir")):
         module = parse_module_file(bench, context)  # alive while its ops are read
         with context:
             ops = iree_codegen.get_tuner_root_ops(module)
-            roots[bench.name] = [(problem_from_root_op(op).key, str(op.attributes["lowering_config"]),
-                                  str(op.parent.attributes["translation_info"]) if "translation_info" in
-                                  op.parent.attributes else "", " ".join(str(v.type) for v in op.operands))
-                                 for op in ops]
+            roots[bench.name] = [
+                (
+                    problem_from_root_op(op).key,
+                    str(op.attributes["lowering_config"]),
+                    str(op.parent.attributes["translation_info"]) if "translation_info" in op.parent.attributes else "",
+                    " ".join(str(v.type) for v in op.operands),
+                )
+                for op in ops
+            ]
     return roots
 
 
@@ -99,7 +120,8 @@ def _first_candidate(mlp, dumped: Path, context):
     dispatch = next(d for d in read_dispatches(prepared, context) if d.problem.__class__.__name__ == "Problem")
     configurator = make_configurator(dispatch.problem, dispatch.facts, context, dispatch.bench, dumped / "space")
     return make_applier("cpu", split.source, context).apply(
-        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0)))
+        dispatch.problem, configurator.compilation_info(configurator.candidates().knobs(0))
+    )
 
 
 @pytest.mark.slow  # 6 s: two dumps and two builds of the model
@@ -112,11 +134,15 @@ def test_the_split_dumps_the_same_dispatches_and_takes_a_tuning_spec(mlp, contex
     assert dumped == _dump(split.source, split.compile_flags, tmp_path / "split", context)
     applied = _first_candidate(mlp, tmp_path / "inlined", context)
     assert applied.text, "a spec candidate"
-    builds = [Builder(t, tmp_path / name, 1).compile(0, applied, "candidate")
-              for name, t in (("inlined", inlined), ("split", split))]
+    builds = [
+        Builder(t, tmp_path / name, 1).compile(0, applied, "candidate")
+        for name, t in (("inlined", inlined), ("split", split))
+    ]
     assert [b.status for b in builds] == ["ok", "ok"], [b.detail for b in builds]
-    outputs = [run_outputs(b.vmfb, t.invocation, "local-task", tmp_path / f"out{i}")
-               for i, (b, t) in enumerate(zip(builds, (inlined, split)))]
+    outputs = [
+        run_outputs(b.vmfb, t.invocation, "local-task", tmp_path / f"out{i}")
+        for i, (b, t) in enumerate(zip(builds, (inlined, split)))
+    ]
     assert compare(*outputs).ok
 
 
@@ -211,7 +237,9 @@ def test_a_split_started_beside_the_dump_is_the_one_every_build_uses(mlp, contex
     with ThreadPoolExecutor(max_workers=1) as pool:
         assert weights.start_split(inlined.source, CpuTarget(), (), context, tmp_path / "w", pool) is None  # small
         monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 1)
-        assert weights.start_split(inlined.source, GpuTarget("cuda", "sm_90"), (), context, tmp_path / "w", pool) is None
+        assert (
+            weights.start_split(inlined.source, GpuTarget("cuda", "sm_90"), (), context, tmp_path / "w", pool) is None
+        )
         started = weights.start_split(inlined.source, CpuTarget(), (), context, tmp_path / "w", pool)
         prepared = prepare_input(inlined.source, CpuTarget(), tmp_path, context)
         made = started.result()
@@ -232,8 +260,22 @@ def test_tune_splits_once_and_gives_back_the_users_model(mlp, tmp_path, monkeypa
     monkeypatch.setattr(weights, "MIN_WEIGHT_BYTES", 0)
     monkeypatch.setattr(weights, "MIN_CONSTANT_BYTES", WEIGHT_LIMIT)
     run_dir = tmp_path / "run"
-    code = main(["tune", str(inlined.source), "--budget", "4", "--run-dir", str(run_dir), "--dataset-dir",
-                 str(tmp_path / "datasets"), "-o", str(tmp_path / "spec.mlir"), "--jobs", "1"])
+    code = main(
+        [
+            "tune",
+            str(inlined.source),
+            "--budget",
+            "4",
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(tmp_path / "datasets"),
+            "-o",
+            str(tmp_path / "spec.mlir"),
+            "--jobs",
+            "1",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out[-2000:]
     assert (run_dir / "weights" / "weights.irpa").is_file()
@@ -269,12 +311,19 @@ def test_a_users_own_archive_is_kept_beside_the_split_one(tmp_path, context):
     lines = [line for line in lines if "%w1 = arith.constant" not in line]
     lines.insert(1, "  %w1 = util.global.load @w1 : tensor<64x128xf32>")
     source = tmp_path / "mixed.mlir"
-    source.write_text('util.global private @w1 = #flow.parameter.named<"model"::"w1"> : tensor<64x128xf32>\n'
-                      + "\n".join(lines) + "\n")
+    source.write_text(
+        'util.global private @w1 = #flow.parameter.named<"model"::"w1"> : tensor<64x128xf32>\n'
+        + "\n".join(lines)
+        + "\n"
+    )
     module = parse_module_file(source, context)
     main = next(op for op in module.body.operations if op.operation.name == "func.func")
-    invocation = Invocation("main", write_random_inputs(main, tmp_path / "inputs", seed=0), False,
-                            (ParameterArchive("model", tmp_path / "user.irpa"),))
+    invocation = Invocation(
+        "main",
+        write_random_inputs(main, tmp_path / "inputs", seed=0),
+        False,
+        (ParameterArchive("model", tmp_path / "user.irpa"),),
+    )
     inlined = TuningInput(source, invocation, (), tuple(CPU_FLAGS))
     made = weights.split(inlined.source, inlined.compile_flags, tmp_path / "weights", 0, WEIGHT_LIMIT)
     assert made is not None and made.weight_bytes == 32 * 1024, "only the inlined weight moves"

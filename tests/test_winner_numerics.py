@@ -59,8 +59,9 @@ def model_check(tiny, context, tmp_path_factory):
     invocation = random_inputs(tiny.source, context, root / "inputs")
     (root / "altered.mlir").write_text(ALTERED)
     tuning_input = TuningInput(tiny.source, invocation, (), tuple(HOST_FLAGS))
-    check = WinnerCheck(tuning_input, compile_cpu(tiny.source, root / "default.vmfb"), "local-task", CpuTarget(),
-                        context, root, jobs=1)
+    check = WinnerCheck(
+        tuning_input, compile_cpu(tiny.source, root / "default.vmfb"), "local-task", CpuTarget(), context, root, jobs=1
+    )
     check.start()
     return check, root
 
@@ -98,7 +99,10 @@ def test_a_refused_winner_gives_its_place_to_the_next_finalist_that_computes_rig
     records = check.verify(wrong, tiny.cpu, lambda knobs: "DoubleTilingExpert", "heuristic", RECORD_FIELDS)
     assert [r.position for r in records] == [0] and records[0].status == "wrong_result"
     assert wrong.winner is not None and wrong.winner[0] is second
-    assert check.verdicts["dispatch_0"].startswith("numerics checked") and "1 faster finalist" in check.verdicts["dispatch_0"]
+    assert (
+        check.verdicts["dispatch_0"].startswith("numerics checked")
+        and "1 faster finalist" in check.verdicts["dispatch_0"]
+    )
 
 
 def test_a_model_winner_that_only_retiles_passes(model_check, tiny, context):
@@ -166,6 +170,13 @@ def test_gpu_numerics_run_on_the_device(device, target, context, tmp_path):
     inputs = random_inputs(tmp_path / "mm.mlir", context, tmp_path / "inputs").inputs
     default = tmp_path / "default.vmfb"
     assert run([tool_path("iree-compile"), str(source), *flags, "-o", str(default)]).returncode == 0
-    check = WinnerCheck(TuningInput(source, Invocation("main", inputs, False), (), tuple(flags)), default, device, gpu,
-                        context, tmp_path, jobs=1)
+    check = WinnerCheck(
+        TuningInput(source, Invocation("main", inputs, False), (), tuple(flags)),
+        default,
+        device,
+        gpu,
+        context,
+        tmp_path,
+        jobs=1,
+    )
     check.start()  # IREE's default build ran on the GPU: it is the reference for every winner

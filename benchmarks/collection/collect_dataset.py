@@ -185,8 +185,14 @@ CPU_LIVE_UNSEEN_PROBLEMS: list[tuple[ContractionShape, str]] = [
     (S(49, 49, 32, batch=192), "Swin-T stage-1 window attention scores (64 windows x 3 heads)"),
     (S(4096, 77, 40, batch=8), "SD 1.5 cross-attention scores at 64x64 latents, 77 text tokens"),
 ]
-CPU_PROBLEM_SETS = {"cpu": PROBLEMS, "cpu2": CPU_SECOND_PROBLEMS, "cpu3": CPU_UNSEEN_PROBLEMS,
-                    "cpu4": CPU_DENSE_PROBLEMS, "cpu5": CPU_DENSE_UNSEEN_PROBLEMS, "cpu6": CPU_LIVE_UNSEEN_PROBLEMS}
+CPU_PROBLEM_SETS = {
+    "cpu": PROBLEMS,
+    "cpu2": CPU_SECOND_PROBLEMS,
+    "cpu3": CPU_UNSEEN_PROBLEMS,
+    "cpu4": CPU_DENSE_PROBLEMS,
+    "cpu5": CPU_DENSE_UNSEEN_PROBLEMS,
+    "cpu6": CPU_LIVE_UNSEEN_PROBLEMS,
+}
 
 H = dict(in_type="f16", transpose_rhs=True)  # GPU layers: f16 activations, N x K weights, f32 accumulation
 GPU_PROBLEMS: list[tuple[ContractionShape, str]] = [
@@ -262,8 +268,9 @@ def runs(target: str, problem_set: str = "cpu") -> list[tuple[str, ContractionSh
     """The (run name, shape) pairs a target measures; a run's name is its record file's."""
     if target == "host":
         return [(shape.name, shape) for shape, _ in CPU_PROBLEM_SETS[problem_set]]
-    return ([(shape.name, shape) for shape, _ in GPU_PROBLEMS + GPU_LARGE_PROBLEMS]
-            + [("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS])
+    return [(shape.name, shape) for shape, _ in GPU_PROBLEMS + GPU_LARGE_PROBLEMS] + [
+        ("mv_" + shape.name.removeprefix("mm_"), shape) for shape, _ in GPU_MATVEC_PROBLEMS
+    ]
 
 
 def record_files(name: str, args: argparse.Namespace) -> list[Path]:
@@ -281,11 +288,31 @@ def finished(name: str, args: argparse.Namespace) -> bool:
 
 def tune_command(source: Path, run_dir: Path, args: argparse.Namespace, cores: list[int] | None) -> list[str]:
     ranker = {NEIGHBOURHOOD: ["none", "--near-default", str(NEIGHBOURHOOD_SHARE)], CONTENDERS: ["none"]}.get(
-        args.ranker, [args.ranker])
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", *ranker,
-               "--budget", str(args.budget), "--jobs", str(args.cores_per_lane), "--seed", str(args.seed),
-               "--run-dir", str(run_dir), "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "best_spec.mlir"),
-               "--target", args.target]
+        args.ranker, [args.ranker]
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(source),
+        "--ranker",
+        *ranker,
+        "--budget",
+        str(args.budget),
+        "--jobs",
+        str(args.cores_per_lane),
+        "--seed",
+        str(args.seed),
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(args.dataset_dir),
+        "-o",
+        str(run_dir / "best_spec.mlir"),
+        "--target",
+        args.target,
+    ]
     if args.devices:
         command += ["--devices", args.devices]
     command += [f"--iree-flag={flag}" for flag in args.iree_flags]
@@ -306,40 +333,69 @@ def main() -> int:
     parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
     parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / "collect")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
-                        help="start no new problem after this many seconds")
+    parser.add_argument(
+        "--stop-after", type=float, default=None, metavar="SECONDS", help="start no new problem after this many seconds"
+    )
     parser.add_argument("--only", nargs="*", default=None, help="problem names to measure")
     parser.add_argument("--target", default="host", help="host (the CPU problems) or a GPU target (the GPU problems)")
     parser.add_argument("--devices", default=None, help="runtime device of a GPU target, e.g. cuda://0")
-    parser.add_argument("--iree-flag", action="append", default=[], dest="iree_flags", metavar="FLAG",
-                        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
-    parser.add_argument("--batch", type=int, default=None,
-                        help="passed on to `mltune tune --batch`: a shuffle learns nothing between batches, so a "
-                             "batch of twice the cores keeps them busy and starts fewer runtime processes")
-    parser.add_argument("--arch", default=None,
-                        help="the arch the records land under (the LLVM CPU name, e.g. znver3): only its folder says "
-                             "whether a problem is measured already (default: any arch's)")
-    parser.add_argument("--problem-set", choices=sorted(CPU_PROBLEM_SETS), default="cpu",
-                        help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones), "
-                             "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
-                             "fourth (4 more such shapes, to measure densely), the fifth (4 shapes no CPU "
-                             "dataset neighboured, to measure densely) or the sixth (6 more such shapes)")
-    parser.add_argument("--ranker", choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD, CONTENDERS],
-                        default="shuffle",
-                        help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
-                             f"random plain ones (with --run-suffix, beside an earlier shuffle's records); "
-                             f"{NEIGHBOURHOOD}, the candidates nearest IREE's default config, then nearest the "
-                             "fastest measured (a local search: --ranker none --near-default "
-                             f"{NEIGHBOURHOOD_SHARE}, CPU problems); {CONTENDERS}, the configs the dataset holds "
-                             "fastest (over IREE's default) first, as every tune seeds its order, and its best four "
-                             "measured again as finalists into PROBLEM.SUFFIX.finals.jsonl (--ranker none; with a "
-                             "budget no larger than the problem's fast configs)")
-    parser.add_argument("--run-suffix", default="",
-                        help="appended to each run's name, and so to its record file's: a second collection of the "
-                             "same problems (e.g. .lowerings) keeps the first one's records and resumes on its own")
-    parser.add_argument("--lock", type=Path, default=None, metavar="FILE",
-                        help="hold this flock(1) lock while measuring each problem, so that other measurements "
-                             "on the machine wait for it (and it for them)")
+    parser.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        dest="iree_flags",
+        metavar="FLAG",
+        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=None,
+        help="passed on to `mltune tune --batch`: a shuffle learns nothing between batches, so a "
+        "batch of twice the cores keeps them busy and starts fewer runtime processes",
+    )
+    parser.add_argument(
+        "--arch",
+        default=None,
+        help="the arch the records land under (the LLVM CPU name, e.g. znver3): only its folder says "
+        "whether a problem is measured already (default: any arch's)",
+    )
+    parser.add_argument(
+        "--problem-set",
+        choices=sorted(CPU_PROBLEM_SETS),
+        default="cpu",
+        help="CPU targets: the first set of shapes, the second (8 of the first and 22 new ones), "
+        "the third (8 shapes no CPU dataset holds, for a CPU no model was trained on) or the "
+        "fourth (4 more such shapes, to measure densely), the fifth (4 shapes no CPU "
+        "dataset neighboured, to measure densely) or the sixth (6 more such shapes)",
+    )
+    parser.add_argument(
+        "--ranker",
+        choices=["shuffle", "shuffle-lowerings", NEIGHBOURHOOD, CONTENDERS],
+        default="shuffle",
+        help="shuffle-lowerings measures every data-tiled candidate of a CPU problem first, then "
+        f"random plain ones (with --run-suffix, beside an earlier shuffle's records); "
+        f"{NEIGHBOURHOOD}, the candidates nearest IREE's default config, then nearest the "
+        "fastest measured (a local search: --ranker none --near-default "
+        f"{NEIGHBOURHOOD_SHARE}, CPU problems); {CONTENDERS}, the configs the dataset holds "
+        "fastest (over IREE's default) first, as every tune seeds its order, and its best four "
+        "measured again as finalists into PROBLEM.SUFFIX.finals.jsonl (--ranker none; with a "
+        "budget no larger than the problem's fast configs)",
+    )
+    parser.add_argument(
+        "--run-suffix",
+        default="",
+        help="appended to each run's name, and so to its record file's: a second collection of the "
+        "same problems (e.g. .lowerings) keeps the first one's records and resumes on its own",
+    )
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="hold this flock(1) lock while measuring each problem, so that other measurements "
+        "on the machine wait for it (and it for them)",
+    )
     args = parser.parse_args()
     problems = runs(args.target, args.problem_set)
     todo: queue.Queue[tuple[str, ContractionShape]] = queue.Queue()
@@ -350,7 +406,9 @@ def main() -> int:
     lock = threading.Lock()
 
     def lane(number: int) -> None:
-        cores = list(range(number * args.cores_per_lane, (number + 1) * args.cores_per_lane)) if args.lanes > 1 else None
+        cores = (
+            list(range(number * args.cores_per_lane, (number + 1) * args.cores_per_lane)) if args.lanes > 1 else None
+        )
         while True:
             if args.stop_after is not None and time.monotonic() - started > args.stop_after:
                 return

@@ -50,8 +50,10 @@ def main() -> None:
             if record.get("status") == "ok":
                 config = json.dumps(record["knobs"], sort_keys=True)
                 (again if remeasure else before)[problem][config].append(record)
-    print(f"{'problem':<34}{'best before':>12}{'re-measured':>12}{'best after':>11}{'same':>6}"
-          f"{'k before':>9}{'k after':>8}{'shuffle before':>15}{'after':>7}")
+    print(
+        f"{'problem':<34}{'best before':>12}{'re-measured':>12}{'best after':>11}{'same':>6}"
+        f"{'k before':>9}{'k after':>8}{'shuffle before':>15}{'after':>7}"
+    )
     kept = 0
     problems = [problem for problem in sorted(before) if problem in again]
     for problem in problems:
@@ -63,10 +65,12 @@ def main() -> None:
         survives = new[old_best] >= new[new_best] / (1 + TOLERANCE)
         kept += survives
         k_old, k_new = near_best(old), near_best(new)
-        print(f"{problem:<34}{old[old_best]:>11.2f}x"
-              f"{(f'{retimed[old_best]:.2f}x' if retimed else 'not'):>12}{new[new_best]:>10.2f}x"
-              f"{'yes' if survives else 'no':>6}{k_old:>9}{k_new:>8}"
-              f"{(len(old) + 1) / (k_old + 1):>15.1f}{(len(new) + 1) / (k_new + 1):>7.1f}")
+        print(
+            f"{problem:<34}{old[old_best]:>11.2f}x"
+            f"{(f'{retimed[old_best]:.2f}x' if retimed else 'not'):>12}{new[new_best]:>10.2f}x"
+            f"{'yes' if survives else 'no':>6}{k_old:>9}{k_new:>8}"
+            f"{(len(old) + 1) / (k_old + 1):>15.1f}{(len(new) + 1) / (k_new + 1):>7.1f}"
+        )
     print(f"the best before still within {TOLERANCE:.0%} of the best after on {kept} of {len(problems)} problems")
 
 

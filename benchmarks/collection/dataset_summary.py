@@ -33,17 +33,21 @@ def row(file: Path) -> str:
     speeds = sorted(1 / record_ratio(r) for r in ran)
     noise = statistics.median([spread(r["baseline_us"]) for r in ran if len(r["baseline_us"]) > 1] or [0.0])
     problem = ran[0]["problem"] if ran else records[0]["problem"]
-    return (f"| {file.name.split('.')[0]} | {problem['op_kind']} | {len(records)} | {len(ran)} | "
-            f"{speeds[-1]:.2f}x | {statistics.median(speeds):.2f}x | {speeds[0]:.2f}x | "
-            f"{sum(s > 1 for s in speeds)} | {100 * noise:.0f} % | {busy(ran)} |")
+    return (
+        f"| {file.name.split('.')[0]} | {problem['op_kind']} | {len(records)} | {len(ran)} | "
+        f"{speeds[-1]:.2f}x | {statistics.median(speeds):.2f}x | {speeds[0]:.2f}x | "
+        f"{sum(s > 1 for s in speeds)} | {100 * noise:.0f} % | {busy(ran)} |"
+    )
 
 
 def main() -> int:
     if len(sys.argv) != 2 or not Path(sys.argv[1]).is_dir():
         print("usage: dataset_summary.py DATASET_ARCH_FOLDER", file=sys.stderr)
         return 2
-    print("| problem | op kind | records | ran | best | median | worst | faster than IREE's default | "
-          "baseline spread in a record (median) | busy cores, median (max) |")
+    print(
+        "| problem | op kind | records | ran | best | median | worst | faster than IREE's default | "
+        "baseline spread in a record (median) | busy cores, median (max) |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for file in record_files(Path(sys.argv[1])):
         print(row(file))

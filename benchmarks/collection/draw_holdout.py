@@ -36,15 +36,18 @@ def main() -> None:
     path = args.dataset_dir / args.arch / HOLDOUT_FILE
     if path.exists():
         sys.exit(f"{path} exists: the held-out problems are drawn once")
-    problems = [p.problem for p in load_dataset(args.dataset_dir, args.arch).problems
-                if p.problem.op_kind == "contraction"]
+    problems = [
+        p.problem for p in load_dataset(args.dataset_dir, args.arch).problems if p.problem.op_kind == "contraction"
+    ]
     problems.sort(key=lambda p: (math.prod(p.bounds), p.key))
     rng = np.random.default_rng(args.seed)
     quarters = np.array_split(np.array(problems, dtype=object), QUARTERS)
     drawn = [str(quarter[rng.integers(len(quarter))].key) for quarter in quarters]
-    document = {"problems": drawn,
-                "why": f"kept out of training for good: one contraction of each quarter by FLOPs, drawn with "
-                       f"`python benchmarks/collection/draw_holdout.py --arch {args.arch} --seed {args.seed}`"}
+    document = {
+        "problems": drawn,
+        "why": f"kept out of training for good: one contraction of each quarter by FLOPs, drawn with "
+        f"`python benchmarks/collection/draw_holdout.py --arch {args.arch} --seed {args.seed}`",
+    }
     text = json.dumps(document, indent=2) + "\n"
     print(text, end="")
     if args.write:

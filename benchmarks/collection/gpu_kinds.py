@@ -43,77 +43,140 @@ from mltune.frontend.one_op_reduction import ReductionShape, reduction_model  # 
 
 # name -> (source, where the shape comes from)
 GPU_PROBLEMS: dict[str, tuple[str, str]] = {
-    "attention_20x4096x64_f16": (attention_source(20, 4096, 64, 4096, 64), "SDXL self-attention, 2 x 10 heads of 64, 64x64 latents"),
-    "attention_32x2048x128_f16": (attention_source(32, 2048, 128, 2048, 128), "Llama-7B prefill, 32 heads of 128, 2048 tokens"),
-    "attention_8x8192x128_f16": (attention_source(8, 8192, 128, 8192, 128), "Llama-style long context, 8 heads of 128, 8192 tokens"),
-    "conv3x3_2x64x64x320_f16": (conv2d_nhwc_source(2, 66, 66, 320, 320), "SD UNet 3x3 conv, 64x64 latents, 320 channels"),
+    "attention_20x4096x64_f16": (
+        attention_source(20, 4096, 64, 4096, 64),
+        "SDXL self-attention, 2 x 10 heads of 64, 64x64 latents",
+    ),
+    "attention_32x2048x128_f16": (
+        attention_source(32, 2048, 128, 2048, 128),
+        "Llama-7B prefill, 32 heads of 128, 2048 tokens",
+    ),
+    "attention_8x8192x128_f16": (
+        attention_source(8, 8192, 128, 8192, 128),
+        "Llama-style long context, 8 heads of 128, 8192 tokens",
+    ),
+    "conv3x3_2x64x64x320_f16": (
+        conv2d_nhwc_source(2, 66, 66, 320, 320),
+        "SD UNet 3x3 conv, 64x64 latents, 320 channels",
+    ),
     "conv3x3_2x32x32x640_f16": (conv2d_nhwc_source(2, 34, 34, 640, 640), "SD UNet 3x3 conv, 32x32, 640 channels"),
     "conv3x3_8x28x28x256_f16": (conv2d_nhwc_source(8, 30, 30, 256, 256), "ResNet-style 3x3 conv, 28x28, 256 channels"),
     # where the first six left the sm_90 records thin: an attention no other is a 2x neighbour of, and convolutions
     # at the ends of ResNet's and SDXL's ranges
-    "attention_40x1024x64_f16": (attention_source(40, 1024, 64, 1024, 64), "SDXL self-attention, 2 x 20 heads of 64, 32x32 latents"),
+    "attention_40x1024x64_f16": (
+        attention_source(40, 1024, 64, 1024, 64),
+        "SDXL self-attention, 2 x 20 heads of 64, 32x32 latents",
+    ),
     "conv3x3_8x56x56x64_f16": (conv2d_nhwc_source(8, 58, 58, 64, 64), "ResNet-50 stage 1 3x3 conv, 56x56, 64 channels"),
     "conv3x3_8x7x7x512_f16": (conv2d_nhwc_source(8, 9, 9, 512, 512), "ResNet-50 stage 4 3x3 conv, 7x7, 512 channels"),
-    "conv3x3_2x128x128x320_f16": (conv2d_nhwc_source(2, 130, 130, 320, 320), "SDXL UNet 3x3 conv, 128x128 latents, 320 channels"),
+    "conv3x3_2x128x128x320_f16": (
+        conv2d_nhwc_source(2, 130, 130, 320, 320),
+        "SDXL UNet 3x3 conv, 128x128 latents, 320 channels",
+    ),
 }
 
 NCHW, DEPTHWISE = "linalg.conv_2d_nchw_fchw", "linalg.depthwise_conv_2d_nhwc_hwc"
 # f32, batch 1, inputs pre-padded as a model's convolution reads them (the shapes of benchmarks/cpu/*.py), the
 # three kinds interleaved so that a collection cut short still covers each.
 CPU_PROBLEMS: dict[str, tuple[str, str]] = {
-    "bert_base_attention_s128": (attention_model(AttentionShape(12, 128, 64, 128, 64)),
-                                 "BERT-base, 12 heads of 64, 128 tokens"),
-    "resnet50_stem_7x7s2_nchw": (convolution_model(NCHW, (1, 3, 230, 230), (64, 3, 7, 7), (1, 64, 112, 112), 2),
-                                 "ResNet-50 7x7 stride-2 stem, 3 -> 64 at 112x112"),
-    "bert_base_layernorm_128x768": (reduction_model(ReductionShape("layernorm", (128, 768))),
-                                    "BERT-base / GPT-2 small layer norm, 128 tokens"),
-    "vit_b16_attention_s197": (attention_model(AttentionShape(12, 197, 64, 197, 64)),
-                               "ViT-B/16, 12 heads of 64, 196 patches + class"),
-    "resnet50_3x3_56x56x64_nchw": (convolution_model(NCHW, (1, 64, 58, 58), (64, 64, 3, 3), (1, 64, 56, 56), 1),
-                                   "ResNet-50 stage 1 3x3, 64 -> 64 at 56x56"),
-    "bert_base_softmax_12x128x128": (reduction_model(ReductionShape("softmax", (12, 128, 128))),
-                                     "BERT-base attention softmax, 128 tokens"),
-    "vit_s16_attention_s197": (attention_model(AttentionShape(6, 197, 64, 197, 64)),
-                               "ViT-S/16, 6 heads of 64, 196 patches + class"),
+    "bert_base_attention_s128": (
+        attention_model(AttentionShape(12, 128, 64, 128, 64)),
+        "BERT-base, 12 heads of 64, 128 tokens",
+    ),
+    "resnet50_stem_7x7s2_nchw": (
+        convolution_model(NCHW, (1, 3, 230, 230), (64, 3, 7, 7), (1, 64, 112, 112), 2),
+        "ResNet-50 7x7 stride-2 stem, 3 -> 64 at 112x112",
+    ),
+    "bert_base_layernorm_128x768": (
+        reduction_model(ReductionShape("layernorm", (128, 768))),
+        "BERT-base / GPT-2 small layer norm, 128 tokens",
+    ),
+    "vit_b16_attention_s197": (
+        attention_model(AttentionShape(12, 197, 64, 197, 64)),
+        "ViT-B/16, 12 heads of 64, 196 patches + class",
+    ),
+    "resnet50_3x3_56x56x64_nchw": (
+        convolution_model(NCHW, (1, 64, 58, 58), (64, 64, 3, 3), (1, 64, 56, 56), 1),
+        "ResNet-50 stage 1 3x3, 64 -> 64 at 56x56",
+    ),
+    "bert_base_softmax_12x128x128": (
+        reduction_model(ReductionShape("softmax", (12, 128, 128))),
+        "BERT-base attention softmax, 128 tokens",
+    ),
+    "vit_s16_attention_s197": (
+        attention_model(AttentionShape(6, 197, 64, 197, 64)),
+        "ViT-S/16, 6 heads of 64, 196 patches + class",
+    ),
     "mobilenet_dw3x3_112x112x32_nhwc": (
         convolution_model(DEPTHWISE, (1, 114, 114, 32), (3, 3, 32), (1, 112, 112, 32), 1),
-        "MobileNet depthwise 3x3, 32 channels at 112x112"),
+        "MobileNet depthwise 3x3, 32 channels at 112x112",
+    ),
     "vit_b16_layernorm_197x768": (reduction_model(ReductionShape("layernorm", (197, 768))), "ViT-B/16 layer norm"),
-    "resnet50_3x3s2_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2),
-                                      "ResNet-50 stage 2 strided 3x3, 128 -> 128 at 28x28"),
-    "vit_b16_softmax_12x197x197": (reduction_model(ReductionShape("softmax", (12, 197, 197))),
-                                   "ViT-B/16 attention softmax"),
-    "resnet50_meanpool_2048x7x7": (reduction_model(ReductionShape("meanpool", (1, 2048, 7, 7))),
-                                   "ResNet-50 global mean pool"),
-    "bert_base_attention_s256": (attention_model(AttentionShape(12, 256, 64, 256, 64)),
-                                 "BERT-base, 12 heads of 64, 256 tokens"),
-    "resnet50_3x3_28x28x128_nchw": (convolution_model(NCHW, (1, 128, 30, 30), (128, 128, 3, 3), (1, 128, 28, 28), 1),
-                                    "ResNet-50 stage 2 3x3, 128 -> 128 at 28x28"),
-    "gpt2_layernorm_1024x768": (reduction_model(ReductionShape("layernorm", (1024, 768))),
-                                "GPT-2 small layer norm, 1024-token context"),
-    "resnet50_3x3_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 16, 16), (256, 256, 3, 3), (1, 256, 14, 14), 1),
-                                    "ResNet-50 stage 3 3x3, 256 -> 256 at 14x14"),
+    "resnet50_3x3s2_28x28x128_nchw": (
+        convolution_model(NCHW, (1, 128, 57, 57), (128, 128, 3, 3), (1, 128, 28, 28), 2),
+        "ResNet-50 stage 2 strided 3x3, 128 -> 128 at 28x28",
+    ),
+    "vit_b16_softmax_12x197x197": (
+        reduction_model(ReductionShape("softmax", (12, 197, 197))),
+        "ViT-B/16 attention softmax",
+    ),
+    "resnet50_meanpool_2048x7x7": (
+        reduction_model(ReductionShape("meanpool", (1, 2048, 7, 7))),
+        "ResNet-50 global mean pool",
+    ),
+    "bert_base_attention_s256": (
+        attention_model(AttentionShape(12, 256, 64, 256, 64)),
+        "BERT-base, 12 heads of 64, 256 tokens",
+    ),
+    "resnet50_3x3_28x28x128_nchw": (
+        convolution_model(NCHW, (1, 128, 30, 30), (128, 128, 3, 3), (1, 128, 28, 28), 1),
+        "ResNet-50 stage 2 3x3, 128 -> 128 at 28x28",
+    ),
+    "gpt2_layernorm_1024x768": (
+        reduction_model(ReductionShape("layernorm", (1024, 768))),
+        "GPT-2 small layer norm, 1024-token context",
+    ),
+    "resnet50_3x3_14x14x256_nchw": (
+        convolution_model(NCHW, (1, 256, 16, 16), (256, 256, 3, 3), (1, 256, 14, 14), 1),
+        "ResNet-50 stage 3 3x3, 256 -> 256 at 14x14",
+    ),
     "vit_s16_layernorm_197x384": (reduction_model(ReductionShape("layernorm", (197, 384))), "ViT-S/16 layer norm"),
     "mobilenetv2_dw3x3_56x56x144_nhwc": (
         convolution_model(DEPTHWISE, (1, 58, 58, 144), (3, 3, 144), (1, 56, 56, 144), 1),
-        "MobileNetV2 depthwise 3x3, 144 channels at 56x56"),
-    "resnet50_3x3_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1),
-                                  "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7"),
-    "bert_base_attention_s128_f16": (attention_model(AttentionShape(12, 128, 64, 128, 64, "f16")),
-                                     "BERT-base in f16, 128 tokens"),
-    "resnet50_3x3s2_14x14x256_nchw": (convolution_model(NCHW, (1, 256, 29, 29), (256, 256, 3, 3), (1, 256, 14, 14), 2),
-                                      "ResNet-50 stage 3 strided 3x3, 256 -> 256 at 14x14"),
-    "vit_s16_softmax_6x197x197": (reduction_model(ReductionShape("softmax", (6, 197, 197))),
-                                  "ViT-S/16 attention softmax"),
+        "MobileNetV2 depthwise 3x3, 144 channels at 56x56",
+    ),
+    "resnet50_3x3_7x7x512_nchw": (
+        convolution_model(NCHW, (1, 512, 9, 9), (512, 512, 3, 3), (1, 512, 7, 7), 1),
+        "ResNet-50 stage 4 3x3, 512 -> 512 at 7x7",
+    ),
+    "bert_base_attention_s128_f16": (
+        attention_model(AttentionShape(12, 128, 64, 128, 64, "f16")),
+        "BERT-base in f16, 128 tokens",
+    ),
+    "resnet50_3x3s2_14x14x256_nchw": (
+        convolution_model(NCHW, (1, 256, 29, 29), (256, 256, 3, 3), (1, 256, 14, 14), 2),
+        "ResNet-50 stage 3 strided 3x3, 256 -> 256 at 14x14",
+    ),
+    "vit_s16_softmax_6x197x197": (
+        reduction_model(ReductionShape("softmax", (6, 197, 197))),
+        "ViT-S/16 attention softmax",
+    ),
     "mobilenetv2_dw3x3_28x28x192_nhwc": (
         convolution_model(DEPTHWISE, (1, 30, 30, 192), (3, 3, 192), (1, 28, 28, 192), 1),
-        "MobileNetV2 depthwise 3x3, 192 channels at 28x28"),
-    "llama2_rmsnorm_128x4096": (reduction_model(ReductionShape("rmsnorm", (128, 4096))),
-                                "Llama-2-7B RMS norm, 128 tokens"),
-    "resnet50_3x3s2_7x7x512_nchw": (convolution_model(NCHW, (1, 512, 15, 15), (512, 512, 3, 3), (1, 512, 7, 7), 2),
-                                    "ResNet-50 stage 4 strided 3x3, 512 -> 512 at 7x7"),
-    "gpt2_attention_s128_masked": (masked_attention_source(12, 128, 64, 128, 64, "f32"),
-                                   "GPT-2 small, 12 heads of 64, 128 tokens, with a boolean mask"),
+        "MobileNetV2 depthwise 3x3, 192 channels at 28x28",
+    ),
+    "llama2_rmsnorm_128x4096": (
+        reduction_model(ReductionShape("rmsnorm", (128, 4096))),
+        "Llama-2-7B RMS norm, 128 tokens",
+    ),
+    "resnet50_3x3s2_7x7x512_nchw": (
+        convolution_model(NCHW, (1, 512, 15, 15), (512, 512, 3, 3), (1, 512, 7, 7), 2),
+        "ResNet-50 stage 4 strided 3x3, 512 -> 512 at 7x7",
+    ),
+    "gpt2_attention_s128_masked": (
+        masked_attention_source(12, 128, 64, 128, 64, "f32"),
+        "GPT-2 small, 12 heads of 64, 128 tokens, with a boolean mask",
+    ),
 }
 
 
@@ -125,10 +188,30 @@ def load() -> str:
 def tune_command(model: Path, run_dir: Path, args: argparse.Namespace) -> list[str]:
     """`mltune tune` of one problem with a shuffle, every candidate timed in the whole model (a layer norm's model
     holds two dispatches of one problem: a screen would time them on one dispatch)."""
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--target", args.target, "--ranker", "shuffle",
-               "--budget", str(args.budget), "--seed", str(args.seed), "--screen", "none", "--run-dir", str(run_dir),
-               "--dataset-dir", str(args.dataset_dir), "-o", str(run_dir / "annotated.mlir"),
-               *[f"--iree-flag={flag}" for flag in args.iree_flags]]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(model),
+        "--target",
+        args.target,
+        "--ranker",
+        "shuffle",
+        "--budget",
+        str(args.budget),
+        "--seed",
+        str(args.seed),
+        "--screen",
+        "none",
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(args.dataset_dir),
+        "-o",
+        str(run_dir / "annotated.mlir"),
+        *[f"--iree-flag={flag}" for flag in args.iree_flags],
+    ]
     command += ["--devices", args.devices] if args.devices else []
     command += ["--jobs", str(args.jobs)] if args.jobs else []
     return command
@@ -138,8 +221,13 @@ def dumped_problems(folder: Path, lane: str) -> dict[str, tuple[str, str]]:
     """The dispatches `pick_dispatches.py` copied to `folder`, every Nth from the Ith for `lane` "I/N"."""
     first, count = (int(part) for part in lane.split("/"))
     rows = json.loads((folder / "picked.json").read_text())[first::count]
-    return {row["name"]: ((folder / f"{row['name']}.mlir").read_text(),
-                          f"{row.get('model', 'dumped')} {row.get('dispatch', row.get('file'))}") for row in rows}
+    return {
+        row["name"]: (
+            (folder / f"{row['name']}.mlir").read_text(),
+            f"{row.get('model', 'dumped')} {row.get('dispatch', row.get('file'))}",
+        )
+        for row in rows
+    }
 
 
 def main() -> int:
@@ -155,8 +243,13 @@ def main() -> int:
     parser.add_argument("--dispatches", type=Path, default=None, help="a pick_dispatches.py folder")
     parser.add_argument("--lane", default="0/1", help="I/N: every Nth of --dispatches from the Ith")
     parser.add_argument("--stop-after", type=float, default=None)
-    parser.add_argument("--lock", type=Path, default=None, metavar="FILE",
-                        help="hold this flock(1) lock for each problem's whole run, one problem at a time")
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="hold this flock(1) lock for each problem's whole run, one problem at a time",
+    )
     parser.add_argument("--iree-flag", action="append", default=[], dest="iree_flags")
     args = parser.parse_args()
     problems = CPU_PROBLEMS if args.target == "host" else GPU_PROBLEMS

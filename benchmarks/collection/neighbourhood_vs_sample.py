@@ -27,8 +27,12 @@ TOLERANCE = 0.05
 
 
 def speedups(files: list[Path]) -> list[float]:
-    return [1 / ratio for f in files for record in read_records(f)
-            if record.get("status") == "ok" and (ratio := record_ratio(record)) not in (0, float("inf"))]
+    return [
+        1 / ratio
+        for f in files
+        for record in read_records(f)
+        if record.get("status") == "ok" and (ratio := record_ratio(record)) not in (0, float("inf"))
+    ]
 
 
 def main() -> None:
@@ -47,11 +51,16 @@ def main() -> None:
             continue
         sample, local = speedups(files[False]), speedups(files[True])
         best = max(sample + local)
-        where = [name for name, values in (("sample", sample), ("neighbourhood", local))
-                 if max(values) >= best / (1 + TOLERANCE)]
+        where = [
+            name
+            for name, values in (("sample", sample), ("neighbourhood", local))
+            if max(values) >= best / (1 + TOLERANCE)
+        ]
         ahead += max(local) > max(sample) * (1 + TOLERANCE)
-        print(f"{problem:<34}{len(sample):>9}{max(sample):>7.2f}x{len(local):>9}{max(local):>7.2f}x"
-              f"{statistics.median(local):>7.2f}x  {' and '.join(where)}")
+        print(
+            f"{problem:<34}{len(sample):>9}{max(sample):>7.2f}x{len(local):>9}{max(local):>7.2f}x"
+            f"{statistics.median(local):>7.2f}x  {' and '.join(where)}"
+        )
     print(f"the neighbourhood's best more than {TOLERANCE:.0%} ahead of the sample's on {ahead} problems")
 
 

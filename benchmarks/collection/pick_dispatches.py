@@ -53,8 +53,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path, help="model_tunable_share.py --work folders")
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--kinds", default="convolution,depthwise_convolution,elementwise,reduction,"
-                                           "multi_loop_contraction,contraction")
+    parser.add_argument(
+        "--kinds", default="convolution,depthwise_convolution,elementwise,reduction,multi_loop_contraction,contraction"
+    )
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--also", nargs="*", type=Path, default=[], help="more dumped dispatches, kept as named")
     parser.add_argument("--max-flops", type=float, default=2e9, help="dispatches larger than this are left out")
@@ -76,8 +77,15 @@ def main() -> int:
         number = dispatch["name"].split("_dispatch_")[1].split("_")[0]
         name = f"{dispatch['model']}_{dispatch['problem']['op_kind']}_d{number}"
         shutil.copyfile(Path(dispatch["folder"]) / dispatch["bench"], args.out / f"{name}.mlir")
-        rows.append({"name": name, "model": dispatch["model"], "dispatch": dispatch["name"],
-                     "problem": dispatch["problem"], "cost": dispatch["cost"]})
+        rows.append(
+            {
+                "name": name,
+                "model": dispatch["model"],
+                "dispatch": dispatch["name"],
+                "problem": dispatch["problem"],
+                "cost": dispatch["cost"],
+            }
+        )
     (args.out / "picked.json").write_text(json.dumps(rows, indent=1) + "\n")
     for row in rows:
         problem = row.get("problem") or {"layout": "", "bounds": row["file"]}

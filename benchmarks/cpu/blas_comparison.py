@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
 from threadpoolctl import threadpool_limits
@@ -87,8 +88,9 @@ def blas_operands(shape: ContractionShape, seed: int = 0):
     rng = np.random.default_rng(seed)
     lead = (shape.batch,) if shape.batch else ()
     lhs = rng.standard_normal(lead + (shape.m, shape.k), dtype=np.float32)
-    rhs = rng.standard_normal(lead + ((shape.n, shape.k) if shape.transpose_rhs else (shape.k, shape.n)),
-                              dtype=np.float32)
+    rhs = rng.standard_normal(
+        lead + ((shape.n, shape.k) if shape.transpose_rhs else (shape.k, shape.n)), dtype=np.float32
+    )
     out = np.empty(lead + (shape.m, shape.n), dtype=np.float32)
     right = np.swapaxes(rhs, -1, -2) if shape.transpose_rhs else rhs
     return lambda: np.matmul(lhs, right, out=out)
@@ -104,8 +106,9 @@ def blas_ms(call, threads: int) -> float:
         return 1e3 * min(timer.repeat(repeat=5, number=number)) / number
 
 
-def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str],
-         src: Path | None = None) -> tuple[Path, Path, str, str]:
+def tune(
+    shape: ContractionShape, work: Path, budget: int, iree_flags: list[str], src: Path | None = None
+) -> tuple[Path, Path, str, str]:
     """Tune the one-op model with the mltune in `src` (None: this one) into WORK/NAME, unless a finished run is
     there already; the tuned build command (empty when mltune kept nothing: IREE's default build)."""
     run_dir = work / shape.name
@@ -115,10 +118,28 @@ def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str]
         source.write_text(contraction_model(shape))
         flags = [f"--iree-flag={flag}" for flag in iree_flags]
         env = {**os.environ, "PYTHONPATH": str(src)} if src else None
-        tuned = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(budget),
-                                "--run-dir", str(run_dir), "-o", str(run_dir / "best_spec.mlir"),
-                                "--dataset-dir", str(work / "datasets"), *flags], capture_output=True, text=True,
-                               env=env, cwd=src)
+        tuned = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mltune.cli",
+                "tune",
+                str(source),
+                "--budget",
+                str(budget),
+                "--run-dir",
+                str(run_dir),
+                "-o",
+                str(run_dir / "best_spec.mlir"),
+                "--dataset-dir",
+                str(work / "datasets"),
+                *flags,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=src,
+        )
         if tuned.returncode != 0:
             raise RuntimeError(f"mltune tune {shape.name} failed: {tuned.stderr.strip()[-400:]}")
         said = tuned.stdout.strip().splitlines()[-1] if tuned.stdout.strip() else ""
@@ -130,7 +151,7 @@ def tune(shape: ContractionShape, work: Path, budget: int, iree_flags: list[str]
 def tuned_build(command: str, out: Path) -> list[str]:
     """mltune's printed command, writing `out` (its `-o` replaced)."""
     args = shlex.split(command)
-    return [*args[:args.index("-o")], "-o", str(out)]
+    return [*args[: args.index("-o")], "-o", str(out)]
 
 
 def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Namespace) -> Row:
@@ -157,15 +178,23 @@ def measure(shape: ContractionShape, source: str, work: Path, args: argparse.Nam
             earlier.append(benchmark_ms(earlier_vmfb, inputs) if earlier_command else default[-1])
         blas.append(blas_ms(call, threads))
     batch = shape.batch or 1
-    return Row(shape.name, source, 2e-9 * batch * shape.m * shape.n * shape.k,
-               "sgemm" if shape.in_type == "f32" else "f32 BLAS", statistics.median(default),
-               statistics.median(tuned), statistics.median(blas),
-               statistics.median(d / t for d, t in zip(default, tuned)),
-               statistics.median(b / t for b, t in zip(blas, tuned)), command or "(IREE default)", said,
-               " ".join(f"{x:.2f}" for x in load),
-               statistics.median(earlier) if earlier else None,
-               statistics.median(b / t for b, t in zip(blas, earlier)) if earlier else None,
-               (earlier_command or "(IREE default)") if args.earlier_src else None)
+    return Row(
+        shape.name,
+        source,
+        2e-9 * batch * shape.m * shape.n * shape.k,
+        "sgemm" if shape.in_type == "f32" else "f32 BLAS",
+        statistics.median(default),
+        statistics.median(tuned),
+        statistics.median(blas),
+        statistics.median(d / t for d, t in zip(default, tuned)),
+        statistics.median(b / t for b, t in zip(blas, tuned)),
+        command or "(IREE default)",
+        said,
+        " ".join(f"{x:.2f}" for x in load),
+        statistics.median(earlier) if earlier else None,
+        statistics.median(b / t for b, t in zip(blas, earlier)) if earlier else None,
+        (earlier_command or "(IREE default)") if args.earlier_src else None,
+    )
 
 
 def build_label(command: str) -> str:
@@ -179,12 +208,21 @@ def build_label(command: str) -> str:
 
 def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     earlier = any(r.earlier_ms is not None for r in rows)
-    print(f"\nbudget {args.budget}, {args.rounds} interleaved rounds, {os.cpu_count()} threads for IREE and BLAS; "
-          "ms = median over rounds of each tool's fastest repetition; ratios = median of per-round ratios")
+    print(
+        f"\nbudget {args.budget}, {args.rounds} interleaved rounds, {os.cpu_count()} threads for IREE and BLAS; "
+        "ms = median over rounds of each tool's fastest repetition; ratios = median of per-round ratios"
+    )
     head = ["shape", "source", "IREE default ms (GFLOP/s)"]
     head += ["earlier mltune ms (GFLOP/s)", "BLAS / earlier"] if earlier else []
-    head += ["tuned ms (GFLOP/s)", "BLAS ms (GFLOP/s)", "BLAS", "default / tuned", "BLAS / tuned", "tuned build",
-             "load before"]
+    head += [
+        "tuned ms (GFLOP/s)",
+        "BLAS ms (GFLOP/s)",
+        "BLAS",
+        "default / tuned",
+        "BLAS / tuned",
+        "tuned build",
+        "load before",
+    ]
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
 
@@ -195,16 +233,27 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         cells = [r.name, r.source, timed(r.default_ms, r.gflop)]
         if earlier:
             cells += [timed(r.earlier_ms, r.gflop), f"{r.blas_over_earlier:.2f}x"] if r.earlier_ms else ["-", "-"]
-        cells += [timed(r.tuned_ms, r.gflop), timed(r.blas_ms, r.gflop), r.blas, f"{r.default_over_tuned:.2f}x",
-                  f"{r.blas_over_tuned:.2f}x", build_label(r.tuned_command), r.load_before]
+        cells += [
+            timed(r.tuned_ms, r.gflop),
+            timed(r.blas_ms, r.gflop),
+            r.blas,
+            f"{r.default_over_tuned:.2f}x",
+            f"{r.blas_over_tuned:.2f}x",
+            build_label(r.tuned_command),
+            r.load_before,
+        ]
         print("| " + " | ".join(cells) + " |")
     within = sum(r.blas_over_tuned >= 0.9 for r in rows)
     slower = sum(r.default_over_tuned < 1.0 for r in rows)
-    print(f"tuned within 0.9x of BLAS on {within}/{len(rows)} shapes; tuned slower than IREE's default "
-          f"(median ratio < 1) on {slower}/{len(rows)}")
+    print(
+        f"tuned within 0.9x of BLAS on {within}/{len(rows)} shapes; tuned slower than IREE's default "
+        f"(median ratio < 1) on {slower}/{len(rows)}"
+    )
     if earlier:
-        print(f"earlier mltune within 0.9x of BLAS on {sum((r.blas_over_earlier or 0) >= 0.9 for r in rows)}"
-              f"/{len(rows)} shapes")
+        print(
+            f"earlier mltune within 0.9x of BLAS on {sum((r.blas_over_earlier or 0) >= 0.9 for r in rows)}"
+            f"/{len(rows)} shapes"
+        )
 
 
 def main() -> int:
@@ -216,12 +265,25 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, help="shape names (e.g. mm_100x1000x300_f32f32_nn)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
     parser.add_argument("--iree-flag", action="append", default=[], help="an iree-compile flag for every build")
-    parser.add_argument("--earlier-src", type=Path, default=None,
-                        help="a checkout of an earlier mltune: its tuned build is measured in the same rounds too")
-    parser.add_argument("--earlier-work", type=Path, default=None,
-                        help="where the earlier mltune tunes (a finished run there is reused); default WORK/earlier")
-    parser.add_argument("--show", nargs="+", type=Path, default=None,
-                        help="print the table of rows saved by --json (files in order), measuring nothing")
+    parser.add_argument(
+        "--earlier-src",
+        type=Path,
+        default=None,
+        help="a checkout of an earlier mltune: its tuned build is measured in the same rounds too",
+    )
+    parser.add_argument(
+        "--earlier-work",
+        type=Path,
+        default=None,
+        help="where the earlier mltune tunes (a finished run there is reused); default WORK/earlier",
+    )
+    parser.add_argument(
+        "--show",
+        nargs="+",
+        type=Path,
+        default=None,
+        help="print the table of rows saved by --json (files in order), measuring nothing",
+    )
     args = parser.parse_args()
     if args.show:
         print_table([Row(**row) for path in args.show for row in json.loads(path.read_text())], args)

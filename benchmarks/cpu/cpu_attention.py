@@ -52,9 +52,26 @@ def input_flags(shape: AttentionShape) -> str:
 def tune(source: Path, ranker: str, work: Path, args: argparse.Namespace) -> list[dict]:
     """One `mltune tune` run; its measured records in measurement order (each with its `speedup`)."""
     run_dir = work / ranker
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(source), "--ranker", ranker,
-               "--budget", str(args.budget), "--jobs", str(args.jobs), "--run-dir", str(run_dir),
-               "--dataset-dir", str(run_dir / "dataset"), "-o", str(run_dir / "spec.mlir"), "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(source),
+        "--ranker",
+        ranker,
+        "--budget",
+        str(args.budget),
+        "--jobs",
+        str(args.jobs),
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(run_dir / "dataset"),
+        "-o",
+        str(run_dir / "spec.mlir"),
+        "-q",
+    ]
     with held(args.lock):
         done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode:
@@ -92,12 +109,15 @@ def compare(name: str, shape: AttentionShape, args: argparse.Namespace, work: Pa
     default, tuned = times["default"], times["tuned"]
     ratio = statistics.median(d / t for d, t in zip(default, tuned))
     knobs = " ".join(f"{k}={v}" for k, v in best["knobs"].items())
-    positions = " | ".join(f"{first_within(runs[ranker], best['speedup'])} of {len(runs[ranker])}"
-                           for ranker in RANKERS)
+    positions = " | ".join(
+        f"{first_within(runs[ranker], best['speedup'])} of {len(runs[ranker])}" for ranker in RANKERS
+    )
     print(f"{name}: load after {load()}", file=sys.stderr, flush=True)
-    return (f"| {name} | {statistics.median(default):.3f} ({min(default):.3f}-{max(default):.3f}) | "
-            f"{statistics.median(tuned):.3f} ({min(tuned):.3f}-{max(tuned):.3f}) | {ratio:.2f}x | "
-            f"{best['speedup']:.2f}x | {knobs} | {positions} |")
+    return (
+        f"| {name} | {statistics.median(default):.3f} ({min(default):.3f}-{max(default):.3f}) | "
+        f"{statistics.median(tuned):.3f} ({min(tuned):.3f}-{max(tuned):.3f}) | {ratio:.2f}x | "
+        f"{best['speedup']:.2f}x | {knobs} | {positions} |"
+    )
 
 
 def main() -> int:
@@ -108,9 +128,11 @@ def main() -> int:
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) lock held while tuning and measuring")
     parser.add_argument("--only", nargs="*", default=list(SHAPES), choices=list(SHAPES))
     args = parser.parse_args()
-    rows = ["| shape | IREE default ms (min-max) | tuned ms (min-max) | default / tuned | best in mltune's records | "
-            "best knobs | heuristic: first within 5 % | shuffle: first within 5 % |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| shape | IREE default ms (min-max) | tuned ms (min-max) | default / tuned | best in mltune's records | "
+        "best knobs | heuristic: first within 5 % | shuffle: first within 5 % |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     with tempfile.TemporaryDirectory(prefix="mltune-cpu-attention-") as work:
         for name in args.only:
             rows.append(compare(name, SHAPES[name][0], args, Path(work)))

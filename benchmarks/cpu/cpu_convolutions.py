@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from joblib import Parallel, delayed
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from measure_lock import held
 from whole_models.tune_examples import CPU_FLAGS, benchmark_ms
@@ -72,8 +73,12 @@ def dispatch(model: Path, work: Path, context: ir.Context, configurator=CpuConvo
     """The problem, target facts, configurator and IREE's default knobs of the model's one problem (one or several
     dispatches of it: a layer norm's mean and variance are one problem)."""
     bench_dir = work / "bench"
-    assert compile_to(model, work / "dump.vmfb", "--iree-codegen-add-tuner-attributes",
-                      f"--iree-hal-dump-executable-benchmarks-to={bench_dir}")
+    assert compile_to(
+        model,
+        work / "dump.vmfb",
+        "--iree-codegen-add-tuner-attributes",
+        f"--iree-hal-dump-executable-benchmarks-to={bench_dir}",
+    )
     found = {}
     for bench in sorted(bench_dir.glob("*.mlir")):
         module = parse_module_file(bench, context)
@@ -87,8 +92,10 @@ def dispatch(model: Path, work: Path, context: ir.Context, configurator=CpuConvo
             found.setdefault(problem.key, (problem, cpu, str(root.attributes["lowering_config"])))
     assert len(found) == 1, f"one problem expected, found {sorted(found)}"
     ((problem, cpu, text),) = found.values()
-    levels = {name: [int(v) for v in values.split(",") if v.strip()] for name, values in
-              re.findall(r"(\w+) = \[([^\]]*)\]", text)}
+    levels = {
+        name: [int(v) for v in values.split(",") if v.strip()]
+        for name, values in re.findall(r"(\w+) = \[([^\]]*)\]", text)
+    }
     return problem, cpu, configurator(problem, cpu, context), knobs_of(problem, levels)
 
 
@@ -118,12 +125,21 @@ class Study:
 def build(name: str, budget: int, jobs: int, work: Path, context: ir.Context) -> Study:
     """Compile IREE's default build and each ranker's first `budget` candidates of one shape."""
     op, image, weights, result, stride = SHAPES[name]
-    return build_study(name, convolution_model(op, image, weights, result, stride), (image, weights), dispatch,
-                       budget, jobs, work, context)
+    return build_study(
+        name,
+        convolution_model(op, image, weights, result, stride),
+        (image, weights),
+        dispatch,
+        budget,
+        jobs,
+        work,
+        context,
+    )
 
 
-def build_study(name: str, source: str, input_shapes, read_dispatch, budget: int, jobs: int, work: Path,
-                context: ir.Context) -> Study:
+def build_study(
+    name: str, source: str, input_shapes, read_dispatch, budget: int, jobs: int, work: Path, context: ir.Context
+) -> Study:
     """Compile IREE's default build of `source` (f32 splat inputs of `input_shapes`) and each ranker's first
     `budget` candidates of its one problem (`read_dispatch(model, work, context)`: problem, target, configurator,
     IREE's default knobs)."""
@@ -135,8 +151,9 @@ def build_study(name: str, source: str, input_shapes, read_dispatch, budget: int
     candidates = configurator.candidates()
     orders = {ranker: first(ranker, problem, cpu, candidates, budget) for ranker in ("heuristic", "shuffle")}
     default_index = candidates.index_of(default_knobs)
-    place = {ranker: order.index(default_index) + 1 if default_index in order else "-"
-             for ranker, order in orders.items()}
+    place = {
+        ranker: order.index(default_index) + 1 if default_index in order else "-" for ranker, order in orders.items()
+    }
     default = work / "default.vmfb"
     assert compile_to(model, default)
     pool = list(dict.fromkeys(orders["heuristic"] + orders["shuffle"]))
@@ -145,11 +162,13 @@ def build_study(name: str, source: str, input_shapes, read_dispatch, budget: int
         (work / f"{index}.spec.mlir").write_text(build_spec(problem, info, context))
     compiled = Parallel(n_jobs=jobs, prefer="threads")(
         delayed(compile_to)(model, work / f"{index}.vmfb", f"--iree-codegen-tuning-spec-path={work}/{index}.spec.mlir")
-        for index in pool)
+        for index in pool
+    )
     builds = {index: work / f"{index}.vmfb" for index, ok in zip(pool, compiled) if ok}
     knobs = {index: candidates.knobs(index) for index in pool}
-    return Study(name, len(candidates), orders, place, inputs, default, builds, knobs,
-                 {index: float("inf") for index in pool})
+    return Study(
+        name, len(candidates), orders, place, inputs, default, builds, knobs, {index: float("inf") for index in pool}
+    )
 
 
 def runs_ms(vmfb: Path, inputs: Path) -> float:
@@ -179,21 +198,27 @@ def row(study: Study, budget: int) -> str:
     pool = list(study.times)
     measured = np.asarray([study.times[i] for i in pool])
     near = measured <= (1 + TOLERANCE) * measured.min()
-    position = {ranker: first_near_optimal(measured, [pool.index(i) for i in order], TOLERANCE)
-                if near[[pool.index(i) for i in order]].any() else f">{budget}"
-                for ranker, order in study.orders.items()}
+    position = {
+        ranker: first_near_optimal(measured, [pool.index(i) for i in order], TOLERANCE)
+        if near[[pool.index(i) for i in order]].any()
+        else f">{budget}"
+        for ranker, order in study.orders.items()
+    }
     again = study.again
-    ratio = {ranker: statistics.median(d / t for d, t in zip(again["default"], again[ranker]))
-             for ranker in study.orders}
+    ratio = {
+        ranker: statistics.median(d / t for d, t in zip(again["default"], again[ranker])) for ranker in study.orders
+    }
     spread = {key: f"{statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f})" for key, v in again.items()}
     screening = study.screening_defaults
     failed = sum(study.times[i] == float("inf") for i in study.builds)
-    return (f"| {study.name} | {study.space} | {len(study.builds)}/{len(study.times)} ({failed} fail to run) "
-            f"| {spread['default']} "
-            f"| {spread['heuristic']} | {ratio['heuristic']:.2f}x | {position['heuristic']} "
-            f"| {spread['shuffle']} | {ratio['shuffle']:.2f}x | {position['shuffle']} "
-            f"| {min(screening):.3f}-{max(screening):.3f} "
-            f"| {study.default_place['heuristic']} / {study.default_place['shuffle']} |")
+    return (
+        f"| {study.name} | {study.space} | {len(study.builds)}/{len(study.times)} ({failed} fail to run) "
+        f"| {spread['default']} "
+        f"| {spread['heuristic']} | {ratio['heuristic']:.2f}x | {position['heuristic']} "
+        f"| {spread['shuffle']} | {ratio['shuffle']:.2f}x | {position['shuffle']} "
+        f"| {min(screening):.3f}-{max(screening):.3f} "
+        f"| {study.default_place['heuristic']} / {study.default_place['shuffle']} |"
+    )
 
 
 def main() -> int:
@@ -219,17 +244,30 @@ def study_main(doc: str, shapes: list[str], default_only, build_shape) -> int:
             for study in studies:
                 measure(study, args.rounds)
             print("load average after timing: %.2f %.2f %.2f" % os.getloadavg())
-    print("| shape | space | compiled (of those, failing at run time) | default ms median (min-max) | heuristic best ms | default / heuristic "
-          "| heuristic first within 5 % | shuffle best ms | default / shuffle | shuffle first within 5 % "
-          "| default ms during screening | IREE default's place (heuristic / shuffle) |")
+    print(
+        "| shape | space | compiled (of those, failing at run time) | default ms median (min-max) | heuristic best ms | default / heuristic "
+        "| heuristic first within 5 % | shuffle best ms | default / shuffle | shuffle first within 5 % "
+        "| default ms during screening | IREE default's place (heuristic / shuffle) |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for study in studies:
         print(row(study, args.budget))
     if args.details:
-        args.details.write_text(json.dumps({study.name: {
-            "orders": study.orders, "screening_default_ms": study.screening_defaults,
-            "candidates": [{"index": i, "knobs": study.knobs[i], "ms": study.times[i]} for i in study.times]}
-            for study in studies}, indent=1))
+        args.details.write_text(
+            json.dumps(
+                {
+                    study.name: {
+                        "orders": study.orders,
+                        "screening_default_ms": study.screening_defaults,
+                        "candidates": [
+                            {"index": i, "knobs": study.knobs[i], "ms": study.times[i]} for i in study.times
+                        ],
+                    }
+                    for study in studies
+                },
+                indent=1,
+            )
+        )
     return 0
 
 

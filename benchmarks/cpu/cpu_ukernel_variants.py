@@ -35,8 +35,12 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "data tiling + ukernels=all": (DATA_TILING, "--iree-llvmcpu-enable-ukernels=all"),
     "data tiling + mmt4d,pack,unpack ukernels": (DATA_TILING, "--iree-llvmcpu-enable-ukernels=mmt4d,pack,unpack"),
 }
-DEFAULT_SHAPES = ("mm_100x1000x300_f32f32_nn", "bmm_12x128x128x64_f32f32_nn", "mm_128x3072x768_f16f32_nt",
-                  "mm_256x3072x768_bf16f32_nn")
+DEFAULT_SHAPES = (
+    "mm_100x1000x300_f32f32_nn",
+    "bmm_12x128x128x64_f32f32_nn",
+    "mm_128x3072x768_f16f32_nt",
+    "mm_256x3072x768_bf16f32_nn",
+)
 
 
 def input_flags(shape: ContractionShape) -> str:
@@ -49,13 +53,15 @@ def input_flags(shape: ContractionShape) -> str:
 
 def build(source: Path, flags: Sequence[str], out: Path) -> str:
     """Compile `source` for this CPU with `flags` to `out`; the compiler's last error line, or "" when it compiled."""
-    done = subprocess.run(["iree-compile", str(source), *CPU_FLAGS, *flags, "-o", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["iree-compile", str(source), *CPU_FLAGS, *flags, "-o", str(out)], capture_output=True, text=True
+    )
     return done.stderr.strip().splitlines()[-1][:200] if done.returncode else ""
 
 
-def interleaved_ms(builds: dict[str, tuple[Path, Path]], rounds: int,
-                   others: dict[str, Callable[[], float]] | None = None) -> dict[str, list[float]]:
+def interleaved_ms(
+    builds: dict[str, tuple[Path, Path]], rounds: int, others: dict[str, Callable[[], float]] | None = None
+) -> dict[str, list[float]]:
     """Each build's (vmfb, input flags) time and each other timer's, all of them once in every round."""
     others = others or {}
     times: dict[str, list[float]] = {name: [] for name in (*builds, *others)}
@@ -83,13 +89,19 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
     default = times.get("IREE default")
     for name, ms in times.items():
         ratio = statistics.median(d / t for d, t in zip(default, ms)) if default else float("nan")
-        print(f"| {shape.name} | {name} | {statistics.median(ms):.3f} | {min(ms):.3f}-{max(ms):.3f} | {ratio:.2f}x |",
-              flush=True)
+        print(
+            f"| {shape.name} | {name} | {statistics.median(ms):.3f} | {min(ms):.3f}-{max(ms):.3f} | {ratio:.2f}x |",
+            flush=True,
+        )
 
 
-def per_shape_main(doc: str, default_shapes: Sequence[str], header: str,
-                   compare: Callable[[ContractionShape, int, Path], None],
-                   keep: Callable[[ContractionShape], bool] = lambda shape: True) -> int:
+def per_shape_main(
+    doc: str,
+    default_shapes: Sequence[str],
+    header: str,
+    compare: Callable[[ContractionShape, int, Path], None],
+    keep: Callable[[ContractionShape], bool] = lambda shape: True,
+) -> int:
     """The command line both CPU studies share: shapes of `blas_comparison` by name, rounds, the lock per shape."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -106,5 +118,11 @@ def per_shape_main(doc: str, default_shapes: Sequence[str], header: str,
 
 
 if __name__ == "__main__":
-    sys.exit(per_shape_main(__doc__, DEFAULT_SHAPES, "| shape | build | median ms | min-max ms | default / build |\n"
-                            "| --- | --- | --- | --- | --- |", compare))
+    sys.exit(
+        per_shape_main(
+            __doc__,
+            DEFAULT_SHAPES,
+            "| shape | build | median ms | min-max ms | default / build |\n| --- | --- | --- | --- | --- |",
+            compare,
+        )
+    )

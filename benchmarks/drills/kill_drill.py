@@ -63,9 +63,28 @@ def start_tune(folder: Path, budget: int, stderr=subprocess.DEVNULL) -> subproce
     """`mltune tune` (this checkout's) on the drill's model in `folder`."""
     (folder / "mm.mlir").write_text(MODEL)
     env = {**os.environ, "PYTHONPATH": python_path_first(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "mltune.cli", "tune", "mm.mlir", "--budget", str(budget),
-                             "--run-dir", "run", "--dataset-dir", "datasets", "-o", "spec.mlir"], cwd=folder,
-                            stdout=subprocess.DEVNULL, stderr=stderr, env=env, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            "mm.mlir",
+            "--budget",
+            str(budget),
+            "--run-dir",
+            "run",
+            "--dataset-dir",
+            "datasets",
+            "-o",
+            "spec.mlir",
+        ],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        env=env,
+        text=True,
+    )
 
 
 def kill_and_count(proc: subprocess.Popen, until) -> tuple[set[int], list[int]]:
@@ -99,8 +118,10 @@ def main() -> None:
             children, left = kill_and_count(proc, lambda _: time.monotonic() >= deadline)
             names = sorted({Path(f"/proc/{p}/comm").read_text().strip() for p in left if alive(p)})
             finished = "" if proc.returncode == -9 else " (the run had finished before the kill)"
-            print(f"point {point + 1:2d}: kill -9 after {delay:5.2f} s, {len(children)} child processes at the kill, "
-                  f"{len(left)} alive 2 s later {names if names else ''}{finished}")
+            print(
+                f"point {point + 1:2d}: kill -9 after {delay:5.2f} s, {len(children)} child processes at the kill, "
+                f"{len(left)} alive 2 s later {names if names else ''}{finished}"
+            )
             survivors += len(left)
     print(f"total: {survivors} child processes alive 2 s after {args.points} kills")
 

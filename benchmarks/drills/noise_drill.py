@@ -50,8 +50,12 @@ class Outcome:
 def start_load(work: Path) -> subprocess.Popen:
     core = str(max(os.sched_getaffinity(0)))
     loop = f"while true; do iree-compile {LOAD_SOURCE} {' '.join(CPU_FLAGS)} -o {work / 'load.vmfb'}; done"
-    return subprocess.Popen(["taskset", "-c", core, "bash", "-c", loop], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        ["taskset", "-c", core, "bash", "-c", loop],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def tune_once(example: str, condition: str, number: int, args: argparse.Namespace) -> Outcome:
@@ -59,9 +63,23 @@ def tune_once(example: str, condition: str, number: int, args: argparse.Namespac
     run_dir = args.work / f"{example}-{condition}-{number}"
     if (run_dir / "summary.json").exists():
         return _outcome(example, condition, run_dir)
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(ROOT / "examples" / f"{example}.mlir"),
-               "--ranker", "heuristic", "--budget", str(args.budget), "--run-dir", str(run_dir),
-               "-o", str(run_dir / "spec.mlir"), "--dataset-dir", str(args.work / "datasets")]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(ROOT / "examples" / f"{example}.mlir"),
+        "--ranker",
+        "heuristic",
+        "--budget",
+        str(args.budget),
+        "--run-dir",
+        str(run_dir),
+        "-o",
+        str(run_dir / "spec.mlir"),
+        "--dataset-dir",
+        str(args.work / "datasets"),
+    ]
     load = start_load(args.work) if condition == "loaded" else None
     try:
         time.sleep(1.0 if load else 0.0)
@@ -79,8 +97,15 @@ def tune_once(example: str, condition: str, number: int, args: argparse.Namespac
 def _outcome(example: str, condition: str, run_dir: Path) -> Outcome:
     summary = json.loads((run_dir / "summary.json").read_text())
     recommended = (summary.get("end_to_end") or {}).get("recommended") or {}
-    return Outcome(example, condition, run_dir, bool(summary["spec"]), recommended.get("speedup"),
-                   recommended.get("interval", ""), recommended.get("busy_cores"))
+    return Outcome(
+        example,
+        condition,
+        run_dir,
+        bool(summary["spec"]),
+        recommended.get("speedup"),
+        recommended.get("interval", ""),
+        recommended.get("busy_cores"),
+    )
 
 
 def retime(outcome: Outcome, rounds: int) -> float:
@@ -88,20 +113,33 @@ def retime(outcome: Outcome, rounds: int) -> float:
     source = ROOT / "examples" / f"{outcome.example}.mlir"
     default, tuned = outcome.run_dir / "check_default.vmfb", outcome.run_dir / "check_tuned.vmfb"
     run(["iree-compile", str(source), *CPU_FLAGS, "-o", str(default)])
-    run(["iree-compile", str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={outcome.run_dir / 'spec.mlir'}",
-         "-o", str(tuned)])
+    run(
+        [
+            "iree-compile",
+            str(source),
+            *CPU_FLAGS,
+            f"--iree-codegen-tuning-spec-path={outcome.run_dir / 'spec.mlir'}",
+            "-o",
+            str(tuned),
+        ]
+    )
     flags = outcome.run_dir / "inputs" / "flags.txt"
     ratios = []
     for r in range(rounds):
-        pair = [benchmark_ms(default, flags), benchmark_ms(tuned, flags)] if r % 2 == 0 else \
-            list(reversed([benchmark_ms(tuned, flags), benchmark_ms(default, flags)]))
+        pair = (
+            [benchmark_ms(default, flags), benchmark_ms(tuned, flags)]
+            if r % 2 == 0
+            else list(reversed([benchmark_ms(tuned, flags), benchmark_ms(default, flags)]))
+        )
         ratios.append(pair[0] / pair[1])
     return statistics.median(ratios)
 
 
 def report(outcomes: list[Outcome]) -> None:
-    print(f"\n{'example':<18} {'condition':<8} {'runs':>4} {'specs':>5} {'mltune said (e2e)':<26} "
-          f"{'re-timed quiet':<24} {'agree':>5}")
+    print(
+        f"\n{'example':<18} {'condition':<8} {'runs':>4} {'specs':>5} {'mltune said (e2e)':<26} "
+        f"{'re-timed quiet':<24} {'agree':>5}"
+    )
     for example in dict.fromkeys(o.example for o in outcomes):
         quiet = [o.emitted for o in outcomes if o.example == example and o.condition == "quiet"]
         majority = sum(quiet) * 2 > len(quiet) if quiet else None
@@ -112,14 +150,18 @@ def report(outcomes: list[Outcome]) -> None:
             said = " ".join(f"{o.claimed:.2f}" for o in rows if o.emitted and o.claimed) or "-"
             retimed = " ".join(f"{o.retimed:.2f}" for o in rows if o.retimed is not None) or "-"
             agree = sum(o.emitted == majority for o in rows) if majority is not None else 0
-            print(f"{example:<18} {condition:<8} {len(rows):>4} {sum(o.emitted for o in rows):>5} {said:<26} "
-                  f"{retimed:<24} {agree:>2}/{len(rows)}")
+            print(
+                f"{example:<18} {condition:<8} {len(rows):>4} {sum(o.emitted for o in rows):>5} {said:<26} "
+                f"{retimed:<24} {agree:>2}/{len(rows)}"
+            )
     loads = [o.load for o in outcomes if o.condition == "loaded" and o.load is not None]
     quiet_loads = [o.load for o in outcomes if o.condition == "quiet" and o.load is not None]
     if loads or quiet_loads:
-        print(f"cores kept busy by other processes during the end-to-end measurement (median of runs): "
-              f"quiet {statistics.median(quiet_loads) if quiet_loads else float('nan'):.2f}, "
-              f"loaded {statistics.median(loads) if loads else float('nan'):.2f}")
+        print(
+            f"cores kept busy by other processes during the end-to-end measurement (median of runs): "
+            f"quiet {statistics.median(quiet_loads) if quiet_loads else float('nan'):.2f}, "
+            f"loaded {statistics.median(loads) if loads else float('nan'):.2f}"
+        )
 
 
 def main() -> None:
@@ -138,8 +180,10 @@ def main() -> None:
                 with held(args.lock):
                     outcome = tune_once(example, condition, number, args)
                 outcomes.append(outcome)
-                print(f"{example} {condition} {number}: {'spec' if outcome.emitted else 'no spec'} "
-                      f"{outcome.interval}", flush=True)
+                print(
+                    f"{example} {condition} {number}: {'spec' if outcome.emitted else 'no spec'} {outcome.interval}",
+                    flush=True,
+                )
     for outcome in outcomes:
         if outcome.emitted:
             with held(args.lock):

@@ -40,8 +40,10 @@ def start_cluster(nodes: int, cpus: int, gpu: bool):
     """The head and `nodes` worker nodes; on a GPU target node i sees GPU i alone."""
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE,
-                                                            "include_dashboard": False})
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE, "include_dashboard": False},
+    )
     workers = []
     fenced = os.environ.get("CUDA_VISIBLE_DEVICES")
     for node in range(nodes):
@@ -95,10 +97,31 @@ def drill(args: argparse.Namespace, mode: str, work: Path, gpu: bool) -> dict:
     cluster, workers = start_cluster(args.nodes, args.cpus, gpu)
     run_dir = work / mode
     try:
-        command = [sys.executable, "-m", "mltune.cli", "tune", str(args.input), "--budget", str(args.budget),
-                   "--target", args.target, "--devices", args.devices, "--run-dir", str(run_dir), "--dataset-dir",
-                   str(work / "datasets"), "-o", str(work / f"{mode}.mlir"), "--seed", "0", "--cluster", "auto", "-q",
-                   *(f"--iree-flag={flag}" for flag in args.iree_flag)]
+        command = [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(args.input),
+            "--budget",
+            str(args.budget),
+            "--target",
+            args.target,
+            "--devices",
+            args.devices,
+            "--run-dir",
+            str(run_dir),
+            "--dataset-dir",
+            str(work / "datasets"),
+            "-o",
+            str(work / f"{mode}.mlir"),
+            "--seed",
+            "0",
+            "--cluster",
+            "auto",
+            "-q",
+            *(f"--iree-flag={flag}" for flag in args.iree_flag),
+        ]
         env = {**os.environ, "RAY_ADDRESS": cluster.address, "PYTHONPATH": python_path_first(ROOT)}
         with open(work / f"{mode}.stderr", "w") as stderr:
             proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=work)
@@ -120,9 +143,17 @@ def drill(args: argparse.Namespace, mode: str, work: Path, gpu: bool) -> dict:
             proc.wait()
         records = count_records(run_dir / "results.jsonl")
         keys = Counter((json.dumps(r["problem"], sort_keys=True), r["position"]) for r in records)
-        row = {"mode": mode, "killed": killed, "records_at_kill": at, "exit_code": proc.returncode,
-               "records": len(records), "distinct": len(keys), "duplicated": sum(n - 1 for n in keys.values()),
-               "lost": args.budget - len(keys), "benchmarked": sum(r["status"] != "compile_error" for r in records)}
+        row = {
+            "mode": mode,
+            "killed": killed,
+            "records_at_kill": at,
+            "exit_code": proc.returncode,
+            "records": len(records),
+            "distinct": len(keys),
+            "duplicated": sum(n - 1 for n in keys.values()),
+            "lost": args.budget - len(keys),
+            "benchmarked": sum(r["status"] != "compile_error" for r in records),
+        }
         if proc.returncode != 0:
             row["stderr_tail"] = (work / f"{mode}.stderr").read_text()[-2000:]
         return row
@@ -150,14 +181,28 @@ def main() -> None:
         for mode in args.kill.split(","):
             row = drill(args, mode, Path(scratch), gpu)
             rows.append(row)
-            print(f"kill {mode}: {row['killed']} at {row['records_at_kill']} records; exit {row['exit_code']}; "
-                  f"{row['records']} records, {row['distinct']} distinct candidates of {args.budget}: "
-                  f"lost {row['lost']}, duplicated {row['duplicated']}", flush=True)
+            print(
+                f"kill {mode}: {row['killed']} at {row['records_at_kill']} records; exit {row['exit_code']}; "
+                f"{row['records']} records, {row['distinct']} distinct candidates of {args.budget}: "
+                f"lost {row['lost']}, duplicated {row['duplicated']}",
+                flush=True,
+            )
             if "stderr_tail" in row:
                 print(row["stderr_tail"])
     if args.out is not None:
-        args.out.write_text(json.dumps({"input": args.input.name, "target": args.target, "nodes": args.nodes,
-                                        "cpus": args.cpus, "budget": args.budget, "rows": rows}, indent=2))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "input": args.input.name,
+                    "target": args.target,
+                    "nodes": args.nodes,
+                    "cpus": args.cpus,
+                    "budget": args.budget,
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -36,9 +36,23 @@ FINALS = f"{FINALS_SUFFIX}.jsonl"  # the finalists' re-measures, beside the run'
 
 
 def tune_command(args: argparse.Namespace, run_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "mltune.cli", "tune", str(ROOT / "examples" / f"{args.example}.mlir"),
-            "--ranker", "heuristic", "--budget", str(args.budget), "--run-dir", str(run_dir),
-            "-o", str(run_dir / "spec.mlir"), "--dataset-dir", str(run_dir / "datasets")]
+    return [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(ROOT / "examples" / f"{args.example}.mlir"),
+        "--ranker",
+        "heuristic",
+        "--budget",
+        str(args.budget),
+        "--run-dir",
+        str(run_dir),
+        "-o",
+        str(run_dir / "spec.mlir"),
+        "--dataset-dir",
+        str(run_dir / "datasets"),
+    ]
 
 
 def records(path: Path) -> list[dict]:
@@ -74,35 +88,44 @@ def main() -> None:
     full_seconds = time.monotonic() - started
     ref_kept, ref_e2e = outcome(reference)
     print(f"uninterrupted: {full_seconds:.0f} s, kept {ref_kept}, end to end {ref_e2e}")
-    print(f"{'run':>3} {'killed at s':>11} {'records before':>14} {'measured again':>14} {'duplicates':>10} "
-          f"{'benchmarked':>11}  kept / end to end")
+    print(
+        f"{'run':>3} {'killed at s':>11} {'records before':>14} {'measured again':>14} {'duplicates':>10} "
+        f"{'benchmarked':>11}  kept / end to end"
+    )
     for number in range(args.kills):
         run_dir = args.work / f"killed-{number}"
         kill_at = rng.uniform(2.0, 0.9 * full_seconds)
         with held(args.lock):
-            proc = subprocess.Popen(tune_command(args, run_dir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                tune_command(args, run_dir),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             try:
                 proc.wait(timeout=kill_at)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             before = records(run_dir / "results.jsonl")
-            resumed = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", "--resume", str(run_dir)],
-                                     capture_output=True, text=True)
+            resumed = subprocess.run(
+                [sys.executable, "-m", "mltune.cli", "tune", "--resume", str(run_dir)], capture_output=True, text=True
+            )
         if resumed.returncode != 0:
             print(f"{number:>3} resume failed: {resumed.stderr.strip()[-300:]}")
             continue
         after = records(run_dir / "results.jsonl")
         dataset = records(next(f for f in (run_dir / "datasets").glob("*/*.jsonl") if not f.name.endswith(FINALS)))
         seen_before = {knobs_key(r) for r in before}
-        again = sum(1 for r in after[len(before):] if knobs_key(r) in seen_before)
+        again = sum(1 for r in after[len(before) :] if knobs_key(r) in seen_before)
         duplicates = len(dataset) - len({knobs_key(r) for r in dataset})
         benchmarked = sum(r["status"] == "ok" for r in after)
         kept, e2e = outcome(run_dir)
         same = "same config" if kept == ref_kept else f"kept {kept}"
-        print(f"{number:>3} {kill_at:11.1f} {len(before):>14} {again:>14} {duplicates:>10} {benchmarked:>11}  "
-              f"{same}; {e2e}")
+        print(
+            f"{number:>3} {kill_at:11.1f} {len(before):>14} {again:>14} {duplicates:>10} {benchmarked:>11}  "
+            f"{same}; {e2e}"
+        )
 
 
 if __name__ == "__main__":

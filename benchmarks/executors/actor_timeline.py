@@ -35,9 +35,11 @@ def report(folder: Path, name: str) -> list[str]:
     start = min(r["timestamp"] for r in records)
     end = max(r["timestamp"] for r in records) - start
     compiles = sorted(s["dur"] / 1e6 for s in spans if s["name"].endswith("compile_candidate"))
-    lines = [f"{name}: loop {end:.1f} s, {len(records)} records; {len(compiles)} compiles, median "
-             f"{statistics.median(compiles):.2f} s (10-90 %: {compiles[len(compiles) // 10]:.2f}-"
-             f"{compiles[9 * len(compiles) // 10]:.2f} s)"]
+    lines = [
+        f"{name}: loop {end:.1f} s, {len(records)} records; {len(compiles)} compiles, median "
+        f"{statistics.median(compiles):.2f} s (10-90 %: {compiles[len(compiles) // 10]:.2f}-"
+        f"{compiles[9 * len(compiles) // 10]:.2f} s)"
+    ]
     screened = [r["timestamp"] - start for r in records if r.get("screen")]
     screens_end = max(screened, default=0.0)
     actors: dict[str, list[tuple[float, float, str]]] = {}
@@ -50,11 +52,15 @@ def report(folder: Path, name: str) -> list[str]:
         calls.sort()
         busy = sum(max(0.0, min(b, end) - max(a, 0.0)) for a, b, _ in calls)
         in_screens += sum(max(0.0, min(b, screens_end) - max(a, 0.0)) for a, b, _ in calls)
-        lines.append(f"  actor {number}: busy {busy:.1f} of {end:.1f} s; calls "
-                     + " ".join(f"{a:.1f}-{b:.1f}{'p' if kind == 'prepare' else ''}" for a, b, kind in calls))
+        lines.append(
+            f"  actor {number}: busy {busy:.1f} of {end:.1f} s; calls "
+            + " ".join(f"{a:.1f}-{b:.1f}{'p' if kind == 'prepare' else ''}" for a, b, kind in calls)
+        )
     if screened:
-        lines.append(f"  screens end at {screens_end:.1f} s: {in_screens / len(screened):.2f} actor-seconds per "
-                     f"screened candidate ({len(screened)})")
+        lines.append(
+            f"  screens end at {screens_end:.1f} s: {in_screens / len(screened):.2f} actor-seconds per "
+            f"screened candidate ({len(screened)})"
+        )
         lines += worker_seconds([r for r in records if r.get("screen")])
     groups: dict[str, list[float]] = {}
     for record in sorted(records, key=lambda r: r["timestamp"]):
@@ -71,9 +77,11 @@ def worker_seconds(records: list[dict]) -> list[str]:
     timed = [r for r in records if r.get("worker_s")]
     if not timed:
         return []
-    return [f"  timing worker per candidate: median {statistics.median(r['worker_s'] for r in timed):.3f} s, load "
-            f"{statistics.median(r['load_s'] for r in timed):.3f} s; total {sum(r['worker_s'] for r in timed):.1f} s; "
-            f"rounds retried {sum(r.get('retried_rounds', 0) for r in timed)} ({len(timed)} candidates)"]
+    return [
+        f"  timing worker per candidate: median {statistics.median(r['worker_s'] for r in timed):.3f} s, load "
+        f"{statistics.median(r['load_s'] for r in timed):.3f} s; total {sum(r['worker_s'] for r in timed):.1f} s; "
+        f"rounds retried {sum(r.get('retried_rounds', 0) for r in timed)} ({len(timed)} candidates)"
+    ]
 
 
 def main() -> None:

@@ -25,9 +25,11 @@ def lines(path: Path) -> list[str]:
         timed = [r for r in records if r.get("level") == level and r.get("worker_s")]
         if timed:
             loads = [r["load_s"] for r in timed]
-            found.append(f"{path.parent.name}/{path.name.split('.')[0]:<18} {level:<8} {len(timed):>4} "
-                         f"{statistics.median(loads):>8.3f} {min(loads):>6.3f}-{max(loads):<6.3f} "
-                         f"{statistics.median(r['worker_s'] for r in timed):>8.3f}")
+            found.append(
+                f"{path.parent.name}/{path.name.split('.')[0]:<18} {level:<8} {len(timed):>4} "
+                f"{statistics.median(loads):>8.3f} {min(loads):>6.3f}-{max(loads):<6.3f} "
+                f"{statistics.median(r['worker_s'] for r in timed):>8.3f}"
+            )
     return found
 
 

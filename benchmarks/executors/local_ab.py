@@ -29,19 +29,48 @@ def one_run(tree: Path, args: argparse.Namespace, work: Path, name: str) -> dict
     run_dir = work / name
     env = {**os.environ, "PYTHONPATH": str(tree), "MLTUNE_HOME": str(work / f"home_{name}")}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(args.input), "--budget", str(args.budget),
-                           "--screen", "none", "--seed", "0", "--run-dir", str(run_dir), "-o", str(work / f"{name}.mlir")],
-                          env=env, capture_output=True, text=True, cwd=work)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mltune.cli",
+            "tune",
+            str(args.input),
+            "--budget",
+            str(args.budget),
+            "--screen",
+            "none",
+            "--seed",
+            "0",
+            "--run-dir",
+            str(run_dir),
+            "-o",
+            str(work / f"{name}.mlir"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         sys.exit(f"{name}: mltune tune failed:\n{done.stderr[-2000:]}")
-    stamps = sorted(json.loads(line)["timestamp"] for line in (run_dir / "results.jsonl").read_text().splitlines()
-                    if line.strip())
+    stamps = sorted(
+        json.loads(line)["timestamp"] for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()
+    )
     span = stamps[-1] - stamps[0]
-    row = {"wall_s": wall, "records": len(stamps), "span_s": span, "loop_per_min": 60 * (len(stamps) - 1) / span,
-           "load": os.getloadavg()[0]}
-    print(f"{name}: wall {wall:.1f} s, {row['records']} records, loop span {span:.1f} s, loop "
-          f"{row['loop_per_min']:.1f} per min, load {row['load']:.2f}", flush=True)
+    row = {
+        "wall_s": wall,
+        "records": len(stamps),
+        "span_s": span,
+        "loop_per_min": 60 * (len(stamps) - 1) / span,
+        "load": os.getloadavg()[0],
+    }
+    print(
+        f"{name}: wall {wall:.1f} s, {row['records']} records, loop span {span:.1f} s, loop "
+        f"{row['loop_per_min']:.1f} per min, load {row['load']:.2f}",
+        flush=True,
+    )
     return row
 
 
@@ -60,9 +89,12 @@ def main() -> None:
                 rows[name].append(one_run(tree, args, Path(scratch), f"{name}_{round_}"))
     for key in ("loop_per_min", "wall_s"):
         ratios = [t[key] / b[key] for t, b in zip(rows["this"], rows["before"])]
-        print(f"{key}: before {statistics.median(r[key] for r in rows['before']):.1f}, this "
-              f"{statistics.median(r[key] for r in rows['this']):.1f}; per-round ratios "
-              + " ".join(f"{r:.2f}" for r in ratios) + f", median {statistics.median(ratios):.2f}")
+        print(
+            f"{key}: before {statistics.median(r[key] for r in rows['before']):.1f}, this "
+            f"{statistics.median(r[key] for r in rows['this']):.1f}; per-round ratios "
+            + " ".join(f"{r:.2f}" for r in ratios)
+            + f", median {statistics.median(ratios):.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -68,8 +68,9 @@ def configs(args: argparse.Namespace, gpu: bool) -> list[Config]:
     found += [Config(f"ray-{k}", ROOT, k, 1, 1) for k in args.workers]
     found += [Config(f"ray-{g}dev", ROOT, 1, args.compile_cpus, g) for g in args.gpus]
     if args.other_src is not None:
-        found += [Config(f"ray-{g}dev-other", args.other_src.resolve(), 1, args.compile_cpus, g)
-                  for g in args.other_gpus]
+        found += [
+            Config(f"ray-{g}dev-other", args.other_src.resolve(), 1, args.compile_cpus, g) for g in args.other_gpus
+        ]
     if gpu and any(c.nodes > 1 for c in found):
         sys.exit("--workers starts several nodes, which would all see this machine's GPUs: use --gpus")
     return found
@@ -79,10 +80,28 @@ def tune(args: argparse.Namespace, work: Path, name: str, config: Config, cluste
     """One `mltune tune` run: its wall time, benchmarked candidates, the span of its loop's records, the timing
     rounds per candidate and the cores other processes kept busy during them."""
     run_dir = work / name
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(args.input), "--budget", str(args.budget),
-               "--target", args.target, "--devices", args.devices, "--run-dir", str(run_dir), "--dataset-dir",
-               str(work / "datasets"), "-o", str(run_dir / "spec.mlir"), "--seed", "0",
-               *(f"--iree-flag={flag}" for flag in args.iree_flag)]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(args.input),
+        "--budget",
+        str(args.budget),
+        "--target",
+        args.target,
+        "--devices",
+        args.devices,
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(work / "datasets"),
+        "-o",
+        str(run_dir / "spec.mlir"),
+        "--seed",
+        "0",
+        *(f"--iree-flag={flag}" for flag in args.iree_flag),
+    ]
     env = {**os.environ, "PYTHONPATH": python_path(config.tree)}
     if cluster is not None:
         command += ["--cluster", "auto"]
@@ -102,10 +121,15 @@ def tune(args: argparse.Namespace, work: Path, name: str, config: Config, cluste
     stamps = sorted(r["timestamp"] for r in records)
     span = stamps[-1] - stamps[0] if len(stamps) > 1 else float("nan")
     busy = [b for r in timed for b in r.get("busy_cores") or () if b == b]
-    row = {"wall_s": wall, "benchmarked": benchmarked, "tried": len(records),
-           "per_min": 60 * benchmarked / wall, "loop_per_min": 60 * (len(stamps) - 1) / span if span > 0 else 0.0,
-           "rounds_per_candidate": statistics.mean(len(r["time_us"]) for r in timed) if timed else 0.0,
-           "busy_cores": statistics.median(busy) if busy else float("nan")}
+    row = {
+        "wall_s": wall,
+        "benchmarked": benchmarked,
+        "tried": len(records),
+        "per_min": 60 * benchmarked / wall,
+        "loop_per_min": 60 * (len(stamps) - 1) / span if span > 0 else 0.0,
+        "rounds_per_candidate": statistics.mean(len(r["time_us"]) for r in timed) if timed else 0.0,
+        "busy_cores": statistics.median(busy) if busy else float("nan"),
+    }
     print(f"{name}: {benchmarked} benchmarked of {len(records)} tried in {wall:.0f} s", flush=True)
     return row
 
@@ -116,8 +140,10 @@ def start_cluster(config: Config, gpu: bool):
     from ray.cluster_utils import Cluster
 
     os.environ["PYTHONPATH"] = python_path(config.tree)  # the nodes start with it
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE,
-                                                            "include_dashboard": False})
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE, "include_dashboard": False},
+    )
     devices = {"num_gpus": config.devices} if gpu else {"num_gpus": 0, "resources": {"mltune_bench": config.devices}}
     for _ in range(config.nodes):
         cluster.add_node(num_cpus=config.cpus, object_store_memory=STORE, **devices)
@@ -142,9 +168,13 @@ ACTOR_CALLS = ("measure", "measure_all", "prepare")  # the benchmark actor's met
 
 def compact_timeline(events: list[dict]) -> list[dict]:
     """The spans of benchmark actor calls and compile tasks (Chrome trace events; compact ones pass unchanged)."""
-    return [{key: event[key] for key in ("name", "tid", "ts", "dur")} for event in events
-            if event.get("ph", "X") == "X" and "dur" in event
-            and (event.get("name") in ACTOR_CALLS or event.get("name", "").endswith("compile_candidate"))]
+    return [
+        {key: event[key] for key in ("name", "tid", "ts", "dur")}
+        for event in events
+        if event.get("ph", "X") == "X"
+        and "dur" in event
+        and (event.get("name") in ACTOR_CALLS or event.get("name", "").endswith("compile_candidate"))
+    ]
 
 
 def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict:
@@ -159,34 +189,46 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
     from mltune.targets.base import parse_target
 
     context = new_context()
-    tuning_input = prepare_input(args.input, parse_target(args.target), work / "costs", context,
-                                 extra_flags=tuple(args.iree_flag))
+    tuning_input = prepare_input(
+        args.input, parse_target(args.target), work / "costs", context, extra_flags=tuple(args.iree_flag)
+    )
     builder = Builder(tuning_input, work / "costs" / "candidates", jobs=1)
     folders = sorted(d for d in run_dir.glob("**/candidate_*") if (d / "module.vmfb").is_file())
     folders = folders[: args.cost_candidates]
     compiles = []
     for i, folder in enumerate(folders):
         spec = folder / "spec.mlir"
-        applied = Applied("spec", spec.read_text()) if spec.is_file() else \
-            Applied("source", (folder / "annotated.mlir").read_text())
+        applied = (
+            Applied("spec", spec.read_text())
+            if spec.is_file()
+            else Applied("source", (folder / "annotated.mlir").read_text())
+        )
         compiles.append(builder.compile(i, applied, f"c{i}"))
     baseline = folders[0].parent.parent / "baseline" / "module.vmfb"  # beside the builder's candidates
     runner = Runner(tuning_input.invocation, args.devices.split(",")[0], work / "costs")
     started = time.perf_counter()
     runner.measure(baseline, [(i, folder / "module.vmfb") for i, folder in enumerate(folders)], TimingPlan())
-    return {"compile_s": statistics.median(b.seconds for b in compiles),
-            "compiled": sum(1 for b in compiles if b.status == "ok"),
-            "benchmark_s": (time.perf_counter() - started) / len(folders), "benchmarked": len(folders)}
+    return {
+        "compile_s": statistics.median(b.seconds for b in compiles),
+        "compiled": sum(1 for b in compiles if b.status == "ok"),
+        "benchmark_s": (time.perf_counter() - started) / len(folders),
+        "benchmarked": len(folders),
+    }
 
 
 def table(rows: dict[str, list[dict]]) -> list[str]:
     """Per configuration: median rate over rounds, spread, median ratio to the local run of the same round."""
-    lines = [f"{'executor':<17} {'cand/min':>9} {'spread':>13} {'vs local':>9} {'loop cand/min':>14} {'spread':>13} "
-             f"{'vs local':>9} {'vs 1 dev':>9} {'rounds':>7} {'busy':>5}  wall s"]
+    lines = [
+        f"{'executor':<17} {'cand/min':>9} {'spread':>13} {'vs local':>9} {'loop cand/min':>14} {'spread':>13} "
+        f"{'vs local':>9} {'vs 1 dev':>9} {'rounds':>7} {'busy':>5}  wall s"
+    ]
     for name, runs in rows.items():
         columns = []
         one_device = rows.get("ray-1dev-other" if name.endswith("-other") else "ray-1dev", [])
-        for key, bases in (("per_min", (rows.get("local", []),)), ("loop_per_min", (rows.get("local", []), one_device))):
+        for key, bases in (
+            ("per_min", (rows.get("local", []),)),
+            ("loop_per_min", (rows.get("local", []), one_device)),
+        ):
             rates = [r[key] for r in runs]
             columns.append(f"{statistics.median(rates):>9.1f} {min(rates):>6.1f}-{max(rates):<6.1f}")
             for base in bases:  # the median over rounds of the ratio to the base's run of the same round
@@ -194,8 +236,10 @@ def table(rows: dict[str, list[dict]]) -> list[str]:
                 columns[-1] += f" {statistics.median(ratios):>8.2f}x" if ratios else f" {'-':>9}"
         rounds = statistics.median(r["rounds_per_candidate"] for r in runs)
         busy = statistics.median(r["busy_cores"] for r in runs)
-        lines.append(f"{name:<17} {columns[0]} {columns[1]:>48} {rounds:>7.2f} {busy:>5.1f}  "
-                     + " ".join(f"{r['wall_s']:.0f}" for r in runs))
+        lines.append(
+            f"{name:<17} {columns[0]} {columns[1]:>48} {rounds:>7.2f} {busy:>5.1f}  "
+            + " ".join(f"{r['wall_s']:.0f}" for r in runs)
+        )
     return lines
 
 
@@ -203,38 +247,58 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", type=Path, default=ROOT / "examples" / "matmul_f32.mlir")
     parser.add_argument("--budget", type=int, default=12)
-    parser.add_argument("--workers", default=None,
-                        help="Ray configurations of K one-CPU nodes, CPU targets (default: 1,2 when no --gpus)")
+    parser.add_argument(
+        "--workers",
+        default=None,
+        help="Ray configurations of K one-CPU nodes, CPU targets (default: 1,2 when no --gpus)",
+    )
     parser.add_argument("--gpus", default="", help="Ray configurations of one node with G devices (comma-separated)")
-    parser.add_argument("--compile-cpus", type=int, default=None,
-                        help="compile CPUs of a --gpus node (default: the cores less two per device of the largest)")
+    parser.add_argument(
+        "--compile-cpus",
+        type=int,
+        default=None,
+        help="compile CPUs of a --gpus node (default: the cores less two per device of the largest)",
+    )
     parser.add_argument("--other-src", type=Path, default=None, help="another checkout, run as ray-Gdev-other")
     parser.add_argument("--other-gpus", default="1", help="the G of the ray-Gdev-other configurations")
-    parser.add_argument("--no-local", action="store_true",
-                        help="no local run (nor the per-candidate costs measured on its candidates)")
+    parser.add_argument(
+        "--no-local", action="store_true", help="no local run (nor the per-candidate costs measured on its candidates)"
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--cost-candidates", type=int, default=12)
     parser.add_argument("--target", default="host")
     parser.add_argument("--devices", default="local-task")
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here (after each run)")
-    parser.add_argument("--logs", type=Path, default=None,
-                        help="keep each run's output, records and (Ray runs) Ray timeline in this folder")
-    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
-                        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas")
+    parser.add_argument(
+        "--logs",
+        type=Path,
+        default=None,
+        help="keep each run's output, records and (Ray runs) Ray timeline in this folder",
+    )
+    parser.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="passed on to `mltune tune --iree-flag`, e.g. --iree-flag=--iree-cuda-use-ptxas",
+    )
     args = parser.parse_args()
     args.input = args.input.resolve()
     args.gpus = [int(g) for g in args.gpus.split(",") if g]
     args.other_gpus = [int(g) for g in args.other_gpus.split(",") if g]
-    args.workers = [int(w) for w in (args.workers if args.workers is not None else "" if args.gpus else "1,2").split(",")
-                    if w]
+    args.workers = [
+        int(w) for w in (args.workers if args.workers is not None else "" if args.gpus else "1,2").split(",") if w
+    ]
     if args.compile_cpus is None:
         args.compile_cpus = max(1, (os.cpu_count() or 2) - 2 * max(args.gpus, default=1))
     sys.path.insert(0, str(ROOT))
     gpu = not args.devices.startswith("local")
     plan = configs(args, gpu)
     load_before = os.getloadavg()
-    heading = (f"input {args.input.name}, budget {args.budget}, target {args.target}, devices {args.devices}, "
-               f"{args.repeats} interleaved rounds, {args.compile_cpus} compile CPUs per --gpus node")
+    heading = (
+        f"input {args.input.name}, budget {args.budget}, target {args.target}, devices {args.devices}, "
+        f"{args.repeats} interleaved rounds, {args.compile_cpus} compile CPUs per --gpus node"
+    )
     result: dict = {"heading": heading, "rows": {c.name: [] for c in plan}}
     with tempfile.TemporaryDirectory(prefix="mltune-scaling-") as scratch:
         work = Path(scratch)
@@ -257,11 +321,14 @@ def main() -> None:
         costs = None if args.no_local else candidate_costs(args, work / "local-0", work)
         result["costs"] = costs
     result["load_average"] = [load_before[0], os.getloadavg()[0]]
-    print(f"{heading}; load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} on "
-          f"{os.cpu_count()} cores")
+    print(
+        f"{heading}; load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
     if costs is not None:
-        print(f"per candidate: compile {costs['compile_s']:.2f} s (median of {costs['compiled']}), benchmark "
-              f"{costs['benchmark_s']:.2f} s (mean over {costs['benchmarked']}, worker start included)")
+        print(
+            f"per candidate: compile {costs['compile_s']:.2f} s (median of {costs['compiled']}), benchmark "
+            f"{costs['benchmark_s']:.2f} s (mean over {costs['benchmarked']}, worker start included)"
+        )
     print("\n".join(table(result["rows"])))
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=2))

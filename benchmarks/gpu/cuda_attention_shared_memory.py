@@ -61,8 +61,10 @@ SHAPES = {
     "attention_16x1024x256_f16": (16, 1024, 256, 1024, 256),  # a large head dim
 }
 LOCAL_MEMORY = re.compile(r"workgroup_local_memory = (\d+)")
-SHARED_GLOBAL = re.compile(r"llvm\.mlir\.global private @__shared_memory_\w*\(\) \{addr_space = 3[^}]*\} : "
-                           r"(!llvm\.array<.*)")
+SHARED_GLOBAL = re.compile(
+    r"llvm\.mlir\.global private @__shared_memory_\w*\(\) \{addr_space = 3[^}]*\} : "
+    r"(!llvm\.array<.*)"
+)
 USES = re.compile(r"uses (\d+) bytes of shared memory|Got (\d+) bytes")
 TYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4}
 
@@ -97,8 +99,9 @@ def main() -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--allocation", action="store_true")
     parser.add_argument("--without-rule", action="store_true", help="the space without its shared-memory rule")
-    parser.add_argument("--work", type=Path,
-                        default=ROOT / "mltune-runs" / f"attention-smem-{time.strftime('%Y%m%d-%H%M%S')}")
+    parser.add_argument(
+        "--work", type=Path, default=ROOT / "mltune-runs" / f"attention-smem-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     args = parser.parse_args()
     if args.without_rule:
         GpuAttention.shared_memory_rule = lambda self, space: z3.BoolVal(True)
@@ -114,15 +117,19 @@ def main() -> int:
         source.write_text(attention_source(batch, m, k1, k2, n, "f16"))
         tuning_input = prepare_input(source, target, work, context)
         if args.allocation:
-            tuning_input = replace(tuning_input, compile_flags=(*tuning_input.compile_flags,
-                                                                "--compile-to=executable-targets"))
-        dispatches = [d for d in read_dispatches(tuning_input, context)
-                      if isinstance(d.problem, Problem) and d.problem.op_kind == "attention"]
+            tuning_input = replace(
+                tuning_input, compile_flags=(*tuning_input.compile_flags, "--compile-to=executable-targets")
+            )
+        dispatches = [
+            d
+            for d in read_dispatches(tuning_input, context)
+            if isinstance(d.problem, Problem) and d.problem.op_kind == "attention"
+        ]
         applier = make_applier(target.kind, tuning_input.source, context)
         builder = Builder(tuning_input, work / "candidates", args.jobs)
         for dispatch, configurator in configurators(dispatches, context, work / "spaces"):
             candidates = configurator.candidates()
-            first = Heuristic(0).order(RankingInput(dispatch.problem, dispatch.facts, candidates))[:args.first]
+            first = Heuristic(0).order(RankingInput(dispatch.problem, dispatch.facts, candidates))[: args.first]
             rng = np.random.default_rng(0)
             sample = rng.choice(len(candidates), size=min(args.samples, len(candidates)), replace=False)
             estimate = configurator.shared_memory_bytes(candidates)
@@ -133,18 +140,23 @@ def main() -> int:
                 if not len(indices):
                     print(f"{name:<34} {len(candidates):>6} candidates  {label:<6}   0 in the space")
                     continue
-                builds = compile_indices(dispatch.problem, configurator, candidates, applier, builder,
-                                         [int(i) for i in indices], label)
+                builds = compile_indices(
+                    dispatch.problem, configurator, candidates, applier, builder, [int(i) for i in indices], label
+                )
                 ok = sum(b.status == "ok" for b in builds)
                 totals[label][0] += ok
                 totals[label][1] += len(builds)
-                print(f"{name:<34} {len(candidates):>6} candidates  {label:<6} {ok:>3}/{len(builds):<3} compiled",
-                      flush=True)
+                print(
+                    f"{name:<34} {len(candidates):>6} candidates  {label:<6} {ok:>3}/{len(builds):<3} compiled",
+                    flush=True,
+                )
                 if args.allocation:
                     for build, memory in zip(builds, allocated(builds)):
                         knobs = candidates.knobs(build.index)
-                        tiles = " ".join(f"{k}={knobs[k]}" for k in ("qk_mma", "pv_mma", "m_tile", "n_tile",
-                                                                     "red_k2", "sg_m", "sg_n"))
+                        tiles = " ".join(
+                            f"{k}={knobs[k]}"
+                            for k in ("qk_mma", "pv_mma", "m_tile", "n_tile", "red_k2", "sg_m", "sg_n")
+                        )
                         print(f"    {tiles:<62} allocated {memory:>18}  estimate {estimate[build.index]}")
                 for build in builds:
                     if build.status != "ok":

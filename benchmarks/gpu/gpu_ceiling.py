@@ -72,9 +72,25 @@ def cublas_tflops(m: int, n: int, k: int) -> dict[str, float]:
 def tune(label: str, root: Path, model: Path, args: argparse.Namespace) -> Path:
     """`mltune tune` from the checkout `root`; returns its run folder."""
     run_dir = args.work / label / model.stem
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--target", args.target, "--devices",
-               args.device, "--budget", str(args.budget), "--run-dir", str(run_dir), "--dataset-dir",
-               str(args.work / "datasets" / label), "-o", str(run_dir / "annotated.mlir")]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(model),
+        "--target",
+        args.target,
+        "--devices",
+        args.device,
+        "--budget",
+        str(args.budget),
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(args.work / "datasets" / label),
+        "-o",
+        str(run_dir / "annotated.mlir"),
+    ]
     command += ["--ranker", args.ranker] if args.ranker else []
     command += [f"--iree-flag={flag}" for flag in args.iree_flags]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
@@ -91,18 +107,34 @@ def measure_shape(shape: str, args: argparse.Namespace) -> dict:
     row: dict = {"shape": shape, "cublas_tflops": cublas_tflops(m, n, k), "variants": {}}
     model = matmul_model(shape, args.work / "models")
     runs = {label: tune(label, root, model, args) for label, root in args.variants}
-    summaries = {label: json.loads((d / "summary.json").read_text()) for label, d in runs.items()
-                 if (d / "summary.json").is_file()}
+    summaries = {
+        label: json.loads((d / "summary.json").read_text())
+        for label, d in runs.items()
+        if (d / "summary.json").is_file()
+    }
     first = next(iter(summaries.values()), None)
     repeat = (first or {}).get("kernel_timing", {}).get("repeat", 1)
-    builds = {"iree_default": repeated(default_build_args(model, parse_target(args.target), args.iree_flags,
-                                                          args.work / "default" / model.stem,
-                                                          args.work / "x.vmfb"),
-                                       repeat, args.work / "default" / model.stem / "default.vmfb")}
+    builds = {
+        "iree_default": repeated(
+            default_build_args(
+                model,
+                parse_target(args.target),
+                args.iree_flags,
+                args.work / "default" / model.stem,
+                args.work / "x.vmfb",
+            ),
+            repeat,
+            args.work / "default" / model.stem / "default.vmfb",
+        )
+    }
     for label, run_dir in runs.items():
         tuned = tuned_build_args(run_dir, run_dir / "x.vmfb")
-        row["variants"][label] = {"summary_speedup": ((summaries.get(label, {}).get("end_to_end") or {}).get(
-            "recommended") or {}).get("speedup"), "kept": tuned is not None}
+        row["variants"][label] = {
+            "summary_speedup": ((summaries.get(label, {}).get("end_to_end") or {}).get("recommended") or {}).get(
+                "speedup"
+            ),
+            "kept": tuned is not None,
+        }
         if tuned is not None:
             builds[label] = repeated(tuned, repeat, run_dir / "tuned_repeated.vmfb")
     vmfbs = {}
@@ -113,14 +145,17 @@ def measure_shape(shape: str, args: argparse.Namespace) -> dict:
     times: dict[str, list[float]] = {name: [] for name in vmfbs}
     names = list(vmfbs)
     for round_index in range(args.rounds):
-        order = names[round_index % len(names):] + names[:round_index % len(names)]
+        order = names[round_index % len(names) :] + names[: round_index % len(names)]
         for name in order:
             times[name].append(benchmark_ms(vmfbs[name], flags, args.device) * 1e3 / repeat)
     row["repeat"], row["rounds"] = repeat, args.rounds
-    row["kernel_us"] = {name: {"median": statistics.median(t), "min": min(t), "max": max(t)} for name, t in times.items()}
+    row["kernel_us"] = {
+        name: {"median": statistics.median(t), "min": min(t), "max": max(t)} for name, t in times.items()
+    }
     row["tflops"] = {name: 2 * m * n * k / (statistics.median(t) * 1e-6) / 1e12 for name, t in times.items()}
-    row["speedup_over_default"] = {name: statistics.median(d / t for d, t in zip(times["iree_default"], times[name]))
-                                   for name in times}
+    row["speedup_over_default"] = {
+        name: statistics.median(d / t for d, t in zip(times["iree_default"], times[name])) for name in times
+    }
     row["load_average"] = os.getloadavg()[0]
     return row
 

@@ -118,7 +118,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", default="", help="comma-separated dispatch names (default: all)")
-    parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / f"gpu-compile-{time.strftime('%Y%m%d-%H%M%S')}")
+    parser.add_argument(
+        "--work", type=Path, default=ROOT / "mltune-runs" / f"gpu-compile-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     args = parser.parse_args()
     context = new_context()
     names = [n for n in DISPATCHES if not args.only or n in args.only.split(",")]
@@ -150,24 +152,33 @@ def main() -> int:
                         continue
                     # attention, convolutions and matvecs have spaces of their own: their rows and totals are apart
                     kind = {"attention": " attention", "convolution": " conv", "matvec": " matvec"}.get(
-                        dispatch.problem.op_kind, "")
+                        dispatch.problem.op_kind, ""
+                    )
                     label = pipeline + kind
                     sample = np.random.default_rng(0).choice(pool, size=min(args.samples, len(pool)), replace=False)
                     started = time.perf_counter()
-                    fast = dispatch_builder(builder, dispatch, target.kind, (), work / "stripped")  # as compile-only does
-                    builds = compile_indices(dispatch.problem, configurator, candidates, applier, fast,
-                                             [int(i) for i in sample])
+                    fast = dispatch_builder(
+                        builder, dispatch, target.kind, (), work / "stripped"
+                    )  # as compile-only does
+                    builds = compile_indices(
+                        dispatch.problem, configurator, candidates, applier, fast, [int(i) for i in sample]
+                    )
                     ok = sum(b.status == "ok" for b in builds)
                     failures.update(b.detail[:160] for b in builds if b.status != "ok")
                     rows.append(Row(target_name, name, label, len(pool), generation, ok, len(builds)))
-                    print(f"{target_name:<8} {name:<30} {label:<26} {len(pool):>8} {generation:7.2f} s {ok:>4}/"
-                          f"{len(builds):<4} {100 * ok / len(builds):6.1f} %  ({time.perf_counter() - started:.0f} s "
-                          f"compiling)", flush=True)
+                    print(
+                        f"{target_name:<8} {name:<30} {label:<26} {len(pool):>8} {generation:7.2f} s {ok:>4}/"
+                        f"{len(builds):<4} {100 * ok / len(builds):6.1f} %  ({time.perf_counter() - started:.0f} s "
+                        f"compiling)",
+                        flush=True,
+                    )
     print("\n| target | dispatch | pipeline | candidates | generation (s) | compiled / sampled | fraction |")
     print("|---|---|---|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r.target} | {r.dispatch} | {r.pipeline} | {r.candidates} | {r.generation:.2f} | {r.ok}/{r.tried} | "
-              f"{100 * r.ok / r.tried:.1f} % |")
+        print(
+            f"| {r.target} | {r.dispatch} | {r.pipeline} | {r.candidates} | {r.generation:.2f} | {r.ok}/{r.tried} | "
+            f"{100 * r.ok / r.tried:.1f} % |"
+        )
     for target_name, pipeline in dict.fromkeys((r.target, r.pipeline) for r in rows):
         ok = sum(r.ok for r in rows if (r.target, r.pipeline) == (target_name, pipeline))
         tried = sum(r.tried for r in rows if (r.target, r.pipeline) == (target_name, pipeline))

@@ -29,11 +29,16 @@ from mltune.whole_model.numerics import compare
 from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget
 
+
 def run_flags_file(vmfb: Path, device: str, flags_file: Path, out: Path) -> list[np.ndarray]:
     """`vmfb` run by plain `iree-run-module` on `device` with the flags file's function and inputs."""
     args = [a for a in shlex.split(flags_file.read_text()) if a.startswith(("--function=", "--input="))]
-    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb.resolve()}", f"--device={device}", *args,
-                    f"--output=@{out}"], check=True, cwd=flags_file.parent, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [tool_path("iree-run-module"), f"--module={vmfb.resolve()}", f"--device={device}", *args, f"--output=@{out}"],
+        check=True,
+        cwd=flags_file.parent,
+        stdout=subprocess.DEVNULL,
+    )
     return [np.load(out)]
 
 
@@ -51,11 +56,13 @@ def _outputs(path: Path) -> list[np.ndarray]:
 
 def report(label: str, reference: list[np.ndarray], outputs: list[np.ndarray]) -> str:
     ref, got = reference[0].astype(np.float64), outputs[0].astype(np.float64)
-    rms = float(np.sqrt(np.mean(ref ** 2))) or 1.0
+    rms = float(np.sqrt(np.mean(ref**2))) or 1.0
     verdict = compare([r.astype(o.dtype) for r, o in zip(reference, outputs)], outputs)  # an f32 export's too
-    return (f"{label:60s} error RMS / reference RMS {relative_error(ref, got):8.2e}, "
-            f"largest {np.max(np.abs(got - ref)) / rms:8.2e}  "
-            f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}")
+    return (
+        f"{label:60s} error RMS / reference RMS {relative_error(ref, got):8.2e}, "
+        f"largest {np.max(np.abs(got - ref)) / rms:8.2e}  "
+        f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail}"
+    )
 
 
 def main() -> None:
@@ -63,8 +70,13 @@ def main() -> None:
     parser.add_argument("run_dir", type=Path, help="a tuning run's folder (`-` for none)")
     parser.add_argument("source", type=Path, help="the exported file as the user has it")
     parser.add_argument("flags_file", type=Path, help="its flags file (--function, --input)")
-    parser.add_argument("--module", type=Path, action="append", default=[],
-                        help="also a module built by hand, run on --device (repeatable)")
+    parser.add_argument(
+        "--module",
+        type=Path,
+        action="append",
+        default=[],
+        help="also a module built by hand, run on --device (repeatable)",
+    )
     parser.add_argument("--device", default="cuda://0")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
@@ -74,7 +86,11 @@ def main() -> None:
             outputs = run_flags_file(module, args.device, args.flags_file, Path(work) / f"{module.stem}.npy")
             print(report(f"{module.name} on {args.device}", reference, outputs))
     if str(args.run_dir) != "-":
-        print(report("IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")))
+        print(
+            report(
+                "IREE's default build on the run's device", reference, _outputs(args.run_dir / "outputs_default.npz")
+            )
+        )
         for path in sorted((args.run_dir / "numerics").glob("*/candidate_*/outputs.npz")):
             print(report(f"{path.parent.parent.name} {path.parent.name}", reference, _outputs(path)))
 

@@ -22,8 +22,12 @@ from mltune.frontend.root_ops import read_root_ops
 from mltune.system.tools import tool_path
 from mltune.targets import parse_target
 
-SHAPES = (ReductionShape("layernorm", (128, 768)), ReductionShape("rmsnorm", (128, 768)),
-          ReductionShape("softmax", (12, 128, 128)), ReductionShape("softmax", (12, 197, 197)))
+SHAPES = (
+    ReductionShape("layernorm", (128, 768)),
+    ReductionShape("rmsnorm", (128, 768)),
+    ReductionShape("softmax", (12, 128, 128)),
+    ReductionShape("softmax", (12, 197, 197)),
+)
 TRANSLATION = re.compile(r"(translation_info = #iree_codegen.translation_info<[^\n]*?>)\} \{")
 
 
@@ -40,9 +44,15 @@ def main() -> None:
             directory.mkdir(parents=True, exist_ok=True)
             (directory / "model.mlir").write_text(reduction_model(shape))
             source = target.prepare_source(directory / "model.mlir", directory, context)
-            command = [tool_path("iree-compile"), str(source), *target.compile_flags(),
-                       "--iree-codegen-add-tuner-attributes",
-                       f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}", "-o", str(directory / "m.vmfb")]
+            command = [
+                tool_path("iree-compile"),
+                str(source),
+                *target.compile_flags(),
+                "--iree-codegen-add-tuner-attributes",
+                f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+                "-o",
+                str(directory / "m.vmfb"),
+            ]
             subprocess.run(command, check=True, capture_output=True)
             for bench in sorted((directory / "bench").glob("*_benchmark.mlir")):
                 with context:

@@ -50,7 +50,9 @@ def dispatch_spaces(names: list[str], target_name: str, work: Path, jobs: int = 
     context = new_context()
     target = parse_target(target_name, probe=False)
     for name in names:
-        text = Path(name).read_text() if name.endswith(".mlir") else DISPATCHES[name]  # a model file, or a dispatch's name
+        text = (
+            Path(name).read_text() if name.endswith(".mlir") else DISPATCHES[name]
+        )  # a model file, or a dispatch's name
         name = Path(name).stem
         folder = work / target_name / name
         folder.mkdir(parents=True, exist_ok=True)
@@ -66,5 +68,13 @@ def dispatch_spaces(names: list[str], target_name: str, work: Path, jobs: int = 
             candidates = configurator.candidates()
             generation = time.perf_counter() - started
             fast = dispatch_builder(model_builder, dispatch, target.kind, (), folder / "stripped")
-            yield DispatchSpace(name, dispatch, configurator, candidates, generation,
-                                make_applier(target.kind, tuning_input.source, context), model_builder, fast)
+            yield DispatchSpace(
+                name,
+                dispatch,
+                configurator,
+                candidates,
+                generation,
+                make_applier(target.kind, tuning_input.source, context),
+                model_builder,
+                fast,
+            )

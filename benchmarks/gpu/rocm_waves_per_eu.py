@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from gpu.rocm_spaces import ROOT, dispatch_spaces
 
@@ -50,28 +51,50 @@ def main() -> int:
         for value in waves:
             knobs = [{**c.knobs(int(i)), "waves_per_eu": value} for i in sample]
             offered = [space.configurator.space.admits(k) for k in knobs]
-            jobs = [(i, space.applier.apply(space.dispatch.problem, space.configurator.compilation_info(k)))
-                    for i, k in enumerate(knobs)]
+            jobs = [
+                (i, space.applier.apply(space.dispatch.problem, space.configurator.compilation_info(k)))
+                for i, k in enumerate(knobs)
+            ]
             builds = space.dispatch_builder.compile_many(jobs, f"{space.name}/waves{value}")
             for k, is_offered, build in zip(knobs, offered, builds):
                 found = [WARNING.search(w) for w in build.warnings]
                 final = next((int(m.group(2)) for m in found if m), value if build.status == "ok" else -1)
                 verdict = "failed" if build.status != "ok" else ("honoured" if final >= value else "warned")
                 counts[(value, is_offered, verdict)] += 1
-                rows.append({"dispatch": space.name, "waves_per_eu": value, "offered": is_offered, "verdict": verdict,
-                             "final_occupancy": final, **k, **space.configurator.derived_values(k)})
-            print(f"{space.name:<30} waves {value}: " + ", ".join(
-                f"{v} {sum(r['verdict'] == v for r in rows if r['dispatch'] == space.name and r['waves_per_eu'] == value)}"
-                for v in ("honoured", "warned", "failed")), flush=True)
-    print("\n| waves_per_eu | tilings | honoured | warned (not met) | failed | offered by the space | offered and warned |")
+                rows.append(
+                    {
+                        "dispatch": space.name,
+                        "waves_per_eu": value,
+                        "offered": is_offered,
+                        "verdict": verdict,
+                        "final_occupancy": final,
+                        **k,
+                        **space.configurator.derived_values(k),
+                    }
+                )
+            print(
+                f"{space.name:<30} waves {value}: "
+                + ", ".join(
+                    f"{v} {sum(r['verdict'] == v for r in rows if r['dispatch'] == space.name and r['waves_per_eu'] == value)}"
+                    for v in ("honoured", "warned", "failed")
+                ),
+                flush=True,
+            )
+    print(
+        "\n| waves_per_eu | tilings | honoured | warned (not met) | failed | offered by the space | offered and warned |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for value in waves:
         total = sum(n for (w, _, _), n in counts.items() if w == value)
-        by = {v: sum(n for (w, _, verdict), n in counts.items() if w == value and verdict == v)
-              for v in ("honoured", "warned", "failed")}
+        by = {
+            v: sum(n for (w, _, verdict), n in counts.items() if w == value and verdict == v)
+            for v in ("honoured", "warned", "failed")
+        }
         offered = sum(n for (w, o, _), n in counts.items() if w == value and o)
-        print(f"| {value} | {total} | {by['honoured']} | {by['warned']} | {by['failed']} | {offered} | "
-              f"{counts[(value, True, 'warned')]} |")
+        print(
+            f"| {value} | {total} | {by['honoured']} | {by['warned']} | {by['failed']} | {offered} | "
+            f"{counts[(value, True, 'warned')]} |"
+        )
     if args.csv and rows:
         with open(args.csv, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

@@ -29,9 +29,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 # name: (batch, M, N, K), f16 inputs and an f32 result, the RHS N x K for a matmul (gpu_compile_fraction.py's shapes)
-SHAPES = {"mm_nt_2048x1280x5120_f16": (0, 2048, 1280, 5120), "mm_nt_4096x4096x4096_f16": (0, 4096, 4096, 4096),
-          "mm_nt_128x1280x2048_f16": (0, 128, 1280, 2048), "mm_nt_2048x10240x1280_f16": (0, 2048, 10240, 1280),
-          "bmm_64x512x512x64_f16": (64, 512, 512, 64), "bmm_32x1024x1024x128_f16": (32, 1024, 1024, 128)}
+SHAPES = {
+    "mm_nt_2048x1280x5120_f16": (0, 2048, 1280, 5120),
+    "mm_nt_4096x4096x4096_f16": (0, 4096, 4096, 4096),
+    "mm_nt_128x1280x2048_f16": (0, 128, 1280, 2048),
+    "mm_nt_2048x10240x1280_f16": (0, 2048, 10240, 1280),
+    "bmm_64x512x512x64_f16": (64, 512, 512, 64),
+    "bmm_32x1024x1024x128_f16": (32, 1024, 1024, 128),
+}
 DEFAULT_DISPATCHES = "mm_nt_2048x1280x5120_f16,mm_nt_4096x4096x4096_f16,mm_nt_128x1280x2048_f16,bmm_64x512x512x64_f16"
 
 
@@ -39,8 +44,21 @@ def shark_tilings(python: str, source: Path, target: str, limit: int, seconds: f
     """The SHARK tuner's solutions and summary lines for `source`, computed once and kept beside it."""
     out = source.with_suffix(f".sharktuner-{target}.jsonl")
     if not out.exists():
-        result = subprocess.run([python, str(ROOT / "benchmarks" / "sharktuner_tilings.py"), str(source), "--target", target,
-                                 "--limit", str(limit), "--seconds", str(seconds)], capture_output=True, text=True)
+        result = subprocess.run(
+            [
+                python,
+                str(ROOT / "benchmarks" / "sharktuner_tilings.py"),
+                str(source),
+                "--target",
+                target,
+                "--limit",
+                str(limit),
+                "--seconds",
+                str(seconds),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
             raise SystemExit(f"sharktuner_tilings.py failed on {source}: {result.stderr[-2000:]}")
         out.write_text(result.stdout)
@@ -57,8 +75,17 @@ def mltune_tilings(configurator, candidates) -> tuple[set, dict[str, set]]:
     for row in range(len(candidates)):
         mma, wg_m, wg_n, sg_m, sg_n, red_k = (c[n][row] for n in ("mma", "wg_m", "wg_n", "sg_m", "sg_n", "red_k"))
         if c["vector_distribute"][row]:  # subgroup counts: wg = sg * count * MMA size
-            keys.add(("VectorDistribute", names[mma], wg_m, wg_n, red_k * c["mma_k"][row],
-                      wg_m // (sg_m * c["mma_m"][row]), wg_n // (sg_n * c["mma_n"][row])))
+            keys.add(
+                (
+                    "VectorDistribute",
+                    names[mma],
+                    wg_m,
+                    wg_n,
+                    red_k * c["mma_k"][row],
+                    wg_m // (sg_m * c["mma_m"][row]),
+                    wg_n // (sg_n * c["mma_n"][row]),
+                )
+            )
         else:
             keys.add(("TileAndFuse", names[mma], wg_m, wg_n, sg_m, sg_n, red_k))
     domains = {knob.name: set(knob.domain) for knob in configurator.space.knobs}
@@ -96,9 +123,19 @@ def why_missing(keys: list[tuple], configurator, domains: dict) -> collections.C
             sg_m, sg_n, red_k = key[4], key[5], key[6]
         else:
             sg_m, sg_n, red_k = key[2] // (key[5] * shape.m), key[3] // (key[6] * shape.n), key[4] // intrinsic_k(mma)
-        point = {"mma": configurator.mmas.index(shape), "wg_m": key[2], "wg_n": key[3], "sg_m": sg_m, "sg_n": sg_n,
-                 "red_k": red_k, "sg_size": min(domains["sg_size"]), "prefetch": 2 if pipeline == "TileAndFuse" else 0,
-                 "no_bank_fix": 0, "waves_per_eu": 0, "vector_distribute": int(pipeline == "VectorDistribute")}
+        point = {
+            "mma": configurator.mmas.index(shape),
+            "wg_m": key[2],
+            "wg_n": key[3],
+            "sg_m": sg_m,
+            "sg_n": sg_n,
+            "red_k": red_k,
+            "sg_size": min(domains["sg_size"]),
+            "prefetch": 2 if pipeline == "TileAndFuse" else 0,
+            "no_bank_fix": 0,
+            "waves_per_eu": 0,
+            "vector_distribute": int(pipeline == "VectorDistribute"),
+        }
         outside = [name for name, value in point.items() if name != "mma" and value not in domains[name]]
         if outside:
             reasons[f"{outside[0]} {point[outside[0]]} not in its domain"] += 1
@@ -138,7 +175,9 @@ def main() -> int:
     from mltune.tuning.prepare import configurators
 
     context, target = new_context(), parse_target(args.target, probe=False)
-    print("| dispatch | pipeline | SHARK tilings (complete?) | SHARK s | mltune points | mltune s | covered | missed: why |")
+    print(
+        "| dispatch | pipeline | SHARK tilings (complete?) | SHARK s | mltune points | mltune s | covered | missed: why |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|")
     totals: collections.Counter = collections.Counter()
     for name in args.only.split(","):
@@ -146,8 +185,11 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         source = folder / f"{name}.mlir"
         batch, m, n, k = SHAPES[name]
-        source.write_text(batch_matmul_source(batch, m, k, n, "f16", "f32") if batch
-                          else matmul_source(m, k, n, "f16", "f32", transpose_rhs=True))
+        source.write_text(
+            batch_matmul_source(batch, m, k, n, "f16", "f32")
+            if batch
+            else matmul_source(m, k, n, "f16", "f32", transpose_rhs=True)
+        )
         lines = shark_tilings(args.sharktuner_python, source, args.target, args.limit, args.seconds)
         summaries = {line["pipeline"]: line for line in lines if "solutions" in line}
         tuning_input = prepare_input(source, target, folder / args.mltune.name, context)
@@ -161,21 +203,29 @@ def main() -> int:
             ours, domains = mltune_tilings(configurator, candidates)
             ki = configurator.problem.k[-1]
             for pipeline, summary in summaries.items():
-                theirs = {shark_key(t, domains["mi"], domains["ni"], ki) for t in lines
-                          if t.get("pipeline") == pipeline and "mma" in t}
+                theirs = {
+                    shark_key(t, domains["mi"], domains["ni"], ki)
+                    for t in lines
+                    if t.get("pipeline") == pipeline and "mma" in t
+                }
                 missed = why_missing(sorted(theirs - ours), configurator, domains)
                 covered = len(theirs & ours)
                 totals[(pipeline, "covered")] += covered
                 totals[(pipeline, "all")] += len(theirs)
                 mine = sum(1 for key in ours if key[0] == pipeline)
-                print(f"| {name} | {pipeline} | {len(theirs)} ({'yes' if summary['complete'] else 'no'}) | "
-                      f"{summary['seconds']} | {mine} | {seconds:.2f} | {covered}/{len(theirs)} "
-                      f"({100 * covered / max(1, len(theirs)):.1f} %) | "
-                      f"{'; '.join(f'{why} {n}' for why, n in missed.most_common())} |", flush=True)
+                print(
+                    f"| {name} | {pipeline} | {len(theirs)} ({'yes' if summary['complete'] else 'no'}) | "
+                    f"{summary['seconds']} | {mine} | {seconds:.2f} | {covered}/{len(theirs)} "
+                    f"({100 * covered / max(1, len(theirs)):.1f} %) | "
+                    f"{'; '.join(f'{why} {n}' for why, n in missed.most_common())} |",
+                    flush=True,
+                )
     for pipeline in ("TileAndFuse", "VectorDistribute"):
         if totals[(pipeline, "all")]:
-            print(f"| all | {pipeline} | {totals[(pipeline, 'all')]} | | | | {totals[(pipeline, 'covered')]}/"
-                  f"{totals[(pipeline, 'all')]} ({100 * totals[(pipeline, 'covered')] / totals[(pipeline, 'all')]:.1f} %) | |")
+            print(
+                f"| all | {pipeline} | {totals[(pipeline, 'all')]} | | | | {totals[(pipeline, 'covered')]}/"
+                f"{totals[(pipeline, 'all')]} ({100 * totals[(pipeline, 'covered')] / totals[(pipeline, 'all')]:.1f} %) | |"
+            )
     return 0
 
 

@@ -30,8 +30,10 @@ from pathlib import Path
 from amdsharktuner import candidate_gen, common, dispatch_parser
 from iree.compiler.dialects import iree_codegen
 
-PIPELINES = {"TileAndFuse": iree_codegen.DispatchLoweringPassPipeline.LLVMGPUTileAndFuse,
-             "VectorDistribute": iree_codegen.DispatchLoweringPassPipeline.LLVMGPUVectorDistribute}
+PIPELINES = {
+    "TileAndFuse": iree_codegen.DispatchLoweringPassPipeline.LLVMGPUTileAndFuse,
+    "VectorDistribute": iree_codegen.DispatchLoweringPassPipeline.LLVMGPUVectorDistribute,
+}
 
 
 def _list(text: str, name: str) -> list:
@@ -44,16 +46,21 @@ def _list(text: str, name: str) -> list:
     for end in range(start, len(text)):
         depth += {"[": 1, "]": -1}.get(text[end], 0)
         if depth == 0:
-            return json.loads(text[start:end + 1])
+            return json.loads(text[start : end + 1])
     return []
 
 
 def tiling(pipeline: str, info: str) -> dict:
     """The tiling of one printed `compilation_info`."""
     mma = re.search(r"(?:virtual_)?mma_layout<(\w+)", info)
-    return {"pipeline": pipeline, "mma": mma.group(1) if mma else "", "workgroup": _list(info, "workgroup"),
-            "subgroup": _list(info, "subgroup"), "reduction": _list(info, "reduction"),
-            "subgroup_basis": _list(info, "subgroup_basis")}
+    return {
+        "pipeline": pipeline,
+        "mma": mma.group(1) if mma else "",
+        "workgroup": _list(info, "workgroup"),
+        "subgroup": _list(info, "subgroup"),
+        "reduction": _list(info, "reduction"),
+        "subgroup_basis": _list(info, "subgroup_basis"),
+    }
 
 
 def main() -> int:
@@ -66,9 +73,20 @@ def main() -> int:
     args = parser.parse_args()
     compiler = Path(sys.executable).parent / "iree-compile"
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run([str(compiler), str(args.model), "--iree-hal-target-device=hip", f"--iree-hip-target={args.target}",
-                        "--iree-config-add-tuner-attributes", f"--iree-hal-dump-executable-benchmarks-to={work}",
-                        "-o", f"{work}/model.vmfb"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                str(compiler),
+                str(args.model),
+                "--iree-hal-target-device=hip",
+                f"--iree-hip-target={args.target}",
+                "--iree-config-add-tuner-attributes",
+                f"--iree-hal-dump-executable-benchmarks-to={work}",
+                "-o",
+                f"{work}/model.vmfb",
+            ],
+            check=True,
+            capture_output=True,
+        )
         (bench,) = sorted(Path(work).glob("*_benchmark.mlir"))
         text = bench.read_text()
     for name in args.pipelines.split(","):
@@ -77,15 +95,25 @@ def main() -> int:
             tuner = candidate_gen.set_dispatch_tuner(module, context)
             target = common.get_target_info(module)
             started, count, complete = time.perf_counter(), 0, True
-            for solution in candidate_gen.generate_solutions(tuner, target, context, num_subgroups=-1,
-                                                             codegen_pipeline=PIPELINES[name]):
+            for solution in candidate_gen.generate_solutions(
+                tuner, target, context, num_subgroups=-1, codegen_pipeline=PIPELINES[name]
+            ):
                 print(json.dumps(tiling(name, str(solution[0].configuration))), flush=True)
                 count += 1
                 if count >= args.limit or time.perf_counter() - started > args.seconds:
                     complete = False
                     break
-            print(json.dumps({"pipeline": name, "solutions": count, "seconds": round(time.perf_counter() - started, 2),
-                              "complete": complete}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "pipeline": name,
+                        "solutions": count,
+                        "seconds": round(time.perf_counter() - started, 2),
+                        "complete": complete,
+                    }
+                ),
+                flush=True,
+            )
     return 0
 
 

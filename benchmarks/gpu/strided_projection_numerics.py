@@ -82,8 +82,18 @@ def build(source: Path, target: str, out: Path) -> Path:
 
 
 def run(vmfb: Path, device: str, inputs: list[Path], out: Path) -> np.ndarray:
-    subprocess.run([tool_path("iree-run-module"), f"--module={vmfb}", f"--device={device}", "--function=main",
-                    *(f"--input=@{i}" for i in inputs), f"--output=@{out}"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            tool_path("iree-run-module"),
+            f"--module={vmfb}",
+            f"--device={device}",
+            "--function=main",
+            *(f"--input=@{i}" for i in inputs),
+            f"--output=@{out}",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return np.load(out)
 
 
@@ -110,8 +120,11 @@ def main() -> int:
         for target in args.targets.split(","):
             got = run(build(source, target, folder / f"{target}.vmfb"), args.device, inputs, folder / f"{target}.npy")
             verdict = compare([reference], [got])
-            print(f"| {name} | {target} | {relative_error(reference, got):.2e} | "
-                  f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail} |", flush=True)
+            print(
+                f"| {name} | {target} | {relative_error(reference, got):.2e} | "
+                f"{'agrees' if verdict.ok else 'DIFFERS: ' + verdict.detail} |",
+                flush=True,
+            )
     return 0
 
 

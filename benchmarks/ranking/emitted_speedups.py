@@ -40,13 +40,17 @@ def main() -> None:
     runs = list(speedups)
     print("shape".ljust(34) + "".join(run[:24].rjust(26) for run in runs))
     for shape in shapes:
-        print(shape.ljust(34) + "".join(
-            (f"{speedups[run][shape]:.2f}x" if shape in speedups[run] else "-").rjust(26) for run in runs))
+        print(
+            shape.ljust(34)
+            + "".join((f"{speedups[run][shape]:.2f}x" if shape in speedups[run] else "-").rjust(26) for run in runs)
+        )
     print("per run: geometric mean over the shapes it ran, and the shapes where it emitted more than 1.03x")
     for run in runs:
         values = list(speedups[run].values())
-        print(f"  {run:<40} {statistics.geometric_mean(values):.3f}x over {len(values)}, "
-              f"{sum(v > 1.03 for v in values)} above 1.03x")
+        print(
+            f"  {run:<40} {statistics.geometric_mean(values):.3f}x over {len(values)}, "
+            f"{sum(v > 1.03 for v in values)} above 1.03x"
+        )
 
 
 if __name__ == "__main__":

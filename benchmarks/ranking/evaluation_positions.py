@@ -34,21 +34,31 @@ def main() -> int:
         print(f"evaluation_positions.py: no file {args.evaluation}", file=sys.stderr)
         return 2
     evaluation = json.loads(args.evaluation.read_text())
-    problems = [p for p in evaluation["rankers"]["heuristic"]["problems"]
-                if args.only is None or any(text in p["problem"] for text in args.only)]
+    problems = [
+        p
+        for p in evaluation["rankers"]["heuristic"]["problems"]
+        if args.only is None or any(text in p["problem"] for text in args.only)
+    ]
     # heuristic and shuffle learn nothing, so both splits give them the same positions; the forest's is the honest
     # one where the evaluation has it (older outputs hold only the per-problem split)
     forest_split = "honest" if "honest" in evaluation else "rankers"
-    found = {ranker: positions(evaluation, forest_split if ranker in evaluation.get(forest_split, {}) else "rankers",
-                               ranker) for ranker in args.rankers}
-    print("| problem | candidates | within 5 % of the best | shuffle's expectation | "
-          + " | ".join(args.rankers) + f" ({'honest' if forest_split == 'honest' else 'per-problem'} split) |")
+    found = {
+        ranker: positions(evaluation, forest_split if ranker in evaluation.get(forest_split, {}) else "rankers", ranker)
+        for ranker in args.rankers
+    }
+    print(
+        "| problem | candidates | within 5 % of the best | shuffle's expectation | "
+        + " | ".join(args.rankers)
+        + f" ({'honest' if forest_split == 'honest' else 'per-problem'} split) |"
+    )
     print("| --- | --- | --- | --- | " + " | ".join("---" for _ in args.rankers) + " |")
     for problem in problems:
         name = problem["problem"]
         places = " | ".join(str(found[ranker][name]) for ranker in args.rankers)
-        print(f"| {name} | {problem['candidates']} | {problem['near_optimal'][TOLERANCE]} | "
-              f"{problem['shuffle_expected'][TOLERANCE]:.1f} | {places} |")
+        print(
+            f"| {name} | {problem['candidates']} | {problem['near_optimal'][TOLERANCE]} | "
+            f"{problem['shuffle_expected'][TOLERANCE]:.1f} | {places} |"
+        )
     return 0
 
 

@@ -37,8 +37,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=10)
     parser.add_argument("--target", default="sm_90")
     args = parser.parse_args()
-    rankers = [("heuristic", "heuristic", None)] + [(f"random-forest {d}", "random-forest", d)
-                                                     for d in args.model_dir]
+    rankers = [("heuristic", "heuristic", None)] + [(f"random-forest {d}", "random-forest", d) for d in args.model_dir]
     with tempfile.TemporaryDirectory(prefix="mltune-first-picks-") as scratch:
         for shape in SHAPE_GROUPS[args.shapes]:
             model = Path(scratch) / f"{shape.name}.mlir"
@@ -47,7 +46,7 @@ def main() -> None:
                 print(f"{shape.name}: {len(problem.candidates)} candidates")
                 names = problem.candidates.names
                 for label, ranker, model_dir in rankers:
-                    order = api.rank(problem, ranker, model_dir=model_dir)[:args.first]
+                    order = api.rank(problem, ranker, model_dir=model_dir)[: args.first]
                     picks = [describe(dict(zip(names, map(int, problem.candidates.values[i])))) for i in order]
                     threads = Counter(p.split()[0] for p in picks)
                     print(f"  {label}: thread tiles {dict(threads)}\n    " + ", ".join(picks))

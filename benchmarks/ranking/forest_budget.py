@@ -38,8 +38,9 @@ KIND = "contraction"  # the CPU contraction space is what is ranked below
 
 def ten_thousand_candidates(problems) -> RankingInput:
     """10,000 candidates (a seeded sample) of the largest space among the contraction problems."""
-    spaces = [(p, CpuContraction(p.problem, p.target, None).candidates()) for p in problems
-              if p.problem.op_kind == KIND]
+    spaces = [
+        (p, CpuContraction(p.problem, p.target, None).candidates()) for p in problems if p.problem.op_kind == KIND
+    ]
     samples, space = max(spaces, key=lambda pair: len(pair[1]))
     rows = np.random.default_rng(0).choice(len(space), min(CANDIDATES, len(space)), replace=False)
     return RankingInput(samples.problem, samples.target, CandidateSet(space.names, space.values[np.sort(rows)]))
@@ -61,18 +62,25 @@ def main() -> None:
         size = (Path(models) / name / KIND / MODEL_FILE).stat().st_size
         model = load_model(Path(models), name, KIND).model
     contraction = report["kinds"][KIND]
-    print(f"train (with {contraction['cv']['folds']}-fold CV) on {contraction['samples']} contraction candidates "
-          f"({len(report['kinds'])} model(s)): {report['seconds']:.1f} s")
+    print(
+        f"train (with {contraction['cv']['folds']}-fold CV) on {contraction['samples']} contraction candidates "
+        f"({len(report['kinds'])} model(s)): {report['seconds']:.1f} s"
+    )
     print(f"model file: {size / 1024:.0f} KiB")
 
-    problems = (load_pooled(args.dataset_dir, args.family, family_archs(args.dataset_dir, args.family)).problems
-                if args.family else load_dataset(args.dataset_dir, args.arch).problems)
+    problems = (
+        load_pooled(args.dataset_dir, args.family, family_archs(args.dataset_dir, args.family)).problems
+        if args.family
+        else load_dataset(args.dataset_dir, args.arch).problems
+    )
     ranking_input = ten_thousand_candidates(problems)
     ranker = RandomForest(model=model)
     started = time.perf_counter()
     ranker.start(ranking_input)
-    print(f"rank {len(ranking_input.candidates)} candidates ({ranking_input.problem.key}): "
-          f"{time.perf_counter() - started:.3f} s (features + prediction + sort)")
+    print(
+        f"rank {len(ranking_input.candidates)} candidates ({ranking_input.problem.key}): "
+        f"{time.perf_counter() - started:.3f} s (features + prediction + sort)"
+    )
 
     tpe = Tpe()
     tpe.start(ranking_input)
@@ -80,16 +88,20 @@ def main() -> None:
         tpe.tell(index, float(np.random.default_rng(index).uniform(0.5, 2.0)))
     started = time.perf_counter()
     tpe.ask(8)
-    print(f"TPE: rescore {len(ranking_input.candidates) - 50} candidates after 50 results: "
-          f"{time.perf_counter() - started:.3f} s")
+    print(
+        f"TPE: rescore {len(ranking_input.candidates) - 50} candidates after 50 results: "
+        f"{time.perf_counter() - started:.3f} s"
+    )
 
     rng = np.random.default_rng(0)
     started = time.perf_counter()
     forest = fit_forest(rng.random((SCALE_ROWS, len(model.feature_names))), rng.random(SCALE_ROWS))
     seconds = time.perf_counter() - started
     size = len(forest.to_bytes())
-    print(f"one fit on {SCALE_ROWS} random rows x {len(model.feature_names)} features: {seconds:.1f} s "
-          f"(train fits folds + 1 times), {size / 1024:.0f} KiB")
+    print(
+        f"one fit on {SCALE_ROWS} random rows x {len(model.feature_names)} features: {seconds:.1f} s "
+        f"(train fits folds + 1 times), {size / 1024:.0f} KiB"
+    )
 
 
 if __name__ == "__main__":

@@ -90,10 +90,15 @@ F32_UNSEEN_SHAPES_C = batch1_f32((32, 50257, 768), (256, 4096, 4096), (1500, 512
 # problem there in every role: Llama-2-7B's attention output decoding 16 sequences, TinyLlama's LM head at 64
 # tokens, ViT-S/16's MLP up at 8192 tokens and Llama-3.2-1B's MLP up at 2048 tokens
 F32_UNSEEN_SHAPES_D = batch1_f32((16, 4096, 4096), (64, 32000, 2048), (8192, 1536, 384), (2048, 8192, 2048))
-SHAPE_GROUPS = {"unseen-f16": SHAPES, "f32-models": F32_MODEL_SHAPES, "unseen-f32": F32_UNSEEN_SHAPES,
-                "unseen-f32-b": F32_UNSEEN_SHAPES_B, "unseen-f32-c": F32_UNSEEN_SHAPES_C,
-                "unseen-f32-d": F32_UNSEEN_SHAPES_D,
-                **{name: [shape for shape, _ in problems] for name, problems in CPU_PROBLEM_SETS.items()}}
+SHAPE_GROUPS = {
+    "unseen-f16": SHAPES,
+    "f32-models": F32_MODEL_SHAPES,
+    "unseen-f32": F32_UNSEEN_SHAPES,
+    "unseen-f32-b": F32_UNSEEN_SHAPES_B,
+    "unseen-f32-c": F32_UNSEEN_SHAPES_C,
+    "unseen-f32-d": F32_UNSEEN_SHAPES_D,
+    **{name: [shape for shape, _ in problems] for name, problems in CPU_PROBLEM_SETS.items()},
+}
 NEAR = 1.05
 SLOW = 4.0
 
@@ -101,19 +106,43 @@ SLOW = 4.0
 def ratios_in_order(records: list[dict]) -> list[float]:
     """Each record's time / default time (inf: failed), in the order the run measured them; a candidate that built
     to IREE's default module is left out (it was not timed, and the budget does not count it)."""
-    return [record_ratio(r) if r["status"] == "ok" else float("inf")
-            for r in sorted(records, key=lambda r: r["position"]) if r["status"] != NOT_APPLIED]
+    return [
+        record_ratio(r) if r["status"] == "ok" else float("inf")
+        for r in sorted(records, key=lambda r: r["position"])
+        if r["status"] != NOT_APPLIED
+    ]
 
 
-def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str,
-         args: argparse.Namespace) -> list[float]:
+def tune(
+    source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str, args: argparse.Namespace
+) -> list[float]:
     """Each candidate's time / default time (inf: failed), in the order the ranker proposed them."""
     env = {**os.environ, "PYTHONPATH": python_path_first(source_tree)}
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--ranker", ranker, "--budget",
-               str(args.budget), "--target", args.target, "--devices", device, "--run-dir", str(run_dir),
-               "--dataset-dir", str(run_dir.parent / f"datasets-{run_dir.name}"), "-o", str(run_dir / "out.mlir"),
-               "--seed", "0",
-               "-q", *(f"--iree-flag={flag}" for flag in args.iree_flag)]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(model),
+        "--ranker",
+        ranker,
+        "--budget",
+        str(args.budget),
+        "--target",
+        args.target,
+        "--devices",
+        device,
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(run_dir.parent / f"datasets-{run_dir.name}"),
+        "-o",
+        str(run_dir / "out.mlir"),
+        "--seed",
+        "0",
+        "-q",
+        *(f"--iree-flag={flag}" for flag in args.iree_flag),
+    ]
     if args.model_dir is not None:
         command += ["--model-dir", str(args.model_dir.resolve())]
     if args.near_default is not None:
@@ -124,8 +153,11 @@ def tune(source_tree: Path, ranker: str, model: Path, run_dir: Path, device: str
         sys.exit(f"{run_dir.name}: mltune tune failed:\n{result.stderr[-3000:]}")
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
     ratios = ratios_in_order(records)
-    print(f"{run_dir.parent.name} {run_dir.name} on {device}: ratios in proposal order "
-          f"{' '.join(f'{r:.3f}' for r in ratios)}", flush=True)  # kept if a later run does not finish
+    print(
+        f"{run_dir.parent.name} {run_dir.name} on {device}: ratios in proposal order "
+        f"{' '.join(f'{r:.3f}' for r in ratios)}",
+        flush=True,
+    )  # kept if a later run does not finish
     return ratios
 
 
@@ -135,8 +167,9 @@ def first_within(ratios: list[float | None], best: float) -> int | None:
     return next((i + 1 for i, r in enumerate(ratios) if r is not None and r <= best * NEAR), None)
 
 
-def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str]], work: Path,
-              args: argparse.Namespace) -> list[dict]:
+def one_shape(
+    name: str, text: str, device: str, runs: dict[str, tuple[Path, str]], work: Path, args: argparse.Namespace
+) -> list[dict]:
     """Every run of one shape (`text`, its model or dumped dispatch) on one GPU, and each run's row."""
     folder = work / name
     folder.mkdir()
@@ -146,17 +179,34 @@ def one_shape(name: str, text: str, device: str, runs: dict[str, tuple[Path, str
     best = min(min(r) for r in ratios.values())
     rows = []
     for run, measured in ratios.items():
-        rows.append({"shape": name, "run": run, "device": device, "best_speedup": 1 / min(measured),
-                     "slower_4x": sum(r > SLOW for r in measured), "tried": len(measured),
-                     "first_within_5pct": first_within(measured, best),
-                     "ratios": [r if r != float("inf") else None for r in measured]})
+        rows.append(
+            {
+                "shape": name,
+                "run": run,
+                "device": device,
+                "best_speedup": 1 / min(measured),
+                "slower_4x": sum(r > SLOW for r in measured),
+                "tried": len(measured),
+                "first_within_5pct": first_within(measured, best),
+                "ratios": [r if r != float("inf") else None for r in measured],
+            }
+        )
     return rows
 
 
 def write_rows(args: argparse.Namespace, rows: list[dict], load_before: float) -> None:
     if args.out is not None:
-        args.out.write_text(json.dumps({"budget": args.budget, "target": args.target, "load_average":
-                                        [load_before, os.getloadavg()[0]], "rows": rows}, indent=2))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "budget": args.budget,
+                    "target": args.target,
+                    "load_average": [load_before, os.getloadavg()[0]],
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
 
 
 def main() -> None:
@@ -168,15 +218,24 @@ def main() -> None:
     parser.add_argument("--devices", default="cuda://0", help="shapes run side by side, one per device")
     parser.add_argument("--shapes", choices=tuple(SHAPE_GROUPS), default="unseen-f16")
     parser.add_argument("--only", default="", help="shape names (comma-separated)")
-    parser.add_argument("--dispatches", default="", help="dumped dispatch benchmarks (comma-separated), tuned as "
-                        "they are instead of --shapes (a CUDA batch-1 convolution is tunable only so)")
+    parser.add_argument(
+        "--dispatches",
+        default="",
+        help="dumped dispatch benchmarks (comma-separated), tuned as "
+        "they are instead of --shapes (a CUDA batch-1 convolution is tunable only so)",
+    )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None, help="a new folder the runs are kept in (default: removed)")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG")
     parser.add_argument("--model-dir", type=Path, default=None, help="passed on to `mltune tune --model-dir`")
-    parser.add_argument("--near-default", type=float, default=None, metavar="SHARE",
-                        help="passed on to `mltune tune --near-default` (0: the rankers' orders alone, as every run "
-                             "before the option existed)")
+    parser.add_argument(
+        "--near-default",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="passed on to `mltune tune --near-default` (0: the rankers' orders alone, as every run "
+        "before the option existed)",
+    )
     parser.add_argument("--lock", type=Path, default=None, help="a lock file each run holds (flock), e.g. on a CPU")
     args = parser.parse_args()
     runs = {ranker: (ROOT, ranker) for ranker in args.rankers.split(",") if ranker}
@@ -184,8 +243,10 @@ def main() -> None:
         runs["other-heuristic"] = (args.other_src.resolve(), "heuristic")
     if args.dispatches:
         benches = [Path(p) for p in args.dispatches.split(",")]
-        shapes = [(b.stem.removeprefix("module_").removesuffix("_benchmark").replace("$", "_"), b.read_text())
-                  for b in benches]
+        shapes = [
+            (b.stem.removeprefix("module_").removesuffix("_benchmark").replace("$", "_"), b.read_text())
+            for b in benches
+        ]
     else:
         shapes = [(s.name, contraction_model(s)) for s in SHAPE_GROUPS[args.shapes]]
     shapes = [(name, text) for name, text in shapes if not args.only or name in args.only.split(",")]
@@ -194,20 +255,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mltune-unseen-") as scratch, ThreadPoolExecutor(len(devices)) as pool:
         work = Path(scratch) if args.keep is None else args.keep
         work.mkdir(exist_ok=True)
-        jobs = [pool.submit(one_shape, name, text, devices[i % len(devices)], runs, work, args)
-                for i, (name, text) in enumerate(shapes)]
+        jobs = [
+            pool.submit(one_shape, name, text, devices[i % len(devices)], runs, work, args)
+            for i, (name, text) in enumerate(shapes)
+        ]
         rows = []
         for job in jobs:  # written shape by shape, so that a run cut short keeps the shapes it finished
             rows += job.result()
             write_rows(args, rows, load_before)
-    print(f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after")
+    print(
+        f"budget {args.budget}, target {args.target}; load average {load_before:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after"
+    )
     width = max(28, *(len(row["shape"]) for row in rows))
     print(f"{'shape':<{width}} {'run':<16} {'device':<8} {'best':>6} {'>4x slower':>11} {'first within 5 %':>17}")
     for row in rows:
         first = row["first_within_5pct"]
-        print(f"{row['shape']:<{width}} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
-              f"{row['slower_4x']:>5} of {row['tried']:<3} {first if first else 'none':>17}")
+        print(
+            f"{row['shape']:<{width}} {row['run']:<16} {row['device']:<8} {row['best_speedup']:>5.2f}x "
+            f"{row['slower_4x']:>5} of {row['tried']:<3} {first if first else 'none':>17}"
+        )
 
 
 if __name__ == "__main__":

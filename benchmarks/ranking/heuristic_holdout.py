@@ -45,19 +45,28 @@ def holdout(problems: list[ProblemSamples], seed: int) -> None:
     from mltune.rankers.gpu_heuristic import contraction_heuristic_order
 
     gemms = [p for p in problems if p.problem.op_kind in ("contraction", "convolution")]
-    positions = {latency: [first_near_optimal(p.ratios, contraction_heuristic_order(p.ranking_input(), seed, latency),
-                                              TOLERANCE) for p in gemms] for latency in LATENCIES}
+    positions = {
+        latency: [
+            first_near_optimal(p.ratios, contraction_heuristic_order(p.ranking_input(), seed, latency), TOLERANCE)
+            for p in gemms
+        ]
+        for latency in LATENCIES
+    }
     for latency, found in positions.items():
-        print(f"latency {latency:>5} cycles, all {len(gemms)} problems: median {statistics.median(found):.1f}, "
-              f"mean {statistics.mean(found):.2f}")
+        print(
+            f"latency {latency:>5} cycles, all {len(gemms)} problems: median {statistics.median(found):.1f}, "
+            f"mean {statistics.mean(found):.2f}"
+        )
     held_out, chosen = [], []
     for i in range(len(gemms)):
         best = min(LATENCIES, key=lambda lat: statistics.mean(v for j, v in enumerate(positions[lat]) if j != i))
         held_out.append(positions[best][i])
         chosen.append(best)
-    print(f"leave one problem out ({len(gemms)} contraction and convolution problems, latency chosen on the others: "
-          f"{', '.join(f'{lat} x{chosen.count(lat)}' for lat in sorted(set(chosen)))}): "
-          f"median {statistics.median(held_out):.1f}, mean {statistics.mean(held_out):.2f}")
+    print(
+        f"leave one problem out ({len(gemms)} contraction and convolution problems, latency chosen on the others: "
+        f"{', '.join(f'{lat} x{chosen.count(lat)}' for lat in sorted(set(chosen)))}): "
+        f"median {statistics.median(held_out):.1f}, mean {statistics.mean(held_out):.2f}"
+    )
 
 
 def main() -> None:
@@ -81,8 +90,10 @@ def main() -> None:
     for kind, scores in by_kind.items():
         found = [p for p, _ in scores]
         expected = statistics.mean(e for _, e in scores)
-        print(f"{kind}: {len(scores)} problems, first within {TOLERANCE:.0%} at median {statistics.median(found):.1f}, "
-              f"mean {statistics.mean(found):.2f} (shuffle's expectation: mean {expected:.2f})")
+        print(
+            f"{kind}: {len(scores)} problems, first within {TOLERANCE:.0%} at median {statistics.median(found):.1f}, "
+            f"mean {statistics.mean(found):.2f} (shuffle's expectation: mean {expected:.2f})"
+        )
     if args.holdout:
         holdout(problems, args.seed)
 

@@ -68,7 +68,10 @@ def relative_features(p: ProblemSamples) -> FeatureMatrix:
 
 
 FEATURES: dict[str, Callable[[ProblemSamples], FeatureMatrix]] = {
-    "forest": ProblemSamples.features, "forest-relative": relative_features, "forest-rank": ProblemSamples.features}
+    "forest": ProblemSamples.features,
+    "forest-relative": relative_features,
+    "forest-rank": ProblemSamples.features,
+}
 LABELS: dict[str, Label] = {"forest": log_ratio, "forest-relative": log_ratio, "forest-rank": rank_fraction}
 
 
@@ -79,8 +82,13 @@ def forest_order(model: TrainedModel, p: ProblemSamples, features: FeatureMatrix
     return promote_data_tiled(order, p.features())
 
 
-def fold_orders(problems: list[ProblemSamples], train: list[int], test: list[int], variant: str,
-                matrices: dict[str, list[FeatureMatrix]]) -> dict[int, np.ndarray]:
+def fold_orders(
+    problems: list[ProblemSamples],
+    train: list[int],
+    test: list[int],
+    variant: str,
+    matrices: dict[str, list[FeatureMatrix]],
+) -> dict[int, np.ndarray]:
     mats = matrices[variant]
     values = np.concatenate([mats[i].values for i in train])
     labels = np.concatenate([LABELS[variant](problems[i].ratios) for i in train])
@@ -92,13 +100,18 @@ def positions(problems: list[ProblemSamples], orders: dict[int, np.ndarray]) -> 
     return {i: first_near_optimal(problems[i].ratios, order, TOLERANCE) for i, order in orders.items()}
 
 
-def splits(problems: list[ProblemSamples],
-           holdout: list[ProblemSamples]) -> dict[str, list[tuple[list[int], list[int]]]]:
+def splits(
+    problems: list[ProblemSamples], holdout: list[ProblemSamples]
+) -> dict[str, list[tuple[list[int], list[int]]]]:
     """(train, test) index lists into problems + holdout: the honest folds; the largest quarter by FLOPs held out
     of a model trained on the smaller rest (can it extrapolate?); the held-out problems, trained on everything."""
     groups = honest_groups([p.problem for p in problems])
-    honest = [(list(map(int, train)), list(map(int, test))) for train, test in
-              GroupKFold(n_splits=min(MAX_FOLDS, len(set(groups)))).split(np.zeros(len(problems)), groups=groups)]
+    honest = [
+        (list(map(int, train)), list(map(int, test)))
+        for train, test in GroupKFold(n_splits=min(MAX_FOLDS, len(set(groups)))).split(
+            np.zeros(len(problems)), groups=groups
+        )
+    ]
     by_size = sorted(range(len(problems)), key=lambda i: np.prod(problems[i].problem.bounds, dtype=np.float64))
     cut = len(problems) - max(1, len(problems) // 4)
     result = {"honest": honest, "larger": [(by_size[:cut], by_size[cut:])]}
@@ -130,18 +143,29 @@ def study(problems: list[ProblemSamples], holdout: list[ProblemSamples]) -> dict
         out = {"heuristic": [heuristic_pos[i] for i in scored]}
         for variant in FEATURES:
             out[variant] = [positions(everything, {i: orders[variant][i]})[i] for i in scored]
-        out["borda"] = [first_near_optimal(everything[i].ratios, blended_order(orders["forest"][i], heuristic[i]),
-                                           TOLERANCE) for i in scored]
-        out["interleave"] = [first_near_optimal(everything[i].ratios,
-                                                interleaved_order(orders["forest"][i], heuristic[i], 0.5), TOLERANCE)
-                             for i in scored]
+        out["borda"] = [
+            first_near_optimal(everything[i].ratios, blended_order(orders["forest"][i], heuristic[i]), TOLERANCE)
+            for i in scored
+        ]
+        out["interleave"] = [
+            first_near_optimal(
+                everything[i].ratios, interleaved_order(orders["forest"][i], heuristic[i], 0.5), TOLERANCE
+            )
+            for i in scored
+        ]
         outside = {}  # per scored problem, the honest positions of the problems outside its fold
         for i in scored:
             others = [j for j in honest_forest if fold_of.get(j) != fold_of[i]]
             outside[i] = ([honest_forest[j] for j in others], [heuristic_pos[j] for j in others])
         for name, cap in SHARE_CAPS.items():
-            out[name] = [first_near_optimal(everything[i].ratios, interleaved_order(
-                orders["forest"][i], heuristic[i], forest_share(*outside[i], cap)), TOLERANCE) for i in scored]
+            out[name] = [
+                first_near_optimal(
+                    everything[i].ratios,
+                    interleaved_order(orders["forest"][i], heuristic[i], forest_share(*outside[i], cap)),
+                    TOLERANCE,
+                )
+                for i in scored
+            ]
         result[split] = out
     return result
 
@@ -163,8 +187,10 @@ def main() -> None:
             for split, by_ranker in result.items():
                 if not next(iter(by_ranker.values())):
                     continue
-                print(f"{arch} {kind} {split} ({len(next(iter(by_ranker.values())))} problems), median / mean / max "
-                      "position within 5 %:")
+                print(
+                    f"{arch} {kind} {split} ({len(next(iter(by_ranker.values())))} problems), median / mean / max "
+                    "position within 5 %:"
+                )
                 for name, found in by_ranker.items():
                     print(f"  {name:<22} {median(found):6.1f} / {mean(found):6.2f} / {max(found):4d}   {found}")
 

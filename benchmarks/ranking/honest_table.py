@@ -28,8 +28,13 @@ from evaluation_positions import TOLERANCE, positions
 
 from mltune.learn.replay_near import NEAR_SUFFIX as NEAR
 
-COLUMNS = {"shuffle": "shuffle", "heuristic": "heuristic", "learned": "random-forest",
-           "model alone": "random-forest-alone", "refit": "random-forest-refit"}
+COLUMNS = {
+    "shuffle": "shuffle",
+    "heuristic": "heuristic",
+    "learned": "random-forest",
+    "model alone": "random-forest-alone",
+    "refit": "random-forest-refit",
+}
 
 
 def as_tune_ranks(split: dict, ranker: str) -> str | None:
@@ -64,8 +69,12 @@ def row(evaluation: dict, heuristic_kinds: tuple[str, ...]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("evaluations", type=Path, nargs="+")
-    parser.add_argument("--heuristic-kinds", default="", metavar="KIND,KIND",
-                        help="kinds no shipped model ranks: the learned rankers' positions are the heuristic's")
+    parser.add_argument(
+        "--heuristic-kinds",
+        default="",
+        metavar="KIND,KIND",
+        help="kinds no shipped model ranks: the learned rankers' positions are the heuristic's",
+    )
     args = parser.parse_args()
     heuristic_kinds = tuple(kind for kind in args.heuristic_kinds.split(",") if kind)
     missing = [str(path) for path in args.evaluations if not path.is_file()]
@@ -78,8 +87,10 @@ def main() -> int:
         evaluation = json.loads(path.read_text())
         print(row(evaluation, heuristic_kinds))
         learner = evaluation.get("learner", "?")
-        print(f"{path}: learner {learner}, seed {evaluation.get('seed')}, "
-              f"data {evaluation.get('data_sha256', '')[:12]}", file=sys.stderr)
+        print(
+            f"{path}: learner {learner}, seed {evaluation.get('seed')}, data {evaluation.get('data_sha256', '')[:12]}",
+            file=sys.stderr,
+        )
     return 0
 
 

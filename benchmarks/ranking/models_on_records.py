@@ -34,8 +34,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset-dir", type=Path, required=True)
     parser.add_argument("--arch", required=True)
-    parser.add_argument("--model-dir", type=Path, action="append", default=[],
-                        help="a models folder (e.g. the repository's models/ at some commit)")
+    parser.add_argument(
+        "--model-dir",
+        type=Path,
+        action="append",
+        default=[],
+        help="a models folder (e.g. the repository's models/ at some commit)",
+    )
     args = parser.parse_args()
     makers: dict[str, Callable[[], Ranker]] = {"heuristic": lambda: make_ranker("heuristic", seed=0)}
     for number, folder in enumerate(args.model_dir, 1):
@@ -50,14 +55,22 @@ def main() -> None:
         times = samples.ratios
         expected = shuffle_expectation(len(times), int(near_optimal(times, TOLERANCE).sum()))
         row = {"shuffle expects": expected}
-        row.update({name: first_near_optimal(times, replay(make(), samples, BATCH), TOLERANCE)
-                    for name, make in makers.items()})
+        row.update(
+            {
+                name: first_near_optimal(times, replay(make(), samples, BATCH), TOLERANCE)
+                for name, make in makers.items()
+            }
+        )
         for name, value in row.items():
             positions[name].append(value)
-        print(f"{samples.key:<{width}} {len(times):>4} {1 / times.min():>5.2f}x {expected:>15.1f} "
-              + " ".join(f"{row[m]:>9}" for m in makers))
-    print(f"{len(dataset.problems)} problems, mean: "
-          + ", ".join(f"{name} {statistics.mean(values):.2f}" for name, values in positions.items()))
+        print(
+            f"{samples.key:<{width}} {len(times):>4} {1 / times.min():>5.2f}x {expected:>15.1f} "
+            + " ".join(f"{row[m]:>9}" for m in makers)
+        )
+    print(
+        f"{len(dataset.problems)} problems, mean: "
+        + ", ".join(f"{name} {statistics.mean(values):.2f}" for name, values in positions.items())
+    )
     print("median: " + ", ".join(f"{name} {statistics.median(values):.1f}" for name, values in positions.items()))
 
 

@@ -47,8 +47,9 @@ def runs_of(keeps: list[Path], record_dirs: list[Path]) -> tuple[list[tuple[str,
     runs, pooled = [], []
     for keep in keeps:
         for results in sorted(keep.glob("*/*/results.jsonl")):
-            trials = sorted((r for r in read_records(results) if r["status"] != NOT_APPLIED),
-                            key=lambda r: r["position"])
+            trials = sorted(
+                (r for r in read_records(results) if r["status"] != NOT_APPLIED), key=lambda r: r["position"]
+            )
             runs.append((results.parent.name, [config_key(r) for r in trials]))
             pooled += read_records(results.parent.parent / f"datasets-{results.parent.name}")
     for folder in record_dirs:
@@ -57,8 +58,9 @@ def runs_of(keeps: list[Path], record_dirs: list[Path]) -> tuple[list[tuple[str,
             pooled += records
             suffix = file.name.removesuffix(".xz").removesuffix(".jsonl").partition(".")[2]
             if not suffix.endswith("finals"):  # a re-measure file is pooled, but it is no run's order
-                runs.append((f"records {suffix}".strip(),
-                             [config_key(r) for r in records if r["status"] != NOT_APPLIED]))
+                runs.append(
+                    (f"records {suffix}".strip(), [config_key(r) for r in records if r["status"] != NOT_APPLIED])
+                )
     return runs, pooled
 
 
@@ -69,8 +71,10 @@ def main() -> int:
     args = parser.parse_args()
     missing = [str(p) for p in args.keep + args.records if not p.is_dir()]
     if missing or not args.keep:
-        print(f"pooled_live_positions.py: {'no folder ' + ', '.join(missing) if missing else 'no --keep'}",
-              file=sys.stderr)
+        print(
+            f"pooled_live_positions.py: {'no folder ' + ', '.join(missing) if missing else 'no --keep'}",
+            file=sys.stderr,
+        )
         return 2
     runs, records = runs_of(args.keep, args.records)
     by_config: dict[Key, list[dict]] = defaultdict(list)
@@ -87,8 +91,10 @@ def main() -> int:
         sampled = {key for name, order in runs if name.startswith("records") for key in order if shape_of(key) == shape}
         expected = shuffle_expectation(len(sampled), len(sampled & within)) if sampled else float("nan")
         problem = Problem.from_record(json.loads(shape)).key
-        print(f"{problem}\n  best {1 / ratio[best]:.2f}x over {rounds[best]} rounds; {len(within)} configs within 5 %; "
-              f"a shuffle of the {len(sampled)} sampled expects {expected:.1f}")
+        print(
+            f"{problem}\n  best {1 / ratio[best]:.2f}x over {rounds[best]} rounds; {len(within)} configs within 5 %; "
+            f"a shuffle of the {len(sampled)} sampled expects {expected:.1f}"
+        )
         for name, order in runs:
             mine = [key for key in order if shape_of(key) == shape]
             if not mine:

@@ -46,14 +46,18 @@ def main() -> None:
             summary = summarise(scores)
             means.setdefault(name, []).append(summary.mean_position[CV_TOLERANCE])
             expected = summary.mean_shuffle_expected[CV_TOLERANCE]
-    print(f"{args.arch} {args.kind or 'every kind'}: {len(problems)} problems, honest split, learned rankers fitted "
-          f"as {args.learner}; mean position of the first candidate within {CV_TOLERANCE:.0%} of the best, per seed "
-          f"({args.seeds}); shuffle expects {expected:.2f}")
+    print(
+        f"{args.arch} {args.kind or 'every kind'}: {len(problems)} problems, honest split, learned rankers fitted "
+        f"as {args.learner}; mean position of the first candidate within {CV_TOLERANCE:.0%} of the best, per seed "
+        f"({args.seeds}); shuffle expects {expected:.2f}"
+    )
     print(f"{'ranker':<28} {'per seed':<36} {'median':>7} {'range':>14} {'x shuffle':>10}")
     for name, values in means.items():
         middle = statistics.median(values)
-        print(f"{name:<28} {' '.join(f'{v:.2f}' for v in values):<36} {middle:>7.2f} "
-              f"{min(values):>6.2f}-{max(values):<7.2f} {expected / middle:>9.1f}x")
+        print(
+            f"{name:<28} {' '.join(f'{v:.2f}' for v in values):<36} {middle:>7.2f} "
+            f"{min(values):>6.2f}-{max(values):<7.2f} {expected / middle:>9.1f}x"
+        )
 
 
 if __name__ == "__main__":

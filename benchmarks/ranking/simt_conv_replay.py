@@ -43,8 +43,13 @@ def ratio(record: dict) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", type=Path, nargs="+")
-    parser.add_argument("--model-dir", type=Path, action="append", default=[],
-                        help="a models folder (e.g. the repository's models/ at some commit): random-forest with it")
+    parser.add_argument(
+        "--model-dir",
+        type=Path,
+        action="append",
+        default=[],
+        help="a models folder (e.g. the repository's models/ at some commit): random-forest with it",
+    )
     args = parser.parse_args()
     forests = {f"forest {folder}": RandomForest(seed=0, model_dir=folder) for folder in args.model_dir}
     positions: dict[str, list[int]] = defaultdict(list)
@@ -53,8 +58,11 @@ def main() -> None:
         records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         problem = Problem.from_record(records[0]["problem"])
         runs[problem.key][path.parent.name] = sorted(records, key=lambda r: r["position"])
-    print(f"{'problem':<62} {'measured':>8} {'best':>6} {'shuffle expects':>15} {'heuristic':>9} "
-          + "".join(f"{name:>{max(len(name), 6) + 1}}" for name in forests) + "  runs' own firsts")
+    print(
+        f"{'problem':<62} {'measured':>8} {'best':>6} {'shuffle expects':>15} {'heuristic':>9} "
+        + "".join(f"{name:>{max(len(name), 6) + 1}}" for name in forests)
+        + "  runs' own firsts"
+    )
     for key, by_run in sorted(runs.items()):
         records = [r for run in by_run.values() for r in run]
         first = records[0]
@@ -64,19 +72,28 @@ def main() -> None:
         ratios = np.array([ratio(r) for r in records])
         best = ratios.min()
         ranking_input = RankingInput(problem, target, candidates)
-        orders = {"heuristic": simt_heuristic_order(ranking_input, seed=0),
-                  **{name: forest.order(ranking_input) for name, forest in forests.items()}}
-        replayed = {name: next(i + 1 for i, index in enumerate(order) if ratios[index] <= best * NEAR)
-                    for name, order in orders.items()}
+        orders = {
+            "heuristic": simt_heuristic_order(ranking_input, seed=0),
+            **{name: forest.order(ranking_input) for name, forest in forests.items()},
+        }
+        replayed = {
+            name: next(i + 1 for i, index in enumerate(order) if ratios[index] <= best * NEAR)
+            for name, order in orders.items()
+        }
         replayed = {"shuffle expects": (len(ratios) + 1) / (np.sum(ratios <= best * NEAR) + 1), **replayed}
         for name, position in replayed.items():
             positions[name].append(position)
-        own = {run: next((i + 1 for i, r in enumerate(recs) if ratio(r) <= best * NEAR), None)
-               for run, recs in by_run.items()}
-        print(f"{key:<62} {len(records):>8} {1 / best:>5.2f}x {replayed['shuffle expects']:>15.1f} "
-              f"{replayed['heuristic']:>9} "
-              + "".join(f"{replayed[name]:>{max(len(name), 6) + 1}}" for name in forests) + "  "
-              + ", ".join(f"{run} {pos or 'none'}" for run, pos in own.items()))
+        own = {
+            run: next((i + 1 for i, r in enumerate(recs) if ratio(r) <= best * NEAR), None)
+            for run, recs in by_run.items()
+        }
+        print(
+            f"{key:<62} {len(records):>8} {1 / best:>5.2f}x {replayed['shuffle expects']:>15.1f} "
+            f"{replayed['heuristic']:>9} "
+            + "".join(f"{replayed[name]:>{max(len(name), 6) + 1}}" for name in forests)
+            + "  "
+            + ", ".join(f"{run} {pos or 'none'}" for run, pos in own.items())
+        )
     print("mean: " + ", ".join(f"{name} {statistics.mean(values):.2f}" for name, values in positions.items()))
 
 

@@ -77,16 +77,29 @@ def problem_and_facts(text: str, target_name: str, work: Path, context: ir.Conte
             problems = [p for p in read_root_ops(module) if isinstance(p, Problem)]
             if problems:
                 return problems[0], facts_from_executable_target(
-                    iree_codegen.get_executable_variant_ops(module)[0].attributes["target"])
+                    iree_codegen.get_executable_variant_ops(module)[0].attributes["target"]
+                )
     raise SystemExit(f"no tunable dispatch in {work}")
 
 
 def ranked(tree: Path, ranker: str, problem: Problem, facts, candidates: CandidateSet, count: int) -> list[int]:
     """The first `count` candidates in the order that `tree`'s ranker gives them."""
-    request = {"ranker": ranker, "count": count, "problem": problem.to_record(), "gpu": dataclasses.asdict(facts),
-               "names": list(candidates.names), "values": candidates.values.tolist()}
-    result = subprocess.run([sys.executable, "-c", _RANK], input=json.dumps(request), capture_output=True,
-                            text=True, env={**os.environ, "PYTHONPATH": python_path_first(tree)}, cwd=tree)
+    request = {
+        "ranker": ranker,
+        "count": count,
+        "problem": problem.to_record(),
+        "gpu": dataclasses.asdict(facts),
+        "names": list(candidates.names),
+        "values": candidates.values.tolist(),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", _RANK],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": python_path_first(tree)},
+        cwd=tree,
+    )
     if result.returncode != 0:
         sys.exit(f"ranking with {tree} failed:\n{result.stderr[-2000:]}")
     return json.loads(result.stdout)
@@ -129,20 +142,35 @@ def main() -> int:
             values = np.array(list(ratios.values()))
             cycles = simt_estimate(problem, facts, candidates).cycles[indices]
             best = int(np.argmin(values))
-            print(f"{name}: {len(values)} candidates measured, this tree's estimate vs ratio rank correlation "
-                  f"{spearmanr(cycles, values).correlation:.2f}; best {values[best]:.3f} "
-                  f"{candidates.knobs(int(indices[best]))}")
+            print(
+                f"{name}: {len(values)} candidates measured, this tree's estimate vs ratio rank correlation "
+                f"{spearmanr(cycles, values).correlation:.2f}; best {values[best]:.3f} "
+                f"{candidates.knobs(int(indices[best]))}"
+            )
             groups: dict[tuple[int, int], list[float]] = defaultdict(list)
             for index, ratio in ratios.items():
                 knobs = candidates.knobs(index)
                 groups[(knobs["promote"], knobs["red_k"])].append(ratio)
             for (promote, red_k), group in sorted(groups.items()):
-                print(f"  promote {promote} K tile {red_k:>2}: {len(group):>2} measured, ratio median "
-                      f"{statistics.median(group):.3f} ({min(group):.3f}-{max(group):.3f})")
-            replay.append((name, len(ratios), values.min(), *(replayed(ranked(
-                tree, "heuristic", problem, facts, candidates, len(candidates)), ratios) for tree in (other, ROOT))))
-    print(f"\nreplay: among the measured candidates in each heuristic's order of the whole space, the position of the "
-          f"first within {NEAR - 1:.0%} of the best measured, and the first one's ratio\n  old: {other}\n  new: {ROOT}")
+                print(
+                    f"  promote {promote} K tile {red_k:>2}: {len(group):>2} measured, ratio median "
+                    f"{statistics.median(group):.3f} ({min(group):.3f}-{max(group):.3f})"
+                )
+            replay.append(
+                (
+                    name,
+                    len(ratios),
+                    values.min(),
+                    *(
+                        replayed(ranked(tree, "heuristic", problem, facts, candidates, len(candidates)), ratios)
+                        for tree in (other, ROOT)
+                    ),
+                )
+            )
+    print(
+        f"\nreplay: among the measured candidates in each heuristic's order of the whole space, the position of the "
+        f"first within {NEAR - 1:.0%} of the best measured, and the first one's ratio\n  old: {other}\n  new: {ROOT}"
+    )
     print(f"{'shape':<32} {'measured':>8} {'best':>6} {'old':>5} {'first':>6} {'new':>5} {'first':>6}")
     for name, count, best, (old, old_first), (new, new_first) in replay:
         print(f"{name:<32} {count:>8} {best:>6.3f} {old:>5} {old_first:>6.3f} {new:>5} {new_first:>6.3f}")

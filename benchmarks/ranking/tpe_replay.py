@@ -31,10 +31,14 @@ def main() -> None:
         summaries = {}
         for name in args.ranker:
             start = time.perf_counter()
-            scores = [score_order(p.key, p.ratios, replay(make_ranker(name, args.seed), p, LoopSettings.batch_size))
-                      for p in problems]
-            print(f"{arch} {name}: {len(problems)} problems, {sum(len(p.ratios) for p in problems)} candidates, "
-                  f"replayed in {time.perf_counter() - start:.1f} s")
+            scores = [
+                score_order(p.key, p.ratios, replay(make_ranker(name, args.seed), p, LoopSettings.batch_size))
+                for p in problems
+            ]
+            print(
+                f"{arch} {name}: {len(problems)} problems, {sum(len(p.ratios) for p in problems)} candidates, "
+                f"replayed in {time.perf_counter() - start:.1f} s"
+            )
             summaries[name] = summarise(scores)
         print_summaries(summaries, len(problems))
 

@@ -35,8 +35,10 @@ def read_runs(path: Path) -> list[tuple[str, str, list[float | None]]]:
     """(shape, run, ratios) of a call: from its rows.json, its kept runs, or the ratio lines it printed; or of a record
     file."""
     if path.is_dir():
-        return [(results.parent.parent.name, results.parent.name, ratios_in_order(list(read_records(results))))
-                for results in sorted(path.glob("*/*/results.jsonl"))]
+        return [
+            (results.parent.parent.name, results.parent.name, ratios_in_order(list(read_records(results))))
+            for results in sorted(path.glob("*/*/results.jsonl"))
+        ]
     if path.name.endswith(RECORD_SUFFIXES):
         shape, _, suffix = path.name.removesuffix(".xz").removesuffix(".jsonl").partition(".")
         return [(shape, f"records {suffix}".strip(), ratios_in_order(list(read_records(path))))]
@@ -52,8 +54,9 @@ def main() -> None:
     runs = []  # (shape, name, ratios)
     for argument in sys.argv[1:]:
         path, _, label = argument.partition("=")
-        runs += [(shape, run + (f" ({label})" if label else ""), ratios)
-                 for shape, run, ratios in read_runs(Path(path))]
+        runs += [
+            (shape, run + (f" ({label})" if label else ""), ratios) for shape, run, ratios in read_runs(Path(path))
+        ]
     reached: dict[str, list[tuple[int | None, int, float]]] = defaultdict(list)
     for shape in sorted({shape for shape, _, _ in runs}):
         of_shape = [(name, ratios) for s, name, ratios in runs if s == shape]  # None: failed, keeps its place
@@ -66,14 +69,18 @@ def main() -> None:
             kept = max(1.0, 1 / fastest)  # nothing faster than IREE's default: the default stays
             reached[name].append((position, len(ratios), kept))
             print(f"  {name:<40} {position or 'none':>5}   own best {1 / min(r for r in ratios if r):.2f}x")
-    print("per run: shapes where it came within 5 % of the best, the mean position with 'none' read as the "
-          "candidates it tried + 1 (a lower bound), and the geometric mean speedup the user keeps within the fewest "
-          "candidates any run of the shape tried (at least 1.0: IREE's default stays where nothing beats it)")
+    print(
+        "per run: shapes where it came within 5 % of the best, the mean position with 'none' read as the "
+        "candidates it tried + 1 (a lower bound), and the geometric mean speedup the user keeps within the fewest "
+        "candidates any run of the shape tried (at least 1.0: IREE's default stays where nothing beats it)"
+    )
     for name, found in reached.items():
         mean = statistics.mean(position or tried + 1 for position, tried, _ in found)
         kept = statistics.geometric_mean(speedup for _, _, speedup in found)
-        print(f"  {name:<40} {sum(bool(position) for position, _, _ in found)} of {len(found)}, mean {mean:.2f}, "
-              f"kept {kept:.3f}x")
+        print(
+            f"  {name:<40} {sum(bool(position) for position, _, _ in found)} of {len(found)}, mean {mean:.2f}, "
+            f"kept {kept:.3f}x"
+        )
 
 
 if __name__ == "__main__":

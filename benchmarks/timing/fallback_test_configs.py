@@ -60,9 +60,19 @@ def main() -> int:
     times: dict[str, list[float]] = {name: [] for name in modules}
     for _ in range(args.rounds):
         for name, vmfb in modules.items():
-            out = subprocess.run([tool_path("iree-benchmark-module"), f"--module={vmfb}", "--device=local-task",
-                                  f"--function={tuning_input.invocation.function}", "--benchmark_min_time=0.3s",
-                                  *inputs], capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [
+                    tool_path("iree-benchmark-module"),
+                    f"--module={vmfb}",
+                    "--device=local-task",
+                    f"--function={tuning_input.invocation.function}",
+                    "--benchmark_min_time=0.3s",
+                    *inputs,
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             times[name].append(float(re.search(r"BM_\S+\s+([\d.]+) ms", out).group(1)))
     print(f"| config | ms per call, median (min-max) over {args.rounds} rounds |\n| --- | --- |")
     for name, values in times.items():

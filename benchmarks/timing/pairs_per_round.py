@@ -54,18 +54,27 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     inputs = [InputFile(path, np.load(path, mmap_mode="r").shape, "npy") for path in args.input]
     with tempfile.TemporaryDirectory() as work:
-        rounds = [r for _ in range(args.processes) for r in sample(args.default, args.tuned, inputs, args.rounds,
-                                                                   Path(work), pairs=args.pairs, function=args.function)]
+        rounds = [
+            r
+            for _ in range(args.processes)
+            for r in sample(
+                args.default, args.tuned, inputs, args.rounds, Path(work), pairs=args.pairs, function=args.function
+            )
+        ]
     if args.out:
         args.out.write_text(json.dumps(rounds))
     call_ms = np.median([x for _, b in rounds for x in b]) / 1e3
-    print(f"{args.tuned.name} against {args.default.name}: {len(rounds)} rounds from {args.processes} processes, "
-          f"default call {call_ms:.1f} ms; load average {load_before:.2f} -> {os.getloadavg()[0]:.2f}")
+    print(
+        f"{args.tuned.name} against {args.default.name}: {len(rounds)} rounds from {args.processes} processes, "
+        f"default call {call_ms:.1f} ms; load average {load_before:.2f} -> {os.getloadavg()[0]:.2f}"
+    )
     print(f"{'pairs per round':>16} {'speedup':>8} {'interval':>14} {'width':>7} {'seconds':>8}")
     for k in sorted({1, 2, 3, 5, args.pairs} & set(range(1, args.pairs + 1))):
         verdict, seconds = estimate(rounds, k)
-        print(f"{k:>16} {verdict.speedup:>7.3f}x {verdict.low:>6.3f}-{verdict.high:.3f}x "
-              f"{verdict.high - verdict.low:>7.3f} {seconds:>8.1f}")
+        print(
+            f"{k:>16} {verdict.speedup:>7.3f}x {verdict.low:>6.3f}-{verdict.high:.3f}x "
+            f"{verdict.high - verdict.low:>7.3f} {seconds:>8.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -39,13 +39,16 @@ def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: in
     sources = {"default": default_source, "tuned": keep / shape / run / "out.mlir"}
     vmfbs = {name: folder / f"{name}.vmfb" for name in ("default", "default copy", "tuned")}
     for name, source in sources.items():
-        subprocess.run(["iree-compile", str(source), *executable_flags(flags), "-o", str(vmfbs[name])], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["iree-compile", str(source), *executable_flags(flags), "-o", str(vmfbs[name])],
+            check=True,
+            capture_output=True,
+        )
     vmfbs["default copy"].write_bytes(vmfbs["default"].read_bytes())
     names = list(vmfbs)
     times: dict[str, list[float]] = {name: [] for name in names}
     for number in range(rounds):
-        for name in names[number % len(names):] + names[:number % len(names)]:
+        for name in names[number % len(names) :] + names[: number % len(names)]:
             us, why = time_dispatch(vmfbs[name], device)
             if why:
                 raise RuntimeError(f"{shape} {name}: {why}")
@@ -53,9 +56,11 @@ def retime(shape: str, run: str, device: str, keep: Path, work: Path, rounds: in
     tuned = [d / t for d, t in zip(times["default"], times["tuned"])]
     copy = [d / c for d, c in zip(times["default"], times["default copy"])]
     spread = f"({min(tuned):.2f}-{max(tuned):.2f})"
-    return (f"{shape:<28} {run:<10} {device:<8} {statistics.median(times['default']):>10.1f} "
-            f"{statistics.median(times['tuned']):>10.1f} {statistics.median(tuned):>6.2f}x {spread}"
-            f" {statistics.median(copy):>6.2f}x ({min(copy):.2f}-{max(copy):.2f})")
+    return (
+        f"{shape:<28} {run:<10} {device:<8} {statistics.median(times['default']):>10.1f} "
+        f"{statistics.median(times['tuned']):>10.1f} {statistics.median(tuned):>6.2f}x {spread}"
+        f" {statistics.median(copy):>6.2f}x ({min(copy):.2f}-{max(copy):.2f})"
+    )
 
 
 def main() -> None:
@@ -70,15 +75,19 @@ def main() -> None:
     for row in rows:  # the run that found each dispatch's fastest candidate
         if row["shape"] not in best or row["best_speedup"] > best[row["shape"]]["best_speedup"]:
             best[row["shape"]] = row
-    print(f"{'dispatch':<28} {'run':<10} {'device':<8} {'default us':>10} {'tuned us':>10} {'tuned speedup':>20} "
-          f"{'copy of the default':>20}")
+    print(
+        f"{'dispatch':<28} {'run':<10} {'device':<8} {'default us':>10} {'tuned us':>10} {'tuned speedup':>20} "
+        f"{'copy of the default':>20}"
+    )
     by_device: dict[str, list[dict]] = {}
     for row in best.values():
         by_device.setdefault(row["device"], []).append(row)
 
     def on_device(device_rows: list[dict], scratch: Path) -> list[str]:
-        return [retime(row["shape"], row["run"], row["device"], args.keep, scratch, args.rounds, args.iree_flag)
-                for row in device_rows]
+        return [
+            retime(row["shape"], row["run"], row["device"], args.keep, scratch, args.rounds, args.iree_flag)
+            for row in device_rows
+        ]
 
     with tempfile.TemporaryDirectory(prefix="mltune-retime-") as scratch, ThreadPoolExecutor(len(by_device)) as pool:
         for lines in pool.map(on_device, by_device.values(), [Path(scratch)] * len(by_device)):

@@ -32,20 +32,38 @@ from whole_models.tune_examples import benchmark_ms
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run-dir", type=Path, required=True,
-                        help="a finished `mltune tune` run of a one-op model: its model.mlir or input, "
-                             "compile_command.txt and inputs/flags.txt")
+    parser.add_argument(
+        "--run-dir",
+        type=Path,
+        required=True,
+        help="a finished `mltune tune` run of a one-op model: its model.mlir or input, "
+        "compile_command.txt and inputs/flags.txt",
+    )
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
     parser.add_argument("--device", default="local-task", help="the IREE device to time on")
-    parser.add_argument("--default-source", type=Path, default=None,
-                        help="the model the default build compiles (default: the command's own source)")
+    parser.add_argument(
+        "--default-source",
+        type=Path,
+        default=None,
+        help="the model the default build compiles (default: the command's own source)",
+    )
     args = parser.parse_args()
     command = (args.run_dir / "compile_command.txt").read_text().strip()
     inputs = args.run_dir / "inputs" / "flags.txt"
-    default_command = " ".join(word for word in shlex.split(command) if not word.startswith(
-        ("--iree-codegen-tuning-spec-path", "--iree-opt-data-tiling", "--iree-llvmcpu-matmul-tile-bytes",
-         "--iree-llvmcpu-number-of-threads", "--iree-llvmcpu-enable-ukernels")))
+    default_command = " ".join(
+        word
+        for word in shlex.split(command)
+        if not word.startswith(
+            (
+                "--iree-codegen-tuning-spec-path",
+                "--iree-opt-data-tiling",
+                "--iree-llvmcpu-matmul-tile-bytes",
+                "--iree-llvmcpu-number-of-threads",
+                "--iree-llvmcpu-enable-ukernels",
+            )
+        )
+    )
     if args.default_source is not None:
         words = shlex.split(default_command)
         default_command = shlex.join([words[0], str(args.default_source), *words[2:]])
@@ -59,7 +77,7 @@ def main() -> int:
     first: list[str] = []
     with held(args.lock):
         for number in range(args.rounds):
-            order = names[number % len(names):] + names[:number % len(names)]
+            order = names[number % len(names) :] + names[: number % len(names)]
             measured = {name: benchmark_ms(vmfbs[name], inputs, args.device) for name in order}
             middle = statistics.median(measured.values())
             for position, name in enumerate(order):
@@ -67,13 +85,16 @@ def main() -> int:
                 by_position[position].append(measured[name] / middle)
             first.append(next(name for name in order if name in ("default", "tuned")))
     for position, values in enumerate(by_position, 1):
-        print(f"position {position}: time / round median {statistics.median(values):.3f} "
-              f"(spread {min(values):.3f}-{max(values):.3f})")
+        print(
+            f"position {position}: time / round median {statistics.median(values):.3f} "
+            f"(spread {min(values):.3f}-{max(values):.3f})"
+        )
     copy = [d / c for d, c in zip(times["default"], times["default copy"])]
     print(f"default copy: speedup over default {statistics.median(copy):.3f}x (spread {min(copy):.3f}-{max(copy):.3f})")
     speedup = [d / t for d, t in zip(times["default"], times["tuned"])]
-    print(f"tuned: speedup over default {statistics.median(speedup):.3f}x "
-          f"(spread {min(speedup):.3f}-{max(speedup):.3f})")
+    print(
+        f"tuned: speedup over default {statistics.median(speedup):.3f}x (spread {min(speedup):.3f}-{max(speedup):.3f})"
+    )
     for name in ("default", "tuned"):
         picked = [s for s, f in zip(speedup, first) if f == name]
         if not picked:

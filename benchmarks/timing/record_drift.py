@@ -54,12 +54,16 @@ def main() -> None:
     print(f"{'problem':<44} {'configs':>7} {'earlier / later speedup':>24} {'default us, earlier / later':>28}")
     for problem, drift in sorted(matched.items()):
         before, after = statistics.median(earlier_defaults[problem]), statistics.median(later_defaults[problem])
-        print(f"{problem:<44} {len(drift):>7} {statistics.median(drift):>9.3f} ({min(drift):.2f}-{max(drift):.2f})"
-              f" {before:>15.0f} / {after:.0f}")
+        print(
+            f"{problem:<44} {len(drift):>7} {statistics.median(drift):>9.3f} ({min(drift):.2f}-{max(drift):.2f})"
+            f" {before:>15.0f} / {after:.0f}"
+        )
     everything = [d for drift in matched.values() for d in drift]
     if everything:
-        print(f"all {len(everything)} configs: median {statistics.median(everything):.3f}, "
-              f"{sum(abs(d - 1) > 0.05 for d in everything)} drifted by more than 5 %")
+        print(
+            f"all {len(everything)} configs: median {statistics.median(everything):.3f}, "
+            f"{sum(abs(d - 1) > 0.05 for d in everything)} drifted by more than 5 %"
+        )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,11 @@ def row(arch: str, readings: dict[tuple[str, str], list[float]]) -> str:
         best[problem] = max(best[problem], max(values))
     repeated = {config: values for config, values in readings.items() if len(values) > 1}
     spreads = [min(values) / max(values) for values in repeated.values()]
-    fast = [min(values) / max(values) for (problem, _), values in repeated.items()
-            if max(values) >= (1 - TOLERANCE) * best[problem]]
+    fast = [
+        min(values) / max(values)
+        for (problem, _), values in repeated.items()
+        if max(values) >= (1 - TOLERANCE) * best[problem]
+    ]
     return f"| {arch} | {len(readings)} | {agreement(spreads)} | {agreement(fast)} |"
 
 
@@ -72,8 +75,10 @@ def main() -> int:
     if missing:
         print(f"repeat_agreement.py: no dataset folder {', '.join(missing)} under {args.dataset_dir}", file=sys.stderr)
         return 2
-    print("| arch | configs | measured again | min / max, median | 10th percentile | within 5 % "
-          "| of them near their problem's best | median | 10th percentile | within 5 % |")
+    print(
+        "| arch | configs | measured again | min / max, median | 10th percentile | within 5 % "
+        "| of them near their problem's best | median | 10th percentile | within 5 % |"
+    )
     print("| --- " * 10 + "|")
     for arch in archs:
         print(row(arch, readings_by_config(args.dataset_dir / arch)))

@@ -39,9 +39,11 @@ def main() -> None:
                 ratios = (true_ratio * np.exp(rng.normal(0, noise, LAST))).tolist()
                 results["every round"].append(every_round(ratios))
                 results["planned looks"].append(planned_looks(ratios))
-            cells = "; ".join(f"{rule}: faster {np.mean([f for _, f in runs]):.3f}, rounds mean "
-                              f"{np.mean([n for n, _ in runs]):.1f} median {np.median([n for n, _ in runs]):.0f}"
-                              for rule, runs in results.items())
+            cells = "; ".join(
+                f"{rule}: faster {np.mean([f for _, f in runs]):.3f}, rounds mean "
+                f"{np.mean([n for n, _ in runs]):.1f} median {np.median([n for n, _ in runs]):.0f}"
+                for rule, runs in results.items()
+            )
             print(f"noise {noise:.2f}, speedup {1 / true_ratio:.3f}: {cells}")
 
 

@@ -24,21 +24,37 @@ from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation
 
 ROOT = Path(__file__).resolve().parents[2]
-CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"]
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 
 
 def process_ms(vmfb: Path, inputs: list[InputFile]) -> float:
-    out = subprocess.run(["iree-benchmark-module", f"--module={vmfb}", "--device=local-task", "--function=main",
-                          *[f.flag for f in inputs], "--benchmark_repetitions=5",
-                          "--benchmark_min_time=0.05", "--benchmark_format=json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            "iree-benchmark-module",
+            f"--module={vmfb}",
+            "--device=local-task",
+            "--function=main",
+            *[f.flag for f in inputs],
+            "--benchmark_repetitions=5",
+            "--benchmark_min_time=0.05",
+            "--benchmark_format=json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return min(b["real_time"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration")
 
 
 def describe(name: str, ratios: list[float]) -> str:
     mid = statistics.median(ratios)
-    return (f"{name:<10} {min(ratios):6.3f} {mid:6.3f} {max(ratios):6.3f} {100 * (max(ratios) - min(ratios)) / mid:7.1f} %")
+    return (
+        f"{name:<10} {min(ratios):6.3f} {mid:6.3f} {max(ratios):6.3f} {100 * (max(ratios) - min(ratios)) / mid:7.1f} %"
+    )
 
 
 def main() -> None:

@@ -34,8 +34,9 @@ FINALS: TimingPlan = LoopSettings().final  # the plan the loop re-measures its f
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
-    parser.add_argument("--flags", required=True,
-                        help="iree-compile flags of build A (one flag: --flags=FLAG; '': B compiled again)")
+    parser.add_argument(
+        "--flags", required=True, help="iree-compile flags of build A (one flag: --flags=FLAG; '': B compiled again)"
+    )
     parser.add_argument("--verdicts", type=int, default=8)
     parser.add_argument("--processes-per-verdict", type=int, default=1)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
@@ -52,9 +53,11 @@ def main() -> int:
     above = sum(e.low > 1.0 for e in estimates)
     below = sum(e.high < 1.0 for e in estimates)
     overlap = max(e.low for e in estimates) <= min(e.high for e in estimates)
-    print(f"{above} of {len(estimates)} intervals wholly above 1, {below} wholly below; "
-          f"{'all intervals share a point' if overlap else 'some intervals do not overlap'} "
-          f"(speedups {min(e.speedup for e in estimates):.3f}-{max(e.speedup for e in estimates):.3f}x)")
+    print(
+        f"{above} of {len(estimates)} intervals wholly above 1, {below} wholly below; "
+        f"{'all intervals share a point' if overlap else 'some intervals do not overlap'} "
+        f"(speedups {min(e.speedup for e in estimates):.3f}-{max(e.speedup for e in estimates):.3f}x)"
+    )
     return 0
 
 

@@ -38,11 +38,16 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"]
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 SPIN = "import time\nwhile True:\n    pass\n"
-BURST = ("import time\nwhile True:\n    end = time.monotonic() + 0.5\n    while time.monotonic() < end:\n        pass\n"
-         "    time.sleep(1.0)\n")
+BURST = (
+    "import time\nwhile True:\n    end = time.monotonic() + 0.5\n    while time.monotonic() < end:\n        pass\n"
+    "    time.sleep(1.0)\n"
+)
 
 
 @dataclass
@@ -87,8 +92,10 @@ def compile_pair(name: str, spec: Path, work: Path) -> tuple[Path, Path, list]:
     source = ROOT / "examples" / f"{name}.mlir"
     default, tuned = work / f"{name}_default.vmfb", work / f"{name}_tuned.vmfb"
     subprocess.run(["iree-compile", str(source), *CPU_FLAGS, "-o", str(default)], check=True)
-    subprocess.run(["iree-compile", str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}",
-                    "-o", str(tuned)], check=True)
+    subprocess.run(
+        ["iree-compile", str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}", "-o", str(tuned)],
+        check=True,
+    )
     context = new_context()
     module = parse_module_file(source, context)
     with context:
@@ -97,21 +104,42 @@ def compile_pair(name: str, spec: Path, work: Path) -> tuple[Path, Path, list]:
     return default, tuned, inputs
 
 
-def sample(baseline: Path, candidate: Path, inputs: list, rounds: int, work: Path, cpu: bool = False,
-           pairs: int | None = None, function: str = "main") -> list:
+def sample(
+    baseline: Path,
+    candidate: Path,
+    inputs: list,
+    rounds: int,
+    work: Path,
+    cpu: bool = False,
+    pairs: int | None = None,
+    function: str = "main",
+) -> list:
     """Raw calls of one interleaved run: per round, [candidate calls, baseline calls] in microseconds; with
     `cpu`, each call is [wall, most CPU time of one thread, CPU time of all threads]. A round fills 0.25 s with at
     least 5 call pairs, or holds exactly `pairs`."""
-    calls = {"round_seconds": 0.25, "min_calls": 5, "max_calls": 400} if pairs is None else \
-        {"round_seconds": 0.0, "min_calls": pairs, "max_calls": pairs}
-    request = {"device": "local-task", "function": function, "dispatch_level": False,
-               "inputs": [(str(f.path), f.shape, f.element_type) for f in inputs], "baseline": str(baseline),
-               "candidates": [(0, str(candidate))], "rounds": rounds, **calls, "slow_factor": 1e9, "raw": True,
-               "cpu": cpu}
+    calls = (
+        {"round_seconds": 0.25, "min_calls": 5, "max_calls": 400}
+        if pairs is None
+        else {"round_seconds": 0.0, "min_calls": pairs, "max_calls": pairs}
+    )
+    request = {
+        "device": "local-task",
+        "function": function,
+        "dispatch_level": False,
+        "inputs": [(str(f.path), f.shape, f.element_type) for f in inputs],
+        "baseline": str(baseline),
+        "candidates": [(0, str(candidate))],
+        "rounds": rounds,
+        **calls,
+        "slow_factor": 1e9,
+        "raw": True,
+        "cpu": cpu,
+    }
     path = work / "request.json"
     path.write_text(json.dumps(request))
-    out = subprocess.run([sys.executable, "-m", "mltune.execution.timing_worker", str(path)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "mltune.execution.timing_worker", str(path)], capture_output=True, text=True, check=True
+    ).stdout
     return next(json.loads(line)["raw"] for line in out.splitlines() if '"raw"' in line)
 
 
@@ -135,8 +163,13 @@ def pooled_p25(raw: list) -> float:
     return float(np.percentile([x for c, _ in raw for x in c], 25) / np.percentile([x for _, b in raw for x in b], 25))
 
 
-ESTIMATORS = {"p25 rounds": p25_rounds, "min rounds": min_rounds, "pair median": pair_median,
-              "pair rounds": pair_rounds, "pooled p25": pooled_p25}
+ESTIMATORS = {
+    "p25 rounds": p25_rounds,
+    "min rounds": min_rounds,
+    "pair median": pair_median,
+    "pair rounds": pair_rounds,
+    "pooled p25": pooled_p25,
+}
 
 
 METRICS = {"wall": 0, "busiest thread CPU": 1, "all threads CPU": 2}
@@ -149,7 +182,8 @@ def split_metrics(runs: dict) -> dict:
         for metric, column in METRICS.items():
             split[f"{pair}, {metric}"] = {
                 load: {"raw": [[[call[column] for call in c], [call[column] for call in b]] for c, b in data["raw"]]}
-                for load, data in by_load.items()}
+                for load, data in by_load.items()
+            }
     return split
 
 
@@ -168,24 +202,31 @@ def analyse(runs: dict, window: int) -> None:
             for load in loads:
                 raw = by_load[load]["raw"]
                 value = estimator(raw)
-                windows = [estimator(raw[i:i + window]) for i in range(0, len(raw) - window + 1, window)]
+                windows = [estimator(raw[i : i + window]) for i in range(0, len(raw) - window + 1, window)]
                 cells.append(f"{value:7.3f} {100 * (value / quiet - 1):+6.1f}% {min(windows):6.3f}-{max(windows):6.3f}")
             print(f"  {name:<12}" + "".join(f"{cell:>30}" for cell in cells))
         base = "  baseline median call us " + "".join(
-            f"{np.median([x for _, b in by_load[load]['raw'] for x in b]):>30.1f}" for load in loads)
+            f"{np.median([x for _, b in by_load[load]['raw'] for x in b]):>30.1f}" for load in loads
+        )
         print(base)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", action="append", default=[], metavar="EXAMPLE=SPEC",
-                        help="an example of examples/ and a tuning spec for it")
+    parser.add_argument(
+        "--spec",
+        action="append",
+        default=[],
+        metavar="EXAMPLE=SPEC",
+        help="an example of examples/ and a tuning spec for it",
+    )
     parser.add_argument("--rounds", type=int, default=24)
     parser.add_argument("--window", type=int, default=3)
     parser.add_argument("--loads", default="quiet,busy1,busy2,compile,bursty")
     parser.add_argument("--out", type=Path, default=ROOT / "mltune-runs" / "timing_protocol")
-    parser.add_argument("--cpu", action="store_true",
-                        help="also record each call's CPU time per thread (/proc/self/task/*/schedstat)")
+    parser.add_argument(
+        "--cpu", action="store_true", help="also record each call's CPU time per thread (/proc/self/task/*/schedstat)"
+    )
     parser.add_argument("--reuse", type=Path, default=None, help="analyse the raw.json of an earlier run")
     args = parser.parse_args()
     if args.reuse:
@@ -203,9 +244,10 @@ def main() -> None:
                 try:
                     time.sleep(1.0)  # let the load settle
                     uptime = os.getloadavg()[0]
-                    runs[label][load_name] = {"raw": sample(default, candidate, inputs, args.rounds, args.out,
-                                                             args.cpu),
-                                              "loadavg_1min": uptime}
+                    runs[label][load_name] = {
+                        "raw": sample(default, candidate, inputs, args.rounds, args.out, args.cpu),
+                        "loadavg_1min": uptime,
+                    }
                 finally:
                     load.stop()
                 print(f"{label} under {load_name}: done (load average {uptime:.2f})", flush=True)

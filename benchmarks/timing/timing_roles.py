@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its helpers and groups
 from cpu.cpu_ukernel_variants import build, interleaved_ms
 from measure_lock import held
@@ -64,10 +65,13 @@ def build_pair(shape_text: str, flags: str, work: Path) -> tuple[dict[str, Path]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", required=True, help="M x N x K of an f32 matmul, e.g. 32x2304x768")
-    parser.add_argument("--flags", required=True,
-                        help="iree-compile flags of build A (one flag: --flags=FLAG); B is IREE's default build, "
-                             "and with --flags '' A is "
-                             "that build compiled again: both seats should then read 1.00x")
+    parser.add_argument(
+        "--flags",
+        required=True,
+        help="iree-compile flags of build A (one flag: --flags=FLAG); B is IREE's default build, "
+        "and with --flags '' A is "
+        "that build compiled again: both seats should then read 1.00x",
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lock", type=Path, default=None, help="flock(1) file held while measuring")
     args = parser.parse_args()
@@ -87,11 +91,16 @@ def main() -> int:
                 seat_a.append(1 / a_over_b.ratio)
                 seat_b.append(b_over_a.ratio)
                 plain.append(times["B"][0] / times["A"][0])
-                print(f"| {number + 1} | {seat_a[-1]:.3f}x | {seat_b[-1]:.3f}x | {plain[-1]:.3f}x "
-                      f"| {a_over_b.ratio * b_over_a.ratio:.3f} |", flush=True)
+                print(
+                    f"| {number + 1} | {seat_a[-1]:.3f}x | {seat_b[-1]:.3f}x | {plain[-1]:.3f}x "
+                    f"| {a_over_b.ratio * b_over_a.ratio:.3f} |",
+                    flush=True,
+                )
     for label, values in (("candidate's seat", seat_a), ("baseline's seat", seat_b), ("plain tools", plain)):
-        print(f"speedup of A over B, {label}: median {statistics.median(values):.3f}x, "
-              f"spread {min(values):.3f}-{max(values):.3f}x")
+        print(
+            f"speedup of A over B, {label}: median {statistics.median(values):.3f}x, "
+            f"spread {min(values):.3f}-{max(values):.3f}x"
+        )
     return 0
 
 

@@ -23,8 +23,9 @@ from mltune.whole_model.in_model_timer import ROUNDS
 def problem_totals(capture: Path, problem_of: dict[str, str]) -> dict[str | None, float]:
     totals: dict[str | None, float] = defaultdict(float)
     for time in function_times(read_capture(capture), PROFILED_CALLS):
-        totals[next((key for prefix, key in problem_of.items() if time.function.startswith(prefix)), None)] += \
+        totals[next((key for prefix, key in problem_of.items() if time.function.startswith(prefix)), None)] += (
             time.total_us
+        )
     return totals
 
 
@@ -36,8 +37,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", type=Path)
     run = parser.parse_args().run_dir
-    problem_of = {row["name"].split("_embedded")[0] + "_": row["problem_key"]
-                  for row in json.loads((run / "profile.json").read_text())}
+    problem_of = {
+        row["name"].split("_embedded")[0] + "_": row["problem_key"]
+        for row in json.loads((run / "profile.json").read_text())
+    }
     profiles = run / "in_model_check" / "profiles"
     every = configs_of(run / "candidates" / "verify_all" / "spec.mlir")
     rows: dict[tuple[int, str], list[tuple[float, ...]]] = defaultdict(list)
@@ -53,17 +56,25 @@ def main() -> None:
             with_them = problem_totals(build / "model.ireeprof", problem_of)
 
             def part(keep) -> float:
-                return (sum(us for key, us in without.items() if keep(key))
-                        / max(sum(us for key, us in with_them.items() if keep(key)), 1e-9))
+                return sum(us for key, us in without.items() if keep(key)) / max(
+                    sum(us for key, us in with_them.items() if keep(key)), 1e-9
+                )
 
-            rows[(level, index)].append((part(lambda key: key not in every), part(lambda key: key not in configs),
-                                         part(lambda key: key in configs), part(lambda key: True)))
+            rows[(level, index)].append(
+                (
+                    part(lambda key: key not in every),
+                    part(lambda key: key not in configs),
+                    part(lambda key: key in configs),
+                    part(lambda key: True),
+                )
+            )
     print(f"{len(every)} configs; speedup over the build with none, per round (median)")
     print("| level | build | configs | untouched by any config | outside its configs | its configs | whole model |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (level, index), measured in sorted(rows.items()):
-        cells = [" ".join(f"{x:.3f}" for x in column) + f" ({statistics.median(column):.3f})"
-                 for column in zip(*measured)]
+        cells = [
+            " ".join(f"{x:.3f}" for x in column) + f" ({statistics.median(column):.3f})" for column in zip(*measured)
+        ]
         print(f"| {level} | {index} | {len(builds[(level, index)])} | " + " | ".join(cells) + " |")
 
 

@@ -19,16 +19,20 @@ def main() -> int:
     parser.add_argument("outputs", type=Path, nargs="+")
     args = parser.parse_args()
     reference = np.load(args.reference).astype(np.float64)
-    print(f"reference {args.reference.name}: shape {reference.shape}, max |x| {np.abs(reference).max():.4g}, "
-          f"L2 {np.linalg.norm(reference):.4g}")
+    print(
+        f"reference {args.reference.name}: shape {reference.shape}, max |x| {np.abs(reference).max():.4g}, "
+        f"L2 {np.linalg.norm(reference):.4g}"
+    )
     for path in args.outputs:
         output = np.load(path).astype(np.float64)
         if output.shape != reference.shape:
             print(f"{path.name}: shape {output.shape}, not the reference's")
             continue
         difference = output - reference
-        print(f"{path.name}: max |diff| {np.abs(difference).max():.4g}, relative L2 error "
-              f"{np.linalg.norm(difference) / np.linalg.norm(reference):.3g}, non-finite {(~np.isfinite(output)).sum()}")
+        print(
+            f"{path.name}: max |diff| {np.abs(difference).max():.4g}, relative L2 error "
+            f"{np.linalg.norm(difference) / np.linalg.norm(reference):.3g}, non-finite {(~np.isfinite(output)).sum()}"
+        )
     return 0
 
 

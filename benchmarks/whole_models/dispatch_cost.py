@@ -73,8 +73,10 @@ def _op_flops(op: ir.Operation) -> float:
         bounds = _iteration_space(op, maps)
         output = maps[len(op.operands) - (3 if op.name == _ATTENTION[0] else 1)]
         detail = iree_codegen.get_attention_op_detail(maps[0], maps[1], maps[2], output)
-        batch, m, k1, k2, n = (math.prod(bounds[d] for d in dims) for dims in (
-            detail.batch_dims, detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims))
+        batch, m, k1, k2, n = (
+            math.prod(bounds[d] for d in dims)
+            for dims in (detail.batch_dims, detail.m_dims, detail.k1_dims, detail.k2_dims, detail.n_dims)
+        )
         return 2.0 * batch * m * k2 * (k1 + n)
     if not op.name.startswith("linalg.") or op.name in ("linalg.yield", "linalg.index"):
         return 0.0

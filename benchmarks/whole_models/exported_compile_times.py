@@ -26,8 +26,11 @@ from pathlib import Path
 
 from mltune.system.tools import tool_path
 
-CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"]
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,11 @@ def measure(folder: Path, stem: str, lock: Path, timeout: float, work: Path) -> 
         wall, cpu, peak, status = _timed([tool_path("iree-compile"), str(mlir), *CPU_FLAGS, "-o", str(vmfb)], timeout)
         if status != 0:
             raise SystemExit(f"iree-compile failed on {mlir} (exit {status})")
-        run_wall, _, _, run_status = _timed([tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task",
-                                             f"--flagfile={stem}.flags"], timeout, cwd=folder)
+        run_wall, _, _, run_status = _timed(
+            [tool_path("iree-run-module"), f"--module={vmfb}", "--device=local-task", f"--flagfile={stem}.flags"],
+            timeout,
+            cwd=folder,
+        )
     cost = Cost(stem, _megabytes(mlir), _megabytes(irpa), wall, cpu, peak, _megabytes(vmfb), run_wall, run_status == 0)
     vmfb.unlink()
     return cost
@@ -95,15 +101,19 @@ def main() -> None:
             for stem in stems:
                 costs[stem].append(measure(args.folder, stem, args.lock, args.timeout, Path(work)))
     print(f"load after: {os.getloadavg()}")
-    print(f"median (min-max) over {args.rounds} rounds\n"
-          "| export | MLIR MB | .irpa MB | compile wall s | compile CPU s | compile peak GiB | vmfb MB | run s "
-          "| runs |\n|---|---|---|---|---|---|---|---|---|")
+    print(
+        f"median (min-max) over {args.rounds} rounds\n"
+        "| export | MLIR MB | .irpa MB | compile wall s | compile CPU s | compile peak GiB | vmfb MB | run s "
+        "| runs |\n|---|---|---|---|---|---|---|---|---|"
+    )
     for stem, runs in costs.items():
         c = runs[0]
-        print(f"| {stem} | {c.mlir_mb:.1f} | {c.irpa_mb:.1f} | {_spread([r.compile_wall_s for r in runs])} "
-              f"| {_spread([r.compile_cpu_s for r in runs])} | {max(r.compile_peak_gib for r in runs):.2f} "
-              f"| {c.vmfb_mb:.1f} | {_spread([r.run_wall_s for r in runs])} "
-              f"| {'yes' if all(r.run_ok for r in runs) else 'NO'} |")
+        print(
+            f"| {stem} | {c.mlir_mb:.1f} | {c.irpa_mb:.1f} | {_spread([r.compile_wall_s for r in runs])} "
+            f"| {_spread([r.compile_cpu_s for r in runs])} | {max(r.compile_peak_gib for r in runs):.2f} "
+            f"| {c.vmfb_mb:.1f} | {_spread([r.run_wall_s for r in runs])} "
+            f"| {'yes' if all(r.run_ok for r in runs) else 'NO'} |"
+        )
 
 
 if __name__ == "__main__":

@@ -36,8 +36,9 @@ def speedups(run: Path, screened: bool | None) -> dict[str, dict[str, float]]:
         if record["status"] != "ok" or (screened is not None and bool(record["screen"]) != screened):
             continue
         ratios = [base / time for base, time in zip(record["baseline_us"], record["time_us"])]
-        found[Problem.from_record(record["problem"]).key][json.dumps(record["knobs"], sort_keys=True)] = \
+        found[Problem.from_record(record["problem"]).key][json.dumps(record["knobs"], sort_keys=True)] = (
             statistics.median(ratios)
+        )
     return found
 
 
@@ -51,13 +52,21 @@ def in_model_winners(run: Path, problem: str, order: list[str]) -> tuple[str | N
         knobs = json.dumps(record["knobs"], sort_keys=True)
         position = order.index(knobs) if knobs in order else len(order)
         measurement = Measurement(position, "ok", tuple(record["time_us"]), tuple(record["baseline_us"]), looks=LOOKS)
-        finals.append((Trial(position, position, record["knobs"], BuildResult(position, "ok", None), measurement, ""),
-                       measurement))
+        finals.append(
+            (
+                Trial(position, position, record["knobs"], BuildResult(position, "ok", None), measurement, ""),
+                measurement,
+            )
+        )
     min_speedup = LoopSettings().min_speedup
-    firsts = (min(finals, key=lambda pair: pair[1].ratio, default=None),
-              next(iter(screen_first_of_the_fastest(finals, min_speedup)), None))
-    return tuple(None if pair is None or not pair[1].wins(min_speedup) else json.dumps(pair[0].knobs, sort_keys=True)
-                 for pair in firsts)
+    firsts = (
+        min(finals, key=lambda pair: pair[1].ratio, default=None),
+        next(iter(screen_first_of_the_fastest(finals, min_speedup)), None),
+    )
+    return tuple(
+        None if pair is None or not pair[1].wins(min_speedup) else json.dumps(pair[0].knobs, sort_keys=True)
+        for pair in firsts
+    )
 
 
 def main() -> None:
@@ -66,17 +75,22 @@ def main() -> None:
     parser.add_argument("screened_run", type=Path)
     parser.add_argument("--top", type=int, default=8)
     args = parser.parse_args()
-    whole, screen, in_model = (speedups(args.whole_run, None), speedups(args.screened_run, True),
-                               speedups(args.screened_run, False))
+    whole, screen, in_model = (
+        speedups(args.whole_run, None),
+        speedups(args.screened_run, True),
+        speedups(args.screened_run, False),
+    )
     for problem in sorted(set(whole) & set(screen)):
         model, screened = whole[problem], screen[problem]
         order = sorted(screened, key=lambda knobs: -screened[knobs])
         both = [knobs for knobs in model if knobs in screened]
         rho = spearmanr([model[k] for k in both], [screened[k] for k in both]).statistic if len(both) > 2 else None
-        print(f"\n{problem}: {len(both)} candidates in both runs, Spearman "
-              f"{'-' if rho is None else f'{rho:.2f}'} (screen against whole model)")
+        print(
+            f"\n{problem}: {len(both)} candidates in both runs, Spearman "
+            f"{'-' if rho is None else f'{rho:.2f}'} (screen against whole model)"
+        )
         print("| whole model | screen | screen rank | knobs |\n| --- | --- | --- | --- |")
-        for knobs in sorted(model, key=lambda k: -model[k])[:args.top]:
+        for knobs in sorted(model, key=lambda k: -model[k])[: args.top]:
             rank = order.index(knobs) + 1 if knobs in screened else "-"
             print(f"| {model[knobs]:.3f}x | {screened.get(knobs, float('nan')):.2f}x | {rank} | {knobs} |")
         finalists = in_model.get(problem, {})
@@ -85,8 +99,10 @@ def main() -> None:
             for knobs in sorted(finalists, key=lambda k: order.index(k) if k in order else len(order)):
                 rank = order.index(knobs) + 1 if knobs in order else "-"
                 print(f"| {finalists[knobs]:.3f}x | {model.get(knobs, float('nan')):.3f}x | {rank} | {knobs} |")
-            for rule, knobs in zip(("the fastest median keeps", "the screen's first of the fastest keeps"),
-                                   in_model_winners(args.screened_run, problem, order)):
+            for rule, knobs in zip(
+                ("the fastest median keeps", "the screen's first of the fastest keeps"),
+                in_model_winners(args.screened_run, problem, order),
+            ):
                 whole_model = "-" if knobs is None or knobs not in model else f"{model[knobs]:.3f}x"
                 print(f"{rule}: {knobs} ({whole_model} in the whole model)")
 

@@ -52,8 +52,9 @@ def run_runner(model: Path, run: Path, work: Path | None) -> Runner:
     work = work or Path(tempfile.mkdtemp(prefix="retime-run-"))
     context = new_context()
     call = model_call((), (), None, None, None, model.with_suffix(".flags"))
-    given = prepare_input(model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
-                          given=call.inputs)
+    given = prepare_input(
+        model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function, given=call.inputs
+    )
     if not (work / "weights").exists():  # the run's split: its builds take that archive
         shutil.copytree(run / "weights", work / "weights")
     return Runner(weights.without_weights(given, "cpu", work / "weights").invocation, DEVICE, work)
@@ -68,8 +69,11 @@ def main() -> int:
     full = builds / "verify_all" / "module.vmfb"
     items = sorted((int(p.parent.name.rsplit("_", 1)[1]), p) for p in builds.glob("verify_without_*/module.vmfb"))
     looks = [int(x) for x in args.looks.split(",")]
-    print(f"{args.model.name}: {len(items)} configs left out one at a time, first looks {looks}, at most "
-          f"{VERIFY_MAX_ROUNDS} rounds, {args.repeats} repeat(s); load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"{args.model.name}: {len(items)} configs left out one at a time, first looks {looks}, at most "
+        f"{VERIFY_MAX_ROUNDS} rounds, {args.repeats} repeat(s); load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     rows: dict[tuple[int, int], list[str]] = {}
     seconds: dict[int, list[float]] = {look: [] for look in looks}
     for _ in range(args.repeats):
@@ -82,7 +86,8 @@ def main() -> int:
                 estimate = m.estimate
                 verdict = "dropped" if m.ratio < 1.0 else "kept"
                 rows.setdefault((m.index, look), []).append(
-                    f"{m.ratio:.3f} [{1 / estimate.high:.3f}-{1 / estimate.low:.3f}] {len(m.time_us):>2}r {verdict}")
+                    f"{m.ratio:.3f} [{1 / estimate.high:.3f}-{1 / estimate.low:.3f}] {len(m.time_us):>2}r {verdict}"
+                )
     print(f"{'config':>6} {'first look':>10}  ratio (without / with all) [interval] rounds verdict, per repeat")
     for (index, look), cells in sorted(rows.items()):
         print(f"{index:>6} {look:>10}  " + " | ".join(cells))

@@ -57,8 +57,9 @@ DUMPED = "dispatches.json"
 TIMED = "profile.json"
 
 
-def classify(bench: Path, context: ir.Context, work: Path,
-             in_model: set[str] | None = None) -> tuple[str, Problem | None, str, DispatchCost]:
+def classify(
+    bench: Path, context: ir.Context, work: Path, in_model: set[str] | None = None
+) -> tuple[str, Problem | None, str, DispatchCost]:
     """(root op name, problem if tunable, op kind or the reason it is not tunable, FLOPs and bytes) of one dumped
     dispatch. `in_model`: the problems the model's source can carry a config for (CUDA: its ops, `model_keys`); a
     tunable one not among them is `DISPATCH_ONLY` and its kind."""
@@ -103,9 +104,19 @@ def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] =
     with tempfile.TemporaryDirectory(prefix="mltune-share-") as tmp:
         source = target.prepare_source(model, Path(tmp), context)  # sm_90: a copy carrying its device target
         flags = [*(CPU_FLAGS if target.kind == "cpu" else target.compile_flags()), *extra_flags]
-        result = run_tool([tool_path("iree-compile"), str(source), *flags, "--iree-codegen-add-tuner-attributes",
-                           f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
-                           "--compile-to=executable-configurations", "-o", os.devnull], timeout_s=1800)
+        result = run_tool(
+            [
+                tool_path("iree-compile"),
+                str(source),
+                *flags,
+                "--iree-codegen-add-tuner-attributes",
+                f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
+                "--compile-to=executable-configurations",
+                "-o",
+                os.devnull,
+            ],
+            timeout_s=1800,
+        )
         if not result.ok:
             raise UserError(f"iree-compile cannot compile {model} for {target_name}: {result.describe_failure()}")
         counts = call_counts(source, flags, Path(tmp))
@@ -115,9 +126,24 @@ def dump(model: Path, target_name: str, work: Path, extra_flags: Sequence[str] =
         op, problem, kind, cost = classify(bench, context, work / "spaces")
         executable = executable_of(name, list(counts))
         dispatches.append(Dispatch(name, bench, op, kind, problem, cost, counts[executable] if executable else 1))
-    (work / DUMPED).write_text(json.dumps({"model": str(model), "target": target_name, "dispatches": [
-        {**asdict(d), "bench": str(d.bench.relative_to(work)), "problem": d.problem.to_record() if d.problem else None,
-         "cost": asdict(d.cost)} for d in dispatches]}, indent=1))
+    (work / DUMPED).write_text(
+        json.dumps(
+            {
+                "model": str(model),
+                "target": target_name,
+                "dispatches": [
+                    {
+                        **asdict(d),
+                        "bench": str(d.bench.relative_to(work)),
+                        "problem": d.problem.to_record() if d.problem else None,
+                        "cost": asdict(d.cost),
+                    }
+                    for d in dispatches
+                ],
+            },
+            indent=1,
+        )
+    )
     return dispatches
 
 
@@ -126,9 +152,21 @@ def load(work: Path) -> tuple[str, str, list[Dispatch]]:
     if not (work / DUMPED).is_file():
         raise UserError(f"{work} holds no {DUMPED}: give the --work folder of a run with a MODEL")
     data = json.loads((work / DUMPED).read_text())
-    return data["model"], data["target"], [
-        Dispatch(**{**d, "bench": work / d["bench"], "problem": Problem.from_record(d["problem"]) if d["problem"] else None,
-                    "cost": DispatchCost(**d["cost"])}) for d in data["dispatches"]]
+    return (
+        data["model"],
+        data["target"],
+        [
+            Dispatch(
+                **{
+                    **d,
+                    "bench": work / d["bench"],
+                    "problem": Problem.from_record(d["problem"]) if d["problem"] else None,
+                    "cost": DispatchCost(**d["cost"]),
+                }
+            )
+            for d in data["dispatches"]
+        ],
+    )
 
 
 def reclassify(dispatches: list[Dispatch], work: Path, in_model: set[str] | None = None) -> list[Dispatch]:
@@ -141,8 +179,9 @@ def reclassify(dispatches: list[Dispatch], work: Path, in_model: set[str] | None
     return classified
 
 
-def time_dispatches(dispatches: list[Dispatch], work: Path, device: str, flags: list[str], jobs: int,
-                    lock: Path | None) -> list[DispatchProfile]:
+def time_dispatches(
+    dispatches: list[Dispatch], work: Path, device: str, flags: list[str], jobs: int, lock: Path | None
+) -> list[DispatchProfile]:
     """mltune's profile of the dumped dispatches on `device`: compiled (lock shared), then timed one at a time."""
     named = [(d.name, d.bench, d.op, d.problem) for d in dispatches]
     with held(lock, shared=True):
@@ -157,19 +196,42 @@ def main() -> int:
     parser.add_argument("model", type=Path, nargs="?", help="the model to compile (not with --dumped)")
     parser.add_argument("--target", default="host", help="host (llvm-cpu), a CUDA arch (sm_90) or a ROCm arch (gfx942)")
     parser.add_argument("--dumped", type=Path, default=None, help="time what an earlier --work run dumped here")
-    parser.add_argument("--reclassify", action="store_true", help="with --dumped: read the dumped root ops again with "
-                        "this checkout's spaces")
-    parser.add_argument("--as-dispatches", action="store_true", help="with --reclassify on CUDA: count a tunable "
-                        "dispatch no op of the model's source is (it needs the model file) apart, tunable as its dump")
-    parser.add_argument("--timed-in", type=Path, default=None, help="without --device: the times an earlier timed "
-                        f"run of this dump wrote (W/{TIMED}), e.g. carried back from the GPU it ran on")
-    parser.add_argument("--device", default=None, help="the runtime device to time on (llvm-cpu: local-task by default); "
-                                                       "none on a GPU target: FLOPs and bytes only")
-    parser.add_argument("--iree-flag", action="append", default=[], help="a flag added to every compile (the model's "
-                        "and each dispatch's), e.g. --iree-flag=--iree-input-demote-f32-to-f16")
+    parser.add_argument(
+        "--reclassify",
+        action="store_true",
+        help="with --dumped: read the dumped root ops again with this checkout's spaces",
+    )
+    parser.add_argument(
+        "--as-dispatches",
+        action="store_true",
+        help="with --reclassify on CUDA: count a tunable "
+        "dispatch no op of the model's source is (it needs the model file) apart, tunable as its dump",
+    )
+    parser.add_argument(
+        "--timed-in",
+        type=Path,
+        default=None,
+        help="without --device: the times an earlier timed "
+        f"run of this dump wrote (W/{TIMED}), e.g. carried back from the GPU it ran on",
+    )
+    parser.add_argument(
+        "--device",
+        default=None,
+        help="the runtime device to time on (llvm-cpu: local-task by default); "
+        "none on a GPU target: FLOPs and bytes only",
+    )
+    parser.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        help="a flag added to every compile (the model's "
+        "and each dispatch's), e.g. --iree-flag=--iree-input-demote-f32-to-f16",
+    )
     parser.add_argument("--lock", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--work", type=Path, default=None, help="keep the dumped dispatches here (default: a temporary folder)")
+    parser.add_argument(
+        "--work", type=Path, default=None, help="keep the dumped dispatches here (default: a temporary folder)"
+    )
     args = parser.parse_args()
     if (args.model is None) == (args.dumped is None):
         parser.error("give either MODEL or --dumped W")
@@ -182,8 +244,9 @@ def main() -> int:
             model, target, dispatches = load(work)
             if args.reclassify:
                 with held(args.lock, shared=True):
-                    in_model = (model_keys(Path(model), target, args.iree_flag, work / "model")
-                                if args.as_dispatches else None)
+                    in_model = (
+                        model_keys(Path(model), target, args.iree_flag, work / "model") if args.as_dispatches else None
+                    )
                     dispatches = reclassify(dispatches, work, in_model)
         else:
             model, target = str(args.model), args.target
@@ -197,8 +260,10 @@ def main() -> int:
             (work / TIMED).write_text(json.dumps({"device": device, "profiles": [asdict(p) for p in profiles]}))
         elif args.timed_in is not None:
             timed = json.loads((args.timed_in / TIMED).read_text())
-            device, profiles = f"{timed['device']} (earlier, {args.timed_in / TIMED})", \
-                [DispatchProfile(**p) for p in timed["profiles"]]
+            device, profiles = (
+                f"{timed['device']} (earlier, {args.timed_in / TIMED})",
+                [DispatchProfile(**p) for p in timed["profiles"]],
+            )
     print(f"{model} for {target}" + (f", timed on {device}" if device else ", compile-only (not timed)"))
     print_report(dispatches, profiles)
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())

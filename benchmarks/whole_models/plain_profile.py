@@ -22,11 +22,26 @@ from mltune.whole_model.in_model import PROFILED_CALLS, function_times
 
 def profile(vmfb: Path, flags: Path, capture: Path) -> dict[str, float]:
     """Microseconds per model call of each dispatch function."""
-    subprocess.run(["iree-benchmark-module", f"--module={vmfb}", "--device=local-task", f"--flagfile={flags}",
-                    f"--benchmark_min_time={PROFILED_CALLS}x", "--device_profiling_mode=host-execution",
-                    f"--device_profiling_output={capture}"], check=True, capture_output=True, cwd=flags.parent)
-    text = subprocess.run(["iree-profile", "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
-                          check=True, capture_output=True, text=True).stdout
+    subprocess.run(
+        [
+            "iree-benchmark-module",
+            f"--module={vmfb}",
+            "--device=local-task",
+            f"--flagfile={flags}",
+            f"--benchmark_min_time={PROFILED_CALLS}x",
+            "--device_profiling_mode=host-execution",
+            f"--device_profiling_output={capture}",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=flags.parent,
+    )
+    text = subprocess.run(
+        ["iree-profile", "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return {t.function: t.total_us for t in function_times(text, PROFILED_CALLS)}
 
 
@@ -47,9 +62,11 @@ def main() -> int:
             pairs.setdefault("(all dispatches)", []).append((sum(default.values()), sum(tuned.values())))
     rows = sorted(pairs.items(), key=lambda item: -statistics.median(d for d, _ in item[1]))
     print("| dispatch | default us | tuned us | default / tuned |\n| --- | --- | --- | --- |")
-    for key, values in rows[:args.top]:
-        print(f"| {key.split('$')[-1]} | {statistics.median(d for d, _ in values):.0f} | "
-              f"{statistics.median(t for _, t in values):.0f} | {statistics.median(d / t for d, t in values):.2f} |")
+    for key, values in rows[: args.top]:
+        print(
+            f"| {key.split('$')[-1]} | {statistics.median(d for d, _ in values):.0f} | "
+            f"{statistics.median(t for _, t in values):.0f} | {statistics.median(d / t for d, t in values):.2f} |"
+        )
     return 0
 
 

@@ -28,8 +28,11 @@ from measure_lock import held  # noqa: E402
 
 from mltune.whole_model.profile import REPETITION_SECONDS, compile_dispatches, time_dispatch  # noqa: E402
 
-SETTINGS = {"library default (0.5 s)": None, "library default, again": None,
-            f"{REPETITION_SECONDS} s": REPETITION_SECONDS}
+SETTINGS = {
+    "library default (0.5 s)": None,
+    "library default, again": None,
+    f"{REPETITION_SECONDS} s": REPETITION_SECONDS,
+}
 
 
 def main() -> None:
@@ -43,14 +46,17 @@ def main() -> None:
     named = [(b.name.removesuffix("_benchmark.mlir"), b, "", None) for b in benches]
     with tempfile.TemporaryDirectory(prefix="mltune-profile-") as work:
         with held(args.lock, shared=True):
-            built = [(name, vmfb) for (name, _, _, _), (vmfb, error) in
-                     zip(named, compile_dispatches(named, Path(work), args.jobs)) if not error]
+            built = [
+                (name, vmfb)
+                for (name, _, _, _), (vmfb, error) in zip(named, compile_dispatches(named, Path(work), args.jobs))
+                if not error
+            ]
         times: dict[str, dict[str, float]] = {label: {} for label in SETTINGS}
         spent = dict.fromkeys(SETTINGS, 0.0)
         with held(args.lock):
             for turn, (name, vmfb) in enumerate(built):
                 labels = list(SETTINGS)
-                for label in labels[turn % len(labels):] + labels[:turn % len(labels)]:
+                for label in labels[turn % len(labels) :] + labels[: turn % len(labels)]:
                     started = time.perf_counter()
                     times[label][name] = time_dispatch(vmfb, args.device, SETTINGS[label])[0]
                     spent[label] += time.perf_counter() - started
@@ -71,8 +77,11 @@ def agreement(times: dict[str, dict[str, float]], base: str, other: str, timed: 
         return {n for n in timed if times[label][n] > 0.01 * total}
 
     rho = spearmanr([times[base][n] for n in timed], [times[other][n] for n in timed])[0]
-    return (f"|ratio - 1| median {median(abs(r - 1) for r in ratios):.3f}, largest {max(abs(r - 1) for r in ratios):.3f};"
-            f" Spearman {rho:.4f}; over 1 % of the time: {len(large(other) & large(base))} of {len(large(base))}")
+    return (
+        f"|ratio - 1| median {median(abs(r - 1) for r in ratios):.3f}, largest {max(abs(r - 1) for r in ratios):.3f};"
+        f" Spearman {rho:.4f}; over 1 % of the time: {len(large(other) & large(base))} of {len(large(base))}"
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -49,22 +49,56 @@ class Row:
 
     def cells(self) -> list[str]:
         per_minute = f"{60 * self.benchmarked / self.wall_s:.1f}" if self.wall_s else "-"
-        return [self.model, self.accepted, str(self.dispatches), f"{100 * self.tunable_share:.0f} %",
-                str(self.benchmarked), per_minute, f"{self.wall_s:.0f}", self.mltune_says, self.plain_tools,
-                self.numerics]
+        return [
+            self.model,
+            self.accepted,
+            str(self.dispatches),
+            f"{100 * self.tunable_share:.0f} %",
+            str(self.benchmarked),
+            per_minute,
+            f"{self.wall_s:.0f}",
+            self.mltune_says,
+            self.plain_tools,
+            self.numerics,
+        ]
 
 
-HEADER = ["model", "accepted", "dispatches", "time in tuned kinds", "benchmarked", "per minute", "wall s",
-          "mltune end to end", "plain tools", "numerics"]
+HEADER = [
+    "model",
+    "accepted",
+    "dispatches",
+    "time in tuned kinds",
+    "benchmarked",
+    "per minute",
+    "wall s",
+    "mltune end to end",
+    "plain tools",
+    "numerics",
+]
 
 
-def tune(stem: Path, budget: int, run_dir: Path,
-         extra: Sequence[str] = ()) -> tuple[subprocess.CompletedProcess, float]:
+def tune(
+    stem: Path, budget: int, run_dir: Path, extra: Sequence[str] = ()
+) -> tuple[subprocess.CompletedProcess, float]:
     """`mltune tune` in the model's own folder, on its flags file, as a user runs it (with `extra` options)."""
-    command = [sys.executable, "-m", "mltune.cli", "tune", stem.with_suffix(".mlir").name, *extra,
-               "--budget", str(budget),
-               "--benchmark-flags-file", stem.with_suffix(".flags").name, "--run-dir", str(run_dir),
-               "--dataset-dir", str(run_dir.parent / "datasets"), "-o", str(run_dir.parent / f"{stem.name}_spec.mlir")]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        stem.with_suffix(".mlir").name,
+        *extra,
+        "--budget",
+        str(budget),
+        "--benchmark-flags-file",
+        stem.with_suffix(".flags").name,
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(run_dir.parent / "datasets"),
+        "-o",
+        str(run_dir.parent / f"{stem.name}_spec.mlir"),
+    ]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=stem.parent, capture_output=True, text=True)
     return done, time.perf_counter() - started
@@ -132,9 +166,16 @@ def measure(stem: Path, budget: int, rounds: int, work: Path) -> Row:
         return Row(stem.name, f"no (exit {done.returncode}: {last[:80]})")
     summary = json.loads((run_dir / "summary.json").read_text())
     profile = summary["profile"]
-    row = Row(stem.name, "yes", len(profile), sum(p["share"] for p in profile if p["problem"]),
-              sum(d["benchmarked"] for d in summary["dispatches"]), wall, end_to_end(summary),
-              numerics=numerics_verdict(summary))
+    row = Row(
+        stem.name,
+        "yes",
+        len(profile),
+        sum(p["share"] for p in profile if p["problem"]),
+        sum(d["benchmarked"] for d in summary["dispatches"]),
+        wall,
+        end_to_end(summary),
+        numerics=numerics_verdict(summary),
+    )
     row.plain_tools = retime(stem, run_dir, rounds)
     return row
 
@@ -153,8 +194,7 @@ def main() -> int:
         with held(args.lock):
             load = os.getloadavg()[0]
             row = measure(stem.resolve(), args.budget, args.rounds, args.work)
-        print("| " + " | ".join(row.cells()) + f" |  <!-- load {load:.1f} -> {os.getloadavg()[0]:.1f} -->",
-              flush=True)
+        print("| " + " | ".join(row.cells()) + f" |  <!-- load {load:.1f} -> {os.getloadavg()[0]:.1f} -->", flush=True)
     return 0
 
 

@@ -59,14 +59,32 @@ def main() -> int:
     dispatch = _dispatch(args.run_dir / "dispatches" / f"module_{args.dispatch}_benchmark.mlir", args.dispatch, context)
     ((_, configurator),) = configurators([dispatch], context, args.work / "spaces")
     candidates = configurator.candidates()
-    screened = sorted((r for r in read_records(args.run_dir / "results.jsonl") if r.get("screen") == "dispatch"
-                       and Problem.from_record(r["problem"]).key == dispatch.problem.key), key=lambda r: r["position"])
+    screened = sorted(
+        (
+            r
+            for r in read_records(args.run_dir / "results.jsonl")
+            if r.get("screen") == "dispatch" and Problem.from_record(r["problem"]).key == dispatch.problem.key
+        ),
+        key=lambda r: r["position"],
+    )
     order = [candidates.index_of(knobs_over(r["knobs"], candidates.names)) for r in screened]
     records: list[Record] = []
-    stage = ScreenStage("dispatch", 4, parse_target("host"), dispatch.facts, LoopSettings(budget=len(order)), context,
-                        records.append, {"arch": dispatch.facts.arch, "device": "rescreen", "run_id": "rescreen",
-                                         "level": "model"},
-                        args.work / "screen", {dispatch.name: dispatch.bench}, [], "rescreen", ("local-task",), 2)
+    stage = ScreenStage(
+        "dispatch",
+        4,
+        parse_target("host"),
+        dispatch.facts,
+        LoopSettings(budget=len(order)),
+        context,
+        records.append,
+        {"arch": dispatch.facts.arch, "device": "rescreen", "run_id": "rescreen", "level": "model"},
+        args.work / "screen",
+        {dispatch.name: dispatch.bench},
+        [],
+        "rescreen",
+        ("local-task",),
+        2,
+    )
     task = SearchTask(dispatch.name, dispatch.problem, configurator, ScreenedOrder(order, "recorded"), len(order))
     load = os.getloadavg()[0]
     with held(args.lock):
@@ -79,8 +97,11 @@ def main() -> int:
     _, result = stage.screened[dispatch.name]
     for trial in result.trials:
         m = trial.measurement
-        verdict = (f"{m.estimate.describe()}, median {median(m.time_us):.0f} us against {median(m.baseline_us):.0f} us"
-                   if m is not None and m.status == "ok" else trial.build.status)
+        verdict = (
+            f"{m.estimate.describe()}, median {median(m.time_us):.0f} us against {median(m.baseline_us):.0f} us"
+            if m is not None and m.status == "ok"
+            else trial.build.status
+        )
         print(f"  {trial.position}: {verdict}  {trial.knobs}")
     measured = [t.measurement.ratio for t in result.trials if t.measurement and t.measurement.status == "ok"]
     if measured:

@@ -32,8 +32,11 @@ def main() -> int:
     names = args.builds.split(",")
     items = [(i, candidates / name / "module.vmfb") for i, name in enumerate(names)]
     plan = replace(final_plan("cpu"), rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS)
-    print(f"{args.model.name}: {', '.join(names)} against the run's default build, {args.repeats} repeat(s); "
-          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"{args.model.name}: {', '.join(names)} against the run's default build, {args.repeats} repeat(s); "
+        f"load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     for repeat in range(args.repeats):
         for m in runner.measure(candidates / "baseline" / "module.vmfb", items, plan):
             print(f"  repeat {repeat}  {names[m.index]:<20} {m.estimate.describe()}", flush=True)

@@ -61,8 +61,16 @@ class Setting:
     plan: TimingPlan
 
 
-def _stage(name: str, tuning_input: TuningInput, problem: Problem, infos: list[tuple[int, str]], work: Path,
-           setting: Setting, context: ir.Context, repeats: int = 1) -> tuple[list[dict[int, float]], float]:
+def _stage(
+    name: str,
+    tuning_input: TuningInput,
+    problem: Problem,
+    infos: list[tuple[int, str]],
+    work: Path,
+    setting: Setting,
+    context: ir.Context,
+    repeats: int = 1,
+) -> tuple[list[dict[int, float]], float]:
     """Each candidate (index, compilation_info) applied to this stage's own module (a spec on CPU and ROCm, the
     source annotated on CUDA), its ratio to the stage's default build (per repeat), and compile seconds per
     candidate."""
@@ -76,8 +84,10 @@ def _stage(name: str, tuning_input: TuningInput, problem: Problem, infos: list[t
     compile_s = statistics.median(b.seconds for b in builds)
     ok = [(b.index, b.vmfb) for b in builds if b.status == "ok"]
     runner = Runner(tuning_input.invocation, setting.device, work)
-    ratios = [{m.index: m.ratio for m in runner.measure(default.vmfb, ok, setting.plan) if m.status == "ok"}
-              for _ in range(repeats)]
+    ratios = [
+        {m.index: m.ratio for m in runner.measure(default.vmfb, ok, setting.plan) if m.status == "ok"}
+        for _ in range(repeats)
+    ]
     return ratios, compile_s
 
 
@@ -101,12 +111,19 @@ def study(stem: Path, candidates: int, dispatches: int, only: str, setting: Sett
     tuning_input = without_weights(in_input_form(prepared, target.kind, work), target.kind, work / "weights")
     found = read_dispatches(tuning_input, context)
     problems = [d for d in found if isinstance(d.problem, Problem)]
-    tunable = {d.problem.key: (d, c) for d, c in configurators(problems, context, work / "spaces",
-                                                               source=tuning_input.source)
-               if not isinstance(c, Untunable)}  # on CUDA: only ops of the source, which a candidate annotates
+    tunable = {
+        d.problem.key: (d, c)
+        for d, c in configurators(problems, context, work / "spaces", source=tuning_input.source)
+        if not isinstance(c, Untunable)
+    }  # on CUDA: only ops of the source, which a candidate annotates
     named = [(d.name, d.bench, d.problem.op_name, d.problem) for d, _ in tunable.values()]
-    profiles = profile_model(named, call_counts(tuning_input.source, tuning_input.compile_flags, work),
-                             (setting.device,), work / "profile", setting.jobs)
+    profiles = profile_model(
+        named,
+        call_counts(tuning_input.source, tuning_input.compile_flags, work),
+        (setting.device,),
+        work / "profile",
+        setting.jobs,
+    )
     for profile in [p for p in profiles if p.timed and p.problem_key in tunable and only in p.problem_key][:dispatches]:
         dispatch, configurator = tunable[profile.problem_key]
         problem = dispatch.problem
@@ -126,10 +143,12 @@ def study(stem: Path, candidates: int, dispatches: int, only: str, setting: Sett
         if one_op is not None:
             ratios, seconds = _stage("one-op", one_op.tuning_input, problem, infos, folder, setting, context)
             screens["one-op"] = (ratios[0], seconds)
-        print(f"\n{stem.name} {dispatch.name} {problem.key} (share {100 * profile.share:.0f} %, "
-              f"{len(model[0])} of {len(order)} candidates ran in the model; "
-              f"best model speedup {1 / min(model[0].values()):.2f}x; {time.perf_counter() - started:.0f} s)",
-              flush=True)
+        print(
+            f"\n{stem.name} {dispatch.name} {problem.key} (share {100 * profile.share:.0f} %, "
+            f"{len(model[0])} of {len(order)} candidates ran in the model; "
+            f"best model speedup {1 / min(model[0].values()):.2f}x; {time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
         print("screen | compile s/candidate | spearman | " + " | ".join(f"best in top {k}, kept" for k in KS))
         for name, (ratios, seconds) in screens.items():
             print(f"{name} | {seconds:.2f} | {_compare(ratios, model[0])}", flush=True)
@@ -147,8 +166,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="compiles at once")
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", help="added to every compile")
     args = parser.parse_args()
-    setting = Setting(parse_target(args.target), args.device, args.jobs, tuple(args.iree_flag),
-                      TimingPlan(rounds=args.rounds))
+    setting = Setting(
+        parse_target(args.target), args.device, args.jobs, tuple(args.iree_flag), TimingPlan(rounds=args.rounds)
+    )
     for name in args.models:
         with tempfile.TemporaryDirectory(prefix=f"screen_agreement_{name}_") as work:
             study(Path(name), args.candidates, args.dispatches, args.only, setting, Path(work))

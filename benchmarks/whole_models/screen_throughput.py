@@ -28,8 +28,17 @@ from whole_models.real_models import end_to_end, retime, tune
 
 from mltune.records.dataset import read_records
 
-HEADER = ["model", "screen", "measured", "of them whole", "per minute", "wall s", "mltune end to end",
-          "plain tools", "load"]
+HEADER = [
+    "model",
+    "screen",
+    "measured",
+    "of them whole",
+    "per minute",
+    "wall s",
+    "mltune end to end",
+    "plain tools",
+    "load",
+]
 
 
 def one_run(stem: Path, screen: str, budget: int, rounds: int, work: Path, tune_args: list[str]) -> list[str]:
@@ -49,8 +58,17 @@ def one_run(stem: Path, screen: str, budget: int, rounds: int, work: Path, tune_
     measured = [r for r in read_records(run_dir / "results.jsonl") if r.get("time_us")]
     whole = sum(1 for r in measured if not r.get("screen"))
     plain = retime(stem, run_dir, rounds) if rounds else "not re-timed here"
-    return [stem.name, screen, str(len(measured)), str(whole), f"{60 * len(measured) / wall:.1f}", f"{wall:.0f}",
-            end_to_end(summary), plain, f"{load:.1f} -> {os.getloadavg()[0]:.1f}"]
+    return [
+        stem.name,
+        screen,
+        str(len(measured)),
+        str(whole),
+        f"{60 * len(measured) / wall:.1f}",
+        f"{wall:.0f}",
+        end_to_end(summary),
+        plain,
+        f"{load:.1f} -> {os.getloadavg()[0]:.1f}",
+    ]
 
 
 def main() -> int:
@@ -58,15 +76,25 @@ def main() -> int:
     parser.add_argument("models", nargs="+", type=Path, help="NAME paths: NAME.mlir and NAME.flags beside it")
     parser.add_argument("--budget", type=int, default=24)
     parser.add_argument("--screens", default="none,dispatch", help="comma-separated --screen values to compare")
-    parser.add_argument("--rounds", type=int, default=6,
-                        help="plain-tools re-timing rounds on this CPU (0: none; a GPU's run is re-timed by "
-                             "timing/plain_tools_order.py)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=6,
+        help="plain-tools re-timing rounds on this CPU (0: none; a GPU's run is re-timed by "
+        "timing/plain_tools_order.py)",
+    )
     parser.add_argument("--repeats", type=int, default=1, help="rounds of runs, the screens' order alternating")
-    parser.add_argument("--work", type=Path,
-                        default=Path("/tmp") / f"screen-throughput-{time.strftime('%Y%m%d-%H%M%S')}")
+    parser.add_argument(
+        "--work", type=Path, default=Path("/tmp") / f"screen-throughput-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     parser.add_argument("--lock", type=Path, default=None, help="flock file held for each run (the machine alone)")
-    parser.add_argument("--tune-arg", action="append", default=[], metavar="ARG",
-                        help="passed to `mltune tune`, e.g. --tune-arg=--target=sm_90 --tune-arg=--devices=cuda://0")
+    parser.add_argument(
+        "--tune-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="passed to `mltune tune`, e.g. --tune-arg=--target=sm_90 --tune-arg=--devices=cuda://0",
+    )
     args = parser.parse_args()
     screens = args.screens.split(",")
     print("| " + " | ".join(HEADER) + " |\n|" + " --- |" * len(HEADER), flush=True)
@@ -74,8 +102,9 @@ def main() -> int:
         for stem in args.models:
             for screen in screens if repeat % 2 == 0 else screens[::-1]:
                 with held(args.lock):
-                    cells = one_run(stem.resolve(), screen, args.budget, args.rounds, args.work / str(repeat),
-                                    args.tune_arg)
+                    cells = one_run(
+                        stem.resolve(), screen, args.budget, args.rounds, args.work / str(repeat), args.tune_arg
+                    )
                 print("| " + " | ".join(cells) + " |", flush=True)
     return 0
 

@@ -43,8 +43,10 @@ def model(kind: str, config: str, mode: str, dtype: str) -> torch.nn.Module:
     """The export's own module, built from the same configuration and seed as `mltune export` builds it."""
     if kind == "unet":
         from mltune.export.unet import DenoisingStep, build
+
         return DenoisingStep(build(config, 0, dtype))
     from mltune.export.decoder import DecodeStep, Prefill, build
+
     return (Prefill if mode == "prefill" else DecodeStep)(build(config, 0, dtype))
 
 
@@ -67,8 +69,10 @@ def main() -> int:
     if args.compile:
         variants.append(("torch.compile", torch.compile(wrapper)))
     where = torch.cuda.get_device_name() if args.device == "cuda" else f"the CPU ({torch.get_num_threads()} threads)"
-    print(f"{args.config} {args.kind} {args.mode if args.kind == 'decoder' else ''} {args.dtype} on {where}, "
-          f"torch {torch.__version__}")
+    print(
+        f"{args.config} {args.kind} {args.mode if args.kind == 'decoder' else ''} {args.dtype} on {where}, "
+        f"torch {torch.__version__}"
+    )
     with torch.no_grad():
         if args.save is not None:
             np.save(args.save, wrapper(*inputs).float().cpu().numpy())
@@ -80,8 +84,10 @@ def main() -> int:
                 print(f"{name}: failed: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
                 continue
             times = timed_ms(call, inputs, args.calls)
-            print(f"{name}: median {statistics.median(times):.3f} ms (spread {min(times):.3f}-{max(times):.3f}, "
-                  f"{args.calls} calls; warm-up {time.perf_counter() - started:.1f} s)")
+            print(
+                f"{name}: median {statistics.median(times):.3f} ms (spread {min(times):.3f}-{max(times):.3f}, "
+                f"{args.calls} calls; warm-up {time.perf_counter() - started:.1f} s)"
+            )
     return 0
 
 

@@ -26,8 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ["matmul_f32", "batch_matmul_f32", "matmul_nt_f16", "matmul_decode_f32", "matmul_conv3x3_f32"]
-CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"]
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess:
@@ -45,9 +48,19 @@ def benchmark_ms(vmfb: Path, input_flags: Path, device: str = "local-task") -> f
     first warms up for 0.2 s (clocks, the first call's lazy set-up).
     """
     warmup = [] if device.startswith("local-") else ["--benchmark_min_warmup_time=0.2"]
-    out = run(["iree-benchmark-module", f"--module={vmfb}", f"--device={device}", "--function=main",
-               f"--flagfile={input_flags}", "--benchmark_repetitions=5", "--benchmark_min_time=0.1", *warmup,
-               "--benchmark_format=json"]).stdout
+    out = run(
+        [
+            "iree-benchmark-module",
+            f"--module={vmfb}",
+            f"--device={device}",
+            "--function=main",
+            f"--flagfile={input_flags}",
+            "--benchmark_repetitions=5",
+            "--benchmark_min_time=0.1",
+            *warmup,
+            "--benchmark_format=json",
+        ]
+    ).stdout
     rows = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
     return min(b["real_time"] for b in rows)
 
@@ -65,10 +78,27 @@ def main() -> int:
         source = ROOT / "examples" / f"{name}.mlir"
         run_dir = args.work / name
         spec = run_dir / "best_spec.mlir"
-        tune = subprocess.run([sys.executable, "-m", "mltune.cli", "tune", str(source), "--budget", str(args.budget),
-                               "--ranker", args.ranker, "--run-dir", str(run_dir), "-o", str(spec),
-                               "--dataset-dir", str(args.work / "datasets")],
-                              capture_output=True, text=True)
+        tune = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mltune.cli",
+                "tune",
+                str(source),
+                "--budget",
+                str(args.budget),
+                "--ranker",
+                args.ranker,
+                "--run-dir",
+                str(run_dir),
+                "-o",
+                str(spec),
+                "--dataset-dir",
+                str(args.work / "datasets"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if tune.returncode != 0:
             print(tune.stdout, tune.stderr, file=sys.stderr)
             return 1
@@ -80,7 +110,16 @@ def main() -> int:
         run(["iree-compile", str(source), *CPU_FLAGS, "-o", str(default_vmfb)])
         has_spec = bool(summary["spec"])
         if has_spec:
-            run(["iree-compile", str(source), *CPU_FLAGS, f"--iree-codegen-tuning-spec-path={spec}", "-o", str(tuned_vmfb)])
+            run(
+                [
+                    "iree-compile",
+                    str(source),
+                    *CPU_FLAGS,
+                    f"--iree-codegen-tuning-spec-path={spec}",
+                    "-o",
+                    str(tuned_vmfb),
+                ]
+            )
         default_ms, tuned_ms, ratios = [], [], []
         for _ in range(args.rounds):
             d = benchmark_ms(default_vmfb, inputs)
@@ -90,20 +129,40 @@ def main() -> int:
             tuned_ms.append(t)
             ratios.append(d / t)
         claimed = [d["winner"]["speedup"] for d in summary["dispatches"] if d["winner"]]
-        rows.append((name, statistics.median(default_ms), min(default_ms), statistics.median(tuned_ms), min(tuned_ms),
-                     statistics.median(ratios), claimed[0] if claimed else 1.0, compiled, tried,
-                     summary["tuner_overhead_fraction"], summary["wall_seconds"]))
-    print(f"\nbudget {args.budget}, ranker {args.ranker}, {args.rounds} interleaved rounds of iree-benchmark-module "
-          "(fastest of 5 reps each); times in ms (median / min over rounds)")
-    print(f"{'example':<18} {'default':>15} {'tuned':>15} {'speedup':>8} {'mltune said':>11} {'compiled':>10} "
-          f"{'overhead':>8} {'wall s':>7}")
+        rows.append(
+            (
+                name,
+                statistics.median(default_ms),
+                min(default_ms),
+                statistics.median(tuned_ms),
+                min(tuned_ms),
+                statistics.median(ratios),
+                claimed[0] if claimed else 1.0,
+                compiled,
+                tried,
+                summary["tuner_overhead_fraction"],
+                summary["wall_seconds"],
+            )
+        )
+    print(
+        f"\nbudget {args.budget}, ranker {args.ranker}, {args.rounds} interleaved rounds of iree-benchmark-module "
+        "(fastest of 5 reps each); times in ms (median / min over rounds)"
+    )
+    print(
+        f"{'example':<18} {'default':>15} {'tuned':>15} {'speedup':>8} {'mltune said':>11} {'compiled':>10} "
+        f"{'overhead':>8} {'wall s':>7}"
+    )
     for name, dmed, dmin, tmed, tmin, ratio, claimed, compiled, tried, overhead, wall in rows:
-        print(f"{name:<18} {dmed:7.3f}/{dmin:7.3f} {tmed:7.3f}/{tmin:7.3f} {ratio:7.2f}x {claimed:10.2f}x "
-              f"{compiled:>4}/{tried:<5} {100 * overhead:7.1f}% {wall:7.0f}")
+        print(
+            f"{name:<18} {dmed:7.3f}/{dmin:7.3f} {tmed:7.3f}/{tmin:7.3f} {ratio:7.2f}x {claimed:10.2f}x "
+            f"{compiled:>4}/{tried:<5} {100 * overhead:7.1f}% {wall:7.0f}"
+        )
     geomean = math.exp(sum(math.log(r[5]) for r in rows) / len(rows))
     compiled_all, tried_all = sum(r[7] for r in rows), sum(r[8] for r in rows)
-    print(f"geomean speedup {geomean:.2f}x; candidates compiled {compiled_all}/{tried_all} "
-          f"({100 * compiled_all / max(tried_all, 1):.1f} %)")
+    print(
+        f"geomean speedup {geomean:.2f}x; candidates compiled {compiled_all}/{tried_all} "
+        f"({100 * compiled_all / max(tried_all, 1):.1f} %)"
+    )
     return 0
 
 

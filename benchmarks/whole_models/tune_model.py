@@ -78,9 +78,23 @@ def matmul_model(text: str, work: Path) -> Path:
 
 def tune_command(args: argparse.Namespace, model: Path, run_dir: Path, target: Target, output: Path) -> list[str]:
     """`mltune tune` for `model`, with the options given to this script passed through."""
-    command = [sys.executable, "-m", "mltune.cli", "tune", str(model), "--target", args.target,
-               "--budget", str(args.budget), "--run-dir", str(run_dir),
-               "--dataset-dir", str(args.dataset_dir or args.work / "datasets"), "-o", str(output)]
+    command = [
+        sys.executable,
+        "-m",
+        "mltune.cli",
+        "tune",
+        str(model),
+        "--target",
+        args.target,
+        "--budget",
+        str(args.budget),
+        "--run-dir",
+        str(run_dir),
+        "--dataset-dir",
+        str(args.dataset_dir or args.work / "datasets"),
+        "-o",
+        str(output),
+    ]
     command += ["--devices", args.devices] if args.devices else []
     command += ["--ranker", args.ranker] if args.ranker else []
     command += ["--top", str(args.top)] if args.top else []
@@ -111,8 +125,10 @@ def print_breakdown(summary: dict) -> None:
     print(f"  {'dispatch':<38} {'op':<20} {'us/call':>9} {'calls':>5} {'share':>6}  problem")
     for p in summary["profile"]:
         timed = f"{p['time_us']:9.1f}" if p["time_us"] is not None else f"{'-':>9}"  # one dispatch: not timed
-        print(f"  {p['dispatch'][:38]:<38} {p['op'][:20]:<20} {timed} {p['calls']:5d} "
-              f"{100 * p['share']:5.1f}%  {p['problem'] or 'not tunable'}")
+        print(
+            f"  {p['dispatch'][:38]:<38} {p['op'][:20]:<20} {timed} {p['calls']:5d} "
+            f"{100 * p['share']:5.1f}%  {p['problem'] or 'not tunable'}"
+        )
     winners = {d["problem"]: d for d in summary["dispatches"]}
     print("\nTuned (budget split by share):")
     for a in summary["allocations"]:
@@ -122,9 +138,13 @@ def print_breakdown(summary: dict) -> None:
         check = summary["config_check"]
         if check and a["problem"] in check["gain"]:
             kept = a["problem"] in check["kept"]
-            verdict = f"; checked {check['method']}, gain {check['gain'][a['problem']]:.3f}: {'kept' if kept else 'dropped'}"
-        print(f"  {a['problem']:<40} {100 * a['share']:5.1f}% of time, {a['budget']:3d} candidates "
-              f"({d['benchmarked']} benchmarked): {won}{verdict}")
+            verdict = (
+                f"; checked {check['method']}, gain {check['gain'][a['problem']]:.3f}: {'kept' if kept else 'dropped'}"
+            )
+        print(
+            f"  {a['problem']:<40} {100 * a['share']:5.1f}% of time, {a['budget']:3d} candidates "
+            f"({d['benchmarked']} benchmarked): {won}{verdict}"
+        )
     flags = summary["flags"]
     if flags:
         for name, m in flags["measured"].items():
@@ -140,8 +160,9 @@ def repeated(command: list[str], repeat: int, vmfb: Path) -> list[str]:
     return out
 
 
-def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, rounds: int, summary: dict,
-           level: str = "call") -> None:
+def retime(
+    default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, rounds: int, summary: dict, level: str = "call"
+) -> None:
     """Time both modules in interleaved rounds, alternating which goes first, and print the comparison;
     `level` kernel compares the builds that repeat each dispatch, and mltune's kernel-level end-to-end."""
     default_ms, tuned_ms, ratios = [], [], []
@@ -151,40 +172,72 @@ def retime(default_vmfb: Path, tuned_vmfb: Path, inputs: Path, device: str, roun
         default_ms.append(times[default_vmfb])
         tuned_ms.append(times[tuned_vmfb])
         ratios.append(times[default_vmfb] / times[tuned_vmfb])
-    mltune_said = (summary["per_call"] if level != "kernel" and summary.get("per_call") else
-                   summary.get("as_built") or (summary["end_to_end"] or {}).get("recommended"))
+    mltune_said = (
+        summary["per_call"]
+        if level != "kernel" and summary.get("per_call")
+        else summary.get("as_built") or (summary["end_to_end"] or {}).get("recommended")
+    )
     e2e = mltune_said["speedup"] if mltune_said else None
-    print(f"\nEnd to end on {device}, {level} level, {rounds} interleaved rounds of iree-benchmark-module (fastest "
-          "of 5 reps each), ms:")
+    print(
+        f"\nEnd to end on {device}, {level} level, {rounds} interleaved rounds of iree-benchmark-module (fastest "
+        "of 5 reps each), ms:"
+    )
     print(f"  IREE default  median {statistics.median(default_ms):7.3f}  min {min(default_ms):7.3f}")
     print(f"  tuned         median {statistics.median(tuned_ms):7.3f}  min {min(tuned_ms):7.3f}")
-    print(f"  speedup: median of per-round ratios {statistics.median(ratios):.3f}x, "
-          f"ratio of mins {min(default_ms) / min(tuned_ms):.3f}x; tuned faster in {sum(r > 1 for r in ratios)}/"
-          f"{len(ratios)} rounds" + (f" (mltune measured {e2e:.3f}x in-process)" if e2e else ""))
+    print(
+        f"  speedup: median of per-round ratios {statistics.median(ratios):.3f}x, "
+        f"ratio of mins {min(default_ms) / min(tuned_ms):.3f}x; tuned faster in {sum(r > 1 for r in ratios)}/"
+        f"{len(ratios)} rounds" + (f" (mltune measured {e2e:.3f}x in-process)" if e2e else "")
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(description=__doc__.splitlines()[0])
     model = parser.add_mutually_exclusive_group()
     model.add_argument("--model", type=Path, default=ROOT / "examples" / "models" / "transformer_block_f32.mlir")
-    model.add_argument("--matmul", metavar="MxNxK", default=None,
-                       help="tune a one-op f16 matmul (N x K weight, f32 accumulation) instead of --model")
+    model.add_argument(
+        "--matmul",
+        metavar="MxNxK",
+        default=None,
+        help="tune a one-op f16 matmul (N x K weight, f32 accumulation) instead of --model",
+    )
     parser.add_argument("--target", default="host", help="as for mltune tune: host, sm_90, mi300x, gfx942, ...")
-    parser.add_argument("--devices", default=None,
-                        help="passed to mltune tune; the first one also runs iree-benchmark-module "
-                             "(default: mltune's, local-task for CPUs, cuda://0 or hip://0 for GPUs)")
-    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG", dest="iree_flags",
-                        help="an iree-compile flag for mltune (--iree-flag) and for the default build (repeatable)")
+    parser.add_argument(
+        "--devices",
+        default=None,
+        help="passed to mltune tune; the first one also runs iree-benchmark-module "
+        "(default: mltune's, local-task for CPUs, cuda://0 or hip://0 for GPUs)",
+    )
+    parser.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        dest="iree_flags",
+        help="an iree-compile flag for mltune (--iree-flag) and for the default build (repeatable)",
+    )
     parser.add_argument("--ranker", default=None, help="passed to mltune tune (default: mltune's)")
-    parser.add_argument("--flag-search", action=argparse.BooleanOptionalAction, default=True,
-                        help="let mltune measure its compile-flag variants first (CPU targets only; default on)")
-    parser.add_argument("--timing", default=None, choices=["auto", "call", "kernel"],
-                        help="passed to mltune tune (default: mltune's, kernel level on GPUs)")
+    parser.add_argument(
+        "--flag-search",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="let mltune measure its compile-flag variants first (CPU targets only; default on)",
+    )
+    parser.add_argument(
+        "--timing",
+        default=None,
+        choices=["auto", "call", "kernel"],
+        help="passed to mltune tune (default: mltune's, kernel level on GPUs)",
+    )
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--top", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--dataset-dir", type=Path, default=None,
-                        help="records (and the seed order for known problems); default: WORK/datasets")
+    parser.add_argument(
+        "--dataset-dir",
+        type=Path,
+        default=None,
+        help="records (and the seed order for known problems); default: WORK/datasets",
+    )
     parser.add_argument("--work", type=Path, default=ROOT / "mltune-runs" / f"model-{time.strftime('%Y%m%d-%H%M%S')}")
     return parser
 
@@ -240,8 +293,11 @@ def main() -> int:
         return 2
     except subprocess.CalledProcessError as err:
         last = (err.stderr or "").strip().splitlines()
-        print(f"tune_model.py: {shlex.join(err.cmd)} failed with exit code {err.returncode}"
-              f"{': ' + last[-1] if last else ''}", file=sys.stderr)
+        print(
+            f"tune_model.py: {shlex.join(err.cmd)} failed with exit code {err.returncode}"
+            f"{': ' + last[-1] if last else ''}",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -83,8 +83,15 @@ def export_onnx(built: BuiltModel, out_dir: Path, stem: str) -> Exported:
     mlir = out_dir / f"{stem}.mlir"
     with tempfile.TemporaryDirectory() as tmp:
         onnx_file = Path(tmp) / f"{stem}.onnx"
-        torch.onnx.export(built.module, (_example_tensor(built),), str(onnx_file), dynamo=False, opset_version=17,
-                          input_names=[built.input_name], output_names=[built.output_name])
+        torch.onnx.export(
+            built.module,
+            (_example_tensor(built),),
+            str(onnx_file),
+            dynamo=False,
+            opset_version=17,
+            input_names=[built.input_name],
+            output_names=[built.output_name],
+        )
         subprocess.run(["iree-import-onnx", str(onnx_file), "-o", str(mlir)], check=True)
     return Exported(mlir, "main_graph")
 
@@ -125,12 +132,27 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, required=True, help="folder for the exported files")
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the example inputs")
     parser.add_argument("--dtype", choices=DTYPES, default="float32", help="the weights' and float inputs' type")
-    parser.add_argument("--inline", nargs="*", choices=models, default=models,
-                        help="models exported with inlined weights (default: all)")
-    parser.add_argument("--external", nargs="*", choices=models, default=["bert"],
-                        help="models exported with weights in a .irpa parameter archive (default: bert)")
-    parser.add_argument("--onnx", nargs="*", choices=models, default=["bert"],
-                        help="models exported through torch.onnx.export + iree-import-onnx (default: bert)")
+    parser.add_argument(
+        "--inline",
+        nargs="*",
+        choices=models,
+        default=models,
+        help="models exported with inlined weights (default: all)",
+    )
+    parser.add_argument(
+        "--external",
+        nargs="*",
+        choices=models,
+        default=["bert"],
+        help="models exported with weights in a .irpa parameter archive (default: bert)",
+    )
+    parser.add_argument(
+        "--onnx",
+        nargs="*",
+        choices=models,
+        default=["bert"],
+        help="models exported through torch.onnx.export + iree-import-onnx (default: bert)",
+    )
     return parser.parse_args(argv)
 
 

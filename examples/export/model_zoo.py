@@ -39,8 +39,14 @@ class _SingleOutput(torch.nn.Module):
     one tensor a user consumes keeps the entry point `(tensor) -> tensor`.
     """
 
-    def __init__(self, model: torch.nn.Module, input_name: str, output_name: str, causal_mask: bool = False,
-                 **call_kwargs: object) -> None:
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        input_name: str,
+        output_name: str,
+        causal_mask: bool = False,
+        **call_kwargs: object,
+    ) -> None:
         super().__init__()
         self.model = model
         self.input_name = input_name
@@ -71,12 +77,22 @@ def _bert(preset: Preset, rng: np.random.Generator) -> BuiltModel:
     if preset == "full":
         config, seq_len = transformers.BertConfig(), 128
     else:
-        config = transformers.BertConfig(vocab_size=512, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                                         intermediate_size=128, max_position_embeddings=64)
+        config = transformers.BertConfig(
+            vocab_size=512,
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=128,
+            max_position_embeddings=64,
+        )
         seq_len = 32
     model = transformers.BertModel(config, add_pooling_layer=False)
-    return BuiltModel(_SingleOutput(model, "input_ids", "last_hidden_state"),
-                      _token_ids(rng, config.vocab_size, seq_len), "input_ids", "last_hidden_state")
+    return BuiltModel(
+        _SingleOutput(model, "input_ids", "last_hidden_state"),
+        _token_ids(rng, config.vocab_size, seq_len),
+        "input_ids",
+        "last_hidden_state",
+    )
 
 
 def _gpt2(preset: Preset, rng: np.random.Generator) -> BuiltModel:
@@ -84,12 +100,17 @@ def _gpt2(preset: Preset, rng: np.random.Generator) -> BuiltModel:
     if preset == "full":
         config, seq_len = transformers.GPT2Config(), 128
     else:
-        config = transformers.GPT2Config(vocab_size=512, n_embd=64, n_layer=2, n_head=2, n_positions=64,
-                                         bos_token_id=511, eos_token_id=511)
+        config = transformers.GPT2Config(
+            vocab_size=512, n_embd=64, n_layer=2, n_head=2, n_positions=64, bos_token_id=511, eos_token_id=511
+        )
         seq_len = 32
     model = transformers.GPT2LMHeadModel(config)
-    return BuiltModel(_SingleOutput(model, "input_ids", "logits", causal_mask=True, use_cache=False),
-                      _token_ids(rng, config.vocab_size, seq_len), "input_ids", "logits")
+    return BuiltModel(
+        _SingleOutput(model, "input_ids", "logits", causal_mask=True, use_cache=False),
+        _token_ids(rng, config.vocab_size, seq_len),
+        "input_ids",
+        "logits",
+    )
 
 
 def _vit(preset: Preset, rng: np.random.Generator) -> BuiltModel:
@@ -97,11 +118,19 @@ def _vit(preset: Preset, rng: np.random.Generator) -> BuiltModel:
     if preset == "full":
         config = transformers.ViTConfig(num_labels=1000)
     else:
-        config = transformers.ViTConfig(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2,
-                                        num_attention_heads=2, intermediate_size=128, num_labels=10)
+        config = transformers.ViTConfig(
+            image_size=32,
+            patch_size=8,
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=128,
+            num_labels=10,
+        )
     model = transformers.ViTForImageClassification(config)
-    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, config.image_size),
-                      "pixel_values", "logits")
+    return BuiltModel(
+        _SingleOutput(model, "pixel_values", "logits"), _image(rng, config.image_size), "pixel_values", "logits"
+    )
 
 
 def _resnet50(preset: Preset, rng: np.random.Generator) -> BuiltModel:
@@ -109,12 +138,12 @@ def _resnet50(preset: Preset, rng: np.random.Generator) -> BuiltModel:
     if preset == "full":
         config, image_size = transformers.ResNetConfig(num_labels=1000), 224
     else:
-        config = transformers.ResNetConfig(embedding_size=16, hidden_sizes=[64, 128], depths=[1, 1],
-                                           layer_type="bottleneck", num_labels=10)
+        config = transformers.ResNetConfig(
+            embedding_size=16, hidden_sizes=[64, 128], depths=[1, 1], layer_type="bottleneck", num_labels=10
+        )
         image_size = 64
     model = transformers.ResNetForImageClassification(config)
-    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, image_size),
-                      "pixel_values", "logits")
+    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, image_size), "pixel_values", "logits")
 
 
 WIDE_INIT = 0.3  # MobileNet-V2's weights' standard deviation
@@ -129,12 +158,12 @@ def _mobilenet_v2(preset: Preset, rng: np.random.Generator) -> BuiltModel:
         config = transformers.MobileNetV2Config(num_labels=1000, initializer_range=WIDE_INIT)
         image_size = 224
     else:
-        config = transformers.MobileNetV2Config(depth_multiplier=0.25, finegrained_output=False, image_size=64,
-                                                num_labels=10, initializer_range=WIDE_INIT)
+        config = transformers.MobileNetV2Config(
+            depth_multiplier=0.25, finegrained_output=False, image_size=64, num_labels=10, initializer_range=WIDE_INIT
+        )
         image_size = 64
     model = transformers.MobileNetV2ForImageClassification(config)
-    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, image_size),
-                      "pixel_values", "logits")
+    return BuiltModel(_SingleOutput(model, "pixel_values", "logits"), _image(rng, image_size), "pixel_values", "logits")
 
 
 BUILDERS: dict[str, Callable[[Preset, np.random.Generator], BuiltModel]] = {

@@ -39,8 +39,12 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if "(default" in text or "default:" in text or any(action.default is nothing for nothing in
-                                                             (None, False, argparse.SUPPRESS)) or action.default == []:
+        if (
+            "(default" in text
+            or "default:" in text
+            or any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS))
+            or action.default == []
+        ):
             return text
         return super()._get_help_string(action)
 
@@ -55,16 +59,26 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mltune", description="ML-guided autotuner for IREE dispatches.",
-                     epilog=f"Your records, models and runs live in {data_home()} ($MLTUNE_HOME overrides it); the "
-                            f"shipped models in {SHIPPED_MODELS}.")
+    parser = _Parser(
+        prog="mltune",
+        description="ML-guided autotuner for IREE dispatches.",
+        epilog=f"Your records, models and runs live in {data_home()} ($MLTUNE_HOME overrides it); the "
+        f"shipped models in {SHIPPED_MODELS}.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     tune = commands.add_parser("tune", help="tune the dispatches of a model or of one dispatch benchmark")
-    tune.add_argument("input", type=Path, nargs="?", help="source .mlir of a model, or a dumped dispatch benchmark .mlir")
-    tune.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
-                      help="continue an interrupted run with the arguments it was started with: candidates it "
-                           "measured are not measured again (the same --run-dir again does the same)")
+    tune.add_argument(
+        "input", type=Path, nargs="?", help="source .mlir of a model, or a dumped dispatch benchmark .mlir"
+    )
+    tune.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="RUN_DIR",
+        help="continue an interrupted run with the arguments it was started with: candidates it "
+        "measured are not measured again (the same --run-dir again does the same)",
+    )
     add_tune_options(tune)
     _add_learning_commands(commands)
     add_run_commands(commands)
@@ -73,62 +87,109 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_arch_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("--arch", type=arch, required=required,
-                        help="the dataset's arch (a folder under --dataset-dir), e.g. znver4")
-    parser.add_argument("--dataset-dir", type=Path, default=None,
-                        help=f"root of the per-arch datasets (default: {user_datasets()})")
+    parser.add_argument(
+        "--arch", type=arch, required=required, help="the dataset's arch (a folder under --dataset-dir), e.g. znver4"
+    )
+    parser.add_argument(
+        "--dataset-dir", type=Path, default=None, help=f"root of the per-arch datasets (default: {user_datasets()})"
+    )
     parser.add_argument("--seed", type=seed, default=0, help="seed for the forest, fold ties and shuffling")
 
 
 def _add_learning_commands(commands) -> None:
-    train = commands.add_parser("train", help="train the random-forest ranker of one arch, or of a family of archs, "
-                                "from the datasets")
+    train = commands.add_parser(
+        "train", help="train the random-forest ranker of one arch, or of a family of archs, from the datasets"
+    )
     _add_arch_arguments(train, required=False)
-    train.add_argument("--family", choices=["cpu", "gpu"], default=None,
-                       help="train the pooled model of every arch of this family (MODEL_DIR/family-FAMILY/) instead")
-    train.add_argument("--model-dir", type=Path, default=None,
-                       help=f"where MODEL_DIR/ARCH/KIND/ is written (default: {user_models()}; the shipped models "
-                            f"are trained into {SHIPPED_MODELS} from the repository's datasets/)")
-    train.add_argument("--force", action="store_true",
-                       help="write a model even when cross-validation ranks it worse than the heuristic or the "
-                            "family model")
-    train.add_argument("--learner", choices=LEARNER_NAMES, default=None,
-                       help="fit every model with this learner (default: each learner is cross-validated and, per op "
-                            "kind, the one that ranks held-out problems sooner is kept)")
+    train.add_argument(
+        "--family",
+        choices=["cpu", "gpu"],
+        default=None,
+        help="train the pooled model of every arch of this family (MODEL_DIR/family-FAMILY/) instead",
+    )
+    train.add_argument(
+        "--model-dir",
+        type=Path,
+        default=None,
+        help=f"where MODEL_DIR/ARCH/KIND/ is written (default: {user_models()}; the shipped models "
+        f"are trained into {SHIPPED_MODELS} from the repository's datasets/)",
+    )
+    train.add_argument(
+        "--force",
+        action="store_true",
+        help="write a model even when cross-validation ranks it worse than the heuristic or the family model",
+    )
+    train.add_argument(
+        "--learner",
+        choices=LEARNER_NAMES,
+        default=None,
+        help="fit every model with this learner (default: each learner is cross-validated and, per op "
+        "kind, the one that ranks held-out problems sooner is kept)",
+    )
     evaluate = commands.add_parser("evaluate", help="replay recorded measurements through every ranker")
     _add_arch_arguments(evaluate)
-    evaluate.add_argument("--leave-arch-out", action="store_true",
-                          help="also score forests trained on every other arch of the family, never on this one")
-    evaluate.add_argument("--learner", choices=LEARNER_NAMES, default=FOREST,
-                          help=f"what fits the learned rankers' models (default {FOREST}; `mltune train` keeps, per op "
-                               "kind, whichever ranks better)")
-    evaluate.add_argument("--out", type=Path, default=None, help="folder for evaluation.json and the plot "
-                          f"(default: {data_home() / 'evaluation'}/ARCH)")
-    evaluate.add_argument("--batch", type=positive_int, default=BATCH_SIZE,
-                          help=f"candidates asked per step, as the tuning loop does (default {BATCH_SIZE})")
-    evaluate.add_argument("--kind", default=None, metavar="OP_KIND",
-                          help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
-                               "e.g. simt_gemm (default: all)")
-    evaluate.add_argument("--near-default", type=share, default=NEAR_DEFAULT_SHARE, metavar="SHARE",
-                          help="also score every ranker but shuffle with this share of its picks near IREE's default "
-                               "config, as tune ranks a CPU dispatch (NAME+near-default; the default is read from each "
-                               f"problem's one-op model built for the records' CPU; default {NEAR_DEFAULT_SHARE}; "
-                               "0: not scored)")
+    evaluate.add_argument(
+        "--leave-arch-out",
+        action="store_true",
+        help="also score forests trained on every other arch of the family, never on this one",
+    )
+    evaluate.add_argument(
+        "--learner",
+        choices=LEARNER_NAMES,
+        default=FOREST,
+        help=f"what fits the learned rankers' models (default {FOREST}; `mltune train` keeps, per op "
+        "kind, whichever ranks better)",
+    )
+    evaluate.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"folder for evaluation.json and the plot (default: {data_home() / 'evaluation'}/ARCH)",
+    )
+    evaluate.add_argument(
+        "--batch",
+        type=positive_int,
+        default=BATCH_SIZE,
+        help=f"candidates asked per step, as the tuning loop does (default {BATCH_SIZE})",
+    )
+    evaluate.add_argument(
+        "--kind",
+        default=None,
+        metavar="OP_KIND",
+        help="score only the problems of one op kind, e.g. contraction or matvec, or of one model kind, "
+        "e.g. simt_gemm (default: all)",
+    )
+    evaluate.add_argument(
+        "--near-default",
+        type=share,
+        default=NEAR_DEFAULT_SHARE,
+        metavar="SHARE",
+        help="also score every ranker but shuffle with this share of its picks near IREE's default "
+        "config, as tune ranks a CPU dispatch (NAME+near-default; the default is read from each "
+        f"problem's one-op model built for the records' CPU; default {NEAR_DEFAULT_SHARE}; "
+        "0: not scored)",
+    )
     dataset = commands.add_parser("dataset", help="manage dataset records")
     actions = dataset.add_subparsers(dest="action", required=True, parser_class=_Parser)
     importer = actions.add_parser("import", help="import another tuner's measurements as records")
     importer.add_argument("file", type=Path, help="the amdsharktuner candidate-analysis CSV")
     importer.add_argument("--from", dest="source", required=True, choices=["amdsharktuner"], help="the file's tuner")
     importer.add_argument("--arch", type=arch, required=True, help="the arch the CSV was measured on, e.g. gfx942")
-    importer.add_argument("--problem", default=None, metavar="MxNxK[:IN[:ACC]]",
-                          help="problem sizes (when the CSV has no knob_M/N/K) and element types")
+    importer.add_argument(
+        "--problem",
+        default=None,
+        metavar="MxNxK[:IN[:ACC]]",
+        help="problem sizes (when the CSV has no knob_M/N/K) and element types",
+    )
     importer.add_argument("--pipeline", default="unknown", help="the tuned pipeline, recorded as amdsharktuner/NAME")
-    importer.add_argument("--dataset-dir", type=Path, default=None,
-                          help=f"root of the per-arch datasets (default: {user_datasets()})")
+    importer.add_argument(
+        "--dataset-dir", type=Path, default=None, help=f"root of the per-arch datasets (default: {user_datasets()})"
+    )
     compacter = actions.add_parser("compact", help="compress an arch's finished record files (*.jsonl -> *.jsonl.xz)")
     compacter.add_argument("--arch", type=arch, required=True, help="the arch whose records to compress")
-    compacter.add_argument("--dataset-dir", type=Path, default=None,
-                           help=f"root of the per-arch datasets (default: {user_datasets()})")
+    compacter.add_argument(
+        "--dataset-dir", type=Path, default=None, help=f"root of the per-arch datasets (default: {user_datasets()})"
+    )
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -158,8 +219,10 @@ def _resumed_arguments(run_dir: Path) -> argparse.Namespace:
             raise UserError(f"--resume: the run was started in {state.cwd}: {err.strerror}") from None
     args = parse_arguments(list(state.argv))
     if getattr(args, "command", None) != "tune" or args.resume is not None or args.input is None:
-        raise UserError(f"--resume: the run in {run_dir} recorded no tuning command with an input file "
-                        f"({' '.join(state.argv) or 'nothing'}); start it again with `mltune tune INPUT`")
+        raise UserError(
+            f"--resume: the run in {run_dir} recorded no tuning command with an input file "
+            f"({' '.join(state.argv) or 'nothing'}); start it again with `mltune tune INPUT`"
+        )
     args.run_dir, args.argv = run_dir, list(state.argv)
     return args
 
@@ -180,9 +243,18 @@ def _run_tune(args: argparse.Namespace) -> int:
     several = len(shapes) > 1
     if several and args.compile_only:
         raise UserError("--compile-only takes one --shape")
-    outcome = tune_shapes(args.input, shapes, run_dir=run_dir, **options, show_paths=True) if several else \
-        tune(args.input, shape=shapes[0] if shapes else None, run_dir=run_dir, command_line=args.argv, **options,
-             show_paths=True)
+    outcome = (
+        tune_shapes(args.input, shapes, run_dir=run_dir, **options, show_paths=True)
+        if several
+        else tune(
+            args.input,
+            shape=shapes[0] if shapes else None,
+            run_dir=run_dir,
+            command_line=args.argv,
+            **options,
+            show_paths=True,
+        )
+    )
     results = outcome if several else [outcome]
     if args.compile_only:
         result = results[0]
@@ -202,8 +274,15 @@ def _run_train(args: argparse.Namespace) -> int:
     from mltune.api import train
     from mltune.learn.train_report import all_refused, print_training
 
-    report = train(args.arch, family=args.family, dataset_dir=args.dataset_dir, model_dir=args.model_dir,
-                   seed=args.seed, force=args.force, learner=args.learner)
+    report = train(
+        args.arch,
+        family=args.family,
+        dataset_dir=args.dataset_dir,
+        model_dir=args.model_dir,
+        seed=args.seed,
+        force=args.force,
+        learner=args.learner,
+    )
     print_training(report)
     return 1 if all_refused(report) else 0
 
@@ -211,8 +290,17 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_evaluate(args: argparse.Namespace) -> int:
     from mltune.api import evaluate
 
-    evaluate(args.arch, dataset_dir=args.dataset_dir, out=args.out, seed=args.seed, batch=args.batch, kind=args.kind,
-             leave_arch_out=args.leave_arch_out, learner=args.learner, near_default=args.near_default)
+    evaluate(
+        args.arch,
+        dataset_dir=args.dataset_dir,
+        out=args.out,
+        seed=args.seed,
+        batch=args.batch,
+        kind=args.kind,
+        leave_arch_out=args.leave_arch_out,
+        learner=args.learner,
+        near_default=args.near_default,
+    )
     return 0
 
 
@@ -252,9 +340,14 @@ def _run_dataset(args: argparse.Namespace) -> int:
     return {"import": _run_import, "compact": _run_compact}[args.action](args)
 
 
-COMMANDS = {"tune": _run_tune, "train": _run_train, "evaluate": _run_evaluate, "dataset": _run_dataset,
-            "export": run_export,
-            **run_commands(parse_arguments)}
+COMMANDS = {
+    "tune": _run_tune,
+    "train": _run_train,
+    "evaluate": _run_evaluate,
+    "dataset": _run_dataset,
+    "export": run_export,
+    **run_commands(parse_arguments),
+}
 
 
 class Terminated(KeyboardInterrupt):

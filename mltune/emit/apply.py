@@ -61,13 +61,15 @@ class SpecApplier:
 
     def apply(self, problem: Problem, compilation_info: str) -> Applied:
         flags = config_flags(compilation_info, self.context)
-        spec = (build_spec(problem, compilation_info, self.context)
-                if op_attributes(compilation_info, self.context) else "")
+        spec = (
+            build_spec(problem, compilation_info, self.context) if op_attributes(compilation_info, self.context) else ""
+        )
         return Applied("spec", spec, flags)
 
     def combine(self, winners: Sequence[tuple[Problem, str]], work_dir: Path) -> Applied:
-        specs = [build_spec(problem, info, self.context) for problem, info in winners
-                 if op_attributes(info, self.context)]
+        specs = [
+            build_spec(problem, info, self.context) for problem, info in winners if op_attributes(info, self.context)
+        ]
         flags = _merged_flags([info for _, info in winners], self.context)
         return Applied("spec", link_specs(specs, self.context, work_dir) if specs else "", flags)
 
@@ -75,8 +77,13 @@ class SpecApplier:
 def _tunable_ops(module: ir.Module) -> list[ir.Operation]:
     """The linalg contractions, convolutions and generics (reductions) and the online attentions of a module: the ops
     a `Problem` can describe."""
-    return find_ops(module, lambda op: op.name in (ONLINE_ATTENTION, SOURCE_ATTENTION, "linalg.generic") or (
-                    op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op))))
+    return find_ops(
+        module,
+        lambda op: (
+            op.name in (ONLINE_ATTENTION, SOURCE_ATTENTION, "linalg.generic")
+            or (op.name.startswith("linalg.") and (linalg.isa_contraction_op(op) or linalg.isa_convolution_op(op)))
+        ),
+    )
 
 
 def _annotate_fused(op: ir.Operation, problem: Problem, compilation_info: str) -> None:
@@ -84,8 +91,10 @@ def _annotate_fused(op: ir.Operation, problem: Problem, compilation_info: str) -
     if problem.op_kind != REDUCTION or "#iree_gpu.lowering_config" not in compilation_info:
         return
     configs = gpu_fused_configs(problem, compilation_info)
-    fused = {"producer": [op.operands[1].owner] if "producer" in configs else [],
-             "consumers": [use.owner for use in op.results[0].uses]}
+    fused = {
+        "producer": [op.operands[1].owner] if "producer" in configs else [],
+        "consumers": [use.owner for use in op.results[0].uses],
+    }
     for role, config in configs.items():
         for other in fused[role]:
             if isinstance(other, (ir.Operation, ir.OpView)) and other.operation.name == "linalg.generic":

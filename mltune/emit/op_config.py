@@ -24,8 +24,9 @@ TILE_LIST = re.compile(r"(\w+) = \[([0-9, ]*)\]")  # `name = [8, 16, 0]` in a lo
 def config_levels(config: str) -> dict[str, list[int]]:
     """The tile lists a config's text holds (`distribution = [64, 64, 0], ...` of an `#iree_cpu.lowering_config`, or
     an `#iree_gpu` one's `workgroup`, `reduction`, ...), by name; empty lists and nested (scalable) ones are left out."""
-    return {name: [int(tile) for tile in tiles.split(",")] for name, tiles in TILE_LIST.findall(config)
-            if tiles.strip()}
+    return {
+        name: [int(tile) for tile in tiles.split(",")] for name, tiles in TILE_LIST.findall(config) if tiles.strip()
+    }
 
 
 def attribute_dictionary(attributes: dict[str, str], context: ir.Context) -> str:

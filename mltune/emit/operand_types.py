@@ -31,7 +31,8 @@ def operand_type_checks(types: Sequence[tuple[int, str]]) -> list[str]:
     """Transform lines that match the op's operand `index` against each (index, tensor type)."""
     lines = []
     for index, text in types:
-        lines += [f"    %operand{index} = transform.get_operand %op[{index}] : "
-                  "(!transform.any_op) -> !transform.any_value",
-                  f"    transform.iree.match.cast_compatible_type %operand{index} = {text} : !transform.any_value"]
+        lines += [
+            f"    %operand{index} = transform.get_operand %op[{index}] : (!transform.any_op) -> !transform.any_value",
+            f"    transform.iree.match.cast_compatible_type %operand{index} = {text} : !transform.any_value",
+        ]
     return lines

@@ -46,8 +46,10 @@ def structural_match(problem: Problem) -> str:
       transform.match.param.cmpi eq %inits, %want_inits : !transform.param<i64>
       transform.match.structured.yield %generic : !transform.any_op
     }}"""
-    types = [(index, tensor_type(shape, element))
-             for index, (shape, element) in enumerate(zip(shapes, problem.operand_types))]
+    types = [
+        (index, tensor_type(shape, element))
+        for index, (shape, element) in enumerate(zip(shapes, problem.operand_types))
+    ]
     return "\n".join([counts, *operand_type_checks(types)])
 
 
@@ -72,8 +74,10 @@ def gpu_fused_configs(problem: Problem, compilation_info: str) -> dict[str, str]
     return configs
 
 
-_FUSED_HANDLES = {"producer": "transform.get_producer_of_operand %op[1]",
-                  "consumers": "transform.get_consumers_of_result %op[0]"}
+_FUSED_HANDLES = {
+    "producer": "transform.get_producer_of_operand %op[1]",
+    "consumers": "transform.get_consumers_of_result %op[0]",
+}
 
 
 def _fused_lines(role: str, config: str) -> str:
@@ -94,6 +98,8 @@ def reduction_consumers(problem: Problem, attributes: dict[str, str]) -> tuple[s
         return "", ""
     levels = config_levels(attributes["compilation_info"])
     parallel = [0 if loop in problem.k else tile for loop, tile in enumerate(levels["vector_common_parallel"])]
-    config = (f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
-              f"vector_inner_parallel = {levels['vector_reduction']}>")
+    config = (
+        f"#iree_cpu.lowering_config<vector_common_parallel = {parallel}, "
+        f"vector_inner_parallel = {levels['vector_reduction']}>"
+    )
     return _fused_lines("consumers", config), ""

@@ -26,8 +26,9 @@ from mltune.system.tools import run_tool, tool_path
 def _apply_sequence(names: Sequence[str], more: str = "") -> str:
     """`@apply_op_config`: annotates the matched op with one param per attribute name (then runs `more`)."""
     params = "".join(f", %{name}: !transform.any_param {{transform.readonly}}" for name in names)
-    annotations = "\n".join(f'    transform.annotate %op "{name}" = %{name} : !transform.any_op, !transform.any_param'
-                            for name in names)
+    annotations = "\n".join(
+        f'    transform.annotate %op "{name}" = %{name} : !transform.any_op, !transform.any_param' for name in names
+    )
     return f"""  transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}{params}) {{
 {annotations}{more}
     transform.yield
@@ -39,13 +40,17 @@ def _dims(sizes: Sequence[int]) -> str:
 
 
 def _checks(handles: Sequence[tuple[str, str]]) -> str:
-    return "\n".join(f"    transform.iree.match.dims_equal %{role}, {dims} : !transform.param<i64>" for role, dims in handles)
+    return "\n".join(
+        f"    transform.iree.match.dims_equal %{role}, {dims} : !transform.param<i64>" for role, dims in handles
+    )
 
 
 def _contraction_match(problem: Problem) -> str:
     maps = ", ".join(problem.indexing_maps)
-    handles = [(role, _dims(problem.sizes(loops)))
-               for role, loops in (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k", problem.k))]
+    handles = [
+        (role, _dims(problem.sizes(loops)))
+        for role, loops in (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k", problem.k))
+    ]
     return f"""    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
 {_checks(handles)}"""
 
@@ -55,10 +60,16 @@ def _convolution_match(problem: Problem, depthwise: bool = False) -> str:
     maps = ", ".join(problem.indexing_maps)
     channel = tuple(loop for loop in problem.k if loop not in problem.filter_loops)
     output_channel, depth = ((), problem.n) if depthwise else (problem.n, ())
-    handles = (("batch", _dims(problem.sizes(problem.batch))), ("out_img", _dims(problem.sizes(problem.m))),
-               ("out_ch", _dims(problem.sizes(output_channel))), ("filt", _dims(problem.sizes(problem.filter_loops))),
-               ("in_ch", _dims(problem.sizes(channel))), ("depth", _dims(problem.sizes(depth))),
-               ("strides", _dims(problem.strides)), ("dilations", _dims(problem.dilations)))
+    handles = (
+        ("batch", _dims(problem.sizes(problem.batch))),
+        ("out_img", _dims(problem.sizes(problem.m))),
+        ("out_ch", _dims(problem.sizes(output_channel))),
+        ("filt", _dims(problem.sizes(problem.filter_loops))),
+        ("in_ch", _dims(problem.sizes(channel))),
+        ("depth", _dims(problem.sizes(depth))),
+        ("strides", _dims(problem.strides)),
+        ("dilations", _dims(problem.dilations)),
+    )
     return f"""    %batch, %out_img, %out_ch, %filt, %in_ch, %depth, %strides, %dilations = transform.iree.match.convolution %op, lhs_type = {problem.lhs_type}, rhs_type = {problem.rhs_type}, output_type = {problem.out_type}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
 {_checks(handles)}"""
 
@@ -88,23 +99,41 @@ def _attention_match(problem: Problem) -> str:
     if problem.mask_type or _grouped(problem):
         return _typed_attention_match(problem)
     maps = ", ".join(problem.indexing_maps)
-    types = ", ".join(f"{role}_type = {element}" for role, element in
-                      zip(("query", "key", "value", "scale", "output", "max", "sum"), problem.operand_types))
-    handles = [(role, _dims(problem.sizes(loops))) for role, loops in
-               (("batch", problem.batch), ("m", problem.m), ("n", problem.n), ("k1", problem.k), ("k2", problem.k2))]
+    types = ", ".join(
+        f"{role}_type = {element}"
+        for role, element in zip(("query", "key", "value", "scale", "output", "max", "sum"), problem.operand_types)
+    )
+    handles = [
+        (role, _dims(problem.sizes(loops)))
+        for role, loops in (
+            ("batch", problem.batch),
+            ("m", problem.m),
+            ("n", problem.n),
+            ("k1", problem.k),
+            ("k2", problem.k2),
+        )
+    ]
     return f"""    %batch, %m, %n, %k1, %k2 = transform.iree.match.online_attention %op, {types}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>
 {_checks(handles)}"""
 
 
-_MATCHERS = {"contraction": _contraction_match, "matvec": _contraction_match, "convolution": _convolution_match,
-             "depthwise_convolution": partial(_convolution_match, depthwise=True), "attention": _attention_match,
-             REDUCTION: structural_match, MULTI_LOOP_CONTRACTION: structural_match, ELEMENTWISE: structural_match}
+_MATCHERS = {
+    "contraction": _contraction_match,
+    "matvec": _contraction_match,
+    "convolution": _convolution_match,
+    "depthwise_convolution": partial(_convolution_match, depthwise=True),
+    "attention": _attention_match,
+    REDUCTION: structural_match,
+    MULTI_LOOP_CONTRACTION: structural_match,
+    ELEMENTWISE: structural_match,
+}
 
 
 def _matcher(name: str, problem: Problem, attributes: dict[str, str]) -> str:
     """`@name`: matches ops equal to `problem` and yields them with one param per attribute."""
-    params = "".join(f"\n    %{attr} = transform.param.constant {text} -> !transform.any_param"
-                     for attr, text in attributes.items())
+    params = "".join(
+        f"\n    %{attr} = transform.param.constant {text} -> !transform.any_param" for attr, text in attributes.items()
+    )
     results = ", ".join(["!transform.any_op"] + ["!transform.any_param"] * len(attributes))
     values = ", ".join(["%op"] + [f"%{attr}" for attr in attributes])
     return f"""  transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> ({results}) {{

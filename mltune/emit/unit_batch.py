@@ -68,19 +68,43 @@ def folded_forms(op: ir.Operation) -> list[FoldedForm]:
     if op.name == SOURCE_DEPTHWISE:
         row, col = (f"d0 * {sh}" if sh > 1 else "d0"), (f"d1 * {sw}" if sw > 1 else "d1")
         loops = "(d0, d1, d2, d3, d4)"
-        return [FoldedForm(image, (), _maps(loops, f"d2, {row} + d3, {col} + d4", "d2, d3, d4", "d2, d0, d1"),
-                           ("parallel",) * 3 + ("reduction",) * 2)]
+        return [
+            FoldedForm(
+                image,
+                (),
+                _maps(loops, f"d2, {row} + d3, {col} + d4", "d2, d3, d4", "d2, d0, d1"),
+                ("parallel",) * 3 + ("reduction",) * 2,
+            )
+        ]
     row, col = (f"d1 * {sh}" if sh > 1 else "d1"), (f"d2 * {sw}" if sw > 1 else "d2")
     if (kh, kw) != (1, 1):
         loops = "(d0, d1, d2, d3, d4, d5)"
-        return [FoldedForm(image, (), _maps(loops, f"d3, {row} + d4, {col} + d5", "d0, d3, d4, d5", "d0, d1, d2"),
-                           ("parallel",) * 3 + ("reduction",) * 3)]
+        return [
+            FoldedForm(
+                image,
+                (),
+                _maps(loops, f"d3, {row} + d4, {col} + d5", "d0, d3, d4, d5", "d0, d1, d2"),
+                ("parallel",) * 3 + ("reduction",) * 3,
+            )
+        ]
     one_tap = ((0,), (1, 2, 3))
-    forms = [FoldedForm(image, one_tap, _maps("(d0, d1, d2, d3)", f"d3, {row}, {col}", "d0, d3", "d0, d1, d2"),
-                        ("parallel",) * 3 + ("reduction",))]
+    forms = [
+        FoldedForm(
+            image,
+            one_tap,
+            _maps("(d0, d1, d2, d3)", f"d3, {row}, {col}", "d0, d3", "d0, d1, d2"),
+            ("parallel",) * 3 + ("reduction",),
+        )
+    ]
     if (sh, sw) == (1, 1):
-        forms.append(FoldedForm(((0, 1), (2, 3)), one_tap, _maps("(d0, d1, d2)", "d2, d1", "d0, d2", "d0, d1"),
-                                ("parallel", "parallel", "reduction")))
+        forms.append(
+            FoldedForm(
+                ((0, 1), (2, 3)),
+                one_tap,
+                _maps("(d0, d1, d2)", "d2, d1", "d0, d2", "d0, d1"),
+                ("parallel", "parallel", "reduction"),
+            )
+        )
     return forms
 
 
@@ -112,8 +136,13 @@ def fold(op: ir.Operation, form: FoldedForm) -> ir.Operation:
             lhs, rhs = (arg if arg.type == element else arith.ExtFOp(element, arg).result for arg in body.arguments[:2])
             product = arith.MulFOp(lhs, rhs).result
             linalg.YieldOp([arith.AddFOp(body.arguments[2], product).result])
-        expanded = tensor.ExpandShapeOp(op.results[0].type, generic.result, _reassociation(form.image), [],
-                                        ir.DenseI64ArrayAttr.get(_shape(op.results[0])))
+        expanded = tensor.ExpandShapeOp(
+            op.results[0].type,
+            generic.result,
+            _reassociation(form.image),
+            [],
+            ir.DenseI64ArrayAttr.get(_shape(op.results[0])),
+        )
     op.results[0].replace_all_uses_with(expanded.result)
     op.erase()
     return generic.operation
@@ -129,10 +158,12 @@ def folded_problems(module: ir.Module) -> list[tuple[ir.Operation, list[tuple[Fo
         forms = []
         for form in folded_forms(op):
             with op.context:
-                scratch = ir.Module.parse(f"func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {result} {{\n"
-                                          f"  %r = {op.name} {{strides = {strides}, dilations = dense<1> : "
-                                          f"tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {result}\n"
-                                          f"  return %r : {result}\n}}")
+                scratch = ir.Module.parse(
+                    f"func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {result} {{\n"
+                    f"  %r = {op.name} {{strides = {strides}, dilations = dense<1> : "
+                    f"tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {result}\n"
+                    f"  return %r : {result}\n}}"
+                )
                 (copy,) = find_ops(scratch, foldable)
                 problem = problem_from_root_op(fold(copy, form))
             if isinstance(problem, Problem):

@@ -35,8 +35,11 @@ def unapplied(build: BuildResult, default_sha256: str) -> BuildResult:
     checks nothing): its spec matched no op, or set IREE's own choice, so timing it would time the default."""
     if build.status != "ok" or not default_sha256 or build.sha256 != default_sha256:
         return build
-    return replace(build, status=NOT_APPLIED,
-                   detail="the build is identical to IREE's default build: the configuration did not take effect")
+    return replace(
+        build,
+        status=NOT_APPLIED,
+        detail="the build is identical to IREE's default build: the configuration did not take effect",
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -69,7 +72,15 @@ class Builder:
             source = out_dir / "annotated.mlir"
             source.write_text(applied.text)
         flags = applied.flags if applied is not None else ()
-        args = [tool_path("iree-compile"), str(source), *self.tuning_input.compile_flags, *flags, *extra, "-o", str(vmfb)]
+        args = [
+            tool_path("iree-compile"),
+            str(source),
+            *self.tuning_input.compile_flags,
+            *flags,
+            *extra,
+            "-o",
+            str(vmfb),
+        ]
         result = run_compiler(args, timeout_s=self.timeout_s, idle_s=self.idle_s)
         if result.timed_out:
             return BuildResult(index, "timeout", None, detail=result.describe_failure(), seconds=result.seconds)

@@ -13,9 +13,18 @@ from mltune.execution.runner import Runner
 from mltune.input.tuning_input import Invocation
 
 
-def make_executor(cluster: str | None, shared_fs: bool, builder: Builder, runner: Runner | RunnerPool,
-                  baseline: Path, invocation: Invocation, devices: Sequence[str], gpu: bool, window: int,
-                  groups: Mapping[str, Workload] | None = None) -> Executor:
+def make_executor(
+    cluster: str | None,
+    shared_fs: bool,
+    builder: Builder,
+    runner: Runner | RunnerPool,
+    baseline: Path,
+    invocation: Invocation,
+    devices: Sequence[str],
+    gpu: bool,
+    window: int,
+    groups: Mapping[str, Workload] | None = None,
+) -> Executor:
     """The local executor, or with `cluster` (already joined with `ray_cluster.connect`) the Ray executor: its
     actors use the first device's kind, `DRIVER://0` on a GPU (Ray shows each actor its own GPU only). `groups`
     with a module of their own need the Ray executor (one machine's runner times one module)."""

@@ -39,8 +39,10 @@ def check_device(uri: str) -> None:
     try:
         rt.get_device(uri, cache=False)
     except (RuntimeError, ValueError) as err:
-        reason = next((line.strip() for line in str(err).splitlines() if "UNAVAILABLE" in line or "not" in line),
-                      str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__)
+        reason = next(
+            (line.strip() for line in str(err).splitlines() if "UNAVAILABLE" in line or "not" in line),
+            str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__,
+        )
         raise UserError(f"no runtime device {uri}: {reason[:300].rstrip(': ')}") from None
 
 
@@ -51,10 +53,11 @@ class RunnerPool:
     runners: list[Runner]
     seconds_in_children: float = field(default=0.0)
 
-    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                on_result: OnResult | None = None) -> list[Measurement]:
+    def measure(
+        self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, on_result: OnResult | None = None
+    ) -> list[Measurement]:
         """As `Runner.measure`; `on_result` is called from one device's thread at a time."""
-        shares = [list(items[i::len(self.runners)]) for i in range(len(self.runners))]
+        shares = [list(items[i :: len(self.runners)]) for i in range(len(self.runners))]
         lock = threading.Lock()
 
         def report(measurement: Measurement) -> None:
@@ -64,8 +67,12 @@ class RunnerPool:
 
         started = time.perf_counter()
         with ThreadPoolExecutor(len(self.runners)) as pool:
-            parts = list(pool.map(lambda pair: pair[0].measure(baseline, pair[1], plan, report) if pair[1] else [],
-                                  zip(self.runners, shares)))
+            parts = list(
+                pool.map(
+                    lambda pair: pair[0].measure(baseline, pair[1], plan, report) if pair[1] else [],
+                    zip(self.runners, shares),
+                )
+            )
         self.seconds_in_children += time.perf_counter() - started
         by_index = {m.index: m for part in parts for m in part}
         return [by_index[i] for i, _ in items]

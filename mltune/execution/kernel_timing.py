@@ -37,8 +37,10 @@ class KernelTiming:
     overhead_per_kernel: float
 
     def describe(self) -> str:
-        return (f"kernel-level: each dispatch runs {self.repeat} times per call (a call's fixed cost measured "
-                f"{self.overhead_per_kernel:.2f}x the kernels' time)")
+        return (
+            f"kernel-level: each dispatch runs {self.repeat} times per call (a call's fixed cost measured "
+            f"{self.overhead_per_kernel:.2f}x the kernels' time)"
+        )
 
 
 def repeat_for(ratio: float) -> KernelTiming:
@@ -56,8 +58,9 @@ def with_repeat(builder: Builder, repeat: int, work_dir: Path) -> Builder:
     return replace(builder, tuning_input=replace(builder.tuning_input, compile_flags=flags), work_dir=work_dir)
 
 
-def calibrate(builder: Builder, runner: Runner | RunnerPool, default_build: BuildResult,
-              work_dir: Path) -> KernelTiming | None:
+def calibrate(
+    builder: Builder, runner: Runner | RunnerPool, default_build: BuildResult, work_dir: Path
+) -> KernelTiming | None:
     """Time IREE's default build with R = 10 against R = 1; None when the R = 10 build fails or does not run."""
     repeated = with_repeat(builder, CALIBRATION_REPEAT, work_dir).compile(0, None, "calibration")
     if repeated.status != "ok" or default_build.vmfb is None:
@@ -81,8 +84,9 @@ class MeasuredBuilds:
         return self.timing is not None and self.timing.repeat > 1
 
 
-def measured_builds(choice: str, gpu: bool, builder: Builder, runner: Runner | RunnerPool, baseline: BuildResult,
-                    run_dir: Path) -> MeasuredBuilds:
+def measured_builds(
+    choice: str, gpu: bool, builder: Builder, runner: Runner | RunnerPool, baseline: BuildResult, run_dir: Path
+) -> MeasuredBuilds:
     """Kernel-level builds for `--timing kernel`, or `auto` on a GPU; the repeat count is calibrated once per run
     directory (a resumed run measures as the run it continues did)."""
     if choice == "call" or (choice == "auto" and not gpu):
@@ -104,8 +108,9 @@ def measured_builds(choice: str, gpu: bool, builder: Builder, runner: Runner | R
     return MeasuredBuilds(repeated, repeated_baseline, timing)
 
 
-def call_level(result: Applied, builder: Builder, runner: Runner | RunnerPool, default_build: BuildResult,
-               plan: TimingPlan) -> Measurement | None:
+def call_level(
+    result: Applied, builder: Builder, runner: Runner | RunnerPool, default_build: BuildResult, plan: TimingPlan
+) -> Measurement | None:
     """The emitted result built as the user will build it, timed call by call against IREE's default build."""
     build = builder.compile(0, result, "call_level")
     if build.status != "ok" or default_build.vmfb is None:

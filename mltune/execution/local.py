@@ -58,8 +58,12 @@ class LocalExecutor:
         jobs, self._benchmarks = self._benchmarks, []
         for _, members in _grouped(jobs, lambda job: (job.plan, job.group)).items():
             by_index = {job.index: job for job in members}
-            self.runner.measure(self.baseline, [(job.index, job.vmfb) for job in members], members[0].plan,
-                                lambda measurement: on_result(by_index[measurement.index], measurement))
+            self.runner.measure(
+                self.baseline,
+                [(job.index, job.vmfb) for job in members],
+                members[0].plan,
+                lambda measurement: on_result(by_index[measurement.index], measurement),
+            )
 
     def close(self) -> None:
         """The runner's kept timing worker ends here; the builder's children die with their phase."""

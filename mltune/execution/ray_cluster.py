@@ -57,8 +57,9 @@ def _auto_address() -> str:
     try:
         return os.environ.get("RAY_ADDRESS") or canonicalize_bootstrap_address_or_die("auto")
     except Exception:  # noqa: BLE001 - Ray says "none found" in several ways
-        raise UserError("--cluster auto: no Ray cluster runs here (start one with `ray start --head`, or set "
-                        "RAY_ADDRESS)") from None
+        raise UserError(
+            "--cluster auto: no Ray cluster runs here (start one with `ray start --head`, or set RAY_ADDRESS)"
+        ) from None
 
 
 def _check_reachable(resolved: str, address: str) -> None:
@@ -130,8 +131,12 @@ class RayExecutor:
         resources = ray.cluster_resources()
         count = int(resources.get("GPU" if self.gpu else BENCH_RESOURCE, 0))
         if count == 0:
-            wanted = "no GPU" if self.gpu else f"no '{BENCH_RESOURCE}' resource (ray start --resources " \
-                                                f"'{{\"{BENCH_RESOURCE}\": 1}}' on each benchmarking node)"
+            wanted = (
+                "no GPU"
+                if self.gpu
+                else f"no '{BENCH_RESOURCE}' resource (ray start --resources "
+                f"'{{\"{BENCH_RESOURCE}\": 1}}' on each benchmarking node)"
+            )
             raise UserError(f"--cluster: the Ray cluster has {wanted}")
         placement = {"num_gpus": 1} if self.gpu else {"num_cpus": 0, "resources": {BENCH_RESOURCE: 1}}
         actor = ray.remote(BenchmarkActor).options(max_restarts=ACTOR_RESTARTS, max_task_retries=0, **placement)
@@ -157,8 +162,9 @@ class RayExecutor:
         if key not in self._shipped:
             workload = self.groups[key] if key else Workload(self.builder, self.baseline, self.invocation)
             source = None if self.shared_fs else ray.put(workload.builder.tuning_input.source.read_text())
-            self._shipped[key] = _Shipped(workload, ray.put(workload.builder), source,
-                                          ShippedWorkload.put(workload, self.shared_fs))
+            self._shipped[key] = _Shipped(
+                workload, ray.put(workload.builder), source, ShippedWorkload.put(workload, self.shared_fs)
+            )
         return self._shipped[key]
 
     def actor_pids(self) -> list[int]:
@@ -202,8 +208,9 @@ class RayExecutor:
         while self._compiles:
             job = self._compiles.popleft()
             shipped = self._shipping(self._key(job.group))
-            self._compiling[self._compile.remote(shipped.builder, shipped.source, job.index, job.applied,
-                                                 job.group)] = job
+            self._compiling[
+                self._compile.remote(shipped.builder, shipped.source, job.index, job.applied, job.group)
+            ] = job
         while self._benchmarks and self._idle:
             unanswered = sum(len(call.jobs) - len(call.answered) for call in self._measuring.values())
             live = len(self._idle) + len(self._measuring) + len(self._recovering) + len(self._preparing)
@@ -214,8 +221,9 @@ class RayExecutor:
             items = [(position, self._artefact(job.vmfb)) for position, job in enumerate(jobs)]  # jobs of
             # several groups may share an index: the actor answers by position in its call
             measure = self.actors[actor].measure if self._streams else self.actors[actor].measure_all
-            self._measuring[measure.remote(key, self._shipping(key).benchmark, items, jobs[0].plan)] = \
-                _Call(actor, jobs)
+            self._measuring[measure.remote(key, self._shipping(key).benchmark, items, jobs[0].plan)] = _Call(
+                actor, jobs
+            )
             self._prepared[actor].add(key)
         self._prepare_idle()
 
@@ -254,8 +262,10 @@ class RayExecutor:
         try:
             build, module = ray.get(ref)
         except ray.exceptions.RayError as err:
-            raise RunFailure(f"a compile task failed {COMPILE_RETRIES + 1} times on the Ray cluster: "
-                             f"{str(err).strip().splitlines()[0][:300]}") from None
+            raise RunFailure(
+                f"a compile task failed {COMPILE_RETRIES + 1} times on the Ray cluster: "
+                f"{str(err).strip().splitlines()[0][:300]}"
+            ) from None
         if module is not None:  # no shared filesystem: the module came back as bytes, kept where the builder puts it
             path = self._shipping(self._key(job.group)).workload.builder.candidate_vmfb(job.group, job.index)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -275,8 +285,9 @@ class RayExecutor:
             return
         except ray.exceptions.RayActorError:
             del self._measuring[ref]
-            self._benchmarks.extendleft(reversed([job for position, job in enumerate(call.jobs)
-                                                  if position not in call.answered]))
+            self._benchmarks.extendleft(
+                reversed([job for position, job in enumerate(call.jobs) if position not in call.answered])
+            )
             self._lost(call.actor)
             return
         for measurement in answers:

@@ -40,7 +40,10 @@ def _scratch(kind: str) -> Path:
 
 def _local_source(text: str) -> Path:
     """The source written once per worker process and content (tasks of one run share it)."""
-    path = Path(tempfile.gettempdir()) / f"mltune-source-{os.getpid()}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.mlir"
+    path = (
+        Path(tempfile.gettempdir())
+        / f"mltune-source-{os.getpid()}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.mlir"
+    )
     if not path.exists():
         partial = path.with_suffix(".partial")
         partial.write_text(text)
@@ -79,15 +82,17 @@ def _local_archive(shipped: ShippedArchive) -> Path:
     return path
 
 
-def compile_candidate(builder: Builder, source_text: str | None, index: int, applied: Applied | None,
-                      group: str) -> tuple[BuildResult, bytes | None]:
+def compile_candidate(
+    builder: Builder, source_text: str | None, index: int, applied: Applied | None, group: str
+) -> tuple[BuildResult, bytes | None]:
     """Compile one candidate on this node; `source_text` None: the builder's paths are shared with the driver."""
     if source_text is None:
         return builder.compile(index, applied, candidate_name(group, index)), None
     work_dir = _scratch("build")
     try:
-        local = replace(builder, tuning_input=replace(builder.tuning_input, source=_local_source(source_text)),
-                        work_dir=work_dir)
+        local = replace(
+            builder, tuning_input=replace(builder.tuning_input, source=_local_source(source_text)), work_dir=work_dir
+        )
         build = local.compile(index, applied, candidate_name(group, index))
         module = build.vmfb.read_bytes() if build.vmfb is not None else None
         return replace(build, vmfb=None), module
@@ -112,9 +117,12 @@ class ShippedWorkload:
 
         if shared_fs:
             return ShippedWorkload(workload.invocation, str(workload.baseline), None, None)
-        return ShippedWorkload(workload.invocation, ray.put(workload.baseline.read_bytes()),
-                               [ray.put(f.path.read_bytes()) for f in workload.invocation.inputs],
-                               tuple(ShippedArchive.put(a.path) for a in workload.invocation.parameters))
+        return ShippedWorkload(
+            workload.invocation,
+            ray.put(workload.baseline.read_bytes()),
+            [ray.put(f.path.read_bytes()) for f in workload.invocation.inputs],
+            tuple(ShippedArchive.put(a.path) for a in workload.invocation.parameters),
+        )
 
 
 class BenchmarkActor:
@@ -144,12 +152,18 @@ class BenchmarkActor:
                 files.append(replace(spec, path=path))
             invocation = replace(invocation, inputs=tuple(files))
         if shipped.archives is not None:  # no shared filesystem: each archive once per node, from the object store
-            invocation = replace(invocation, parameters=tuple(
-                replace(spec, path=_local_archive(archive)) for spec, archive in zip(invocation.parameters,
-                                                                                     shipped.archives)))
+            invocation = replace(
+                invocation,
+                parameters=tuple(
+                    replace(spec, path=_local_archive(archive))
+                    for spec, archive in zip(invocation.parameters, shipped.archives)
+                ),
+            )
         baseline = shipped.baseline if isinstance(shipped.baseline, str) else ray.get(shipped.baseline)
-        self.loaded[key] = (Runner(invocation, self.device, folder, kept=self.kept),
-                            self._place(f"{folder.name}/baseline", baseline))
+        self.loaded[key] = (
+            Runner(invocation, self.device, folder, kept=self.kept),
+            self._place(f"{folder.name}/baseline", baseline),
+        )
         return self.loaded[key]
 
     def _place(self, name: str, artefact: Artefact) -> Path:
@@ -168,8 +182,9 @@ class BenchmarkActor:
         runner, baseline = self._workload(key, shipped)
         runner.prepare(baseline)
 
-    def measure(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
-                plan: TimingPlan) -> Iterator[Measurement]:
+    def measure(
+        self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]], plan: TimingPlan
+    ) -> Iterator[Measurement]:
         """Yield each candidate's measurement (candidates of group `key`) as soon as the timing worker gives it (a
         Ray streaming generator)."""
         runner, baseline = self._workload(key, shipped)
@@ -198,7 +213,8 @@ class BenchmarkActor:
         if failure:
             raise failure[0]
 
-    def measure_all(self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]],
-                    plan: TimingPlan) -> list[Measurement]:
+    def measure_all(
+        self, key: str, shipped: ShippedWorkload, jobs: Sequence[tuple[int, Artefact]], plan: TimingPlan
+    ) -> list[Measurement]:
         """`measure`'s measurements together, for drivers that cannot take a stream (Ray Client)."""
         return list(self.measure(key, shipped, jobs, plan))

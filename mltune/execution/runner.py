@@ -129,11 +129,15 @@ def pool(measurements: Sequence[Measurement]) -> Measurement:
     failed = next((m for m in measurements if m.status != "ok"), None)
     if failed is not None:
         return failed
-    return replace(measurements[0], time_us=tuple(t for m in measurements for t in m.time_us),
-                   baseline_us=tuple(b for m in measurements for b in m.baseline_us),
-                   busy_cores=tuple(c for m in measurements for c in m.busy_cores),
-                   worker_s=sum(m.worker_s for m in measurements), load_s=sum(m.load_s for m in measurements),
-                   retried_rounds=sum(m.retried_rounds for m in measurements))
+    return replace(
+        measurements[0],
+        time_us=tuple(t for m in measurements for t in m.time_us),
+        baseline_us=tuple(b for m in measurements for b in m.baseline_us),
+        busy_cores=tuple(c for m in measurements for c in m.busy_cores),
+        worker_s=sum(m.worker_s for m in measurements),
+        load_s=sum(m.load_s for m in measurements),
+        retried_rounds=sum(m.retried_rounds for m in measurements),
+    )
 
 
 class _Collected(list):
@@ -164,8 +168,9 @@ class Runner:
     seconds_in_children: float = field(default=0.0)
     kept: KeptWorker | None = field(default=None, compare=False)
 
-    def measure(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                on_result: OnResult | None = None) -> list[Measurement]:
+    def measure(
+        self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, on_result: OnResult | None = None
+    ) -> list[Measurement]:
         """Measure each (index, vmfb) against `baseline`; results come back in the order given, and each is
         passed to `on_result` as soon as it is known (so that a kill loses at most the one being measured; with
         several processes, a result is known once the last of them has measured it)."""
@@ -195,8 +200,14 @@ class Runner:
         if self.kept is not None:
             self.kept.close()
 
-    def _measure_in_one_process(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                                on_result: OnResult | None, keep: bool) -> list[Measurement]:
+    def _measure_in_one_process(
+        self,
+        baseline: Path,
+        items: Sequence[tuple[int, Path]],
+        plan: TimingPlan,
+        on_result: OnResult | None,
+        keep: bool,
+    ) -> list[Measurement]:
         results: dict[int, Measurement] = {}
         pending = list(items)
         while pending:
@@ -215,11 +226,18 @@ class Runner:
         return {
             "function": self.invocation.function,
             "inputs": [(str(f.path), f.shape, f.element_type) for f in self.invocation.inputs],
-            "dispatch_level": self.invocation.dispatch_level, "parameters": scoped_paths(self.invocation.parameters),
-            "baseline": str(baseline), "candidates": [(i, str(p)) for i, p in items],
-            "rounds": plan.rounds, "round_seconds": plan.round_seconds, "min_calls": plan.min_calls,
-            "long_call_pairs": plan.long_call_pairs, "long_round_seconds": plan.long_round_seconds,
-            "max_calls": plan.max_calls, "slow_factor": plan.slow_factor, "max_rounds": plan.most_rounds,
+            "dispatch_level": self.invocation.dispatch_level,
+            "parameters": scoped_paths(self.invocation.parameters),
+            "baseline": str(baseline),
+            "candidates": [(i, str(p)) for i, p in items],
+            "rounds": plan.rounds,
+            "round_seconds": plan.round_seconds,
+            "min_calls": plan.min_calls,
+            "long_call_pairs": plan.long_call_pairs,
+            "long_round_seconds": plan.long_round_seconds,
+            "max_calls": plan.max_calls,
+            "slow_factor": plan.slow_factor,
+            "max_rounds": plan.most_rounds,
             "looks": list(plan.looks.schedule),
         }
 
@@ -231,8 +249,9 @@ class Runner:
             json.dump(request, handle)
         return Path(name)
 
-    def _kept_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                     keep: bool) -> TimingProcess | None:
+    def _kept_worker(
+        self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan, keep: bool
+    ) -> TimingProcess | None:
         """The kept worker, given this batch, when there is one and it is alive (a batch that is not to be kept
         ends it)."""
         worker = self.kept.take() if self.kept is not None else None
@@ -243,8 +262,14 @@ class Runner:
             worker.close()
         return None
 
-    def _run_worker(self, baseline: Path, items: Sequence[tuple[int, Path]], plan: TimingPlan,
-                    on_result: OnResult | None, keep: bool) -> list[Measurement]:
+    def _run_worker(
+        self,
+        baseline: Path,
+        items: Sequence[tuple[int, Path]],
+        plan: TimingPlan,
+        on_result: OnResult | None,
+        keep: bool,
+    ) -> list[Measurement]:
         """Run one batch on a worker until it is done, crashes or stalls; return what it measured. A kept worker
         that died since its last batch (it answers nothing) is replaced by a new one for this batch."""
         started = time.perf_counter()
@@ -269,7 +294,9 @@ class Runner:
         return list(done)
 
     @staticmethod
-    def _read_batch(worker: TimingProcess, items: Sequence[tuple[int, Path]], plan: TimingPlan, done: _Collected) -> bool:
+    def _read_batch(
+        worker: TimingProcess, items: Sequence[tuple[int, Path]], plan: TimingPlan, done: _Collected
+    ) -> bool:
         """Collect the worker's measurements of one batch; True when it finished the batch and waits for the next."""
         pace, running = worker.pace, None
         deadline = time.monotonic() + pace.seconds
@@ -293,10 +320,19 @@ class Runner:
                 running = message["start"]
                 deadline = time.monotonic() + pace.seconds
             else:
-                done.append(Measurement(message["index"], "ok", tuple(message["time_us"]), tuple(message["baseline_us"]),
-                                        busy_cores=tuple(message.get("busy_cores", ())), looks=len(plan.looks.schedule),
-                                        worker_s=message.get("worker_s", 0.0), load_s=message.get("load_s", 0.0),
-                                        retried_rounds=message.get("retried_rounds", 0)))
+                done.append(
+                    Measurement(
+                        message["index"],
+                        "ok",
+                        tuple(message["time_us"]),
+                        tuple(message["baseline_us"]),
+                        busy_cores=tuple(message.get("busy_cores", ())),
+                        looks=len(plan.looks.schedule),
+                        worker_s=message.get("worker_s", 0.0),
+                        load_s=message.get("load_s", 0.0),
+                        retried_rounds=message.get("retried_rounds", 0),
+                    )
+                )
                 running = None
         worker.proc.wait()
         if worker.proc.returncode not in (0, -signal.SIGKILL):

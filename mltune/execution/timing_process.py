@@ -75,9 +75,14 @@ class TimingProcess:
     def start(request: Path, pace: Pace, keep: bool) -> TimingProcess:
         stderr = request.with_suffix(".stderr")
         with open(stderr, "wb") as errors:  # a file: a worker kept for long could fill a pipe's buffer
-            proc = spawn([sys.executable, "-m", "mltune.execution.timing_worker", str(request)], death_signal=not keep,
-                         stdin=subprocess.PIPE if keep else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
-                         bufsize=0)
+            proc = spawn(
+                [sys.executable, "-m", "mltune.execution.timing_worker", str(request)],
+                death_signal=not keep,
+                stdin=subprocess.PIPE if keep else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                bufsize=0,
+            )
         worker = TimingProcess(proc, pace, request, stderr)
         worker.selector.register(proc.stdout, selectors.EVENT_READ)
         return worker

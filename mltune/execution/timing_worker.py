@@ -173,8 +173,13 @@ def _measure(baseline, candidate, args, calls: int, request: dict) -> dict:
             break  # far slower than the baseline: more rounds would not change the verdict
         if looks.settled([c / b for c, b in zip(cand_us, base_us)], done - 1):
             break
-    message = {"time_us": cand_us, "baseline_us": base_us, "calls_per_round": calls,
-               "busy_cores": [round(b, 3) for b in busy], "retried_rounds": most_retries - retries}
+    message = {
+        "time_us": cand_us,
+        "baseline_us": base_us,
+        "calls_per_round": calls,
+        "busy_cores": [round(b, 3) for b in busy],
+        "retried_rounds": most_retries - retries,
+    }
     return {**message, "raw": raw} if raw else message
 
 
@@ -190,6 +195,7 @@ def pairs_per_round(request: dict, call_s: float) -> int:
 def _exit_when_orphaned(parent: int) -> None:
     """A kept worker outlives the thread that started it, so the kernel's parent-death signal cannot end it
     (`spawn`): it ends itself once its parent is gone, even while a kernel it launched still runs."""
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(1.0)
@@ -225,8 +231,9 @@ class _Workload:
 
 
 def _workload_key(request: dict) -> str:
-    return json.dumps([request[k] for k in ("baseline", "function", "inputs", "dispatch_level")]
-                      + [request.get("parameters", [])])
+    return json.dumps(
+        [request[k] for k in ("baseline", "function", "inputs", "dispatch_level")] + [request.get("parameters", [])]
+    )
 
 
 def main(request_path: str) -> None:
@@ -254,8 +261,14 @@ def main(request_path: str) -> None:
             _call_seconds(candidate, workload.args)
             loaded = time.perf_counter()
             measured = _measure(workload.baseline.function, candidate, workload.args, calls, request)
-            _emit({"index": index, **measured, "load_s": round(loaded - started, 4),
-                   "worker_s": round(time.perf_counter() - started, 4)})
+            _emit(
+                {
+                    "index": index,
+                    **measured,
+                    "load_s": round(loaded - started, 4),
+                    "worker_s": round(time.perf_counter() - started, 4),
+                }
+            )
         if not request.get("serve"):
             return
         _emit({"batch_done": True})

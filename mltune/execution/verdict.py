@@ -31,7 +31,7 @@ LOOK_GROWTH = 4 / 3  # a sequential measurement's next look is a third more roun
 
 def _tail(n: int, k: int) -> float:
     """P(Bin(n, 1/2) < k)."""
-    return sum(math.comb(n, i) for i in range(k)) / 2 ** n
+    return sum(math.comb(n, i) for i in range(k)) / 2**n
 
 
 def median_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
@@ -84,8 +84,10 @@ class SpeedupEstimate:
     def describe(self) -> str:
         if self.rounds == 0:
             return "no estimate"
-        return (f"{self.speedup:.2f}x ({100 * self.confidence:.0f} % interval {self.low:.2f}-{self.high:.2f}x, "
-                f"{self.rounds} rounds)")
+        return (
+            f"{self.speedup:.2f}x ({100 * self.confidence:.0f} % interval {self.low:.2f}-{self.high:.2f}x, "
+            f"{self.rounds} rounds)"
+        )
 
 
 @dataclass(frozen=True)

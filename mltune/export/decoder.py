@@ -70,8 +70,7 @@ def build(config: str, seed: int = 0, dtype: str = "float32", layers: int | None
     return model.to(DTYPES[dtype])
 
 
-def example_arguments(model: torch.nn.Module, mode: Mode, seq_len: int, cache_len: int,
-                      seed: int) -> list[np.ndarray]:
+def example_arguments(model: torch.nn.Module, mode: Mode, seq_len: int, cache_len: int, seed: int) -> list[np.ndarray]:
     """Token ids (and for a decode step, a cache of random keys and values) to export and run with."""
     rng = np.random.default_rng(seed)
     config = model.config
@@ -84,9 +83,20 @@ def example_arguments(model: torch.nn.Module, mode: Mode, seq_len: int, cache_le
     return [ids] + [rng.standard_normal(shape).astype(dtype) for _ in range(2 * config.num_hidden_layers)]
 
 
-def export_decoder(config: str, out_dir: Path, *, mode: Mode = "prefill", seq_len: int = 128, cache_len: int = 2048,
-                   dtype: str = "float32", dynamic: bool = False, external_weights: bool = False, seed: int = 0,
-                   layers: int | None = None, stem: str | None = None) -> ExportedModel:
+def export_decoder(
+    config: str,
+    out_dir: Path,
+    *,
+    mode: Mode = "prefill",
+    seq_len: int = 128,
+    cache_len: int = 2048,
+    dtype: str = "float32",
+    dynamic: bool = False,
+    external_weights: bool = False,
+    seed: int = 0,
+    layers: int | None = None,
+    stem: str | None = None,
+) -> ExportedModel:
     """Export a decoder as IREE 3.13 compiles it, with an example input per argument and a flags file.
 
     Example:
@@ -104,5 +114,4 @@ def export_decoder(config: str, out_dir: Path, *, mode: Mode = "prefill", seq_le
     if dynamic:
         dynamic_shapes = {"input_ids": {1: torch.export.Dim("seq", min=2, max=model.config.max_position_embeddings)}}
     stem = stem or f"{config}_{mode}" + ("_dynamic" if dynamic else "")
-    return save_export(wrapper, arrays, out_dir, stem, external_weights=external_weights,
-                       dynamic_shapes=dynamic_shapes)
+    return save_export(wrapper, arrays, out_dir, stem, external_weights=external_weights, dynamic_shapes=dynamic_shapes)

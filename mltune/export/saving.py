@@ -33,8 +33,15 @@ def _concat_as_cat(tensors: list[torch.Tensor], dim: int = 0) -> torch.Tensor:
     return torch.ops.aten.cat.default(tensors, dim)
 
 
-def save_export(module: torch.nn.Module, arrays: list[np.ndarray], out_dir: Path, stem: str, *,
-                external_weights: bool = False, dynamic_shapes: dict | None = None) -> ExportedModel:
+def save_export(
+    module: torch.nn.Module,
+    arrays: list[np.ndarray],
+    out_dir: Path,
+    stem: str,
+    *,
+    external_weights: bool = False,
+    dynamic_shapes: dict | None = None,
+) -> ExportedModel:
     """Export `module` called with `arrays` through iree-turbine and write it with its inputs into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     parameters = None
@@ -56,4 +63,3 @@ def save_export(module: torch.nn.Module, arrays: list[np.ndarray], out_dir: Path
     flags_file = out_dir / f"{stem}.flags"
     flags_file.write_text("\n".join(flags) + "\n")
     return ExportedModel(mlir, parameters, flags_file)
-

@@ -29,8 +29,9 @@ class DenoisingStep(torch.nn.Module):
         self.unet = unet
         self.added = unet.config.addition_embed_type == "text_time"
 
-    def forward(self, sample: torch.Tensor, timestep: torch.Tensor, text_states: torch.Tensor,
-                *added: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, sample: torch.Tensor, timestep: torch.Tensor, text_states: torch.Tensor, *added: torch.Tensor
+    ) -> torch.Tensor:
         conditioning = {"text_embeds": added[0], "time_ids": added[1]} if self.added else None
         return self.unet(sample, timestep, text_states, added_cond_kwargs=conditioning, return_dict=False)[0]
 
@@ -49,19 +50,31 @@ def example_arguments(unet: torch.nn.Module, batch: int, seed: int) -> list[np.n
     config = unet.config
     dtype = np.float16 if unet.dtype == torch.float16 else np.float32
     size = config.sample_size
-    arrays = [rng.standard_normal((batch, config.in_channels, size, size)).astype(dtype),
-              np.full((batch,), 999, dtype=np.int64),
-              rng.standard_normal((batch, TEXT_TOKENS, config.cross_attention_dim)).astype(dtype)]
+    arrays = [
+        rng.standard_normal((batch, config.in_channels, size, size)).astype(dtype),
+        np.full((batch,), 999, dtype=np.int64),
+        rng.standard_normal((batch, TEXT_TOKENS, config.cross_attention_dim)).astype(dtype),
+    ]
     if config.addition_embed_type == "text_time":
         pooled = config.projection_class_embeddings_input_dim - TIME_IDS * config.addition_time_embed_dim
         image = 8 * size  # the VAE's scale: latents of 128 are a 1024-pixel image
-        arrays += [rng.standard_normal((batch, pooled)).astype(dtype),
-                   np.array([[image, image, 0, 0, image, image]] * batch, dtype=dtype)]
+        arrays += [
+            rng.standard_normal((batch, pooled)).astype(dtype),
+            np.array([[image, image, 0, 0, image, image]] * batch, dtype=dtype),
+        ]
     return arrays
 
 
-def export_unet(config: str, out_dir: Path, *, batch: int = 2, dtype: str = "float32",
-                external_weights: bool = False, seed: int = 0, stem: str | None = None) -> ExportedModel:
+def export_unet(
+    config: str,
+    out_dir: Path,
+    *,
+    batch: int = 2,
+    dtype: str = "float32",
+    external_weights: bool = False,
+    seed: int = 0,
+    stem: str | None = None,
+) -> ExportedModel:
     """Export one denoising step as IREE 3.13 compiles it, with an example input per argument and a flags file.
 
     Example:
@@ -69,5 +82,6 @@ def export_unet(config: str, out_dir: Path, *, batch: int = 2, dtype: str = "flo
     """
     unet = build(config, seed, dtype)
     arrays = example_arguments(unet, batch, seed)
-    return save_export(DenoisingStep(unet), arrays, out_dir, stem or f"{config}_unet",
-                       external_weights=external_weights)
+    return save_export(
+        DenoisingStep(unet), arrays, out_dir, stem or f"{config}_unet", external_weights=external_weights
+    )

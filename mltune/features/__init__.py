@@ -71,10 +71,14 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
     ("cpu", "attention"): (cpu_attention_features, (CPU_ATTENTION_PIPELINE,)),
     ("cpu", "reduction"): (cpu_reduction_features, (CPU_REDUCTION_PIPELINE,)),
     ("cpu", "multi_loop_contraction"): (cpu_multi_loop_features, (CPU_REDUCTION_PIPELINE,)),
-    ("gpu", "contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
-                                                            GPU_SIMT_PIPELINE)),
-    ("gpu", "convolution"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE,
-                                                            GPU_SIMT_PIPELINE)),
+    ("gpu", "contraction"): (
+        gpu_any_contraction_features,
+        (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE, GPU_SIMT_PIPELINE),
+    ),
+    ("gpu", "convolution"): (
+        gpu_any_contraction_features,
+        (GPU_TILE_AND_FUSE_PIPELINE, GPU_VECTOR_DISTRIBUTE_PIPELINE, GPU_SIMT_PIPELINE),
+    ),
     ("gpu", "multi_loop_contraction"): (gpu_any_contraction_features, (GPU_TILE_AND_FUSE_PIPELINE, GPU_SIMT_PIPELINE)),
     ("gpu", "attention"): (gpu_attention_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
     ("gpu", "matvec"): (gpu_matvec_features, (GPU_VECTOR_DISTRIBUTE_PIPELINE,)),
@@ -87,19 +91,24 @@ EXTRACTORS: dict[tuple[str, str], tuple[Extractor, tuple[str, ...]]] = {
 # (target family, op kind): columns the extractor computes that models are not trained on (`mltune.features.
 # gpu_relative` says why); models trained before with them still rank, as the columns are still computed.
 TRAINED_WITHOUT: dict[tuple[str, str], tuple[str, ...]] = {
-    ("gpu", "contraction"): ABSOLUTE_SIZES, ("gpu", "convolution"): ABSOLUTE_SIZES,
-    ("gpu", "multi_loop_contraction"): ABSOLUTE_SIZES}
+    ("gpu", "contraction"): ABSOLUTE_SIZES,
+    ("gpu", "convolution"): ABSOLUTE_SIZES,
+    ("gpu", "multi_loop_contraction"): ABSOLUTE_SIZES,
+}
 
 
 def target_family(target: Any) -> str:
-    """"cpu" or "gpu" (ROCm and CUDA facts share their extractors)."""
+    """ "cpu" or "gpu" (ROCm and CUDA facts share their extractors)."""
     return "cpu" if target.kind == "cpu" else "gpu"
 
 
 SIMT_GEMM = "simt_gemm"
 # the op kinds whose GPU candidates are MMA or SIMT GEMM tilings: their SIMT candidates share the `SIMT_GEMM` model
-GEMM_KINDS = frozenset(kind for (family, kind), (extractor, _) in EXTRACTORS.items()
-                       if family == "gpu" and extractor is gpu_any_contraction_features)
+GEMM_KINDS = frozenset(
+    kind
+    for (family, kind), (extractor, _) in EXTRACTORS.items()
+    if family == "gpu" and extractor is gpu_any_contraction_features
+)
 
 
 def model_kind(problem: Problem, target: Any, candidates: CandidateSet) -> str:
@@ -125,8 +134,27 @@ def extractor_for(problem: Problem, target: Any, pipelines: Iterable[str] = ()) 
     return extractor
 
 
-__all__ = ["EXTRACTORS", "GEMM_KINDS", "SIMT_GEMM", "TRAINED_WITHOUT", "Extractor", "FeatureMatrix", "candidate_frame",
-           "cpu_attention_features", "cpu_contraction_features", "cpu_convolution_features", "cpu_reduction_features",
-           "extractor_for", "feature_columns", "knob_columns", "gpu_any_contraction_features", "gpu_attention_features",
-           "gpu_contraction_features", "gpu_elementwise_features", "gpu_matvec_features", "gpu_reduction_features",
-           "model_kind", "target_family"]
+__all__ = [
+    "EXTRACTORS",
+    "GEMM_KINDS",
+    "SIMT_GEMM",
+    "TRAINED_WITHOUT",
+    "Extractor",
+    "FeatureMatrix",
+    "candidate_frame",
+    "cpu_attention_features",
+    "cpu_contraction_features",
+    "cpu_convolution_features",
+    "cpu_reduction_features",
+    "extractor_for",
+    "feature_columns",
+    "knob_columns",
+    "gpu_any_contraction_features",
+    "gpu_attention_features",
+    "gpu_contraction_features",
+    "gpu_elementwise_features",
+    "gpu_matvec_features",
+    "gpu_reduction_features",
+    "model_kind",
+    "target_family",
+]

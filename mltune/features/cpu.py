@@ -49,8 +49,9 @@ def register_overflow(accumulators: np.ndarray, vectors_per_row: np.ndarray, cpu
     return np.maximum(0, accumulators + vectors_per_row + 1 - cpu.vector_registers)
 
 
-def target_relative_features(cpu: CpuInfo, accumulators: np.ndarray, vectors_per_row: np.ndarray,
-                             flops: float, rows: int) -> dict[str, np.ndarray]:
+def target_relative_features(
+    cpu: CpuInfo, accumulators: np.ndarray, vectors_per_row: np.ndarray, flops: float, rows: int
+) -> dict[str, np.ndarray]:
     """Columns that read a candidate against the core it runs on, shared by contractions and convolutions."""
     return {
         "register_fill": (accumulators + vectors_per_row + 1) / cpu.vector_registers,
@@ -89,8 +90,11 @@ def lowering_features(problem: Problem, candidates: CandidateSet) -> dict[str, n
     batch, m, n, k = gemm_sizes(problem)
     moved = 2 * batch * ((m * k + k * n) * ELEMENT_BYTES[problem.lhs_type] + m * n * ELEMENT_BYTES[problem.out_type])
     tiled = lowering > 0
-    return {"data_tiled": tiled, "ukernel": lowering == 2,
-            "pack_bytes_per_flop": np.where(tiled, moved / (2.0 * batch * m * n * k), 0.0)}
+    return {
+        "data_tiled": tiled,
+        "ukernel": lowering == 2,
+        "pack_bytes_per_flop": np.where(tiled, moved / (2.0 * batch * m * n * k), 0.0),
+    }
 
 
 def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
@@ -140,8 +144,9 @@ def cpu_contraction_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "log2_vec_m": np.log2(vec_m),
         "log2_vec_k": np.log2(vec_k),
     }
-    columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * batch * m * n * k,
-                                            len(candidates)))
+    columns.update(
+        target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * batch * m * n * k, len(candidates))
+    )
     columns.update(problem_features(problem, (batch, m, n, k), len(candidates)))
     columns.update(lowering_features(problem, candidates))
     return FeatureMatrix.from_columns(columns)

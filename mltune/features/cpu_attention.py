@@ -69,8 +69,12 @@ def cpu_attention_features(problem: Problem, cpu: CpuInfo, candidates: Candidate
         "log2_red_k2": np.log2(red_k2),
     }
     problem_level = {
-        "log2_batch": np.log2(batch), "log2_m": np.log2(size["m"]), "log2_n": np.log2(size["n"]),
-        "log2_k1": np.log2(size["k1"]), "log2_k2": np.log2(size["k2"]), "input_bytes": in_bytes,
+        "log2_batch": np.log2(batch),
+        "log2_m": np.log2(size["m"]),
+        "log2_n": np.log2(size["n"]),
+        "log2_k1": np.log2(size["k1"]),
+        "log2_k2": np.log2(size["k2"]),
+        "input_bytes": in_bytes,
         "masked": bool(problem.mask_type),  # one more load and select per score
         # the problem's size in ideal cycles of the whole CPU at its f32 peak
         "log2_peak_cycles": np.log2(flops / (cpu.cores * cpu.peak_flops_per_cycle)),

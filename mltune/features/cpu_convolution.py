@@ -46,7 +46,9 @@ def cpu_convolution_features(problem: Problem, cpu: CpuInfo, candidates: Candida
     outputs = vec["oh"] * vec["ow"] * vec["oc"]
     accumulators = outputs // vec[lane_loop] * vectors_per_row
     pixels = vec["oh"] * vec["ow"]
-    workgroups = size["n"] * ceil_div(size["oh"], wg["oh"]) * ceil_div(size["ow"], wg["ow"]) * ceil_div(size["oc"], wg["oc"])
+    workgroups = (
+        size["n"] * ceil_div(size["oh"], wg["oh"]) * ceil_div(size["ow"], wg["ow"]) * ceil_div(size["oc"], wg["oc"])
+    )
     reduction = red_taps * red_ic
     input_loads = pixels * reduction * (vec["oc"] if depthwise else 1)  # a depthwise conv reads one input per FMA
     columns = {
@@ -74,7 +76,8 @@ def cpu_convolution_features(problem: Problem, cpu: CpuInfo, candidates: Candida
         "channel_first": np.full(len(candidates), lane_loop == "ow"),
     }
     gemm = (size["n"], size["oh"] * size["ow"], size["oc"], size["kh"] * size["kw"] * size.get("ic", 1))
-    columns.update(target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * float(np.prod(gemm)),
-                                            len(candidates)))
+    columns.update(
+        target_relative_features(cpu, accumulators, vectors_per_row, 2.0 * float(np.prod(gemm)), len(candidates))
+    )
     columns.update(problem_features(problem, gemm, len(candidates)))
     return FeatureMatrix.from_columns(columns)

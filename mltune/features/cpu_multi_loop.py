@@ -73,7 +73,8 @@ def cpu_multi_loop_features(problem: Problem, cpu: CpuInfo, candidates: Candidat
     }
     problem_level = {
         "log2_peak_cycles": np.log2(2 * macs / (cpu.cores * cpu.peak_flops_per_cycle)),
-        "strided": bool(problem.strides), "input_bytes": element_bytes(problem.lhs_type),
+        "strided": bool(problem.strides),
+        "input_bytes": element_bytes(problem.lhs_type),
         "log2_k": np.log2(np.prod(problem.sizes(problem.k))),
     }
     columns.update({name: np.full(len(candidates), value, dtype=np.float64) for name, value in problem_level.items()})

@@ -38,11 +38,18 @@ def per_loop_tiling_columns(problem: Problem, cpu: CpuInfo, candidates: Candidat
         workgroups = workgroups * ceil_div(size, col(wg))
         parallel_waste = parallel_waste + padding_waste(size, col(wg))
         remainder = remainder + padding_waste(col(wg), col(vec))
-    reduction_waste = sum((padding_waste(problem.bounds[loop], col(red)) for red, loop in reduction_knobs(problem)),
-                          np.zeros(len(candidates)))
-    return {"padding_waste_reduction": reduction_waste, "padding_waste_parallel": parallel_waste,
-            "vector_remainder": remainder, "workgroups_per_core": workgroups / cpu.cores,
-            "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores), "log2_workgroups": np.log2(workgroups)}
+    reduction_waste = sum(
+        (padding_waste(problem.bounds[loop], col(red)) for red, loop in reduction_knobs(problem)),
+        np.zeros(len(candidates)),
+    )
+    return {
+        "padding_waste_reduction": reduction_waste,
+        "padding_waste_parallel": parallel_waste,
+        "vector_remainder": remainder,
+        "workgroups_per_core": workgroups / cpu.cores,
+        "wave_inefficiency": wave_inefficiency(workgroups, cpu.cores),
+        "log2_workgroups": np.log2(workgroups),
+    }
 
 
 def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: CandidateSet) -> FeatureMatrix:
@@ -71,8 +78,11 @@ def cpu_reduction_features(problem: Problem, cpu: CpuInfo, candidates: Candidate
         "log2_lane_tile": np.log2(lane_tile),
     }
     problem_level = {
-        "log2_total_rows": np.log2(total_rows), "log2_row_elements": np.log2(row_elements), "input_bytes": in_bytes,
-        "rows_contiguous": contiguous, "inputs": reduction_inputs(problem),
+        "log2_total_rows": np.log2(total_rows),
+        "log2_row_elements": np.log2(row_elements),
+        "input_bytes": in_bytes,
+        "rows_contiguous": contiguous,
+        "inputs": reduction_inputs(problem),
         # the bytes the whole reduction reads, in L2s of the target
         "reduced_bytes_per_l2": total_rows * row_elements * in_bytes / cpu.l2_bytes,
     }

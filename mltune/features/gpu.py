@@ -18,7 +18,9 @@ from mltune.frontend.problem import Problem, element_bytes
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets.gpu import GpuInfo
 
-ACCUMULATOR_REGISTER_LIMIT = 256  # 32-bit registers per thread (architected VGPRs on CDNA, the per-thread cap on NVIDIA)
+ACCUMULATOR_REGISTER_LIMIT = (
+    256  # 32-bit registers per thread (architected VGPRs on CDNA, the per-thread cap on NVIDIA)
+)
 MAX_SUBGROUPS_PER_CU = 32  # resident subgroups per CU/SM (CDNA: 8 waves x 4 SIMDs; Ampere and Hopper: 64 warps)
 
 
@@ -49,36 +51,40 @@ def gpu_contraction_features(problem: Problem, gpu: GpuInfo, candidates: Candida
     workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     resident = np.minimum(gpu.shared_memory_bytes // np.maximum(shared, 1), MAX_SUBGROUPS_PER_CU // subgroups)
     resident = np.maximum(resident, 1)
-    return FeatureMatrix.from_columns({
-        "tile_k_pow2": _is_pow2(k_tile),
-        "subgroups": subgroups,
-        "subgroups_fill_simds": subgroups % gpu.simds_per_cu == 0,
-        "mma_intensity": mma_m * mma_n * mma_k / (mma_m * mma_k + mma_n * mma_k),
-        "subgroup_intensity": (sg_m * mma_m) * (sg_n * mma_n) / (sg_m * mma_m + sg_n * mma_n),
-        "workgroup_intensity": wg_m * wg_n / (wg_m + wg_n),
-        "workgroups": workgroups,
-        "waves": workgroups / (gpu.cores * resident),
-        "wave_inefficiency": wave_inefficiency(workgroups, gpu.cores * resident),
-        "shared_memory_kib": shared / 1024.0,
-        "resident_workgroups": resident,
-        "occupancy": np.minimum(resident * subgroups, MAX_SUBGROUPS_PER_CU) / MAX_SUBGROUPS_PER_CU,
-        "accumulator_registers": wg_m * wg_n / threads,
-        "register_overflow": np.maximum(0, wg_m * wg_n / threads - ACCUMULATOR_REGISTER_LIMIT),
-        "padding_waste_m": padding_waste(m, wg_m),
-        "padding_waste_n": padding_waste(n, wg_n),
-        "padding_waste_k": padding_waste(k, k_tile),
-        "threads": threads,
-        "shared_memory_fraction": shared / gpu.shared_memory_bytes,
-        "workgroups_per_cu": workgroups / gpu.cores,
-        "subgroups_per_simd": subgroups / gpu.simds_per_cu,
-        "threads_per_limit": threads / gpu.max_threads,
-        "log2_wg_m": np.log2(wg_m),
-        "log2_wg_n": np.log2(wg_n),
-        "log2_k_tile": np.log2(k_tile),
-        "prefetch": c("prefetch"),
-        "no_bank_fix": c("no_bank_fix"),
-        "waves_per_eu": c("waves_per_eu"),
-        # records from before VectorDistribute, and convolutions, have no such knob: TileAndFuse
-        "vector_distribute": c("vector_distribute") if "vector_distribute" in candidates.names else np.zeros(len(candidates)),
-        **problem_features(problem, (batch, m, n, k), len(candidates)),
-    })
+    return FeatureMatrix.from_columns(
+        {
+            "tile_k_pow2": _is_pow2(k_tile),
+            "subgroups": subgroups,
+            "subgroups_fill_simds": subgroups % gpu.simds_per_cu == 0,
+            "mma_intensity": mma_m * mma_n * mma_k / (mma_m * mma_k + mma_n * mma_k),
+            "subgroup_intensity": (sg_m * mma_m) * (sg_n * mma_n) / (sg_m * mma_m + sg_n * mma_n),
+            "workgroup_intensity": wg_m * wg_n / (wg_m + wg_n),
+            "workgroups": workgroups,
+            "waves": workgroups / (gpu.cores * resident),
+            "wave_inefficiency": wave_inefficiency(workgroups, gpu.cores * resident),
+            "shared_memory_kib": shared / 1024.0,
+            "resident_workgroups": resident,
+            "occupancy": np.minimum(resident * subgroups, MAX_SUBGROUPS_PER_CU) / MAX_SUBGROUPS_PER_CU,
+            "accumulator_registers": wg_m * wg_n / threads,
+            "register_overflow": np.maximum(0, wg_m * wg_n / threads - ACCUMULATOR_REGISTER_LIMIT),
+            "padding_waste_m": padding_waste(m, wg_m),
+            "padding_waste_n": padding_waste(n, wg_n),
+            "padding_waste_k": padding_waste(k, k_tile),
+            "threads": threads,
+            "shared_memory_fraction": shared / gpu.shared_memory_bytes,
+            "workgroups_per_cu": workgroups / gpu.cores,
+            "subgroups_per_simd": subgroups / gpu.simds_per_cu,
+            "threads_per_limit": threads / gpu.max_threads,
+            "log2_wg_m": np.log2(wg_m),
+            "log2_wg_n": np.log2(wg_n),
+            "log2_k_tile": np.log2(k_tile),
+            "prefetch": c("prefetch"),
+            "no_bank_fix": c("no_bank_fix"),
+            "waves_per_eu": c("waves_per_eu"),
+            # records from before VectorDistribute, and convolutions, have no such knob: TileAndFuse
+            "vector_distribute": c("vector_distribute")
+            if "vector_distribute" in candidates.names
+            else np.zeros(len(candidates)),
+            **problem_features(problem, (batch, m, n, k), len(candidates)),
+        }
+    )

@@ -46,24 +46,26 @@ def gpu_attention_features(problem: Problem, gpu: GpuInfo, candidates: Candidate
     workgroups = batch * ceil_div(m, m_tile) * ceil_div(n, n_tile)
     resident = np.maximum(np.minimum(gpu.shared_memory_bytes // shared, MAX_SUBGROUPS_PER_CU // subgroups), 1)
     registers = (m_tile * red_k2 + m_tile * n_tile) / threads  # f32 S tile and output accumulator per thread
-    return FeatureMatrix.from_columns({
-        "qk_mma_intensity": _intensity(pv_m, pv_n, qk_k),
-        "pv_mma_intensity": _intensity(pv_m, pv_n, pv_k),
-        "qk_mma_k": qk_k,
-        "subgroups": subgroups,
-        "subgroups_fill_simds": subgroups % gpu.simds_per_cu == 0,
-        "workgroups": workgroups,
-        "waves": workgroups / (gpu.cores * resident),
-        "wave_inefficiency": wave_inefficiency(workgroups, gpu.cores * resident),
-        "qk_recomputed": ceil_div(n, n_tile),
-        "shared_memory_kib": shared / 1024.0,
-        "resident_workgroups": resident,
-        "occupancy": np.minimum(resident * subgroups, MAX_SUBGROUPS_PER_CU) / MAX_SUBGROUPS_PER_CU,
-        "accumulator_registers": registers,
-        "register_overflow": np.maximum(0, registers - ACCUMULATOR_REGISTER_LIMIT),
-        "log2_m_tile": np.log2(m_tile),
-        "log2_n_tile": np.log2(n_tile),
-        "log2_red_k2": np.log2(red_k2),
-        "red_k2_pow2": (red_k2 & (red_k2 - 1)) == 0,
-        "waves_per_eu": c("waves_per_eu"),
-    })
+    return FeatureMatrix.from_columns(
+        {
+            "qk_mma_intensity": _intensity(pv_m, pv_n, qk_k),
+            "pv_mma_intensity": _intensity(pv_m, pv_n, pv_k),
+            "qk_mma_k": qk_k,
+            "subgroups": subgroups,
+            "subgroups_fill_simds": subgroups % gpu.simds_per_cu == 0,
+            "workgroups": workgroups,
+            "waves": workgroups / (gpu.cores * resident),
+            "wave_inefficiency": wave_inefficiency(workgroups, gpu.cores * resident),
+            "qk_recomputed": ceil_div(n, n_tile),
+            "shared_memory_kib": shared / 1024.0,
+            "resident_workgroups": resident,
+            "occupancy": np.minimum(resident * subgroups, MAX_SUBGROUPS_PER_CU) / MAX_SUBGROUPS_PER_CU,
+            "accumulator_registers": registers,
+            "register_overflow": np.maximum(0, registers - ACCUMULATOR_REGISTER_LIMIT),
+            "log2_m_tile": np.log2(m_tile),
+            "log2_n_tile": np.log2(n_tile),
+            "log2_red_k2": np.log2(red_k2),
+            "red_k2_pow2": (red_k2 & (red_k2 - 1)) == 0,
+            "waves_per_eu": c("waves_per_eu"),
+        }
+    )

@@ -24,8 +24,14 @@ RESIDENT_WORKGROUPS = 32  # workgroups one SM or CU keeps resident at most
 TRANSACTION_BYTES = 128  # a cache line: a warp's accesses coalesce into such lines
 
 
-def _runs(problem: Problem, operands: list[tuple[int, ...]], wg: list[np.ndarray], th: list[np.ndarray],
-          promote: np.ndarray, sg_size: int) -> list[np.ndarray]:
+def _runs(
+    problem: Problem,
+    operands: list[tuple[int, ...]],
+    wg: list[np.ndarray],
+    th: list[np.ndarray],
+    promote: np.ndarray,
+    sg_size: int,
+) -> list[np.ndarray]:
     """Each operand's contiguous bytes per warp access (rank-0 operands left out), the output's last; `operands`:
     the loops each operand walks; `wg`, `th`: the candidates' workgroup and thread tiles per loop."""
     last = len(problem.bounds) - 1
@@ -75,7 +81,10 @@ def gpu_elementwise_features(problem: Problem, gpu: GpuInfo, candidates: Candida
         "promote": promote,
     }
     total = int(np.prod(problem.bounds))
-    problem_level = {"log2_elements": np.log2(total), "bytes_per_element": moved,
-                     "operands": len(problem.operand_types)}
+    problem_level = {
+        "log2_elements": np.log2(total),
+        "bytes_per_element": moved,
+        "operands": len(problem.operand_types),
+    }
     columns.update({name: np.full(len(candidates), value, dtype=np.float64) for name, value in problem_level.items()})
     return FeatureMatrix.from_columns({name: np.asarray(values, dtype=np.float64) for name, values in columns.items()})

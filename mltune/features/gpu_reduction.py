@@ -26,7 +26,12 @@ def gpu_reduction_features(problem: Problem, gpu: GpuInfo, candidates: Candidate
     in_bytes = GpuReduction.input_bytes(problem)
     columns = reduction_config_columns(candidates, gpu, rows, k, in_bytes, along)
     passes = reduction_inputs(problem) + problem.layout.endswith(NORMALISED)
-    problem_level = {"log2_total_rows": np.log2(rows), "log2_row_elements": np.log2(k), "input_bytes": in_bytes,
-                     "row_passes": passes, "log2_reduced_bytes": np.log2(rows * k * in_bytes)}
+    problem_level = {
+        "log2_total_rows": np.log2(rows),
+        "log2_row_elements": np.log2(k),
+        "input_bytes": in_bytes,
+        "row_passes": passes,
+        "log2_reduced_bytes": np.log2(rows * k * in_bytes),
+    }
     columns.update({name: np.full(len(candidates), value, dtype=np.float64) for name, value in problem_level.items()})
     return FeatureMatrix.from_columns(columns)

@@ -52,8 +52,9 @@ def bank_conflicts(row_bytes: np.ndarray, rows: int = 8) -> np.ndarray:
     return rows / distinct
 
 
-def contraction_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSet,
-                         latency: float = MEMORY_LATENCY_CYCLES) -> Estimate:
+def contraction_estimate(
+    problem: Problem, gpu: GpuInfo, candidates: CandidateSet, latency: float = MEMORY_LATENCY_CYCLES
+) -> Estimate:
     (batch, m, n, k), (wg_m, wg_n, sg_m, sg_n) = gemm_view(problem, candidates)
     c = candidates.column
     mma_m, mma_n, mma_k, sg_size = c("mma_m"), c("mma_n"), c("mma_k"), c("sg_size")
@@ -67,9 +68,13 @@ def contraction_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSe
     fragments = (sg_m * mma_m + sg_n * mma_n) * mma_k * in_bytes * subgroups
     registers = (wg_m * wg_n * acc_bytes + np.maximum(shared, fragments)) / (4 * threads)
     spills = registers > gpu.registers_per_thread
-    resident = np.minimum.reduce([gpu.shared_memory_bytes // np.maximum(shared, 1),
-                                  gpu.registers_per_cu // np.maximum(np.ceil(registers) * threads, 1),
-                                  np.maximum(MAX_SUBGROUPS_PER_CU // subgroups, 1)])
+    resident = np.minimum.reduce(
+        [
+            gpu.shared_memory_bytes // np.maximum(shared, 1),
+            gpu.registers_per_cu // np.maximum(np.ceil(registers) * threads, 1),
+            np.maximum(MAX_SUBGROUPS_PER_CU // subgroups, 1),
+        ]
+    )
     resident = np.maximum(resident, 1)
     workgroups = batch * ceil_div(m, wg_m) * ceil_div(n, wg_n)
     per_sm = ceil_div(workgroups, gpu.cores)
@@ -80,12 +85,18 @@ def contraction_estimate(problem: Problem, gpu: GpuInfo, candidates: CandidateSe
     reads = subgroups * (sg_m * mma_m + sg_n * mma_n) * k_tile * in_bytes
     shared_traffic = shared + reads * np.where(c("no_bank_fix") > 0, bank_conflicts(k_tile * in_bytes), 1)
     macs = wg_m * wg_n * k_tile
-    alone = np.maximum(macs / (MMA_MACS_PER_CYCLE * np.minimum(1, subgroups / gpu.simds_per_cu)),
-                       shared_traffic / SHARED_BYTES_PER_CYCLE)
+    alone = np.maximum(
+        macs / (MMA_MACS_PER_CYCLE * np.minimum(1, subgroups / gpu.simds_per_cu)),
+        shared_traffic / SHARED_BYTES_PER_CYCLE,
+    )
     # `concurrent` workgroups each take a step: the SM's matrix units, shared memory and L2 share serve them all,
     # and none finishes before its loads' latency and its own step
-    together = np.maximum.reduce([
-        concurrent * macs / (MMA_MACS_PER_CYCLE * np.minimum(1, concurrent * subgroups / gpu.simds_per_cu)),
-        concurrent * shared_traffic / SHARED_BYTES_PER_CYCLE, concurrent * shared / GLOBAL_BYTES_PER_CYCLE,
-        latency + alone])
+    together = np.maximum.reduce(
+        [
+            concurrent * macs / (MMA_MACS_PER_CYCLE * np.minimum(1, concurrent * subgroups / gpu.simds_per_cu)),
+            concurrent * shared_traffic / SHARED_BYTES_PER_CYCLE,
+            concurrent * shared / GLOBAL_BYTES_PER_CYCLE,
+            latency + alone,
+        ]
+    )
     return Estimate(per_sm * ceil_div(k, k_tile) * together / concurrent, registers, spills, resident)

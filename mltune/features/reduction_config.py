@@ -21,8 +21,9 @@ COALESCED_BYTES = 128  # a subgroup's load covering this many contiguous bytes u
 CONTIGUOUS_ALONG = ("k", "rows", "other")  # the loop along which the read input is contiguous
 
 
-def reduction_config_columns(candidates: CandidateSet, gpu: GpuInfo, outputs: int, k: int, in_bytes: int,
-                             along: str) -> dict[str, np.ndarray]:
+def reduction_config_columns(
+    candidates: CandidateSet, gpu: GpuInfo, outputs: int, k: int, in_bytes: int, along: str
+) -> dict[str, np.ndarray]:
     """The knob-derived columns; `outputs`: the parallel iterations (rows), `k`: the reduced length, `along`: one of
     `CONTIGUOUS_ALONG`."""
     c = candidates.column

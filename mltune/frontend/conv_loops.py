@@ -22,7 +22,7 @@ def conv_loops(problem: Problem) -> dict[str, int]:
 
 def reduction_loops(problem: Problem) -> tuple[str, ...]:
     """The reduction loops a candidate tiles: the filter window, and the input channel unless depthwise."""
-    return REDUCTION[:len(problem.k)]
+    return REDUCTION[: len(problem.k)]
 
 
 def output_loops(problem: Problem) -> tuple[str, ...]:

@@ -46,6 +46,6 @@ def restore_dropped_constants(bench: Path, out: Path) -> Path:
     missing = missing_resources(text)
     if not missing:
         return bench
-    blobs = ",\n".join(f"      {key}: \"{_zero_blob(tensor_type)}\"" for key, tensor_type in missing.items())
+    blobs = ",\n".join(f'      {key}: "{_zero_blob(tensor_type)}"' for key, tensor_type in missing.items())
     out.write_text(f"{text}\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{blobs}\n    }}\n  }}\n#-}}\n")
     return out

@@ -7,9 +7,19 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from mltune.frontend.mlir import affine_map_text
-from mltune.frontend.problem import (ELEMENT_BYTES, ELEMENTWISE, MULTI_LOOP_CONTRACTION, NORMALISED, REDUCTION,
-                                     SUPPORTED_ELEMENT_TYPES, Problem, Untunable, gpu_configured, loop_bounds,
-                                     reduction_configured)
+from mltune.frontend.problem import (
+    ELEMENT_BYTES,
+    ELEMENTWISE,
+    MULTI_LOOP_CONTRACTION,
+    NORMALISED,
+    REDUCTION,
+    SUPPORTED_ELEMENT_TYPES,
+    Problem,
+    Untunable,
+    gpu_configured,
+    loop_bounds,
+    reduction_configured,
+)
 
 GENERIC = "linalg.generic"
 
@@ -26,8 +36,9 @@ def is_reduction(op: ir.Operation) -> bool:
     return "r" in _loop_kinds(op)
 
 
-def _static_element_types(op: ir.Operation, kind: str,
-                          supported: tuple[str, ...] = SUPPORTED_ELEMENT_TYPES) -> list[str] | Untunable:
+def _static_element_types(
+    op: ir.Operation, kind: str, supported: tuple[str, ...] = SUPPORTED_ELEMENT_TYPES
+) -> list[str] | Untunable:
     """Every operand's element type, or why the op cannot be tuned (a dynamic shape, an unsupported type)."""
     types = [value.type for value in op.operands]
     if not all(isinstance(t, ir.ShapedType) and t.has_static_shape for t in types):
@@ -57,30 +68,58 @@ def reduction_problem(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, "a reduction whose operands are not read along its loops (strided or offset maps)")
     inputs = len(op.operands) - len(op.results)
     reduction = [loop for loop, kind in enumerate(kinds) if kind == "r"]
-    reduced = [amap for amap in maps[:inputs]
-               if any(isinstance(e, ir.AffineDimExpr) and e.position in reduction for e in amap.results)]
+    reduced = [
+        amap
+        for amap in maps[:inputs]
+        if any(isinstance(e, ir.AffineDimExpr) and e.position in reduction for e in amap.results)
+    ]
     if len(reduced) != 1:
-        return Untunable(name, f"a reduction reading {len(reduced)} operands along its reduction loops (one "
-                               "reduced operand is supported; more is a contraction)")
+        return Untunable(
+            name,
+            f"a reduction reading {len(reduced)} operands along its reduction loops (one "
+            "reduced operand is supported; more is a contraction)",
+        )
     parallel = tuple(loop for loop, kind in enumerate(kinds) if kind == "p")
     if not parallel:
         return Untunable(name, "a full reduction to a scalar (no parallel loop to tile)")
     if gpu_configured(op) and not reduction_configured(op):
-        return Untunable(name, "IREE configures this GPU reduction with TileAndFuse, not its VectorDistribute "
-                               "reduction config (no space for it yet)")
+        return Untunable(
+            name,
+            "IREE configures this GPU reduction with TileAndFuse, not its VectorDistribute "
+            "reduction config (no space for it yet)",
+        )
     users = [use.owner for use in op.results[0].uses]
-    normalised = bool(users) and all(user.name == GENERIC and len(user.attributes["iterator_types"]) == len(kinds)
-                                     for user in users)
+    normalised = bool(users) and all(
+        user.name == GENERIC and len(user.attributes["iterator_types"]) == len(kinds) for user in users
+    )
     return Problem(
-        op_kind=REDUCTION, op_name=name, bounds=tuple(loop_bounds(op, maps)), batch=(), m=parallel, n=(),
-        k=tuple(reduction), lhs_type=elements[0], rhs_type=elements[1] if inputs > 1 else elements[0],
-        out_type=elements[inputs], indexing_maps=tuple(affine_map_text(m) for m in maps),
-        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}", operand_types=tuple(elements))
+        op_kind=REDUCTION,
+        op_name=name,
+        bounds=tuple(loop_bounds(op, maps)),
+        batch=(),
+        m=parallel,
+        n=(),
+        k=tuple(reduction),
+        lhs_type=elements[0],
+        rhs_type=elements[1] if inputs > 1 else elements[0],
+        out_type=elements[inputs],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=f"{''.join(kinds)}_in{inputs}{NORMALISED if normalised else ''}",
+        operand_types=tuple(elements),
+    )
 
 
 # the ops of a multiply-accumulate body, its operands possibly widened first
-_MULTIPLY_ACCUMULATE_OPS = {"arith.mulf", "arith.muli", "arith.addf", "arith.addi", "arith.extf", "arith.extsi",
-                            "arith.extui", "linalg.yield"}
+_MULTIPLY_ACCUMULATE_OPS = {
+    "arith.mulf",
+    "arith.muli",
+    "arith.addf",
+    "arith.addi",
+    "arith.extf",
+    "arith.extsi",
+    "arith.extui",
+    "linalg.yield",
+}
 
 
 def is_multiply_accumulate(op: ir.Operation) -> bool:
@@ -89,16 +128,22 @@ def is_multiply_accumulate(op: ir.Operation) -> bool:
     if len(op.operands) != 3 or len(op.results) != 1:
         return False
     names = [inner.name for inner in op.regions[0].blocks[0].operations]
-    return (set(names) <= _MULTIPLY_ACCUMULATE_OPS and sum(n.startswith("arith.mul") for n in names) == 1
-            and sum(n.startswith("arith.add") for n in names) == 1)
+    return (
+        set(names) <= _MULTIPLY_ACCUMULATE_OPS
+        and sum(n.startswith("arith.mul") for n in names) == 1
+        and sum(n.startswith("arith.add") for n in names) == 1
+    )
 
 
 def _loop_step(expr: ir.AffineExpr) -> tuple[int, int] | None:
     """(loop, step) of an operand dimension read as `d` or `d * step`; None for anything else (a window's sum)."""
     if isinstance(expr, ir.AffineDimExpr):
         return expr.position, 1
-    if isinstance(expr, ir.AffineMulExpr) and isinstance(expr.lhs, ir.AffineDimExpr) and isinstance(
-            expr.rhs, ir.AffineConstantExpr):
+    if (
+        isinstance(expr, ir.AffineMulExpr)
+        and isinstance(expr.lhs, ir.AffineDimExpr)
+        and isinstance(expr.rhs, ir.AffineConstantExpr)
+    ):
         return expr.lhs.position, expr.rhs.value
     return None
 
@@ -127,15 +172,22 @@ def multi_loop_contraction_problem(op: ir.Operation) -> Problem | Untunable:
         return Untunable(name, "a contraction with a parallel loop no input reads (a broadcast into its result)")
     strided = any(step != 1 for step in steps)
     return Problem(
-        op_kind=MULTI_LOOP_CONTRACTION, op_name=name, bounds=tuple(loop_bounds(op, maps)),
+        op_kind=MULTI_LOOP_CONTRACTION,
+        op_name=name,
+        bounds=tuple(loop_bounds(op, maps)),
         batch=tuple(loop for loop in parallel if loop in lhs and loop in rhs),
         m=tuple(loop for loop in parallel if loop in lhs and loop not in rhs),
         n=tuple(loop for loop in parallel if loop in rhs and loop not in lhs),
         k=tuple(loop for loop, kind in enumerate(kinds) if kind == "r"),
-        lhs_type=elements[0], rhs_type=elements[1], out_type=elements[2],
-        indexing_maps=tuple(affine_map_text(m) for m in maps), layout=f"{''.join(kinds)}_in2",
-        strides=tuple(steps) if strided else (), operand_types=tuple(elements),
-        operand_shapes=tuple(tuple(value.type.shape) for value in op.operands) if strided else ())
+        lhs_type=elements[0],
+        rhs_type=elements[1],
+        out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=f"{''.join(kinds)}_in2",
+        strides=tuple(steps) if strided else (),
+        operand_types=tuple(elements),
+        operand_shapes=tuple(tuple(value.type.shape) for value in op.operands) if strided else (),
+    )
 
 
 def is_elementwise(op: ir.Operation) -> bool:
@@ -161,17 +213,27 @@ def elementwise_problem(op: ir.Operation) -> Problem | Untunable:
     if isinstance(elements, Untunable):
         return elements
     if not all(amap.is_projected_permutation for amap in maps):
-        return Untunable(name, "an elementwise op whose operands are not read along its loops (strided or offset "
-                               "maps)")
+        return Untunable(name, "an elementwise op whose operands are not read along its loops (strided or offset maps)")
     if not op.results:
-        return Untunable(name, "a copy between buffers (IREE's `slow_memcpy` dispatch: no tensor op for a spec to "
-                               "match)")
+        return Untunable(
+            name, "a copy between buffers (IREE's `slow_memcpy` dispatch: no tensor op for a spec to match)"
+        )
     inputs = len(op.operands) - len(op.results)
     loops = tuple(range(maps[0].n_dims))
     transposed = "" if all(_in_loop_order(amap) for amap in maps) else "_t"
     first_input = elements[0] if inputs else elements[-1]
     return Problem(
-        op_kind=ELEMENTWISE, op_name=name, bounds=tuple(loop_bounds(op, maps)), batch=(), m=loops, n=(), k=(),
-        lhs_type=first_input, rhs_type=elements[1] if inputs > 1 else first_input, out_type=elements[inputs],
-        indexing_maps=tuple(affine_map_text(m) for m in maps), layout=f"{'p' * len(loops)}{transposed}_in{inputs}",
-        operand_types=tuple(elements))
+        op_kind=ELEMENTWISE,
+        op_name=name,
+        bounds=tuple(loop_bounds(op, maps)),
+        batch=(),
+        m=loops,
+        n=(),
+        k=(),
+        lhs_type=first_input,
+        rhs_type=elements[1] if inputs > 1 else first_input,
+        out_type=elements[inputs],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=f"{'p' * len(loops)}{transposed}_in{inputs}",
+        operand_types=tuple(elements),
+    )

@@ -26,7 +26,9 @@ class ContractionShape:
     def name(self) -> str:
         batch = f"{self.batch}x" if self.batch else ""
         layout = "nt" if self.transpose_rhs else "nn"
-        return f"{'bmm' if self.batch else 'mm'}_{batch}{self.m}x{self.n}x{self.k}_{self.in_type}{self.out_type}_{layout}"
+        return (
+            f"{'bmm' if self.batch else 'mm'}_{batch}{self.m}x{self.n}x{self.k}_{self.in_type}{self.out_type}_{layout}"
+        )
 
 
 def _tensor(dims: tuple[int, ...], element: str) -> str:
@@ -45,8 +47,10 @@ def contraction_model(shape: ContractionShape) -> str:
         d = "d0, " if shape.batch else ""
         loops = "(d0, d1, d2, d3)" if shape.batch else "(d0, d1, d2)"
         m, n, k = ("d1", "d2", "d3") if shape.batch else ("d0", "d1", "d2")
-        maps = (f"indexing_maps = [affine_map<{loops} -> ({d}{m}, {k})>, affine_map<{loops} -> ({d}{n}, {k})>, "
-                f"affine_map<{loops} -> ({d}{m}, {n})>] ")
+        maps = (
+            f"indexing_maps = [affine_map<{loops} -> ({d}{m}, {k})>, affine_map<{loops} -> ({d}{n}, {k})>, "
+            f"affine_map<{loops} -> ({d}{m}, {n})>] "
+        )
     op = "linalg.batch_matmul" if shape.batch else "linalg.matmul"
     return f"""func.func @main(%lhs: {lhs}, %rhs: {rhs}) -> {out} {{
   %zero = arith.constant {zero} : {shape.out_type}
@@ -86,9 +90,11 @@ def attention_model(shape: AttentionShape) -> str:
     q, k, v = (_tensor(dims, shape.element) for dims in shape.operands)
     out = _tensor((shape.batch, shape.m, shape.n), shape.element)
     loops = "(d0, d1, d2, d3, d4)"  # batch, M, N, K1, K2
-    maps = ", ".join(f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2"))
+    maps = ", ".join(
+        f"affine_map<{loops} -> ({r})>" for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2")
+    )
     return f"""func.func @main(%q: {q}, %k: {k}, %v: {v}) -> {out} {{
-  %scale = arith.constant {shape.k1 ** -0.5!r} : {shape.element}
+  %scale = arith.constant {shape.k1**-0.5!r} : {shape.element}
   %empty = tensor.empty() : {out}
   %r = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {k}, {v}, {shape.element}) outs(%empty : {out}) {{
   ^bb0(%score: f32):
@@ -99,8 +105,9 @@ def attention_model(shape: AttentionShape) -> str:
 """
 
 
-def convolution_model(op: str, image: tuple[int, ...], weights: tuple[int, ...], result: tuple[int, ...],
-                      stride: int) -> str:
+def convolution_model(
+    op: str, image: tuple[int, ...], weights: tuple[int, ...], result: tuple[int, ...], stride: int
+) -> str:
     """MLIR source of `@main(x, w)`: one f32 named 2-D convolution `op` (e.g. `linalg.conv_2d_nchw_fchw`) with a unit
     dilation, its input pre-padded, as a model's convolution reads it after padding is fused."""
     x, k, o = (_tensor(shape, "f32") for shape in (image, weights, result))
@@ -128,9 +135,15 @@ def _widen(value: str, source: str, target: str) -> tuple[str, str]:
     return f"    %{value}_w = {op} %{value} : {source} to {target}\n", f"{value}_w"
 
 
-def generic_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ...], indexing_maps: tuple[str, ...],
-                              lhs_type: str, rhs_type: str, out_type: str,
-                              operand_shapes: tuple[tuple[int, ...], ...] = ()) -> str:
+def generic_contraction_model(
+    bounds: tuple[int, ...],
+    reductions: tuple[int, ...],
+    indexing_maps: tuple[str, ...],
+    lhs_type: str,
+    rhs_type: str,
+    out_type: str,
+    operand_shapes: tuple[tuple[int, ...], ...] = (),
+) -> str:
     """MLIR source of `@main(lhs, rhs)`: one `linalg.generic` contraction with exactly these indexing maps, loop
     bounds and element types (operands widened to the output type, accumulating into zeros), so that a spec that
     matches a model's contraction by maps, types and sizes matches it too. `operand_shapes` where a strided map
@@ -182,18 +195,27 @@ def _padded_result(source: str, shape: tuple[int, ...], padded: tuple[bool, ...]
     edges = ", ".join(str(pad * marked) for marked in padded)
     indices = ", ".join(f"%i{i}: index" for i in range(len(shape)))
     zero = "0" if element.startswith("i") else "0.0"
-    return source.replace(f"-> {out} {{", f"-> {grown} {{", 1).replace(f"  return %r : {out}", f"""  %pad_zero = arith.constant {zero} : {element}
+    return source.replace(f"-> {out} {{", f"-> {grown} {{", 1).replace(
+        f"  return %r : {out}",
+        f"""  %pad_zero = arith.constant {zero} : {element}
   %padded = tensor.pad %r low[{edges}] high[{edges}] {{
   ^bb0({indices}):
     tensor.yield %pad_zero : {element}
   }} : {out} to {grown}
-  return %padded : {grown}""")
+  return %padded : {grown}""",
+    )
 
 
-def dispatched_contraction_model(bounds: tuple[int, ...], reductions: tuple[int, ...], indexing_maps: tuple[str, ...],
-                                 types: tuple[str, str, str], operand_shapes: tuple[tuple[int, ...], ...] = (),
-                                 produced: tuple[int, ...] = (), padded_loops: tuple[int, ...] = (),
-                                 pad: int = 1) -> str:
+def dispatched_contraction_model(
+    bounds: tuple[int, ...],
+    reductions: tuple[int, ...],
+    indexing_maps: tuple[str, ...],
+    types: tuple[str, str, str],
+    operand_shapes: tuple[tuple[int, ...], ...] = (),
+    produced: tuple[int, ...] = (),
+    padded_loops: tuple[int, ...] = (),
+    pad: int = 1,
+) -> str:
     """`generic_contraction_model` with the neighbours that make IREE dispatch it as a model's: each input in
     `produced` (0 the left, 1 the right) a ReLU's output, as a previous layer's (IREE folds a step of a function
     argument's read into a strided load, another problem), and the result padded by `pad` along `padded_loops`, as
@@ -205,11 +227,14 @@ def dispatched_contraction_model(bounds: tuple[int, ...], reductions: tuple[int,
     if not padded_loops:
         return source
     result_loops = tuple(int(d) for d in re.findall(r"d(\d+)", indexing_maps[2].split("->", 1)[1]))
-    return _padded_result(source, operand_shapes[2], tuple(loop in padded_loops for loop in result_loops), pad,
-                          types[2])
+    return _padded_result(
+        source, operand_shapes[2], tuple(loop in padded_loops for loop in result_loops), pad, types[2]
+    )
 
 
-def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int, stride: int, pad_output: int = 0) -> str:
+def one_by_one_convolution_model(
+    out_channels: int, size: int, in_channels: int, stride: int, pad_output: int = 0
+) -> str:
     """MLIR source of `@main(lhs, rhs)` (image, weights): a 1x1 convolution as IREE dispatches a ResNet block's at
     batch 1, a `linalg.generic` over output channels x height x width x input channels reading the image with
     `stride`.
@@ -220,9 +245,19 @@ def one_by_one_convolution_model(out_channels: int, size: int, in_channels: int,
     way the dispatch is another problem without."""
     image = (in_channels, size * stride, size * stride)
     read = f"d1 * {stride}, d2 * {stride}" if stride > 1 else "d1, d2"
-    maps = (f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>", "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
-            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
+    maps = (
+        f"affine_map<(d0, d1, d2, d3) -> (d3, {read})>",
+        "affine_map<(d0, d1, d2, d3) -> (d0, d3)>",
+        "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>",
+    )
     shapes = (image, (out_channels, in_channels), (out_channels, size, size))
-    return dispatched_contraction_model((out_channels, size, size, in_channels), (3,), maps, ("f32", "f32", "f32"),
-                                        shapes, produced=(0,), padded_loops=(1, 2) if pad_output else (),
-                                        pad=pad_output)
+    return dispatched_contraction_model(
+        (out_channels, size, size, in_channels),
+        (3,),
+        maps,
+        ("f32", "f32", "f32"),
+        shapes,
+        produced=(0,),
+        padded_loops=(1, 2) if pad_output else (),
+        pad=pad_output,
+    )

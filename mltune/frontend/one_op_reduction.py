@@ -28,7 +28,9 @@ class ReductionShape:
     @property
     def inputs(self) -> tuple[tuple[int, ...], ...]:
         """The shapes of `@main`'s arguments."""
-        scales = {"layernorm": 2, "rmsnorm": 1}.get(self.kind, 0)  # a layer norm's weight and bias, an RMS norm's weight
+        scales = {"layernorm": 2, "rmsnorm": 1}.get(
+            self.kind, 0
+        )  # a layer norm's weight and bias, an RMS norm's weight
         return (self.dims, *[self.dims[-1:]] * scales)
 
 
@@ -78,13 +80,16 @@ def _norm(shape: ReductionShape) -> str:
     args = f"%input: {_t((rows, cols))}, %w: {_t((cols,))}" + (f", %b: {_t((cols,))}" if layer else "")
     centre = ""
     if layer:
-        centre = _row_sum("sum", "input", rows, cols, False) + f"""  %centred = linalg.generic {{indexing_maps = [{_ROW}, {_SUM}, {_ROW}], iterator_types = ["parallel", "parallel"]}} ins(%input, %sum : {_t((rows, cols))}, {_t((rows,))}) outs(%empty : {_t((rows, cols))}) {{
+        centre = (
+            _row_sum("sum", "input", rows, cols, False)
+            + f"""  %centred = linalg.generic {{indexing_maps = [{_ROW}, {_SUM}, {_ROW}], iterator_types = ["parallel", "parallel"]}} ins(%input, %sum : {_t((rows, cols))}, {_t((rows,))}) outs(%empty : {_t((rows, cols))}) {{
   ^bb0(%x: f32, %s: f32, %out: f32):
     %mean = arith.divf %s, %n : f32
     %d = arith.subf %x, %mean : f32
     linalg.yield %d : f32
   }} -> {_t((rows, cols))}
 """
+        )
     source = "centred" if layer else "input"
     return f"""func.func @main({args}) -> {_t((rows, cols))} {{
   %zero = arith.constant 0.0 : f32

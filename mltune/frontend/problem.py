@@ -15,8 +15,17 @@ from mltune.frontend.mlir import affine_map_text
 SUPPORTED_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i32", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 ONLINE_ATTENTION = "iree_linalg_ext.online_attention"
 SOURCE_ATTENTION = "iree_linalg_ext.attention"  # what a model holds; IREE's codegen converts it to ONLINE_ATTENTION
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1,
-                 "f64": 8, "i64": 8, "i16": 2, "i1": 1}  # the last four: elementwise ops only (indices, masks)
+ELEMENT_BYTES = {
+    "f32": 4,
+    "i32": 4,
+    "f16": 2,
+    "bf16": 2,
+    "i8": 1,
+    "f64": 8,
+    "i64": 8,
+    "i16": 2,
+    "i1": 1,
+}  # the last four: elementwise ops only (indices, masks)
 
 
 def element_bytes(element_type: str) -> int:
@@ -72,10 +81,19 @@ class Problem:
     @property
     def key(self) -> str:
         """A short stable name: kind, B/M/N/K sizes, element types, and a transposition tag."""
-        dims = "x".join(str(s) for s in self.sizes(self.batch) + self.sizes(self.m) + self.sizes(self.n) + self.sizes(self.k)
-                        + self.sizes(self.k2))
-        window = "".join(f"_{tag}{'x'.join(map(str, steps))}" for tag, steps in (("s", self.strides), ("d", self.dilations))
-                         if any(step != 1 for step in steps))
+        dims = "x".join(
+            str(s)
+            for s in self.sizes(self.batch)
+            + self.sizes(self.m)
+            + self.sizes(self.n)
+            + self.sizes(self.k)
+            + self.sizes(self.k2)
+        )
+        window = "".join(
+            f"_{tag}{'x'.join(map(str, steps))}"
+            for tag, steps in (("s", self.strides), ("d", self.dilations))
+            if any(step != 1 for step in steps)
+        )
         mask = f"_mask{self.mask_type}" if self.mask_type else ""
         return f"{self.op_kind}_{dims}_{self.lhs_type}{self.rhs_type}{self.out_type}_{self.layout}{window}{mask}"
 
@@ -179,27 +197,48 @@ def convolution_problem(op: ir.Operation) -> Problem | Untunable:
     maps = [attr.value for attr in linalg.get_indexing_maps(op)]  # named convs keep their maps implicit
     depthwise = len(dims.depth) == 1
     channels = (0, 0) if depthwise else (1, 1)
-    counts = (len(dims.output_image), len(dims.filter_loop), len(dims.output_channel), len(dims.input_channel),
-              len(dims.depth))
+    counts = (
+        len(dims.output_image),
+        len(dims.filter_loop),
+        len(dims.output_channel),
+        len(dims.input_channel),
+        len(dims.depth),
+    )
     if len(dims.batch) > 1 or counts != (2, 2, *channels, int(depthwise)):
-        return Untunable(name, "only 2-D convolutions with at most one batch and one channel (or depth) loop are supported")
+        return Untunable(
+            name, "only 2-D convolutions with at most one batch and one channel (or depth) loop are supported"
+        )
     roles = {dims.output_image[1]: "width", dims.filter_loop[1]: "width"}
-    roles |= {loop: "input_channel" for loop in dims.input_channel} | {loop: "output_channel" for loop in dims.output_channel}
+    roles |= {loop: "input_channel" for loop in dims.input_channel} | {
+        loop: "output_channel" for loop in dims.output_channel
+    }
     roles |= {loop: "depth" for loop in dims.depth}
     layout = _CONVOLUTION_LAYOUTS.get((depthwise, *(_innermost_role(amap, roles) for amap in maps)))
     if layout is None:
         return Untunable(name, f"unsupported convolution layout; supported: {', '.join(_CONVOLUTION_LAYOUTS.values())}")
     channel = tuple(dims.depth) if depthwise else tuple(dims.output_channel)
     return Problem(
-        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION, op_name=name, bounds=tuple(loop_bounds(op, maps)),
-        batch=tuple(dims.batch), m=tuple(dims.output_image), n=channel,
-        k=tuple(dims.filter_loop) + tuple(dims.input_channel), lhs_type=elements[0], rhs_type=elements[1],
-        out_type=elements[2], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
-        filter_loops=tuple(dims.filter_loop), strides=tuple(dims.strides), dilations=tuple(dims.dilations))
+        op_kind=DEPTHWISE_CONVOLUTION if depthwise else CONVOLUTION,
+        op_name=name,
+        bounds=tuple(loop_bounds(op, maps)),
+        batch=tuple(dims.batch),
+        m=tuple(dims.output_image),
+        n=channel,
+        k=tuple(dims.filter_loop) + tuple(dims.input_channel),
+        lhs_type=elements[0],
+        rhs_type=elements[1],
+        out_type=elements[2],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=layout,
+        filter_loops=tuple(dims.filter_loop),
+        strides=tuple(dims.strides),
+        dilations=tuple(dims.dilations),
+    )
 
 
-def grouped_query_loops(query_map: ir.AffineMap, bounds: Sequence[int], batch: list[int],
-                        m: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def grouped_query_loops(
+    query_map: ir.AffineMap, bounds: Sequence[int], batch: list[int], m: list[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The batch and M loops of an attention with one M loop: in a grouped-query attention (Llama's, SmolLM's)
     the query heads that share a key-value head are a loop of the query and the output only, which IREE counts as
     a second M loop (unless it can fold it into the sequence) and tiles by 1, as a batch loop. So the longest of
@@ -238,18 +277,33 @@ def attention_problem(op: ir.Operation) -> Problem | Untunable:
     batch, m = grouped_query_loops(maps[0], bounds, list(detail.batch_dims), list(detail.m_dims))
     if name == SOURCE_ATTENTION:  # the output is the dispatch's f32 accumulator; max and sum are f32 too
         elements = elements[:4] + ["f32", "f32", "f32"]
-    layout = "".join("n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n)))
+    layout = "".join(
+        "n" if _is_innermost(amap, loop) else "t" for amap, loop in ((maps[0], k1), (maps[1], k1), (maps[2], n))
+    )
     return Problem(
-        op_kind="attention", op_name=name, bounds=bounds, batch=batch,
-        m=m, n=(n,), k=(k1,), k2=(k2,), lhs_type=elements[0], rhs_type=elements[1],
-        out_type=elements[4], indexing_maps=tuple(affine_map_text(m) for m in maps), layout=layout,
-        operand_types=tuple(elements), mask_type=mask_type)
+        op_kind="attention",
+        op_name=name,
+        bounds=bounds,
+        batch=batch,
+        m=m,
+        n=(n,),
+        k=(k1,),
+        k2=(k2,),
+        lhs_type=elements[0],
+        rhs_type=elements[1],
+        out_type=elements[4],
+        indexing_maps=tuple(affine_map_text(m) for m in maps),
+        layout=layout,
+        operand_types=tuple(elements),
+        mask_type=mask_type,
+    )
 
 
 def gpu_configured(op: ir.Operation) -> bool:
     """IREE configured the op for a GPU (a dumped GPU dispatch): its own choice of pipeline can be read."""
-    return ("lowering_config" in op.attributes
-            and iree_gpu.LoweringConfigAttr.isinstance(op.attributes["lowering_config"]))
+    return "lowering_config" in op.attributes and iree_gpu.LoweringConfigAttr.isinstance(
+        op.attributes["lowering_config"]
+    )
 
 
 def reduction_configured(op: ir.Operation) -> bool:
@@ -259,8 +313,10 @@ def reduction_configured(op: ir.Operation) -> bool:
     N against the preferred subgroup size, K against the subgroup sizes, and its other pipelines declining first,
     `KernelConfig.cpp`), so mltune reads the verdict from the dispatch IREE configured rather than restating it.
     """
-    return (gpu_configured(op)
-            and "partial_reduction" in iree_gpu.LoweringConfigAttr(op.attributes["lowering_config"]).attributes)
+    return (
+        gpu_configured(op)
+        and "partial_reduction" in iree_gpu.LoweringConfigAttr(op.attributes["lowering_config"]).attributes
+    )
 
 
 def has_one_m_n_k(op: ir.Operation) -> bool:
@@ -294,5 +350,6 @@ def contraction_problem(op: ir.Operation) -> Problem | Untunable:
         rhs_type=elements[1],
         out_type=elements[2],
         indexing_maps=tuple(affine_map_text(m) for m in maps),
-        layout=("n" if _is_innermost(maps[0], dims.k[0]) else "t") + ("t" if _is_innermost(maps[1], dims.k[0]) else "n"),
+        layout=("n" if _is_innermost(maps[0], dims.k[0]) else "t")
+        + ("t" if _is_innermost(maps[1], dims.k[0]) else "n"),
     )

@@ -40,15 +40,30 @@ class ProblemSpec:
         """`MxNxK[:INPUT_TYPE[:ACCUMULATOR_TYPE]]`, e.g. `2048x1280x5120:f16:f32`."""
         match = re.fullmatch(r"(\d+)x(\d+)x(\d+)(?::(\w+))?(?::(\w+))?", text)
         if match is None:
-            raise UserError(f"--problem {text!r}: expected MxNxK[:INPUT_TYPE[:ACCUMULATOR_TYPE]], e.g. 2048x1280x5120:f16:f32")
+            raise UserError(
+                f"--problem {text!r}: expected MxNxK[:INPUT_TYPE[:ACCUMULATOR_TYPE]], e.g. 2048x1280x5120:f16:f32"
+            )
         m, n, k, input_type, accumulator_type = match.groups()
-        return ProblemSpec((int(m), int(n), int(k)), input_type or "unknown", accumulator_type or input_type or "unknown")
+        return ProblemSpec(
+            (int(m), int(n), int(k)), input_type or "unknown", accumulator_type or input_type or "unknown"
+        )
 
     def problem(self, m: int, n: int, k: int) -> dict[str, Any]:
         """A `Problem` record of a plain M x N x K contraction (layout and maps are not in the CSV)."""
-        return {"op_kind": "contraction", "op_name": "unknown", "bounds": [m, n, k], "batch": [], "m": [0],
-                "n": [1], "k": [2], "lhs_type": self.input_type, "rhs_type": self.input_type,
-                "out_type": self.accumulator_type, "indexing_maps": [], "layout": "unknown"}
+        return {
+            "op_kind": "contraction",
+            "op_name": "unknown",
+            "bounds": [m, n, k],
+            "batch": [],
+            "m": [0],
+            "n": [1],
+            "k": [2],
+            "lhs_type": self.input_type,
+            "rhs_type": self.input_type,
+            "out_type": self.accumulator_type,
+            "indexing_maps": [],
+            "layout": "unknown",
+        }
 
 
 @dataclass
@@ -95,12 +110,11 @@ def _knob_columns(header: list[str]) -> dict[str, str]:
     """Knob name -> column; `knob_` columns win over `solution_` ones of the same name."""
     columns: dict[str, str] = {}
     for prefix in reversed(KNOB_PREFIXES):
-        columns.update({name[len(prefix):]: name for name in header if name.startswith(prefix)})
+        columns.update({name[len(prefix) :]: name for name in header if name.startswith(prefix)})
     return columns
 
 
-def _row_record(row: dict[str, Any], knob_columns: dict[str, str], spec: ProblemSpec,
-                fields: dict[str, Any]) -> Record:
+def _row_record(row: dict[str, Any], knob_columns: dict[str, str], spec: ProblemSpec, fields: dict[str, Any]) -> Record:
     """One CSV row as a record; raises ValueError saying what is wrong with the row."""
     if None in row or None in row.values():
         raise ValueError("wrong number of fields")
@@ -121,8 +135,16 @@ def _row_record(row: dict[str, Any], knob_columns: dict[str, str], spec: Problem
         baselines = [_time(row["baseline_benchmark_time_us"], "baseline_benchmark_time_us")]
     position = _integer(row.get("candidate_id") or row.get("gen_id") or "0", "candidate_id")
     device = f"amdsharktuner/{row.get('benchmark_device_id') or 'unknown'}"
-    return Record(problem=spec.problem(m, n, k), knobs=knobs, status=status, time_us=times, baseline_us=baselines,
-                  position=position, device=device, **fields)
+    return Record(
+        problem=spec.problem(m, n, k),
+        knobs=knobs,
+        status=status,
+        time_us=times,
+        baseline_us=baselines,
+        position=position,
+        device=device,
+        **fields,
+    )
 
 
 def import_csv(csv_path: Path, arch: str, dataset_dir: Path, spec: ProblemSpec, pipeline: str) -> ImportReport:
@@ -141,9 +163,15 @@ def import_csv(csv_path: Path, arch: str, dataset_dir: Path, spec: ProblemSpec, 
             if missing or not knob_columns:
                 what = ", ".join(missing) if missing else "knob_* / solution_* columns"
                 raise UserError(f"{csv_path} is not an amdsharktuner tuning-record CSV (missing {what})")
-            fields = {"arch": arch, "pipeline": f"amdsharktuner/{pipeline}", "ranker": "amdsharktuner",
-                      "run_id": f"amdsharktuner/{csv_path.stem}", "level": "dispatch", "compiler": "unknown",
-                      "timestamp": csv_path.stat().st_mtime}
+            fields = {
+                "arch": arch,
+                "pipeline": f"amdsharktuner/{pipeline}",
+                "ranker": "amdsharktuner",
+                "run_id": f"amdsharktuner/{csv_path.stem}",
+                "level": "dispatch",
+                "compiler": "unknown",
+                "timestamp": csv_path.stat().st_mtime,
+            }
             while True:
                 line = reader.line_num + 1
                 try:

@@ -121,7 +121,7 @@ def _declared_values(items: str, context: ir.Context) -> tuple[AbiValue, ...]:
     for item in _split_top_level(items):
         type_text = item.split(":", 1)[1].strip() if item.startswith("%") else item
         if type_text.endswith("}"):  # argument attributes
-            type_text = type_text[:type_text.rindex("{")].strip()
+            type_text = type_text[: type_text.rindex("{")].strip()
         with context:
             values.append(AbiValue.of_type(ir.Type.parse(type_text)))
     return tuple(values)
@@ -131,14 +131,17 @@ def parse_declaration(declaration: str, context: ir.Context) -> tuple[tuple[AbiV
     """The arguments and results of IREE's `iree.abi.declaration` text."""
     open_args = declaration.index("(")
     close_args = _closing(declaration, open_args)
-    rest = declaration[close_args + 1:].strip().removeprefix("->").strip()
-    results = rest[1:_closing(rest, 0)] if rest.startswith("(") else rest
-    return _declared_values(declaration[open_args + 1:close_args], context), _declared_values(results, context)
+    rest = declaration[close_args + 1 :].strip().removeprefix("->").strip()
+    results = rest[1 : _closing(rest, 0)] if rest.startswith("(") else rest
+    return _declared_values(declaration[open_args + 1 : close_args], context), _declared_values(results, context)
 
 
 def _abi_phase_function(module: ir.Module, name: str) -> ir.Operation:
-    functions = {op.attributes["sym_name"].value: op for op in module.body.operations
-                 if op.operation.name == "util.func" and "sym_name" in op.attributes}
+    functions = {
+        op.attributes["sym_name"].value: op
+        for op in module.body.operations
+        if op.operation.name == "util.func" and "sym_name" in op.attributes
+    }
     found = functions.get(f"{name}$async", functions.get(name))
     if found is None:
         raise UserError(f"IREE's ABI lowering has no function @{name}")
@@ -164,15 +167,16 @@ def _abi_phase_values(function: ir.Operation) -> tuple[tuple[AbiValue, ...], tup
     results = []
     block = function.regions[0].blocks[0]
     returns = [op for op in block.operations if op.operation.name == "util.return"]
-    for value in (returns[0].operands if returns else []):
+    for value in returns[0].operands if returns else []:
         owner = value.owner if isinstance(value, ir.OpResult) else None
         exported = owner is not None and owner.operation.name == "hal.tensor.export"
         results.append(AbiValue.of_type(owner.operands[0].type) if exported else AbiValue(str(value.type)))
     return tuple(values), tuple(results)
 
 
-def read_function_abi(vmfb: Path, source: Path, compile_flags: Sequence[str], work_dir: Path, context: ir.Context,
-                      requested: str | None) -> FunctionAbi:
+def read_function_abi(
+    vmfb: Path, source: Path, compile_flags: Sequence[str], work_dir: Path, context: ir.Context, requested: str | None
+) -> FunctionAbi:
     """The signature of the function to tune in the compiled `vmfb` (built from `source` with `compile_flags`)."""
     module_name, functions = exported_functions(vmfb)
     name = choose_function(list(functions), requested, source)
@@ -181,8 +185,18 @@ def read_function_abi(vmfb: Path, source: Path, compile_flags: Sequence[str], wo
         arguments, results = parse_declaration(declaration, context)
         return FunctionAbi(module_name, name, arguments, results)
     lowered = work_dir / "abi.mlir"
-    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=abi", *ELIDE_WEIGHTS,
-                           "-o", str(lowered)], timeout_s=ABI_TIMEOUT_S)
+    result = run_compiler(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *compile_flags,
+            "--compile-to=abi",
+            *ELIDE_WEIGHTS,
+            "-o",
+            str(lowered),
+        ],
+        timeout_s=ABI_TIMEOUT_S,
+    )
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its ABI: {result.describe_failure()}")
     module = parse_module_file(lowered, context)

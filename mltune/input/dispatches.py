@@ -46,8 +46,9 @@ def read_dispatches(tuning_input: TuningInput, context: ir.Context) -> list[Disp
             configs = root_op_configs(module)
         if not roots:
             dispatches.append(Dispatch(_dispatch_name(bench), Untunable("(none)", "no root op marked"), facts, bench))
-        dispatches.extend(Dispatch(_dispatch_name(bench), root, facts, bench, config)
-                          for root, config in zip(roots, configs))
+        dispatches.extend(
+            Dispatch(_dispatch_name(bench), root, facts, bench, config) for root, config in zip(roots, configs)
+        )
     return dispatches
 
 
@@ -57,6 +58,8 @@ def read_checked_dispatches(tuning_input: TuningInput, target: Target, context: 
     dispatches = read_dispatches(tuning_input, context)
     for dispatch in dispatches:
         if dispatch.facts.kind != target.kind:
-            raise UserError(f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
-                            f"not for --target {target.name} ({target.kind})")
+            raise UserError(
+                f"{dispatch.name} was compiled for {dispatch.facts.kind} ({dispatch.facts.arch}), "
+                f"not for --target {target.name} ({target.kind})"
+            )
     return dispatches

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 # (what the compiler's message holds, the fix): the first that matches is named
 HINTS: tuple[tuple[str, str], ...] = (
-    ("torch.aten.diff", "a `transformers` decoder exported with input ids alone builds its causal mask with "
-                        "aten.diff, which IREE 3.13 cannot lower: pass a ready 4-D boolean mask, as "
-                        "`mltune export decoder` (mltune.export.decoder) does"),
-    ("torch.vtensor.literal", "a `transformers` model exported with a constant attention mask carries a boolean "
-                              "literal IREE 3.13 cannot lower: compute the 4-D mask from the input (a tril of ones), "
-                              "as `mltune export decoder` (mltune.export.decoder) does"),
+    (
+        "torch.aten.diff",
+        "a `transformers` decoder exported with input ids alone builds its causal mask with "
+        "aten.diff, which IREE 3.13 cannot lower: pass a ready 4-D boolean mask, as "
+        "`mltune export decoder` (mltune.export.decoder) does",
+    ),
+    (
+        "torch.vtensor.literal",
+        "a `transformers` model exported with a constant attention mask carries a boolean "
+        "literal IREE 3.13 cannot lower: compute the 4-D mask from the input (a tril of ones), "
+        "as `mltune export decoder` (mltune.export.decoder) does",
+    ),
 )
 
 

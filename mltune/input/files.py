@@ -10,8 +10,16 @@ import numpy as np
 
 from mltune.errors import UserError
 
-NUMPY_TYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-               "i32": np.int32, "i64": np.int64, "i1": np.bool_}
+NUMPY_TYPES = {
+    "f32": np.float32,
+    "f16": np.float16,
+    "f64": np.float64,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "i1": np.bool_,
+}
 
 
 def numpy_type(name: str):

@@ -57,16 +57,20 @@ def read_runtime_flags(path: Path) -> RuntimeFlags:
     for number, line in _flag_lines(path, "--benchmark-flags-file"):
         name, _, value = line[2:].partition("=")
         if name.strip() not in found:
-            raise UserError(f"--benchmark-flags-file {path}:{number}: mltune does not take --{name.strip()} (only "
-                            f"{', '.join('--' + n for n in RUNTIME_FLAGS)}); remove the line")
+            raise UserError(
+                f"--benchmark-flags-file {path}:{number}: mltune does not take --{name.strip()} (only "
+                f"{', '.join('--' + n for n in RUNTIME_FLAGS)}); remove the line"
+            )
         found[name.strip()].append(value.strip())
     if len(found["function"]) > 1:
         raise UserError(f"--benchmark-flags-file {path}: --function is given {len(found['function'])} times")
     if not any(found.values()):
-        print(f"warning: --benchmark-flags-file {path} holds no flag: the model's inputs are generated",
-              file=sys.stderr)
-    return RuntimeFlags(tuple(found["input"]), tuple(found["parameters"]),
-                        found["function"][0] if found["function"] else None)
+        print(
+            f"warning: --benchmark-flags-file {path} holds no flag: the model's inputs are generated", file=sys.stderr
+        )
+    return RuntimeFlags(
+        tuple(found["input"]), tuple(found["parameters"]), found["function"][0] if found["function"] else None
+    )
 
 
 def parse_parameters(text: str) -> ParameterArchive:

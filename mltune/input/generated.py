@@ -39,8 +39,9 @@ def describe_generated(argument: AbiValue, ints: IntRange) -> str:
     return f"{argument.text}: generated, uniform in [{FLOAT_LOW:g}, {FLOAT_HIGH:g})"
 
 
-def generate_inputs(arguments: Sequence[AbiValue], directory: Path, seed: int,
-                    ints: IntRange = DEFAULT_INT_RANGE) -> tuple[InputFile, ...]:
+def generate_inputs(
+    arguments: Sequence[AbiValue], directory: Path, seed: int, ints: IntRange = DEFAULT_INT_RANGE
+) -> tuple[InputFile, ...]:
     """One file of seeded random values per argument; each must be a statically shaped tensor."""
     directory.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)

@@ -55,8 +55,9 @@ def _function(module: ir.Module, name: str | None) -> ir.Operation:
     for op in public:
         if op.attributes["sym_name"].value == wanted:
             return op.operation
-    raise UserError(f"no public function @{wanted or '?'} to call (found: {', '.join(names) or 'none'}); "
-                    "name one with --function")
+    raise UserError(
+        f"no public function @{wanted or '?'} to call (found: {', '.join(names) or 'none'}); name one with --function"
+    )
 
 
 def argument_value(mlir_type: ir.Type) -> AbiValue:
@@ -107,12 +108,14 @@ def function_abi(module: ir.Module, function: str | None, context: ir.Context) -
     with context:
         op = _function(module, function)
         types = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        return FunctionAbi("module", op.attributes["sym_name"].value, tuple(argument_value(t) for t in types.inputs),
-                           ())
+        return FunctionAbi(
+            "module", op.attributes["sym_name"].value, tuple(argument_value(t) for t in types.inputs), ()
+        )
 
 
-def specialise(module: ir.Module, function: str | None, shapes: Sequence[Sequence[int]], out: Path,
-               context: ir.Context) -> Specialised:
+def specialise(
+    module: ir.Module, function: str | None, shapes: Sequence[Sequence[int]], out: Path, context: ir.Context
+) -> Specialised:
     """Write the parsed `module` with its entry function's arguments given `shapes` (one per argument) to `out`
     (the module is changed in place)."""
     with context:
@@ -120,8 +123,10 @@ def specialise(module: ir.Module, function: str | None, shapes: Sequence[Sequenc
         block = op.regions[0].blocks[0]
         types = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
         if len(shapes) != len(types.inputs):
-            raise UserError(f"{len(shapes)} shapes given for the {len(types.inputs)} arguments of "
-                            f"@{op.attributes['sym_name'].value}")
+            raise UserError(
+                f"{len(shapes)} shapes given for the {len(types.inputs)} arguments of "
+                f"@{op.attributes['sym_name'].value}"
+            )
         changes, inputs = [], []
         for argument, shape in zip(block.arguments, shapes):
             before = argument.type

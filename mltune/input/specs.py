@@ -24,10 +24,14 @@ from mltune.errors import UserError
 from mltune.input.abi import AbiValue, FunctionAbi
 from mltune.input.files import InputFile, numpy_type
 
-ELEMENT_TYPES = {**{f"{s}i{b}": np.dtype(f"{'u' if s == 'u' else ''}int{b}") for s in ("", "s", "u")
-                    for b in (8, 16, 32, 64)},
-                 "i1": np.dtype(np.bool_), "f16": np.dtype(np.float16), "f32": np.dtype(np.float32),
-                 "f64": np.dtype(np.float64), "bf16": None}  # bf16: ml_dtypes, loaded when used
+ELEMENT_TYPES = {
+    **{f"{s}i{b}": np.dtype(f"{'u' if s == 'u' else ''}int{b}") for s in ("", "s", "u") for b in (8, 16, 32, 64)},
+    "i1": np.dtype(np.bool_),
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "bf16": None,
+}  # bf16: ml_dtypes, loaded when used
 SEPARATORS = re.compile(r"[\s,\[\]]+")
 REFUSED = {"(null)": "a null reference", "(ignored)": "a null reference", "&": "output storage (`&`)"}
 
@@ -51,8 +55,10 @@ class InputSpec:
 def _shape_and_type(metadata: str, where: str) -> tuple[tuple[int, ...], str]:
     *dims, element = metadata.split("x")
     if element not in ELEMENT_TYPES or not all(d.isdigit() for d in dims):
-        raise UserError(f"{where}: expected SHAPExTYPE such as 1x128xi64 or 4xf32, got {metadata!r} (types: "
-                        f"{', '.join(ELEMENT_TYPES)})")
+        raise UserError(
+            f"{where}: expected SHAPExTYPE such as 1x128xi64 or 4xf32, got {metadata!r} (types: "
+            f"{', '.join(ELEMENT_TYPES)})"
+        )
     return tuple(int(d) for d in dims), element
 
 
@@ -63,8 +69,10 @@ def parse_shapes(text: str) -> tuple[ArgumentShape, ...]:
     """One `--shape`: every argument's type in IREE's syntax, separated by commas (`1x128xi64,1x128xi1`)."""
     parts = [part.strip() for part in text.split(",")]
     if not text.strip() or not all(parts):
-        raise UserError(f"--shape {text!r}: expected each argument's SHAPExTYPE, separated by commas, such as "
-                        "1x128xi64 or 1x128xi64,1x128xi1")
+        raise UserError(
+            f"--shape {text!r}: expected each argument's SHAPExTYPE, separated by commas, such as "
+            "1x128xi64 or 1x128xi64,1x128xi1"
+        )
     shapes = []
     for part in parts:
         if "=" in part:
@@ -84,8 +92,10 @@ def parse_input(text: str) -> InputSpec:
     if value[0] in "@+*":
         path = Path(value[1:])
         if path.suffix != ".npy":
-            raise UserError(f"--input {text!r}: a file without SHAPExTYPE= must be a numpy .npy file; give raw "
-                            f"contents as SHAPExTYPE=@{path}")
+            raise UserError(
+                f"--input {text!r}: a file without SHAPExTYPE= must be a numpy .npy file; give raw "
+                f"contents as SHAPExTYPE=@{path}"
+            )
         return InputSpec(text, value[0], _existing(path, text))
     if "=" not in value and "x" not in value:
         raise UserError(f"--input {text!r}: a scalar; mltune times functions of tensor arguments (give SHAPExTYPE=...)")
@@ -124,8 +134,10 @@ def _values(spec: InputSpec) -> np.ndarray:
     if not spec.values:
         return np.zeros(spec.shape, dtype)
     if len(spec.values) not in (1, count):
-        raise UserError(f"--input {spec.text!r}: {len(spec.values)} values for {count} elements (give one value to "
-                        f"fill the tensor, or all {count})")
+        raise UserError(
+            f"--input {spec.text!r}: {len(spec.values)} values for {count} elements (give one value to "
+            f"fill the tensor, or all {count})"
+        )
     if spec.element_type == "i1" and not all(v in ("00", "01") for v in spec.values):
         raise UserError(f"--input {spec.text!r}: IREE's tools read i1 values as bytes in hex: 00 or 01")
     try:
@@ -180,8 +192,10 @@ def _raw_array(spec: InputSpec, files: _Files) -> np.ndarray:
     start = handle.tell()
     data = handle.read(needed)
     if len(data) < needed:
-        raise UserError(f"--input {spec.text!r}: {spec.path} holds {start + len(data)} bytes, "
-                        f"{'x'.join(map(str, spec.shape))}x{spec.element_type} needs {needed} from byte {start}")
+        raise UserError(
+            f"--input {spec.text!r}: {spec.path} holds {start + len(data)} bytes, "
+            f"{'x'.join(map(str, spec.shape))}x{spec.element_type} needs {needed} from byte {start}"
+        )
     return np.frombuffer(data, dtype).reshape(spec.shape)
 
 
@@ -199,8 +213,10 @@ def _read_all(specs: Sequence[InputSpec]) -> list[tuple[InputSpec, np.ndarray]]:
         for path, handle in files.open.items():  # raw bytes no input read: the shape or the file is wrong
             left = path.stat().st_size - handle.tell()
             if path.suffix != ".npy" and left > 0:
-                raise UserError(f"--input: {path} holds {left} bytes after the last value read from it; "
-                                f"its size does not match the shapes given")
+                raise UserError(
+                    f"--input: {path} holds {left} bytes after the last value read from it; "
+                    f"its size does not match the shapes given"
+                )
         return arrays
     finally:
         files.close()
@@ -219,20 +235,24 @@ def _check(spec: InputSpec, array: np.ndarray, index: int, abi: FunctionAbi) -> 
         raise UserError(f"{where}: the value is {given}; its element type does not match")
 
 
-def materialize_inputs(specs: Sequence[InputSpec], abi: FunctionAbi,
-                       directory: Path) -> tuple[tuple[InputFile, ...], tuple[str, ...]]:
+def materialize_inputs(
+    specs: Sequence[InputSpec], abi: FunctionAbi, directory: Path
+) -> tuple[tuple[InputFile, ...], tuple[str, ...]]:
     """Read every `--input`, check it against `abi`'s arguments and write it to `directory` as mltune's input
     files (`.npy`; raw `.bin` for bf16); with each, where it came from."""
     arrays = _read_all(specs)
     if len(arrays) != len(abi.arguments):
-        raise UserError(f"--input: {len(arrays)} given for the {len(abi.arguments)} arguments of @{abi.name} "
-                        f"({', '.join(a.text for a in abi.arguments)})")
+        raise UserError(
+            f"--input: {len(arrays)} given for the {len(abi.arguments)} arguments of @{abi.name} "
+            f"({', '.join(a.text for a in abi.arguments)})"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     files, origins = [], []
     for index, (spec, array) in enumerate(arrays):
         _check(spec, array, index, abi)
         argument = abi.arguments[index]
-        files.append(InputFile.write(directory, index, array.view(numpy_type(argument.element_type)),
-                                     argument.element_type))
+        files.append(
+            InputFile.write(directory, index, array.view(numpy_type(argument.element_type)), argument.element_type)
+        )
         origins.append(f"{argument.text}: --input={spec.text}")
     return tuple(files), tuple(origins)

@@ -75,7 +75,7 @@ def is_dispatch_benchmark(path: Path) -> bool:
         while chunk := handle.read(READ_CHUNK):
             if DISPATCH_MARK in carry + chunk:
                 return True
-            carry = chunk[-len(DISPATCH_MARK):]
+            carry = chunk[-len(DISPATCH_MARK) :]
     return False
 
 
@@ -90,15 +90,20 @@ def _public_functions(module: ir.Module) -> list[str]:
     return names
 
 
-def write_tool_flags(directory: Path, inputs: Sequence[InputFile], parameters: Sequence[ParameterArchive] = (),
-                     function: str | None = None) -> None:
+def write_tool_flags(
+    directory: Path,
+    inputs: Sequence[InputFile],
+    parameters: Sequence[ParameterArchive] = (),
+    function: str | None = None,
+) -> None:
     """`flags.txt`: the call as flags of `iree-run-module` / `iree-benchmark-module --flagfile`."""
     lines = ([f"--function={function}"] if function else []) + [p.flag for p in parameters] + [f.flag for f in inputs]
     (directory / "flags.txt").write_text("".join(f"{line}\n" for line in lines))
 
 
-def write_random_inputs(function: ir.Operation, directory: Path, seed: int,
-                        int_range: IntRange = KERNEL_INT_RANGE) -> tuple[InputFile, ...]:
+def write_random_inputs(
+    function: ir.Operation, directory: Path, seed: int, int_range: IntRange = KERNEL_INT_RANGE
+) -> tuple[InputFile, ...]:
     """Seeded random arguments for a function of mltune's own (a one-op model), from its IR, with `flags.txt`."""
     arguments = [AbiValue.of_type(t) for t in function.attributes["function_type"].value.inputs]
     for index, argument in enumerate(arguments):
@@ -114,18 +119,24 @@ def check_generatable(abi: FunctionAbi) -> None:
     for index, argument in enumerate(abi.arguments):
         where = f"argument {index} of @{abi.name}"
         if argument.text == BUFFER_VIEW:
-            raise UserError(f"{where} is never read by the model, so IREE records no type for it: give every "
-                            "argument with --input")
+            raise UserError(
+                f"{where} is never read by the model, so IREE records no type for it: give every argument with --input"
+            )
         if not argument.is_tensor:
-            raise UserError(f"{where} is {argument.text}, not a tensor: mltune times functions of tensor arguments "
-                            "only (export the model with tensor arguments)")
+            raise UserError(
+                f"{where} is {argument.text}, not a tensor: mltune times functions of tensor arguments "
+                "only (export the model with tensor arguments)"
+            )
         if not argument.is_static:
-            raise UserError(f"{where} has a dynamic dimension ({argument.text}): export with static shapes, or give "
-                            "--input with a concrete shape")
+            raise UserError(
+                f"{where} has a dynamic dimension ({argument.text}): export with static shapes, or give "
+                "--input with a concrete shape"
+            )
 
 
-def model_arguments(abi: FunctionAbi, given: CallInputs, directory: Path,
-                    seed: int) -> tuple[tuple[InputFile, ...], tuple[str, ...]]:
+def model_arguments(
+    abi: FunctionAbi, given: CallInputs, directory: Path, seed: int
+) -> tuple[tuple[InputFile, ...], tuple[str, ...]]:
     """The model's arguments as files, the user's or generated, and where each came from."""
     if given.specs:
         return materialize_inputs(given.specs, abi, directory)
@@ -147,14 +158,22 @@ def dumped_build(work_dir: Path) -> Path:
 
 def _dump_dispatches(source: Path, compile_flags: Sequence[str], dump_dir: Path) -> tuple[Path, ...]:
     result = run_compiler(
-        [tool_path("iree-compile"), str(source), *compile_flags, "--iree-codegen-add-tuner-attributes",
-         f"--iree-hal-dump-executable-benchmarks-to={dump_dir}", "-o", str(dump_dir / DUMPED_BUILD)],
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *compile_flags,
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={dump_dir}",
+            "-o",
+            str(dump_dir / DUMPED_BUILD),
+        ],
         timeout_s=DUMP_TIMEOUT_S,
     )
     if not result.ok:
         hint = export_hint(result.stderr)
-        raise UserError(f"iree-compile cannot compile {source}: {result.describe_failure()}"
-                        + (f" (fix: {hint})" if hint else ""))
+        raise UserError(
+            f"iree-compile cannot compile {source}: {result.describe_failure()}" + (f" (fix: {hint})" if hint else "")
+        )
     return tuple(sorted(dump_dir.glob("*_benchmark.mlir")))
 
 
@@ -177,17 +196,25 @@ def strip_configuration(bench: Path, out: Path) -> None:
         raise UserError(f"iree-opt cannot strip the configuration of {bench}: {result.describe_failure()}")
 
 
-def default_build(path: Path, target: Target, work_dir: Path, context: ir.Context,
-                  extra_flags: Sequence[str] = ()) -> tuple[Path, tuple[str, ...]]:
+def default_build(
+    path: Path, target: Target, work_dir: Path, context: ir.Context, extra_flags: Sequence[str] = ()
+) -> tuple[Path, tuple[str, ...]]:
     """The source and flags with which `iree-compile` builds the model at `path` for `target` with IREE's
     defaults: the tuner's baseline, and what anyone re-timing a result must compare against. For sm_90
     the source is a copy in `work_dir` carrying its device target, and the target adds no flags."""
     return target.prepare_source(path, work_dir, context), (*target.compile_flags(), *extra_flags)
 
 
-def prepare_input(path: Path, target: Target, work_dir: Path, context: ir.Context,
-                  function: str | None = None, seed: int = 0, extra_flags: Sequence[str] = (),
-                  given: CallInputs = CallInputs()) -> TuningInput:
+def prepare_input(
+    path: Path,
+    target: Target,
+    work_dir: Path,
+    context: ir.Context,
+    function: str | None = None,
+    seed: int = 0,
+    extra_flags: Sequence[str] = (),
+    given: CallInputs = CallInputs(),
+) -> TuningInput:
     """Classify the input; a model's dispatches are dumped (compiled with the target's flags and `extra_flags`),
     its function read from that build and its arguments written. A dispatch benchmark names its target itself and
     is compiled with `extra_flags` alone (`executable_flags`), so that it is built as the model it came from is; the

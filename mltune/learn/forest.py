@@ -29,8 +29,17 @@ from sklearn.ensemble import RandomForestRegressor
 
 from mltune.errors import UserError
 from mltune.learn.learner_names import FOREST, LEARNER_NAMES
-from mltune.learn.model_files import (MANIFEST_KEY, MODEL_FILE, SIDECAR_FILE, manifest_sha256, model_folder,
-                                      read_sidecar, refusing, train_command, trained_kinds)
+from mltune.learn.model_files import (
+    MANIFEST_KEY,
+    MODEL_FILE,
+    SIDECAR_FILE,
+    manifest_sha256,
+    model_folder,
+    read_sidecar,
+    refusing,
+    train_command,
+    trained_kinds,
+)
 from mltune.learn.tree_arrays import FORMAT, TreeEnsemble
 
 # Shallow trees keep the model small (<< 5 MB) and fast to evaluate on 10,000 candidates;
@@ -60,8 +69,10 @@ class TrainedModel:
         """Predicted log ratios; columns are picked by name, so a reordered extractor still works."""
         missing = [name for name in self.feature_names if name not in names]
         if missing:
-            raise UserError(f"the model needs features the extractor no longer computes ({', '.join(missing)}); "
-                            "retrain it with `mltune train`")
+            raise UserError(
+                f"the model needs features the extractor no longer computes ({', '.join(missing)}); "
+                "retrain it with `mltune train`"
+            )
         columns = [names.index(name) for name in self.feature_names]
         return self.ensemble.predict(values[:, columns])
 
@@ -95,8 +106,12 @@ class LoadedModel:
 
 
 def library_versions() -> dict[str, str]:
-    return {"python": platform.python_version(), "scikit-learn": sklearn.__version__, "numpy": np.__version__,
-            "lightgbm": importlib.metadata.version("lightgbm")}
+    return {
+        "python": platform.python_version(),
+        "scikit-learn": sklearn.__version__,
+        "numpy": np.__version__,
+        "lightgbm": importlib.metadata.version("lightgbm"),
+    }
 
 
 def save_model(model_dir: Path, name: str, op_kind: str, model: TrainedModel, metadata: dict[str, Any]) -> Path:
@@ -105,8 +120,14 @@ def save_model(model_dir: Path, name: str, op_kind: str, model: TrainedModel, me
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / MODEL_FILE).write_bytes(model.ensemble.to_bytes())
-        sidecar = {"format": FORMAT, "name": name, "model_file": MODEL_FILE,
-                   "feature_names": list(model.feature_names), "versions": library_versions(), **metadata}
+        sidecar = {
+            "format": FORMAT,
+            "name": name,
+            "model_file": MODEL_FILE,
+            "feature_names": list(model.feature_names),
+            "versions": library_versions(),
+            **metadata,
+        }
         sidecar[MANIFEST_KEY] = manifest_sha256(folder / MODEL_FILE, json.loads(json.dumps(sidecar)))
         (folder / SIDECAR_FILE).write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as err:
@@ -129,6 +150,8 @@ def load_model(model_dir: Path, name: str, op_kind: str) -> LoadedModel:
 def missing_model(model_dir: Path, name: str, op_kind: str) -> UserError:
     """The one-line error for a name with no model of one op kind, naming the command that makes one."""
     have = trained_kinds(model_dir, name)
-    return UserError(f"no random-forest model for {op_kind} on {name!r} in {model_folder(model_dir, name, op_kind)}"
-                     f" (have: {', '.join(have) or 'none'}); train one with `{train_command(name)}` on a dataset "
-                     f"with {op_kind} records")
+    return UserError(
+        f"no random-forest model for {op_kind} on {name!r} in {model_folder(model_dir, name, op_kind)}"
+        f" (have: {', '.join(have) or 'none'}); train one with `{train_command(name)}` on a dataset "
+        f"with {op_kind} records"
+    )

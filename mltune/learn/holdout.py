@@ -28,7 +28,7 @@ def read_holdout(folder: Path) -> frozenset[str]:
         raise UserError(f"{path}: cannot read the held-out problems ({err})") from None
     keys = data.get("problems") if isinstance(data, dict) else None
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
-        raise UserError(f"{path}: expected {{\"problems\": [problem keys]}}")
+        raise UserError(f'{path}: expected {{"problems": [problem keys]}}')
     return frozenset(keys)
 
 

@@ -27,8 +27,14 @@ Learner = Callable[[np.ndarray, np.ndarray, np.ndarray, int], TreeEnsemble]
 
 # Many shallow trees with a small step, on row and column subsamples: an arch's records are tens of problems of
 # ~60-200 candidates each, and the subsamples keep one problem's noise from steering every tree.
-BOOSTED_SETTINGS: dict[str, Any] = {"n_estimators": 300, "learning_rate": 0.05, "max_depth": 4, "subsample": 0.8,
-                                    "max_features": 0.8, "min_samples_leaf": 5}
+BOOSTED_SETTINGS: dict[str, Any] = {
+    "n_estimators": 300,
+    "learning_rate": 0.05,
+    "max_depth": 4,
+    "subsample": 0.8,
+    "max_features": 0.8,
+    "min_samples_leaf": 5,
+}
 
 
 def fit_regression_forest(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, seed: int = 0) -> TreeEnsemble:
@@ -46,6 +52,9 @@ def fit_boosted(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, se
     return TreeEnsemble.from_trees(trees, scale=boosted.learning_rate * len(trees), offset=initial)
 
 
-LEARNERS: dict[str, Learner] = {FOREST: fit_regression_forest, BOOSTED: fit_boosted,
-                                RANKING: fit_ranking_trees}  # in `LEARNER_NAMES`' order
+LEARNERS: dict[str, Learner] = {
+    FOREST: fit_regression_forest,
+    BOOSTED: fit_boosted,
+    RANKING: fit_ranking_trees,
+}  # in `LEARNER_NAMES`' order
 SETTINGS: dict[str, dict[str, Any]] = {FOREST: FOREST_SETTINGS, BOOSTED: BOOSTED_SETTINGS, RANKING: RANKING_SETTINGS}

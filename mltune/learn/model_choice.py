@@ -38,12 +38,18 @@ def _exists(model_dir: Path, name: str, op_kind: str) -> bool:
 
 
 def _trained_on(loaded: LoadedModel) -> list[str]:
-    return sorted({target["facts"]["arch"] for target in loaded.sidecar.get("targets", [])
-                   if isinstance(target, dict) and isinstance(target.get("facts"), dict)})
+    return sorted(
+        {
+            target["facts"]["arch"]
+            for target in loaded.sidecar.get("targets", [])
+            if isinstance(target, dict) and isinstance(target.get("facts"), dict)
+        }
+    )
 
 
-def choose_model(model_dirs: Sequence[Path], target, op_kind: str, ranker: str = "random-forest",
-                 seen_only: bool = False) -> ModelChoice:
+def choose_model(
+    model_dirs: Sequence[Path], target, op_kind: str, ranker: str = "random-forest", seen_only: bool = False
+) -> ModelChoice:
     """The arch's trusted model, the family's model or the heuristic, for `op_kind` on `target` (its facts), each
     looked up in `model_dirs` in order (`mltune.system.paths.model_search_path`), said as `ranker`'s choice. With
     `seen_only`, a family model that never saw the arch gives way to the heuristic instead of blending with it. A model
@@ -55,8 +61,11 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str, ranker: str =
         if own.trusted:
             share = own.share
             beside = f", taking {share:.0%} of the picks beside the heuristic's" if share < 1 else ""
-            return ModelChoice(own, f"{ranker}: {op_kind} on {arch} ranked by {own.folder} (this arch's model, "
-                                    f"{own.learner}){beside}", share=share)
+            return ModelChoice(
+                own,
+                f"{ranker}: {op_kind} on {arch} ranked by {own.folder} (this arch's model, {own.learner}){beside}",
+                share=share,
+            )
         why_not_own = f"the {arch} model in {own.folder} ranked worse in cross-validation"
     pooled = family_name(family)
     for model_dir in (d for d in model_dirs if _exists(d, pooled, op_kind)):
@@ -65,21 +74,33 @@ def choose_model(model_dirs: Sequence[Path], target, op_kind: str, ranker: str =
         blend = arch not in archs
         trained_on = ", ".join(archs) or "unknown archs"
         if blend and seen_only:
-            return ModelChoice(None, f"{ranker}: {op_kind} on {arch} ranked by the heuristic (the {family} family's "
-                                     f"model in {shared.folder} learned from {trained_on}, never from {arch}; "
-                                     f"{why_not_own})")
+            return ModelChoice(
+                None,
+                f"{ranker}: {op_kind} on {arch} ranked by the heuristic (the {family} family's "
+                f"model in {shared.folder} learned from {trained_on}, never from {arch}; "
+                f"{why_not_own})",
+            )
         how = " blended with the heuristic, as it never saw this arch" if blend else ""
-        return ModelChoice(shared, f"{ranker}: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
-                                   f"family's {shared.learner} model, trained on {trained_on}; {why_not_own})",
-                           blend, 1.0 if blend else shared.share)
-    return ModelChoice(None, f"{ranker}: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
-                             f"{family} family model in {describe_search_path(tuple(model_dirs))})")
+        return ModelChoice(
+            shared,
+            f"{ranker}: {op_kind} on {arch} ranked by {shared.folder}{how} (the {family} "
+            f"family's {shared.learner} model, trained on {trained_on}; {why_not_own})",
+            blend,
+            1.0 if blend else shared.share,
+        )
+    return ModelChoice(
+        None,
+        f"{ranker}: {op_kind} on {arch} ranked by the heuristic ({why_not_own} and no "
+        f"{family} family model in {describe_search_path(tuple(model_dirs))})",
+    )
 
 
 def check_models_exist(model_dirs: Sequence[Path], target) -> None:
     """Refuse a target with no model of any kind, neither its arch's nor its family's, before any work."""
     pooled = family_name(target_family(target))
     if not any(trained_kinds(d, target.arch) or trained_kinds(d, pooled) for d in model_dirs):
-        raise UserError(f"no random-forest model for arch {target.arch!r} nor for its family ({pooled}) in "
-                        f"{describe_search_path(tuple(model_dirs))}; train one with `mltune train --arch "
-                        f"{target.arch}` or `mltune train --family {target_family(target)}`")
+        raise UserError(
+            f"no random-forest model for arch {target.arch!r} nor for its family ({pooled}) in "
+            f"{describe_search_path(tuple(model_dirs))}; train one with `mltune train --arch "
+            f"{target.arch}` or `mltune train --family {target_family(target)}`"
+        )

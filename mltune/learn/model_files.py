@@ -20,6 +20,7 @@ SIDECAR_FILE = "model.json"
 MANIFEST_KEY = "manifest_sha256"
 FAMILY_PREFIX = "family-"
 
+
 def family_name(family: str) -> str:
     """The folder name of a family's pooled models (`family-cpu`)."""
     return FAMILY_PREFIX + family
@@ -48,8 +49,14 @@ def trained_kinds(model_dir: Path, name: str) -> list[str]:
 
 def confined_file(folder: Path, name: Any) -> Path:
     """`folder/name` when `name` is a plain file name whose file lies in `folder` itself (no link out)."""
-    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name or "/" in name \
-            or (os.altsep and os.altsep in name) or os.sep in name:
+    if (
+        not isinstance(name, str)
+        or name in ("", ".", "..")
+        or Path(name).name != name
+        or "/" in name
+        or (os.altsep and os.altsep in name)
+        or os.sep in name
+    ):
         raise ModelFormatError(f"model_file {name!r} is not a plain file name inside the model's folder")
     path = folder / name
     if path.is_symlink() or Path(os.path.realpath(path)).parent != Path(os.path.realpath(folder)):
@@ -66,11 +73,13 @@ def read_sidecar(folder: Path) -> tuple[dict[str, Any], Path]:
         raise ModelFormatError(f"{SIDECAR_FILE} is not a JSON object")
     model_path = confined_file(folder, sidecar.get("model_file"))
     if manifest_sha256(model_path, sidecar) != sidecar.get(MANIFEST_KEY):
-        raise ModelFormatError(f"{model_path.name} and {SIDECAR_FILE} do not match the SHA-256 {MANIFEST_KEY} "
-                               f"in {SIDECAR_FILE}")
+        raise ModelFormatError(
+            f"{model_path.name} and {SIDECAR_FILE} do not match the SHA-256 {MANIFEST_KEY} in {SIDECAR_FILE}"
+        )
     if sidecar.get("format") != FORMAT:
-        raise ModelFormatError(f"format {sidecar.get('format')!r} is not {FORMAT!r} (models stored as pickles are "
-                               "no longer loaded)")
+        raise ModelFormatError(
+            f"format {sidecar.get('format')!r} is not {FORMAT!r} (models stored as pickles are no longer loaded)"
+        )
     names = sidecar.get("feature_names")
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ModelFormatError("feature_names is not a list of names")
@@ -100,5 +109,8 @@ def verify_models(model_dir: Path) -> None:
 
 
 def train_command(name: str) -> str:
-    return (f"mltune train --family {name.removeprefix(FAMILY_PREFIX)}" if name.startswith(FAMILY_PREFIX)
-            else f"mltune train --arch {name}")
+    return (
+        f"mltune train --family {name.removeprefix(FAMILY_PREFIX)}"
+        if name.startswith(FAMILY_PREFIX)
+        else f"mltune train --arch {name}"
+    )

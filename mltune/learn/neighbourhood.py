@@ -28,8 +28,9 @@ NEIGHBOUR_FACTOR = 2.0
 
 def role_sizes(problem: Problem) -> tuple[int, ...]:
     """The product of each role's loop sizes: batch, M, N, K, and attention's K2 (1 where a role has no loop)."""
-    return tuple(math.prod(problem.sizes(loops)) for loops in
-                 (problem.batch, problem.m, problem.n, problem.k, problem.k2))
+    return tuple(
+        math.prod(problem.sizes(loops)) for loops in (problem.batch, problem.m, problem.n, problem.k, problem.k2)
+    )
 
 
 def _kind(problem: Problem) -> tuple[str, ...]:
@@ -42,8 +43,7 @@ def _kind(problem: Problem) -> tuple[str, ...]:
 def neighbours(a: Problem, b: Problem, factor: float = NEIGHBOUR_FACTOR) -> bool:
     """Same op kind (a GEMM's kinds counted as one) and element types, and every role's size within `factor` of the
     other's."""
-    return _kind(a) == _kind(b) and all(max(x, y) <= factor * min(x, y)
-                                        for x, y in zip(role_sizes(a), role_sizes(b)))
+    return _kind(a) == _kind(b) and all(max(x, y) <= factor * min(x, y) for x, y in zip(role_sizes(a), role_sizes(b)))
 
 
 def neighbourhood_groups(problems: Sequence[Problem], factor: float = NEIGHBOUR_FACTOR) -> list[int]:

@@ -19,7 +19,7 @@ FAMILIES = ("cpu", "gpu")
 
 
 def arch_family(arch: str) -> str:
-    """"gpu" for a ROCm or CUDA name, "cpu" for anything else (an LLVM CPU name)."""
+    """ "gpu" for a ROCm or CUDA name, "cpu" for anything else (an LLVM CPU name)."""
     try:
         return "gpu" if gpu_target(arch) is not None else "cpu"
     except UserError:  # a CUDA arch IREE cannot use is still a GPU
@@ -32,9 +32,11 @@ def family_archs(dataset_dir: Path, family: str, exclude: str | None = None) -> 
         raise UserError(f"unknown family {family!r}; choose one of: {', '.join(FAMILIES)}")
     if not dataset_dir.is_dir():
         raise UserError(f"no datasets: {dataset_dir} is not a directory")
-    return sorted(sub.name for sub in dataset_dir.iterdir()
-                  if sub.is_dir() and not sub.name.startswith(".") and sub.name != exclude
-                  and arch_family(sub.name) == family)
+    return sorted(
+        sub.name
+        for sub in dataset_dir.iterdir()
+        if sub.is_dir() and not sub.name.startswith(".") and sub.name != exclude and arch_family(sub.name) == family
+    )
 
 
 @dataclass(frozen=True)

@@ -36,20 +36,32 @@ def judge(cv: dict[str, Any], family: dict[str, float] | None) -> dict[str, Any]
     heuristic = _pair(cv["heuristic_median_iterations"], cv["heuristic_mean_iterations"])
     scores = {"model": model, "heuristic": heuristic, "family": None}
     if model > heuristic:
-        return {**scores, "ok": False, "better": "heuristic",
-                "verdict": f"ranks worse than the heuristic on held-out problems (median / mean iterations to within "
-                           f"5 %: {_text(model)} vs {_text(heuristic)})"}
+        return {
+            **scores,
+            "ok": False,
+            "better": "heuristic",
+            "verdict": f"ranks worse than the heuristic on held-out problems (median / mean iterations to within "
+            f"5 %: {_text(model)} vs {_text(heuristic)})",
+        }
     if family is not None:
         pooled = _pair(family["median_iterations"], family["mean_iterations"])
         scores["family"] = pooled
         if model > pooled:
-            return {**scores, "ok": False, "better": "family",
-                    "verdict": f"ranks worse than the family model on the same held-out problems (median / mean "
-                               f"iterations to within 5 %: {_text(model)} vs {_text(pooled)})"}
+            return {
+                **scores,
+                "ok": False,
+                "better": "family",
+                "verdict": f"ranks worse than the family model on the same held-out problems (median / mean "
+                f"iterations to within 5 %: {_text(model)} vs {_text(pooled)})",
+            }
     beaten = "the heuristic" + (" and the family model" if family is not None else "")
-    return {**scores, "ok": True, "better": "model",
-            "verdict": f"ranks at least as well as {beaten} on held-out problems ({_text(model)} vs "
-                       f"{_text(heuristic)} for the heuristic)"}
+    return {
+        **scores,
+        "ok": True,
+        "better": "model",
+        "verdict": f"ranks at least as well as {beaten} on held-out problems ({_text(model)} vs "
+        f"{_text(heuristic)} for the heuristic)",
+    }
 
 
 def family_scores(model_dir: Path, arch: str, family: str) -> dict[str, dict[str, int]]:
@@ -61,8 +73,11 @@ def family_scores(model_dir: Path, arch: str, family: str) -> dict[str, dict[str
     for kind in trained_kinds(model_dir, name):
         try:
             cv = json.loads((model_folder(model_dir, name, kind) / SIDECAR_FILE).read_text(encoding="utf-8"))["cv"]
-            scores[kind] = {key.removeprefix(prefix): int(row["iterations"]) for key, row in cv["problems"].items()
-                            if key.startswith(prefix)}
+            scores[kind] = {
+                key.removeprefix(prefix): int(row["iterations"])
+                for key, row in cv["problems"].items()
+                if key.startswith(prefix)
+            }
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # an unreadable family sidecar says nothing; loading that model will say why
     return scores

@@ -29,9 +29,20 @@ STEP = np.log(1.05)
 # As the regression trees (`mltune.learn.learners.BOOSTED_SETTINGS`): many small trees, row and column subsamples;
 # deterministic and row-wise so that a dataset gives the same model on every machine.
 RANKING_SETTINGS: dict[str, Any] = {
-    "objective": "lambdarank", "n_estimators": 300, "learning_rate": 0.05, "num_leaves": 15,
-    "min_child_samples": 5, "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8,
-    "lambdarank_truncation_level": 20, "deterministic": True, "force_row_wise": True, "n_jobs": 2, "verbose": -1}
+    "objective": "lambdarank",
+    "n_estimators": 300,
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_child_samples": 5,
+    "subsample": 0.8,
+    "subsample_freq": 1,
+    "colsample_bytree": 0.8,
+    "lambdarank_truncation_level": 20,
+    "deterministic": True,
+    "force_row_wise": True,
+    "n_jobs": 2,
+    "verbose": -1,
+}
 
 
 def grades(log_ratios: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -103,6 +114,12 @@ def _ensemble(trees: list[dict[str, Any]], scale: float) -> TreeEnsemble:
 
     for tree in trees:
         roots.append(add(tree, 0))
-    return TreeEnsemble(np.array(left, dtype=np.int32), np.array(right, dtype=np.int32),
-                        np.array(feature, dtype=np.int32), np.array(threshold, dtype=np.float64),
-                        np.array(value, dtype=np.float64), np.array(roots, dtype=np.int32), depth)
+    return TreeEnsemble(
+        np.array(left, dtype=np.int32),
+        np.array(right, dtype=np.int32),
+        np.array(feature, dtype=np.int32),
+        np.array(threshold, dtype=np.float64),
+        np.array(value, dtype=np.float64),
+        np.array(roots, dtype=np.int32),
+        depth,
+    )

@@ -74,8 +74,10 @@ def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
     kept: list[int] = []
     for kind, indices in by_kind(problems).items():
         if not cross_validatable([problems[i] for i in indices]):
-            print(f"left out: {len(indices)} {kind} problem(s), each within 2x of every other (a forest needs 2 "
-                  "problems of a kind that are not neighbours to hold one out)")
+            print(
+                f"left out: {len(indices)} {kind} problem(s), each within 2x of every other (a forest needs 2 "
+                "problems of a kind that are not neighbours to hold one out)"
+            )
         else:
             kept += indices
     if not kept:
@@ -83,30 +85,41 @@ def scoreable(problems: Sequence[ProblemSamples]) -> list[ProblemSamples]:
     return [problems[i] for i in sorted(kept)]
 
 
-def _forest_makers(models: dict[int, TrainedModel], seed: int, suffix: str = "", blend: bool = False,
-                   shares: dict[int, float] | None = None) -> dict[str, Callable[[int], Ranker]]:
+def _forest_makers(
+    models: dict[int, TrainedModel],
+    seed: int,
+    suffix: str = "",
+    blend: bool = False,
+    shares: dict[int, float] | None = None,
+) -> dict[str, Callable[[int], Ranker]]:
     """The static and the refitted forest over each problem's own model (by problem index), each interleaved with
     the heuristic in its problem's share as `tune` ranks with a shipped model, and the static forest alone; or with
     `blend`, as `tune` ranks with a model that never saw the arch."""
     if blend:
-        return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], blend=True),
-                f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], blend=True)}
+        return {
+            f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], blend=True),
+            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], blend=True),
+        }
     share = (shares or {}).get
-    return {f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], share=share(i, 1.0)),
-            f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], share=share(i, 1.0)),
-            f"{FOREST_ALONE}{suffix}": lambda i: RandomForest(seed, model=models[i])}
+    return {
+        f"random-forest{suffix}": lambda i: RandomForest(seed, model=models[i], share=share(i, 1.0)),
+        f"random-forest-refit{suffix}": lambda i: RefittedForest(seed, model=models[i], share=share(i, 1.0)),
+        f"{FOREST_ALONE}{suffix}": lambda i: RandomForest(seed, model=models[i]),
+    }
 
 
-def fold_positions(problems: Sequence[ProblemSamples], folds: Sequence[tuple[list[int], TrainedModel]],
-                   seed: int) -> tuple[dict[int, float], dict[str, float]]:
+def fold_positions(
+    problems: Sequence[ProblemSamples], folds: Sequence[tuple[list[int], TrainedModel]], seed: int
+) -> tuple[dict[int, float], dict[str, float]]:
     """Per held-out problem, the forest's share of the picks set from the other folds of its op kind
     (`mltune.learn.share.fold_shares`); per op kind, the share over all its problems (as `train` stores it)."""
     forest, heuristic, fold_of = {}, {}, {}
     for fold, (held_out, model) in enumerate(folds):
         for i in held_out:
             p = problems[i]
-            forest[i] = first_near_optimal(p.ratios, RandomForest(seed, model=model).order(p.ranking_input()),
-                                           CV_TOLERANCE)
+            forest[i] = first_near_optimal(
+                p.ratios, RandomForest(seed, model=model).order(p.ranking_input()), CV_TOLERANCE
+            )
             heuristic[i] = first_near_optimal(p.ratios, Heuristic(seed).order(p.ranking_input()), CV_TOLERANCE)
             fold_of[i] = fold
     shares, kind_shares = {}, {}
@@ -116,13 +129,16 @@ def fold_positions(problems: Sequence[ProblemSamples], folds: Sequence[tuple[lis
     return shares, kind_shares
 
 
-def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples],
-                          seed: int, learner: str = FOREST) -> dict[int, TrainedModel]:
+def leave_arch_out_models(
+    dataset_dir: Path, arch: str, problems: Sequence[ProblemSamples], seed: int, learner: str = FOREST
+) -> dict[int, TrainedModel]:
     """Per problem, the model of its op kind trained on every other arch of its family (none of `arch`)."""
     family = arch_family(arch)
     pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family, exclude=arch))
-    print(f"leave-arch-out: forests trained on {', '.join(pooled.archs)} ({len(pooled.problems)} problems), "
-          f"never on {arch}")
+    print(
+        f"leave-arch-out: forests trained on {', '.join(pooled.archs)} ({len(pooled.problems)} problems), "
+        f"never on {arch}"
+    )
     others = by_kind(pooled.problems)
     models = {}
     for kind, indices in by_kind(problems).items():
@@ -134,14 +150,20 @@ def leave_arch_out_models(dataset_dir: Path, arch: str, problems: Sequence[Probl
     return models
 
 
-def _replay_all(makers: dict[str, Callable[[int], Ranker]], problems: Sequence[ProblemSamples],
-                batch: int, near: NearDefaultReplay | None = None) -> dict[str, list[ProblemScore]]:
+def _replay_all(
+    makers: dict[str, Callable[[int], Ranker]],
+    problems: Sequence[ProblemSamples],
+    batch: int,
+    near: NearDefaultReplay | None = None,
+) -> dict[str, list[ProblemScore]]:
     """Every maker's ranker replayed on every problem; with `near`, each beside its twin with picks near IREE's
     default."""
     if near is not None:
         makers = near.makers(makers, problems)
-    return {name: [score_order(p.key, p.ratios, replay(make(i), p, batch)) for i, p in enumerate(problems)]
-            for name, make in makers.items()}
+    return {
+        name: [score_order(p.key, p.ratios, replay(make(i), p, batch)) for i, p in enumerate(problems)]
+        for name, make in makers.items()
+    }
 
 
 def _static_makers(seed: int) -> dict[str, Callable[[int], Ranker]]:
@@ -151,8 +173,9 @@ def _static_makers(seed: int) -> dict[str, Callable[[int], Ranker]]:
     return {name: lambda i, name=name: make_ranker(name, seed) for name in names}
 
 
-def _learner_makers(folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]],
-                    seed: int) -> dict[str, Callable[[int], Ranker]]:
+def _learner_makers(
+    folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]], seed: int
+) -> dict[str, Callable[[int], Ranker]]:
     """Every installed plugin that learns from records, made once per fold (held-out problem indices, the problems
     trained on) from the records of the fold's training problems only; each problem of the fold gets a copy of it,
     as `tune` gives each problem a copy of the one it made."""
@@ -171,10 +194,14 @@ def _learner_makers(folds: Sequence[tuple[list[int], Sequence[ProblemSamples]]],
     return makers
 
 
-def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
-                  transfer: dict[int, TrainedModel] | None = None, learner: str = FOREST,
-                  near: NearDefaultReplay | None = None
-                  ) -> tuple[dict[str, dict[str, list[ProblemScore]]], dict[str, float]]:
+def score_rankers(
+    problems: Sequence[ProblemSamples],
+    seed: int,
+    batch: int,
+    transfer: dict[int, TrainedModel] | None = None,
+    learner: str = FOREST,
+    near: NearDefaultReplay | None = None,
+) -> tuple[dict[str, dict[str, list[ProblemScore]]], dict[str, float]]:
     """Per split (`PER_PROBLEM`, `HONEST`), every ranker's score on every problem: the forests' and the learning
     plugins' from the fold of that split of its op kind that held it out, the others' (which learn nothing across
     problems) shared; with `transfer` (per problem, a model trained on other archs) the transferred forests' too,
@@ -186,19 +213,30 @@ def score_rankers(problems: Sequence[ProblemSamples], seed: int, batch: int,
         folds = kind_fold_models(problems, seed, split=split, learner=learner)
         models = {i: model for held_out, model in folds for i in held_out}
         shares, kind_shares[split] = fold_positions(problems, folds, seed)
-        learners = _learner_makers([(held_out, [problems[j] for j in trained_on])
-                                    for held_out, trained_on in kind_folds(problems, split)], seed)
-        splits[split] = {**static, **_replay_all({**_forest_makers(models, seed, shares=shares), **learners},
-                                                 problems, batch, near)}
+        learners = _learner_makers(
+            [(held_out, [problems[j] for j in trained_on]) for held_out, trained_on in kind_folds(problems, split)],
+            seed,
+        )
+        splits[split] = {
+            **static,
+            **_replay_all({**_forest_makers(models, seed, shares=shares), **learners}, problems, batch, near),
+        }
     if transfer is not None:
-        splits[PER_PROBLEM].update(_replay_all(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True),
-                                               problems, batch, near))
+        splits[PER_PROBLEM].update(
+            _replay_all(_forest_makers(transfer, seed, LEAVE_ARCH_OUT_SUFFIX, blend=True), problems, batch, near)
+        )
     return splits, kind_shares[HONEST]
 
 
-def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[ProblemSamples], seed: int,
-                  batch: int, kind_shares: dict[str, float], learner: str = FOREST,
-                  near: NearDefaultReplay | None = None) -> dict[str, list[ProblemScore]]:
+def score_holdout(
+    trained_on: Sequence[ProblemSamples],
+    holdout: Sequence[ProblemSamples],
+    seed: int,
+    batch: int,
+    kind_shares: dict[str, float],
+    learner: str = FOREST,
+    near: NearDefaultReplay | None = None,
+) -> dict[str, list[ProblemScore]]:
     """Every ranker on the problems kept out of training for good, the forests (and the learning plugins) trained on
     all of `trained_on` (per op kind, as `mltune train` ships them, with the share of `kind_shares`); a held-out
     kind with no problem to learn from is left out."""
@@ -206,29 +244,47 @@ def score_holdout(trained_on: Sequence[ProblemSamples], holdout: Sequence[Proble
     scored = [p for p in holdout if p.model_kind in kinds]
     scored_kinds = {kind: [i for i, p in enumerate(scored) if p.model_kind == kind] for kind in kinds}
     training = {kind: [trained_on[i] for i in indices] for kind, indices in kinds.items() if scored_kinds[kind]}
-    models = {kind: fit_model(feature_table(problems), slice(None), seed, learner)
-              for kind, problems in training.items()}
-    makers = {**_static_makers(seed), **_forest_makers({i: models[p.model_kind] for i, p in enumerate(scored)},
-                                                       seed, shares={i: kind_shares[p.model_kind]
-                                                                     for i, p in enumerate(scored)}),
-              **_learner_makers([(scored_kinds[kind], problems) for kind, problems in training.items()], seed)}
+    models = {
+        kind: fit_model(feature_table(problems), slice(None), seed, learner) for kind, problems in training.items()
+    }
+    makers = {
+        **_static_makers(seed),
+        **_forest_makers(
+            {i: models[p.model_kind] for i, p in enumerate(scored)},
+            seed,
+            shares={i: kind_shares[p.model_kind] for i, p in enumerate(scored)},
+        ),
+        **_learner_makers([(scored_kinds[kind], problems) for kind, problems in training.items()], seed),
+    }
     return _replay_all(makers, scored, batch, near)
 
 
 def _jsonable(scores: dict[str, list[ProblemScore]], summaries: dict[str, Summary]) -> dict[str, Any]:
-    return {name: {"summary": asdict(summaries[name]), "problems": [asdict(s) for s in ranker_scores]}
-            for name, ranker_scores in scores.items()}
+    return {
+        name: {"summary": asdict(summaries[name]), "problems": [asdict(s) for s in ranker_scores]}
+        for name, ranker_scores in scores.items()
+    }
 
 
 def _summaries(scores: dict[str, dict[str, list[ProblemScore]]]) -> dict[str, dict[str, Summary]]:
-    return {split: {name: summarise(ranker_scores) for name, ranker_scores in by_ranker.items()}
-            for split, by_ranker in scores.items() if all(by_ranker.values())}
+    return {
+        split: {name: summarise(ranker_scores) for name, ranker_scores in by_ranker.items()}
+        for split, by_ranker in scores.items()
+        if all(by_ranker.values())
+    }
 
 
-def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
-             batch: int, kind: str | None = None,
-             leave_arch_out: bool = False, learner: str = FOREST,
-             near: NearDefaultReplay | None = None) -> dict[str, dict[str, Summary]]:
+def evaluate(
+    dataset_dir: Path,
+    arch: str,
+    out_dir: Path,
+    seed: int,
+    batch: int,
+    kind: str | None = None,
+    leave_arch_out: bool = False,
+    learner: str = FOREST,
+    near: NearDefaultReplay | None = None,
+) -> dict[str, dict[str, Summary]]:
     """Replay `dataset_dir/arch` (only its problems of op kind `kind`, if given), print the tables, write
     `evaluation.json` and the PNG (of the honest split) under `out_dir`; per split (per problem, honest, the
     held-out problems), each ranker's summary. With `leave_arch_out`, forests trained only on the family's other
@@ -242,11 +298,15 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
     problems = scoreable(problems)
     transfer = leave_arch_out_models(dataset_dir, arch, problems, seed, learner) if leave_arch_out else None
     if near is not None and near.placed(problems):
-        print(f"near-default: a share of {near.share:g} of the picks near IREE's default config, read for "
-              f"{near.placed(problems)} of {len(problems)} problems (the others: their ranker's order alone)")
+        print(
+            f"near-default: a share of {near.share:g} of the picks near IREE's default config, read for "
+            f"{near.placed(problems)} of {len(problems)} problems (the others: their ranker's order alone)"
+        )
     elif near is not None:
-        print("near-default: IREE's default config was read for no problem (GPU records, or CPU kinds without a "
-              "one-op model): no ranker's twin is scored")
+        print(
+            "near-default: IREE's default config was read for no problem (GPU records, or CPU kinds without a "
+            "one-op model): no ranker's twin is scored"
+        )
     scores, kind_shares = score_rankers(problems, seed, batch, transfer, learner, near)
     holdout = [p for p in dataset.holdout if kind in (None, p.problem.op_kind, p.model_kind)]
     scores[HOLDOUT] = score_holdout(problems, holdout, seed, batch, kind_shares, learner, near)
@@ -257,16 +317,26 @@ def evaluate(dataset_dir: Path, arch: str, out_dir: Path, seed: int,
     print_splits(summaries, {split: len(next(iter(by_ranker.values()))) for split, by_ranker in scores.items()})
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        report = {"arch": arch, "kind": kind, "seed": seed, "batch": batch, "learner": learner,
-                  "near_default": 0.0 if near is None else near.share,
-                  "data_sha256": dataset.data_sha256, "best_rounds": {p.key: p.best_rounds for p in problems},
-                  "leave_arch_out": leave_arch_out, "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
-                  **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT)
-                     if split in summaries}}
+        report = {
+            "arch": arch,
+            "kind": kind,
+            "seed": seed,
+            "batch": batch,
+            "learner": learner,
+            "near_default": 0.0 if near is None else near.share,
+            "data_sha256": dataset.data_sha256,
+            "best_rounds": {p.key: p.best_rounds for p in problems},
+            "leave_arch_out": leave_arch_out,
+            "rankers": _jsonable(scores[PER_PROBLEM], summaries[PER_PROBLEM]),
+            **{split: _jsonable(scores[split], summaries[split]) for split in (HONEST, HOLDOUT) if split in summaries},
+        }
         (out_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         kinds = kind or ", ".join(sorted({p.model_kind for p in problems}))
-        plot_solved(scores[HONEST], out_dir / "solved_within_5pct.png",
-                    f"{arch}: {len(problems)} {kinds} problems, replayed (honest split)")
+        plot_solved(
+            scores[HONEST],
+            out_dir / "solved_within_5pct.png",
+            f"{arch}: {len(problems)} {kinds} problems, replayed (honest split)",
+        )
     except OSError as err:
         raise UserError(f"cannot write the evaluation to {out_dir}: {err.strerror or err}") from None
     print(f"wrote {out_dir / 'evaluation.json'} and {out_dir / 'solved_within_5pct.png'}")

@@ -40,8 +40,11 @@ class NearDefaultReplay:
         dispatch's dump, and GPU spaces have no coordinates) or one without a default."""
         if samples.key not in self._placed:
             config = self.default_config(samples) if isinstance(samples.target, CpuInfo) else ""
-            space = None if not config else make_configurator(samples.problem, samples.target, self._context,
-                                                              Path(), Path())
+            space = (
+                None
+                if not config
+                else make_configurator(samples.problem, samples.target, self._context, Path(), Path())
+            )
             self._placed[samples.key] = (space, config)
         return self._placed[samples.key]
 

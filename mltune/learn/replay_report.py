@@ -30,23 +30,30 @@ def best_rounds_line(problems: Sequence[ProblemSamples]) -> str:
     screened = sum(1 for p in problems if 0 < p.best_rounds <= SCREENING_ROUNDS)
     rounds = sorted(p.best_rounds for p in problems if p.best_rounds)
     middle = f"a median of {rounds[len(rounds) // 2]}" if rounds else "an unknown number of"
-    return (f"best candidates: each problem's label pools {middle} rounds; on {screened} of {len(problems)} problems "
-            f"it is one screening ({SCREENING_ROUNDS} rounds or fewer) that no re-measure checked")
+    return (
+        f"best candidates: each problem's label pools {middle} rounds; on {screened} of {len(problems)} problems "
+        f"it is one screening ({SCREENING_ROUNDS} rounds or fewer) that no re-measure checked"
+    )
 
 
 def print_summaries(summaries: dict[str, Summary], problems: int) -> None:
-    print(f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
-          "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)")
+    print(
+        f"{problems} problems; iterations = 1-based position of the first candidate within tol of the best; "
+        "x shuffle = shuffle's expected (n+1)/(k+1) / the ranker's (mean over problems)"
+    )
     tols = "".join(f"{f'{tol:.0%} med/mean':>17}{'x shuf':>7}" for tol in TOLERANCES)
     width = _name_width(summaries)
     print(f"{'ranker':<{width}}{tols}" + "".join(f"{f'top{k}':>7}" for k in TOP_K))
     for name, s in summaries.items():
-        cells = "".join(f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}"
-                        for t in TOLERANCES)
+        cells = "".join(
+            f"{s.median_position[t]:>9.1f}/{s.mean_position[t]:<7.2f}{s.shuffle_ratio[t]:>7.2f}" for t in TOLERANCES
+        )
         print(f"{name:<{width}}{cells}" + "".join(f"{s.mean_top_k[k]:>7.3f}" for k in TOP_K))
     expected = next(iter(summaries.values())).mean_shuffle_expected
-    print("shuffle expectation (mean over problems): "
-          + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES))
+    print(
+        "shuffle expectation (mean over problems): "
+        + ", ".join(f"{tol:.0%}: {expected[tol]:.2f}" for tol in TOLERANCES)
+    )
 
 
 def print_splits(summaries: dict[str, dict[str, Summary]], problems: dict[str, int]) -> None:
@@ -54,14 +61,22 @@ def print_splits(summaries: dict[str, dict[str, Summary]], problems: dict[str, i
     and the problems kept out of training for good."""
     splits = [split for split in (PER_PROBLEM, HONEST, HOLDOUT) if split in summaries]
     titles = {PER_PROBLEM: "per-problem", HONEST: "honest (2x)", HOLDOUT: "held out for good"}
-    print(f"within {CV_TOLERANCE:.0%} of the best, median / mean position: "
-          + "; ".join(f"{titles[split]}: {problems[split]} problems" for split in splits))
+    print(
+        f"within {CV_TOLERANCE:.0%} of the best, median / mean position: "
+        + "; ".join(f"{titles[split]}: {problems[split]} problems" for split in splits)
+    )
     width = _name_width(summaries[PER_PROBLEM])
     print(f"{'ranker':<{width}}" + "".join(f"{titles[split]:>20}" for split in splits))
     for name in summaries[PER_PROBLEM]:
-        cells = [(f"{summaries[split][name].median_position[CV_TOLERANCE]:.1f} / "
-                  f"{summaries[split][name].mean_position[CV_TOLERANCE]:.2f}") if name in summaries[split] else "-"
-                 for split in splits]
+        cells = [
+            (
+                f"{summaries[split][name].median_position[CV_TOLERANCE]:.1f} / "
+                f"{summaries[split][name].mean_position[CV_TOLERANCE]:.2f}"
+            )
+            if name in summaries[split]
+            else "-"
+            for split in splits
+        ]
         print(f"{name:<{width}}" + "".join(f"{cell:>20}" for cell in cells))
 
 

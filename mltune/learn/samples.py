@@ -87,13 +87,18 @@ def _problem_samples(records: list[dict[str, Any]], target: ResolvedFacts, key_s
     for record in records:
         knobs = knobs_over(record["knobs"], names)
         if knobs is None:
-            raise ValueError(f"the records of {problem.key} name different knobs: {sorted(record['knobs'])} "
-                             f"among {list(names)}")
+            raise ValueError(
+                f"the records of {problem.key} name different knobs: {sorted(record['knobs'])} among {list(names)}"
+            )
         by_knobs[tuple(int(knobs[name]) for name in names)].append(record)
     rows = sorted(by_knobs)
     return ProblemSamples(
-        key=problem.key + key_suffix, problem=problem, target=target.facts, target_origin=target.origin,
-        pipelines=pipelines, candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
+        key=problem.key + key_suffix,
+        problem=problem,
+        target=target.facts,
+        target_origin=target.origin,
+        pipelines=pipelines,
+        candidates=CandidateSet(names, np.array(rows, dtype=np.int64).reshape(len(rows), -1)),
         ratios=np.array([pooled_ratio(by_knobs[row]) for row in rows]),
         rounds=tuple(sum(len(record["time_us"]) for record in by_knobs[row]) for row in rows),
     )
@@ -112,8 +117,9 @@ class _FactsCache:
         return self._seen[key]
 
 
-def _samples_of_groups(groups: dict[tuple[str, TargetFacts], list[dict[str, Any]]],
-                       origins: dict[TargetFacts, str]) -> list[ProblemSamples]:
+def _samples_of_groups(
+    groups: dict[tuple[str, TargetFacts], list[dict[str, Any]]], origins: dict[TargetFacts, str]
+) -> list[ProblemSamples]:
     """One `ProblemSamples` per (problem, facts) group; a problem measured on targets with different
     facts is one group per target, its key suffixed with a short hash of the facts."""
     per_problem = Counter(problem for problem, _ in groups)
@@ -132,10 +138,15 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     folder's `holdout.json` go to `holdout`, never to `problems`, and their records are not in `data_sha256`."""
     folder = dataset_dir / arch
     if not folder.is_dir():
-        have = sorted(p.name for p in dataset_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) \
-            if dataset_dir.is_dir() else []
-        raise UserError(f"no dataset for arch {arch!r}: {folder} is not a directory (archs with data in {dataset_dir}: "
-                        f"{', '.join(have) or 'none'}; --dataset-dir picks another folder)")
+        have = (
+            sorted(p.name for p in dataset_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+            if dataset_dir.is_dir()
+            else []
+        )
+        raise UserError(
+            f"no dataset for arch {arch!r}: {folder} is not a directory (archs with data in {dataset_dir}: "
+            f"{', '.join(have) or 'none'}; --dataset-dir picks another folder)"
+        )
     ok: dict[tuple[str, TargetFacts], list[dict[str, Any]]] = defaultdict(list)
     origins: dict[TargetFacts, str] = {}
     facts_of = _FactsCache()
@@ -172,5 +183,11 @@ def load_dataset(dataset_dir: Path, arch: str) -> Dataset:
     for line in sorted(json.dumps(r, sort_keys=True) for group in trained.values() for r in group):
         digest.update(line.encode() + b"\n")
     compilers = tuple(sorted({str(r.get("compiler", "unknown")) for group in ok.values() for r in group}))
-    return Dataset(arch, [p for p in problems if p.problem.key not in holdout], failed, digest.hexdigest(), compilers,
-                   [p for p in problems if p.problem.key in holdout])
+    return Dataset(
+        arch,
+        [p for p in problems if p.problem.key not in holdout],
+        failed,
+        digest.hexdigest(),
+        compilers,
+        [p for p in problems if p.problem.key in holdout],
+    )

@@ -65,7 +65,8 @@ def score_order(problem: str, times: np.ndarray, order: Sequence[int]) -> Proble
     n = len(times)
     good = {tol: int(near_optimal(times, tol).sum()) for tol in TOLERANCES}
     return ProblemScore(
-        problem=problem, candidates=n,
+        problem=problem,
+        candidates=n,
         positions={tol: first_near_optimal(times, order, tol) for tol in TOLERANCES},
         shuffle_expected={tol: shuffle_expectation(n, good[tol]) for tol in TOLERANCES},
         near_optimal=good,
@@ -94,10 +95,12 @@ def summarise(scores: Sequence[ProblemScore]) -> Summary:
         median_position=per_tol(lambda tol: float(median(s.positions[tol] for s in scores))),
         mean_position=per_tol(lambda tol: mean(s.positions[tol] for s in scores)),
         mean_shuffle_expected=per_tol(lambda tol: mean(s.shuffle_expected[tol] for s in scores)),
-        shuffle_ratio=per_tol(lambda tol: mean(s.shuffle_expected[tol] for s in scores)
-                              / mean(s.positions[tol] for s in scores)),
-        geomean_gain=per_tol(lambda tol: math.exp(mean(math.log(s.shuffle_expected[tol] / s.positions[tol])
-                                                       for s in scores))),
+        shuffle_ratio=per_tol(
+            lambda tol: mean(s.shuffle_expected[tol] for s in scores) / mean(s.positions[tol] for s in scores)
+        ),
+        geomean_gain=per_tol(
+            lambda tol: math.exp(mean(math.log(s.shuffle_expected[tol] / s.positions[tol]) for s in scores))
+        ),
         mean_top_k={k: mean(s.top_k[k] for s in scores) for k in TOP_K},
     )
 
@@ -110,5 +113,6 @@ def solved_fraction(positions: Sequence[int], budgets: Sequence[int]) -> np.ndar
 
 def shuffle_solved_fraction(scores: Sequence[ProblemScore], tol: float, budgets: Sequence[int]) -> np.ndarray:
     """The same curve, expected for a uniform shuffle (exact, averaged over the problems)."""
-    return np.array([mean(shuffle_solved_probability(s.candidates, s.near_optimal[tol], b) for s in scores)
-                     for b in budgets])
+    return np.array(
+        [mean(shuffle_solved_probability(s.candidates, s.near_optimal[tol], b) for s in scores) for b in budgets]
+    )

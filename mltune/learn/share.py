@@ -16,8 +16,9 @@ from typing import Sequence
 MIN_SHARE, MAX_SHARE = 1 / 3, 4 / 5
 
 
-def forest_share(forest_positions: Sequence[float], heuristic_positions: Sequence[float],
-                 max_share: float = MAX_SHARE) -> float:
+def forest_share(
+    forest_positions: Sequence[float], heuristic_positions: Sequence[float], max_share: float = MAX_SHARE
+) -> float:
     """The forest's share of the picks: the heuristic's mean position over both means, within [1/3, `max_share`]
     (4/5 as shipped; other caps for studies)."""
     if not forest_positions or not heuristic_positions:
@@ -26,8 +27,9 @@ def forest_share(forest_positions: Sequence[float], heuristic_positions: Sequenc
     return min(max_share, max(MIN_SHARE, heuristic / (forest + heuristic)))
 
 
-def fold_shares(fold_of: dict[int, int], forest_positions: dict[int, int],
-                heuristic_positions: dict[int, int]) -> dict[int, float]:
+def fold_shares(
+    fold_of: dict[int, int], forest_positions: dict[int, int], heuristic_positions: dict[int, int]
+) -> dict[int, float]:
     """Per held-out problem, the share set from the problems of the other folds only: cross-validating the
     interleaved ranker must not let a problem's own result choose how it is ranked."""
     shares = {}

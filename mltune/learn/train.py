@@ -64,8 +64,10 @@ def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) 
     if any(m.names != names for m in matrices):
         kinds = sorted({(p.problem.op_kind, p.target.kind) for p in problems})
         described = ", ".join(f"{kind} on {family}" for kind, family in kinds)
-        raise UserError(f"the records mix problems whose features differ ({described}); one model learns one feature "
-                        "set: keep the others in another dataset directory")
+        raise UserError(
+            f"the records mix problems whose features differ ({described}); one model learns one feature "
+            "set: keep the others in another dataset directory"
+        )
     left_out = TRAINED_WITHOUT.get((target_family(problems[0].target), problems[0].problem.op_kind), ())
     kept = [i for i, name in enumerate(names) if name not in left_out]
     return FeatureTable(
@@ -77,8 +79,9 @@ def feature_table(problems: Sequence[ProblemSamples], label: Label = log_ratio) 
 
 
 def fit_model(table: FeatureTable, rows: np.ndarray | slice, seed: int, learner: str = FOREST) -> TrainedModel:
-    return TrainedModel(LEARNERS[learner](table.values[rows], table.labels[rows], table.problem_of_row[rows], seed),
-                        table.names)
+    return TrainedModel(
+        LEARNERS[learner](table.values[rows], table.labels[rows], table.problem_of_row[rows], seed), table.names
+    )
 
 
 def problem_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> list[tuple[list[int], list[int]]]:
@@ -99,20 +102,29 @@ def problem_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> li
         left_out = neighbours_of(shapes, held_out) if SPLITS[split].without_neighbours else set(held_out)
         trained_on = [i for i in range(len(problems)) if i not in left_out]
         if not trained_on:
-            raise UserError(f"cross-validation ({split} split): every problem is within 2x of "
-                            f"{', '.join(problems[i].key for i in held_out)}; nothing is left to learn from")
+            raise UserError(
+                f"cross-validation ({split} split): every problem is within 2x of "
+                f"{', '.join(problems[i].key for i in held_out)}; nothing is left to learn from"
+            )
         folds.append((held_out, trained_on))
     return folds
 
 
-def fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label = log_ratio,
-                split: str = HONEST, learner: str = FOREST) -> list[tuple[list[int], TrainedModel]]:
+def fold_models(
+    problems: Sequence[ProblemSamples],
+    seed: int = 0,
+    label: Label = log_ratio,
+    split: str = HONEST,
+    learner: str = FOREST,
+) -> list[tuple[list[int], TrainedModel]]:
     """One model per fold of `problem_folds`: (indices of the held-out problems, the model `learner` fits on the
     fold's training problems)."""
     folds = problem_folds(problems, split)
     table = feature_table(problems, label)
-    return [(held_out, fit_model(table, np.isin(table.problem_of_row, trained_on), seed, learner))
-            for held_out, trained_on in folds]
+    return [
+        (held_out, fit_model(table, np.isin(table.problem_of_row, trained_on), seed, learner))
+        for held_out, trained_on in folds
+    ]
 
 
 def by_kind(problems: Sequence[ProblemSamples]) -> dict[str, list[int]]:
@@ -128,8 +140,9 @@ def _check_kind_sizes(problems: Sequence[ProblemSamples]) -> dict[str, list[int]
     kinds = by_kind(problems)
     for kind, indices in kinds.items():
         if len(indices) < 2:
-            raise UserError(f"cross-validation needs at least 2 problems of each op kind; the dataset has "
-                            f"{len(indices)} {kind}")
+            raise UserError(
+                f"cross-validation needs at least 2 problems of each op kind; the dataset has {len(indices)} {kind}"
+            )
     return kinds
 
 
@@ -144,19 +157,27 @@ def kind_folds(problems: Sequence[ProblemSamples], split: str = HONEST) -> list[
     return folds
 
 
-def kind_fold_models(problems: Sequence[ProblemSamples], seed: int = 0, label: Label = log_ratio,
-                     split: str = HONEST, learner: str = FOREST) -> list[tuple[list[int], TrainedModel]]:
+def kind_fold_models(
+    problems: Sequence[ProblemSamples],
+    seed: int = 0,
+    label: Label = log_ratio,
+    split: str = HONEST,
+    learner: str = FOREST,
+) -> list[tuple[list[int], TrainedModel]]:
     """`fold_models` of each op kind, held-out indices into `problems`: every problem gets a model of its kind
     trained without it."""
     folds = []
     for indices in _check_kind_sizes(problems).values():
-        folds += [([indices[i] for i in held_out], model)
-                  for held_out, model in fold_models([problems[i] for i in indices], seed, label, split, learner)]
+        folds += [
+            ([indices[i] for i in held_out], model)
+            for held_out, model in fold_models([problems[i] for i in indices], seed, label, split, learner)
+        ]
     return folds
 
 
-def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str,
-                     learner: str) -> dict[str, dict[str, Any]]:
+def _held_out_scores(
+    problems: Sequence[ProblemSamples], seed: int, split: str, learner: str
+) -> dict[str, dict[str, Any]]:
     """Per problem held out of its fold: the model's Spearman correlation, the iterations to within 5 % of the
     ranker as it ships (the forest interleaved with the heuristic, its share set from the other folds), of the
     forest alone and of the heuristic on the same problem (the baseline a model must beat to be shipped)."""
@@ -173,21 +194,28 @@ def _held_out_scores(problems: Sequence[ProblemSamples], seed: int, split: str,
             fold_of[i] = fold
             rows[i] = {"spearman": None if math.isnan(rho) else float(rho)}
     forest = {i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE) for i, order in forest_orders.items()}
-    heuristic = {i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE)
-                 for i, order in heuristic_orders.items()}
+    heuristic = {
+        i: first_near_optimal(problems[i].ratios, order, CV_TOLERANCE) for i, order in heuristic_orders.items()
+    }
     shares = fold_shares(fold_of, forest, heuristic)
     per_problem = {}
     for i in sorted(rows):
         p = problems[i]
         score = score_order(p.key, p.ratios, interleaved_order(forest_orders[i], heuristic_orders[i], shares[i]))
-        per_problem[p.key] = {**rows[i], "iterations": score.positions[CV_TOLERANCE], "share": shares[i],
-                              "forest_iterations": forest[i], "heuristic_iterations": heuristic[i],
-                              "shuffle_expected": score.shuffle_expected[CV_TOLERANCE]}
+        per_problem[p.key] = {
+            **rows[i],
+            "iterations": score.positions[CV_TOLERANCE],
+            "share": shares[i],
+            "forest_iterations": forest[i],
+            "heuristic_iterations": heuristic[i],
+            "shuffle_expected": score.shuffle_expected[CV_TOLERANCE],
+        }
     return per_problem
 
 
-def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str = HONEST,
-                   learner: str = FOREST) -> dict[str, Any]:
+def cross_validate(
+    problems: Sequence[ProblemSamples], seed: int = 0, split: str = HONEST, learner: str = FOREST
+) -> dict[str, Any]:
     """Per held-out problem of `split`: Spearman rank correlation of predicted vs measured, and iterations to within
     5 % (the model's alone and the heuristic's too), `learner` fitting the models; the model's share of the picks
     for the shipped ranker."""
@@ -197,13 +225,22 @@ def cross_validate(problems: Sequence[ProblemSamples], seed: int = 0, split: str
     forest = [v["forest_iterations"] for v in per_problem.values()]
     heuristic = [v["heuristic_iterations"] for v in per_problem.values()]
     groups = set(SPLITS[split].groups([p.problem for p in problems]))
-    return {"split": split, "learner": learner, "folds": min(MAX_FOLDS, len(groups)),
-            "tolerance": CV_TOLERANCE, "problems": per_problem, "median_iterations": float(median(iterations)),
-            "mean_iterations": mean(iterations), "forest_median_iterations": float(median(forest)),
-            "forest_mean_iterations": mean(forest), "heuristic_median_iterations": float(median(heuristic)),
-            "heuristic_mean_iterations": mean(heuristic), "forest_share": forest_share(forest, heuristic),
-            "mean_shuffle_expected": mean(v["shuffle_expected"] for v in per_problem.values()),
-            "mean_spearman": mean(rhos) if rhos else None}
+    return {
+        "split": split,
+        "learner": learner,
+        "folds": min(MAX_FOLDS, len(groups)),
+        "tolerance": CV_TOLERANCE,
+        "problems": per_problem,
+        "median_iterations": float(median(iterations)),
+        "mean_iterations": mean(iterations),
+        "forest_median_iterations": float(median(forest)),
+        "forest_mean_iterations": mean(forest),
+        "heuristic_median_iterations": float(median(heuristic)),
+        "heuristic_mean_iterations": mean(heuristic),
+        "forest_share": forest_share(forest, heuristic),
+        "mean_shuffle_expected": mean(v["shuffle_expected"] for v in per_problem.values()),
+        "mean_spearman": mean(rhos) if rhos else None,
+    }
 
 
 @dataclass(frozen=True)
@@ -217,8 +254,15 @@ class Source:
     family_cv: dict[str, dict[str, int]] | None = None  # per kind, the family model's held-out iterations per problem
 
 
-def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str, model_dir: Path, seed: int,
-                force: bool, learners: Sequence[str]) -> dict[str, Any]:
+def _train_kind(
+    source: Source,
+    problems: Sequence[ProblemSamples],
+    op_kind: str,
+    model_dir: Path,
+    seed: int,
+    force: bool,
+    learners: Sequence[str],
+) -> dict[str, Any]:
     """Cross-validate `learners` and fit one op kind's model with the best; write it to `model_dir/NAME/op_kind/`
     unless it ranks worse than the heuristic or the family model (then only with `force`). Returns its metadata,
     folder (None if refused)."""
@@ -228,17 +272,27 @@ def _train_kind(source: Source, problems: Sequence[ProblemSamples], op_kind: str
     cv_per_problem = cross_validate(problems, seed, PER_PROBLEM, learner)
     verdict = judge(cv, family_on([p.key for p in problems], (source.family_cv or {}).get(op_kind)))
     targets = {p.target: p.target_origin for p in problems}
-    metadata = {"targets": [{"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
-                            for facts, origin in targets.items()],
-                "pipelines": sorted({name for p in problems for name in p.pipelines}),
-                "training_data_sha256": source.data_sha256, "compilers": list(source.compilers),
-                "problems": [p.key for p in problems], "samples": int(sum(len(p.ratios) for p in problems)),
-                "failed_records_ignored": source.failed_records,
-                "label": "log(candidate time / baseline time), median over rounds and records", "seed": seed,
-                "learner": learner, "learner_settings": SETTINGS[learner],
-                "learners": {name: {key: value[key] for key in LEARNER_SUMMARY} for name, value in by_learner.items()},
-                "forest_share": cv["forest_share"], "cv": cv, "cv_per_problem": cv_per_problem,
-                "quality": {**verdict, "forced": force and not verdict["ok"]}}
+    metadata = {
+        "targets": [
+            {"facts": facts_to_record(facts), "origin": origin, "summary": facts.describe()}
+            for facts, origin in targets.items()
+        ],
+        "pipelines": sorted({name for p in problems for name in p.pipelines}),
+        "training_data_sha256": source.data_sha256,
+        "compilers": list(source.compilers),
+        "problems": [p.key for p in problems],
+        "samples": int(sum(len(p.ratios) for p in problems)),
+        "failed_records_ignored": source.failed_records,
+        "label": "log(candidate time / baseline time), median over rounds and records",
+        "seed": seed,
+        "learner": learner,
+        "learner_settings": SETTINGS[learner],
+        "learners": {name: {key: value[key] for key in LEARNER_SUMMARY} for name, value in by_learner.items()},
+        "forest_share": cv["forest_share"],
+        "cv": cv,
+        "cv_per_problem": cv_per_problem,
+        "quality": {**verdict, "forced": force and not verdict["ok"]},
+    }
     if not verdict["ok"] and not force:
         return {"folder": None, **metadata}
     model = fit_model(feature_table(problems), slice(None), seed, learner)
@@ -252,8 +306,14 @@ def choose_learner(by_learner: dict[str, dict[str, Any]]) -> str:
     """The learner whose ranker, as it ships (interleaved with the heuristic), needed fewer benchmarks on the
     held-out problems: the lower mean, then the lower median; the first of `LEARNERS` on a tie."""
     order = list(LEARNERS)
-    return min(by_learner, key=lambda name: (by_learner[name]["mean_iterations"], by_learner[name]["median_iterations"],
-                                             order.index(name)))
+    return min(
+        by_learner,
+        key=lambda name: (
+            by_learner[name]["mean_iterations"],
+            by_learner[name]["median_iterations"],
+            order.index(name),
+        ),
+    )
 
 
 def cross_validatable(problems: Sequence[ProblemSamples]) -> bool:
@@ -261,26 +321,45 @@ def cross_validatable(problems: Sequence[ProblemSamples]) -> bool:
     return can_hold_out([p.problem for p in problems])
 
 
-def _train_groups(source: Source, problems: Sequence[ProblemSamples], model_dir: Path, seed: int,
-                  force: bool, learners: Sequence[str]) -> dict[str, Any]:
+def _train_groups(
+    source: Source, problems: Sequence[ProblemSamples], model_dir: Path, seed: int, force: bool, learners: Sequence[str]
+) -> dict[str, Any]:
     """A model per op kind with at least 2 problems; returns each kind's metadata, the kinds skipped (and why)."""
     started = time.perf_counter()
     groups = {kind: [problems[i] for i in indices] for kind, indices in by_kind(problems).items()}
-    skipped = {kind: f"{len(group)} problem(s), each within 2x of every other; cross-validation needs at least 2 "
-                     "problems that are not"
-               for kind, group in groups.items() if not cross_validatable(group)}
+    skipped = {
+        kind: f"{len(group)} problem(s), each within 2x of every other; cross-validation needs at least 2 "
+        "problems that are not"
+        for kind, group in groups.items()
+        if not cross_validatable(group)
+    }
     if len(skipped) == len(groups):
-        raise UserError("cross-validation needs at least 2 problems of one op kind that are not neighbours (within 2x "
-                        "in every dimension); the dataset has " + "; ".join(f"{kind}: {why}" for kind, why in
-                                                                            skipped.items()))
-    kinds = {kind: _train_kind(source, group, kind, model_dir, seed, force, learners)
-             for kind, group in groups.items() if kind not in skipped}
-    return {"name": source.name, "kinds": kinds, "skipped": skipped, "failed_records_ignored": source.failed_records,
-            "seconds": time.perf_counter() - started}
+        raise UserError(
+            "cross-validation needs at least 2 problems of one op kind that are not neighbours (within 2x "
+            "in every dimension); the dataset has " + "; ".join(f"{kind}: {why}" for kind, why in skipped.items())
+        )
+    kinds = {
+        kind: _train_kind(source, group, kind, model_dir, seed, force, learners)
+        for kind, group in groups.items()
+        if kind not in skipped
+    }
+    return {
+        "name": source.name,
+        "kinds": kinds,
+        "skipped": skipped,
+        "failed_records_ignored": source.failed_records,
+        "seconds": time.perf_counter() - started,
+    }
 
 
-def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0, force: bool = False,
-          learners: Sequence[str] = LEARNER_NAMES) -> dict[str, Any]:
+def train(
+    dataset_dir: Path,
+    arch: str,
+    model_dir: Path,
+    seed: int = 0,
+    force: bool = False,
+    learners: Sequence[str] = LEARNER_NAMES,
+) -> dict[str, Any]:
     """Train a model per op kind of `dataset_dir/arch` with the best of `learners`, each judged against the heuristic
     and against the family's pooled model on the same problems when `model_dir` has one."""
     dataset: Dataset = load_dataset(dataset_dir, arch)
@@ -289,8 +368,14 @@ def train(dataset_dir: Path, arch: str, model_dir: Path, seed: int = 0, force: b
     return _train_groups(source, dataset.problems, model_dir, seed, force, learners)
 
 
-def train_family(dataset_dir: Path, family: str, model_dir: Path, seed: int = 0, force: bool = False,
-                 learners: Sequence[str] = LEARNER_NAMES) -> dict[str, Any]:
+def train_family(
+    dataset_dir: Path,
+    family: str,
+    model_dir: Path,
+    seed: int = 0,
+    force: bool = False,
+    learners: Sequence[str] = LEARNER_NAMES,
+) -> dict[str, Any]:
     """Train the pooled models of a family (`family-cpu`, ...) on every arch folder of that family, each with the
     best of `learners`."""
     pooled = load_pooled(dataset_dir, family, family_archs(dataset_dir, family))

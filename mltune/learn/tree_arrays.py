@@ -68,9 +68,15 @@ class TreeEnsemble:
             offset_nodes += tree.node_count
             depth = max(depth, tree.max_depth)
         arrays = {name: np.concatenate(values) for name, values in parts.items()}
-        return TreeEnsemble(arrays["left"].astype(np.int32), arrays["right"].astype(np.int32),
-                            arrays["feature"].astype(np.int32), arrays["threshold"].astype(np.float64),
-                            arrays["value"].astype(np.float64), np.array(roots, dtype=np.int32), int(depth))
+        return TreeEnsemble(
+            arrays["left"].astype(np.int32),
+            arrays["right"].astype(np.int32),
+            arrays["feature"].astype(np.int32),
+            arrays["threshold"].astype(np.float64),
+            arrays["value"].astype(np.float64),
+            np.array(roots, dtype=np.int32),
+            int(depth),
+        )
 
     @property
     def features_used(self) -> int:
@@ -81,8 +87,10 @@ class TreeEnsemble:
     def predict(self, values: np.ndarray) -> np.ndarray:
         """The mean over trees of each row's leaf value (rows in chunks, so that the walk's arrays stay in cache)."""
         rows = np.asarray(values, dtype=np.float32).astype(np.float64)
-        return np.concatenate([self._predict_chunk(rows[start:start + ROW_CHUNK])
-                               for start in range(0, len(rows), ROW_CHUNK)] or [np.empty(0)])
+        return np.concatenate(
+            [self._predict_chunk(rows[start : start + ROW_CHUNK]) for start in range(0, len(rows), ROW_CHUNK)]
+            or [np.empty(0)]
+        )
 
     def _predict_chunk(self, rows: np.ndarray) -> np.ndarray:
         node = np.broadcast_to(self.roots, (len(rows), len(self.roots))).copy()
@@ -96,8 +104,16 @@ class TreeEnsemble:
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, left=self.left, right=self.right, feature=self.feature, threshold=self.threshold,
-                            value=self.value, roots=self.roots, depth=np.array([self.depth], dtype=np.int32))
+        np.savez_compressed(
+            buffer,
+            left=self.left,
+            right=self.right,
+            feature=self.feature,
+            threshold=self.threshold,
+            value=self.value,
+            roots=self.roots,
+            depth=np.array([self.depth], dtype=np.int32),
+        )
         return buffer.getvalue()
 
     @staticmethod
@@ -127,8 +143,10 @@ def _checked(arrays: dict[str, np.ndarray], feature_count: int) -> TreeEnsemble:
     for name, array in arrays.items():
         kind = "iu" if name in _INTEGER_ARRAYS else "f"
         if array.dtype.kind not in kind or array.ndim != 1:
-            raise ModelFormatError(f"array {name!r} is {array.dtype} of shape {array.shape}, not a 1-D "
-                                   f"{'integer' if kind == 'iu' else 'float'} array")
+            raise ModelFormatError(
+                f"array {name!r} is {array.dtype} of shape {array.shape}, not a 1-D "
+                f"{'integer' if kind == 'iu' else 'float'} array"
+            )
     nodes = len(arrays["left"])
     if nodes == 0 or any(len(arrays[name]) != nodes for name in _NODE_ARRAYS):
         raise ModelFormatError("the node arrays are empty or of different lengths")
@@ -141,13 +159,18 @@ def _checked(arrays: dict[str, np.ndarray], feature_count: int) -> TreeEnsemble:
     features_ok = (arrays["feature"] >= 0).all() and (arrays["feature"] < max(feature_count, 1)).all()
     if not (indices_ok and roots_ok and features_ok):
         raise ModelFormatError("a node, root or feature index is out of range")
-    _check_structure(arrays["left"].astype(np.int64), arrays["right"].astype(np.int64),
-                     arrays["roots"].astype(np.int64), depth)
+    _check_structure(
+        arrays["left"].astype(np.int64), arrays["right"].astype(np.int64), arrays["roots"].astype(np.int64), depth
+    )
     if not np.isfinite(arrays["value"]).all():
         raise ModelFormatError("a leaf value is not finite")
-    return TreeEnsemble(*(arrays[name].astype(np.int32) for name in ("left", "right", "feature")),
-                        arrays["threshold"].astype(np.float64), arrays["value"].astype(np.float64),
-                        arrays["roots"].astype(np.int32), depth)
+    return TreeEnsemble(
+        *(arrays[name].astype(np.int32) for name in ("left", "right", "feature")),
+        arrays["threshold"].astype(np.float64),
+        arrays["value"].astype(np.float64),
+        arrays["roots"].astype(np.int32),
+        depth,
+    )
 
 
 def _check_structure(left: np.ndarray, right: np.ndarray, roots: np.ndarray, depth: int) -> None:

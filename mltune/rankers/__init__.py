@@ -19,8 +19,16 @@ _PUBLIC = {
     **dict.fromkeys(("BUILT_IN", "make_ranker", "plugin_names", "ranker_names"), "mltune.rankers.registry"),
 }
 
-__all__ = ["BUILT_IN", "LEARNED", "NEAR_DEFAULT_SHARE", "Ranker", "RankingInput", "make_ranker", "plugin_names",
-           "ranker_names"]
+__all__ = [
+    "BUILT_IN",
+    "LEARNED",
+    "NEAR_DEFAULT_SHARE",
+    "Ranker",
+    "RankingInput",
+    "make_ranker",
+    "plugin_names",
+    "ranker_names",
+]
 
 if TYPE_CHECKING:
     from mltune.rankers.base import Ranker, RankingInput

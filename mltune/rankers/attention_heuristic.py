@@ -24,12 +24,16 @@ def attention_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndar
         f["qk_recomputed"],
         # The intrinsics with the most MACs per loaded element (32x32 before 16x16), then the longer QK
         # K per issue (the virtual VMFMA).
-        -f["qk_mma_intensity"], -f["pv_mma_intensity"], -f["qk_mma_k"],
+        -f["qk_mma_intensity"],
+        -f["pv_mma_intensity"],
+        -f["qk_mma_k"],
         # Every CU should have work in the last wave of workgroups; a K2 tile that does not divide K2 computes a
         # masked partial tile.
-        np.round(f["wave_inefficiency"], 1), np.round(padding_waste(k2, candidates.column("red_k2")), 1),
+        np.round(f["wave_inefficiency"], 1),
+        np.round(padding_waste(k2, candidates.column("red_k2")), 1),
         # A power-of-two K2 tile, then higher occupancy to hide memory latency.
-        ~f["red_k2_pow2"].astype(bool), -np.round(f["occupancy"], 1),
+        ~f["red_k2_pow2"].astype(bool),
+        -np.round(f["occupancy"], 1),
         # IREE's own default for the LLVM attribute first within a tie.
         f["waves_per_eu"] > 0,
         np.random.default_rng(seed).random(len(candidates)),

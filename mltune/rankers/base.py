@@ -95,7 +95,7 @@ class StaticRanker:
         self._next = 0
 
     def ask(self, n: int) -> list[int]:
-        picked = self._order[self._next:self._next + n]
+        picked = self._order[self._next : self._next + n]
         self._next += len(picked)
         return [int(i) for i in picked]
 

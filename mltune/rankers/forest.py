@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from mltune.learn.forest import TrainedModel
     from mltune.learn.model_choice import ModelChoice
 
+
 @dataclass(frozen=True)
 class Ranked:
     """A learned order and what it came from: the forest's predicted log ratios and the features (None when the
@@ -43,8 +44,14 @@ class RandomForest(StaticRanker):
     name = "random-forest"
     seen_only = False  # a family model that never saw the arch blends with the heuristic (`Learned`: gives way)
 
-    def __init__(self, seed: int = 0, model: TrainedModel | None = None, model_dir: Path | None = None,
-                 blend: bool = False, share: float = 1.0):
+    def __init__(
+        self,
+        seed: int = 0,
+        model: TrainedModel | None = None,
+        model_dir: Path | None = None,
+        blend: bool = False,
+        share: float = 1.0,
+    ):
         super().__init__(seed)
         self.model = model
         self.blend = blend
@@ -90,8 +97,11 @@ class RandomForest(StaticRanker):
             return Ranked(Heuristic(self.seed).order(ranking_input))
         features = extractor_for(problem, target)(problem, target, ranking_input.candidates)
         if not model.reads(features.names):  # e.g. a model trained on other features of its kind than these
-            print(f"note: the {kind} model was trained on candidates of another kind than "
-                  f"{problem.key}'s on {target.arch}: the heuristic ranks them", file=sys.stderr)
+            print(
+                f"note: the {kind} model was trained on candidates of another kind than "
+                f"{problem.key}'s on {target.arch}: the heuristic ranks them",
+                file=sys.stderr,
+            )
             return Ranked(Heuristic(self.seed).order(ranking_input))
         predicted = model.predict(features.names, features.values)
         # ties (identical predictions are common: trees predict leaf means) in seeded random order

@@ -22,8 +22,9 @@ from mltune.rankers.simt_heuristic import simt_heuristic_order
 from mltune.spaces.simt import is_simt
 
 
-def contraction_heuristic_order(ranking_input: RankingInput, seed: int,
-                                latency: float = MEMORY_LATENCY_CYCLES) -> np.ndarray:
+def contraction_heuristic_order(
+    ranking_input: RankingInput, seed: int, latency: float = MEMORY_LATENCY_CYCLES
+) -> np.ndarray:
     """`latency`: the memory latency the estimate assumes (`benchmarks/ranking/heuristic_holdout.py` varies it)."""
     problem, target, candidates = ranking_input.problem, ranking_input.target, ranking_input.candidates
     f = gpu_contraction_features(problem, target, candidates)
@@ -57,11 +58,16 @@ def any_contraction_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     return order(ranking_input, seed)
 
 
-ORDERS = {"attention": attention_heuristic_order, "matvec": matvec_heuristic_order,
-          "reduction": reduction_heuristic_order,
-          "contraction": any_contraction_order, "convolution": any_contraction_order,
-          "multi_loop_contraction": any_contraction_order, "elementwise": elementwise_heuristic_order,
-          "depthwise_convolution": simt_heuristic_order}
+ORDERS = {
+    "attention": attention_heuristic_order,
+    "matvec": matvec_heuristic_order,
+    "reduction": reduction_heuristic_order,
+    "contraction": any_contraction_order,
+    "convolution": any_contraction_order,
+    "multi_loop_contraction": any_contraction_order,
+    "elementwise": elementwise_heuristic_order,
+    "depthwise_convolution": simt_heuristic_order,
+}
 
 
 def gpu_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

@@ -76,9 +76,14 @@ def convolution_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
 
 
 # The llvm-cpu order of each op kind that has a CPU space (`mltune.spaces.configure`).
-CPU_ORDERS = {"contraction": contraction_order, "convolution": convolution_order,
-              "depthwise_convolution": convolution_order, "attention": cpu_attention_heuristic_order,
-              "reduction": cpu_reduction_heuristic_order, "multi_loop_contraction": cpu_multi_loop_heuristic_order}
+CPU_ORDERS = {
+    "contraction": contraction_order,
+    "convolution": convolution_order,
+    "depthwise_convolution": convolution_order,
+    "attention": cpu_attention_heuristic_order,
+    "reduction": cpu_reduction_heuristic_order,
+    "multi_loop_contraction": cpu_multi_loop_heuristic_order,
+}
 
 
 class Heuristic(StaticRanker):

@@ -34,9 +34,11 @@ def reduction_config_order(f: FeatureMatrix, seed: int) -> np.ndarray:
 
 def matvec_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     return reduction_config_order(
-        gpu_matvec_features(ranking_input.problem, ranking_input.target, ranking_input.candidates), seed)
+        gpu_matvec_features(ranking_input.problem, ranking_input.target, ranking_input.candidates), seed
+    )
 
 
 def reduction_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:
     return reduction_config_order(
-        gpu_reduction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates), seed)
+        gpu_reduction_features(ranking_input.problem, ranking_input.target, ranking_input.candidates), seed
+    )

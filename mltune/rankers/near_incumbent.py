@@ -36,8 +36,9 @@ class NearIncumbent:
     (ties in seeded random order). Where a space has no coordinates, or IREE's default config lies outside it,
     `inner` ranks alone and names the records."""
 
-    def __init__(self, inner: Ranker, coordinates: Callable[[CandidateSet], TileCoordinates | None], share: float,
-                 seed: int = 0):
+    def __init__(
+        self, inner: Ranker, coordinates: Callable[[CandidateSet], TileCoordinates | None], share: float, seed: int = 0
+    ):
         self.inner = inner
         self.coordinates = coordinates
         self.share = share
@@ -100,8 +101,12 @@ class NearIncumbent:
     def tell(self, index: int, ratio: float) -> None:
         self.inner.tell(index, ratio)
         self._given.add(index)  # an interrupted run's trials are told, never asked for
-        if self._centre is not None and ratio < self._incumbent_ratio and math.isfinite(ratio) and \
-                not np.isnan(self._points[index]).any():
+        if (
+            self._centre is not None
+            and ratio < self._incumbent_ratio
+            and math.isfinite(ratio)
+            and not np.isnan(self._points[index]).any()
+        ):
             self._incumbent_ratio, self._centre = ratio, self._points[index]
 
 

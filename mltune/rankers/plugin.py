@@ -15,8 +15,11 @@ REQUIRED = ("name", "start", "ask", "tell")
 
 def missing_methods(ranker: Any) -> list[str]:
     """What `ranker` lacks of the `Ranker` protocol (a `name`, and `start`, `ask`, `tell` that can be called)."""
-    return [attribute for attribute in REQUIRED
-            if not hasattr(ranker, attribute) or (attribute != "name" and not callable(getattr(ranker, attribute)))]
+    return [
+        attribute
+        for attribute in REQUIRED
+        if not hasattr(ranker, attribute) or (attribute != "name" and not callable(getattr(ranker, attribute)))
+    ]
 
 
 class PluginRanker:
@@ -51,12 +54,15 @@ class PluginRanker:
         try:
             indices = [operator.index(i) for i in picked]
         except TypeError:
-            raise UserError(f"ranker {self.entry!r}: ask({n}) returned {str(picked)[:60]!r}, not a list of "
-                            "candidate indices") from None
+            raise UserError(
+                f"ranker {self.entry!r}: ask({n}) returned {str(picked)[:60]!r}, not a list of candidate indices"
+            ) from None
         wrong = [i for i in indices if not 0 <= i < self._size]
         if wrong:
-            raise UserError(f"ranker {self.entry!r}: ask({n}) returned candidate {wrong[0]}; this problem's "
-                            f"candidates are 0 to {self._size - 1}")
+            raise UserError(
+                f"ranker {self.entry!r}: ask({n}) returned candidate {wrong[0]}; this problem's "
+                f"candidates are 0 to {self._size - 1}"
+            )
         if len(indices) > n:
             raise UserError(f"ranker {self.entry!r}: ask({n}) returned {len(indices)} candidates")
         return indices

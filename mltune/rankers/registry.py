@@ -26,8 +26,16 @@ if TYPE_CHECKING:
 
 GROUP = "mltune.rankers"
 # mltune's own rankers, registered in its pyproject like any plugin; in this order in listings
-BUILT_IN = ("none", "shuffle", "shuffle-lowerings", "heuristic", "learned", "random-forest", "random-forest-refit",
-            "tpe")
+BUILT_IN = (
+    "none",
+    "shuffle",
+    "shuffle-lowerings",
+    "heuristic",
+    "learned",
+    "random-forest",
+    "random-forest-refit",
+    "tpe",
+)
 # what mltune gives a factory that names it: the `--model-dir` folder (when given), and measured candidates to learn
 # from (a `mltune.records` frame: the target arch's records when tuning, only the training fold's in `evaluate`)
 OPTIONAL_KEYWORDS = ("model_dir", "records")
@@ -57,14 +65,18 @@ def plugin_names() -> list[str]:
 def _entry_point(name: str) -> EntryPoint:
     registered = _registered()
     if name not in registered and not all(own in registered for own in BUILT_IN):
-        raise UserError(f"no ranker {name!r}: mltune's own rankers are not registered as {GROUP!r} entry points (the "
-                        "installed metadata predates them); reinstall mltune, e.g. pip install -e PATH_TO_MLTUNE")
+        raise UserError(
+            f"no ranker {name!r}: mltune's own rankers are not registered as {GROUP!r} entry points (the "
+            "installed metadata predates them); reinstall mltune, e.g. pip install -e PATH_TO_MLTUNE"
+        )
     if name not in registered:
         raise UserError(f"unknown ranker {name!r}; choose one of: {', '.join(ranker_names())}")
     points = registered[name]
     if len(points) > 1:
-        raise UserError(f"ranker {name!r} is registered by several packages ({', '.join(p.value for p in points)}); "
-                        "uninstall all but one")
+        raise UserError(
+            f"ranker {name!r} is registered by several packages ({', '.join(p.value for p in points)}); "
+            "uninstall all but one"
+        )
     return points[0]
 
 
@@ -107,8 +119,14 @@ def _arch_records(dataset_dir: Path, arch: str) -> pandas.DataFrame:
         return pd.DataFrame()
 
 
-def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, model_dir: Path | None = None,
-                dataset_dir: Path | None = None, records: pandas.DataFrame | None = None) -> Ranker:
+def make_ranker(
+    name: str,
+    seed: int = 0,
+    target: TargetFacts | None = None,
+    model_dir: Path | None = None,
+    dataset_dir: Path | None = None,
+    records: pandas.DataFrame | None = None,
+) -> Ranker:
     """The ranker called `name`, made by its entry point.
 
     Args:
@@ -145,8 +163,10 @@ def make_ranker(name: str, seed: int = 0, target: TargetFacts | None = None, mod
             raise UserError(f"ranker {name!r} failed when made: {type(err).__name__}: {err}") from None
         missing = missing_methods(ranker)
         if missing:
-            raise UserError(f"ranker {name!r} returned a {type(ranker).__name__} without {', '.join(missing)}: a "
-                            "ranker has name, start(ranking_input), ask(n) and tell(index, ratio)")
+            raise UserError(
+                f"ranker {name!r} returned a {type(ranker).__name__} without {', '.join(missing)}: a "
+                "ranker has name, start(ranking_input), ask(n) and tell(index, ratio)"
+            )
         ranker = PluginRanker(name, ranker)
     if callable(getattr(ranker, "check_files", None)):
         ranker.check_files()  # a damaged model file is refused before any work

@@ -56,8 +56,12 @@ def _convolution_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list
     ]
 
 
-KEYS = {"contraction": _contraction_keys, "convolution": _convolution_keys, "depthwise_convolution": _convolution_keys,
-        "multi_loop_contraction": _contraction_keys}
+KEYS = {
+    "contraction": _contraction_keys,
+    "convolution": _convolution_keys,
+    "depthwise_convolution": _convolution_keys,
+    "multi_loop_contraction": _contraction_keys,
+}
 
 
 def simt_heuristic_order(ranking_input: RankingInput, seed: int) -> np.ndarray:

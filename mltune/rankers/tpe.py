@@ -70,8 +70,11 @@ class Tpe:
     def start(self, ranking_input: RankingInput) -> None:
         candidates = ranking_input.candidates
         # a knob with one value says nothing (and would give TPE a zero-width kernel)
-        encoded = {name: encode_knob(candidates.column(name)) for name in candidates.names
-                   if np.ptp(candidates.column(name)) > 0}
+        encoded = {
+            name: encode_knob(candidates.column(name))
+            for name in candidates.names
+            if np.ptp(candidates.column(name)) > 0
+        }
         self._distributions = {name: distribution for name, (distribution, _) in encoded.items()}
         self._encoded = {name: values for name, (_, values) in encoded.items()}
         self._queue = np.asarray(Heuristic(self.seed).order(ranking_input), dtype=np.int64)
@@ -82,16 +85,22 @@ class Tpe:
         optuna.logging.set_verbosity(optuna.logging.ERROR)  # told failures would each log a warning
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            sampler = TPESampler(seed=self.seed, multivariate=True, constant_liar=False,
-                                 n_ei_candidates=EI_DRAWS, n_startup_trials=max(self.startup, 2))
+            sampler = TPESampler(
+                seed=self.seed,
+                multivariate=True,
+                constant_liar=False,
+                n_ei_candidates=EI_DRAWS,
+                n_startup_trials=max(self.startup, 2),
+            )
         self._study = optuna.create_study(direction="minimize", sampler=sampler)
 
     def tell(self, index: int, ratio: float) -> None:
         value = math.log(ratio) if 0 < ratio < math.inf else FAILED_LOG_RATIO
-        params = {name: self._distributions[name].to_external_repr(float(values[index]))
-                  for name, values in self._encoded.items()}
-        self._study.add_trial(optuna.trial.create_trial(params=params, distributions=self._distributions,
-                                                        value=value))
+        params = {
+            name: self._distributions[name].to_external_repr(float(values[index]))
+            for name, values in self._encoded.items()
+        }
+        self._study.add_trial(optuna.trial.create_trial(params=params, distributions=self._distributions, value=value))
         self._told += 1
 
     def proposals(self, count: int) -> np.ndarray:
@@ -103,8 +112,9 @@ class Tpe:
                 trials.append(self._study.ask(self._distributions))
         for trial in trials:
             self._study.tell(trial, state=TrialState.FAIL)  # a proposal, not a measurement
-        return np.array([[self._internal(name, trial.params[name]) for name in self._encoded] for trial in trials],
-                        dtype=np.float64).reshape(count, len(self._encoded))
+        return np.array(
+            [[self._internal(name, trial.params[name]) for name in self._encoded] for trial in trials], dtype=np.float64
+        ).reshape(count, len(self._encoded))
 
     def _internal(self, name: str, value: object) -> float:
         distribution = self._distributions[name]

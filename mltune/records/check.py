@@ -42,18 +42,30 @@ _STRING: _Check = (_is_str, "a string")
 _TIMES: _Check = (_list_of(_is_number), "a list of numbers")
 
 RECORD_FIELDS: dict[str, _Check] = {  # required
-    "arch": _STRING, "pipeline": _STRING, "problem": (lambda v: isinstance(v, dict), "an object"),
+    "arch": _STRING,
+    "pipeline": _STRING,
+    "problem": (lambda v: isinstance(v, dict), "an object"),
     "knobs": (lambda v: isinstance(v, dict) and all(_is_int(x) for x in v.values()), "an object of integers"),
-    "status": (lambda v: v in STATUSES, f"one of {', '.join(STATUSES)}"), "time_us": _TIMES, "baseline_us": _TIMES,
+    "status": (lambda v: v in STATUSES, f"one of {', '.join(STATUSES)}"),
+    "time_us": _TIMES,
+    "baseline_us": _TIMES,
 }
 OPTIONAL_FIELDS: dict[str, _Check] = {
-    "device": _STRING, "ranker": _STRING, "run_id": _STRING, "level": _STRING, "screen": _STRING, "detail": _STRING,
-    "compiler": _STRING, "position": (_is_int, "an integer"), "timestamp": (_is_number, "a number"),
+    "device": _STRING,
+    "ranker": _STRING,
+    "run_id": _STRING,
+    "level": _STRING,
+    "screen": _STRING,
+    "detail": _STRING,
+    "compiler": _STRING,
+    "position": (_is_int, "an integer"),
+    "timestamp": (_is_number, "a number"),
 }
 _SHAPES: _Check = (_list_of(_list_of(lambda x: _is_int(x) and x > 0)), "a list of lists of positive integers")
 _BY_TYPE = {"tuple[int, ...]": _INDICES, "tuple[str, ...]": _STRINGS, "tuple[tuple[int, ...], ...]": _SHAPES}
-PROBLEM_FIELDS: dict[str, _Check] = {field.name: _BY_TYPE.get(str(field.type), _STRING)
-                                     for field in dataclasses.fields(Problem)}
+PROBLEM_FIELDS: dict[str, _Check] = {
+    field.name: _BY_TYPE.get(str(field.type), _STRING) for field in dataclasses.fields(Problem)
+}
 PROBLEM_REQUIRED = tuple(field.name for field in dataclasses.fields(Problem) if field.default is dataclasses.MISSING)
 
 

@@ -274,8 +274,10 @@ def _file_records(file: Path, record_error: RecordChecker) -> list[dict[str, Any
         skipped += 1
         first = first or f"{file}:{number}: {reason}"
     if skipped:
-        print(f"warning: skipped {skipped} unusable record{'s' if skipped > 1 else ''} of {file} (first: {first})",
-              file=sys.stderr)
+        print(
+            f"warning: skipped {skipped} unusable record{'s' if skipped > 1 else ''} of {file} (first: {first})",
+            file=sys.stderr,
+        )
     return records
 
 

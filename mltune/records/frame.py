@@ -33,9 +33,14 @@ def samples_frame(problems: Sequence[ProblemSamples]) -> pandas.DataFrame:
     frames = []
     for samples in problems:
         frame = candidate_frame(samples.ranking_input())
-        described = {"problem": samples.key, "op_kind": samples.problem.op_kind, "arch": samples.target.arch,
-                     "target_kind": samples.target.kind, "candidate": range(len(samples.ratios)),
-                     "ratio": samples.ratios}
+        described = {
+            "problem": samples.key,
+            "op_kind": samples.problem.op_kind,
+            "arch": samples.target.arch,
+            "target_kind": samples.target.kind,
+            "candidate": range(len(samples.ratios)),
+            "ratio": samples.ratios,
+        }
         frames.append(pd.concat([pd.DataFrame(described, index=frame.index), frame], axis=1))
     if not frames:
         return pd.DataFrame(columns=list(RECORD_COLUMNS))

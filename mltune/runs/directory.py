@@ -74,9 +74,16 @@ def read_state(run_dir: Path) -> RunState | None:
         return None
     try:
         data: dict[str, Any] = json.loads(path.read_text())
-        state = RunState(str(data["status"]), tuple(map(str, data["argv"])), str(data["input_sha256"]),
-                         int(data["pid"]), float(data["started"]), float(data["updated"]), str(data.get("detail", "")),
-                         str(data.get("cwd", "")))
+        state = RunState(
+            str(data["status"]),
+            tuple(map(str, data["argv"])),
+            str(data["input_sha256"]),
+            int(data["pid"]),
+            float(data["started"]),
+            float(data["updated"]),
+            str(data.get("detail", "")),
+            str(data.get("cwd", "")),
+        )
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UserError(f"{path} is not a run state file: {err}") from None
     if state.status == "running" and not state.alive:
@@ -100,11 +107,13 @@ def start(run_dir: Path, argv: Sequence[str], input_path: Path) -> RunState:
         if earlier.status == "running":
             raise UserError(f"{run_dir} belongs to a run that is still running (process {earlier.pid})")
         if earlier.input_sha256 != digest:
-            raise UserError(f"{run_dir} holds a run of another input (its input file changed since); "
-                            "use a new --run-dir")
+            raise UserError(
+                f"{run_dir} holds a run of another input (its input file changed since); use a new --run-dir"
+            )
     now = time.time()
-    state = RunState("running", tuple(argv), digest, os.getpid(), earlier.started if earlier else now, now,
-                     cwd=os.getcwd())
+    state = RunState(
+        "running", tuple(argv), digest, os.getpid(), earlier.started if earlier else now, now, cwd=os.getcwd()
+    )
     write_state(run_dir, state)
     return state
 
@@ -120,8 +129,10 @@ def check_same_call(run_dir: Path, call: dict[str, Any]) -> None:
             earlier = None
         if earlier is not None and earlier != call:
             changed = ", ".join(sorted(k for k in call if call.get(k) != earlier.get(k)))
-            raise UserError(f"{run_dir} holds a run that called or built the model otherwise ({changed} changed since, "
-                            "e.g. in a flags file); use a new --run-dir")
+            raise UserError(
+                f"{run_dir} holds a run that called or built the model otherwise ({changed} changed since, "
+                "e.g. in a flags file); use a new --run-dir"
+            )
     path.write_text(json.dumps(call, indent=2))
 
 

@@ -101,8 +101,11 @@ def find_run(name: str, root: Path) -> Path:
         return given
     if (root / name / "state.json").is_file():
         return root / name
-    matches = sorted(p for p in root.iterdir() if p.name.startswith(name) and (p / "state.json").is_file()) \
-        if root.is_dir() and name and "/" not in name else []
+    matches = (
+        sorted(p for p in root.iterdir() if p.name.startswith(name) and (p / "state.json").is_file())
+        if root.is_dir() and name and "/" not in name
+        else []
+    )
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -132,5 +135,13 @@ def measured_candidates(folder: Path) -> list[MeasuredCandidate]:
     path = folder / RESULTS_FILE
     if not path.is_file():
         return []
-    return [MeasuredCandidate(Problem.from_record(r["problem"]).key, str(r.get("ranker", "")), int(r.get("position", 0)),
-                              str(r["status"]), _speedup(r)) for r in read_records(path)]
+    return [
+        MeasuredCandidate(
+            Problem.from_record(r["problem"]).key,
+            str(r.get("ranker", "")),
+            int(r.get("position", 0)),
+            str(r["status"]),
+            _speedup(r),
+        )
+        for r in read_records(path)
+    ]

@@ -41,8 +41,10 @@ def _print_arguments(report: TuneReport) -> None:
 def print_report(report: TuneReport) -> None:
     level = "model-level (the whole input, timed call by call against IREE's default)"
     if report.input_level == "dispatch":
-        level = ("dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
-                 "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)")
+        level = (
+            "dispatch-level (a dumped dispatch benchmark reads never-written buffers and can run 2x off the "
+            "same dispatch in the model: docs/dispatch-benchmarks-vs-model.md)"
+        )
     print(f"\nTimes are {level}.")
     if report.kernel_timing is not None:
         print(f"Candidates and the end-to-end check were timed {report.kernel_timing.describe()}.")
@@ -55,11 +57,15 @@ def print_report(report: TuneReport) -> None:
         compiled = sum(1 for t in result.trials if t.build.status in ("ok", NOT_APPLIED))
         same = sum(1 for t in result.trials if t.build.status == NOT_APPLIED)
         default = f" ({same} built to IREE's default)" if same else ""
-        print(f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
-              f"compiled {compiled}/{len(result.trials)}{default}, "
-              f"benchmarked {result.benchmarked}; {result.stop_reason})")
-        print(f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
-              "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):")
+        print(
+            f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
+            f"compiled {compiled}/{len(result.trials)}{default}, "
+            f"benchmarked {result.benchmarked}; {result.stop_reason})"
+        )
+        print(
+            f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
+            "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):"
+        )
         print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
         for rank, (trial, measurement) in enumerate(result.finals, 1):
             print(f"  {rank:>4} {_row(measurement)}  {knob_text(trial.knobs)}")
@@ -73,39 +79,60 @@ def print_report(report: TuneReport) -> None:
             print("  no config emitted for this dispatch")
         elif result.finals:
             best = result.finals[0][1]
-            print(f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
-                  f"{result.min_speedup:.2f}x or more{_load_note(best)}")
+            print(
+                f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
+                f"{result.min_speedup:.2f}x or more{_load_note(best)}"
+            )
         else:
             print("  not kept: no candidate ran faster than IREE's default in screening")
     _print_model(report)
     if report.spec_path and report.output_kind == "source":
-        print(f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
-              f"iree-compile {report.spec_path} ...)")
+        print(
+            f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
+            f"iree-compile {report.spec_path} ...)"
+        )
     elif report.spec_path:
-        print(f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})")
+        print(
+            f"\nTuning spec: {report.spec_path}  (iree-compile ... --iree-codegen-tuning-spec-path={report.spec_path})"
+        )
     if report.spec_path and report.model is not None and report.model.as_built is not None:
-        print(f"Emitted: model-level speedup {report.model.as_built.estimate.describe()} over IREE's default, "
-              "both built as you will build them (the model with its weights)")
+        print(
+            f"Emitted: model-level speedup {report.model.as_built.estimate.describe()} over IREE's default, "
+            "both built as you will build them (the model with its weights)"
+        )
     elif report.spec_path and report.model is not None and report.model.timing is not None:
-        print(f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
-              f"{' (kernel level)' if report.kernel_timing else ''}")
+        print(
+            f"Emitted: model-level speedup {report.model.timing.estimate('recommended').describe()} over IREE's default"
+            f"{' (kernel level)' if report.kernel_timing else ''}"
+        )
     if report.spec_path and report.host and report.host.default_is_wrong:
-        print("  over a build that computes wrong outputs: IREE's default differs from the same file built for "
-              "llvm-cpu (above); the numerics line says how far the tuned build is from the host's outputs")
+        print(
+            "  over a build that computes wrong outputs: IREE's default differs from the same file built for "
+            "llvm-cpu (above); the numerics line says how far the tuned build is from the host's outputs"
+        )
     if report.model is not None and report.model.per_call is not None:
         print(f"Per call, as it will run (no dispatch repeats): {_row(report.model.per_call).strip()}")
     if not report.spec_path:
         refused = report.model is not None and report.model.refused
         withdrawn = report.model.withdrawn if report.model is not None else ""
-        why = ("the result was refused (see below)" if refused else f"nothing is recommended: {withdrawn}" if withdrawn else
-               "the recommended flags alone are the best found" if report.command else _nothing_faster(report))
+        why = (
+            "the result was refused (see below)"
+            if refused
+            else f"nothing is recommended: {withdrawn}"
+            if withdrawn
+            else "the recommended flags alone are the best found"
+            if report.command
+            else _nothing_faster(report)
+        )
         print(f"\nNo tuning spec written: {why}.")
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
     print(f"Records: {report.records_path}")
     _print_stages(report)
-    print(f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
-          "(time outside compiler and benchmark processes)")
+    print(
+        f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
+        "(time outside compiler and benchmark processes)"
+    )
 
 
 def _print_stages(report: TuneReport) -> None:
@@ -116,8 +143,11 @@ def _print_stages(report: TuneReport) -> None:
     screened, timed = sum(r.screened for r in report.results), sum(r.benchmarked for r in report.results)
     measured = screened + timed
     what = f"{screened} screened and {timed} timed in the {report.input_level}" if screened else f"{timed} measured"
-    rate = f"; {what}: {60 * measured / report.wall_seconds:.1f} candidates per minute of the run" \
-        if report.wall_seconds else ""
+    rate = (
+        f"; {what}: {60 * measured / report.wall_seconds:.1f} candidates per minute of the run"
+        if report.wall_seconds
+        else ""
+    )
     budget = f" (--time-budget {report.time_budget:.0f} s)" if report.time_budget is not None else ""
     print(f"Stages: {stages}{rate}{budget}")
 
@@ -129,13 +159,17 @@ def _nothing_faster(report: TuneReport) -> str:
     open_ = [(r, m) for r, m in finals if m.estimate.high >= r.min_speedup and not m.estimate.faster(r.min_speedup)]
     if open_:
         result, best = max(open_, key=lambda pair: pair[1].estimate.speedup)
-        return (f"inconclusive: the best finalist ({result.name}) measured {best.estimate.describe()}, an interval "
-                f"that reaches both below and above the {result.min_speedup:.2f}x it had to reach; more rounds or a "
-                "quieter machine would decide it")
+        return (
+            f"inconclusive: the best finalist ({result.name}) measured {best.estimate.describe()}, an interval "
+            f"that reaches both below and above the {result.min_speedup:.2f}x it had to reach; more rounds or a "
+            "quieter machine would decide it"
+        )
     if finals:
         result, best = max(finals, key=lambda pair: pair[1].estimate.speedup)
-        return (f"no finalist was surely faster than IREE's default (the best, {result.name}, measured "
-                f"{best.estimate.describe()})")
+        return (
+            f"no finalist was surely faster than IREE's default (the best, {result.name}, measured "
+            f"{best.estimate.describe()})"
+        )
     return "no candidate ran faster than IREE's default in screening: its configuration is the best found"
 
 
@@ -167,11 +201,15 @@ def _print_profile(report: TuneReport) -> None:
     known = report.baseline_us == report.baseline_us  # nan: the model itself was never timed whole
     if all(p.timed_in == "model" for p in report.profiles):
         ran = f"; the model ran in {report.baseline_us:.0f} us in-process" if known else ""
-        print(f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs){ran}")
+        print(
+            f"\nThe dispatches listed took {timed:.0f} us of a profiled model run (IREE default, its own inputs){ran}"
+        )
         return
     ran = f"; the model itself ran in {report.baseline_us:.0f} us (in-process, IREE default)" if known else ""
-    print(f"\nThe dumped dispatches add up to {timed:.0f} us per model run{ran}: dumps rank dispatches, they do not "
-          "predict the model")
+    print(
+        f"\nThe dumped dispatches add up to {timed:.0f} us per model run{ran}: dumps rank dispatches, they do not "
+        "predict the model"
+    )
 
 
 def _print_model(report: TuneReport) -> None:
@@ -182,11 +220,15 @@ def _print_model(report: TuneReport) -> None:
         screened = report.flags.screened
         if screened:
             best = min(screened, key=lambda n: screened[n].ratio)
-            print(f"\nData-tiled variant: {len(screened)} distinct flag sets screened on the model, fastest {best} "
-                  f"({screened[best].estimate.describe()} vs IREE's default)")
+            print(
+                f"\nData-tiled variant: {len(screened)} distinct flag sets screened on the model, fastest {best} "
+                f"({screened[best].estimate.describe()} vs IREE's default)"
+            )
         for name, m in report.flags.measured.items():
-            print(f"Flag variant {name}: {m.estimate.describe()} vs IREE's default build: "
-                  f"{'kept' if report.flags.name == name else 'not kept'}")
+            print(
+                f"Flag variant {name}: {m.estimate.describe()} vs IREE's default build: "
+                f"{'kept' if report.flags.name == name else 'not kept'}"
+            )
     model = report.model
     if model is None:
         return
@@ -221,14 +263,23 @@ def _print_attempts(attempts: list[Attempt]) -> None:
     for number, attempt in enumerate(attempts):
         picks = "; ".join(f"{p.result.name} finalist {p.rank + 1} ({knob_text(p.knobs)})" for p in attempt.picks)
         outcome = attempt.outcome
-        verdict = (f"withdrawn: {outcome.withdrawn}" if outcome.withdrawn else f"refused: {outcome.refused}"
-                   if outcome.refused else "kept: the checks below are this result's" if attempt.kept else
-                   "the configs' check dropped every config: the model ran faster without each")
+        verdict = (
+            f"withdrawn: {outcome.withdrawn}"
+            if outcome.withdrawn
+            else f"refused: {outcome.refused}"
+            if outcome.refused
+            else "kept: the checks below are this result's"
+            if attempt.kept
+            else "the configs' check dropped every config: the model ran faster without each"
+        )
         print(f"\n{'The first result' if number == 0 else f'Fallback {number}'}: {picks}\n  {verdict}")
     if attempts[-1].lost:
-        print("Every fallback lost too." if len(attempts) > MAX_FALLBACKS else
-              f"{'Every fallback lost too; no' if len(attempts) > 1 else 'No'} dispatch in the last result has "
-              "another finalist that passed the keep rule.")
+        print(
+            "Every fallback lost too."
+            if len(attempts) > MAX_FALLBACKS
+            else f"{'Every fallback lost too; no' if len(attempts) > 1 else 'No'} dispatch in the last result has "
+            "another finalist that passed the keep rule."
+        )
     if len(attempts) > 1 and not attempts[-1].kept:
         print(f"The checks below are fallback {len(attempts) - 1}'s.")
 
@@ -238,8 +289,10 @@ def print_compile_only(checks, untunable, run_dir: Path) -> None:
         print(f"  not tuned: {name} ({problem.op_name}): {problem.reason}")
     print(f"\n{'dispatch':<40} {'pipeline':<18} {'space':>8} {'gen s':>6} {'compiled':>10}")
     for c in checks:
-        print(f"{c.dispatch[:40]:<40} {c.pipeline:<18} {c.candidates:>8} {c.generation_seconds:6.2f} "
-              f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %")
+        print(
+            f"{c.dispatch[:40]:<40} {c.pipeline:<18} {c.candidates:>8} {c.generation_seconds:6.2f} "
+            f"{c.compiled:>4}/{c.tried:<4} {100 * c.fraction:5.1f} %"
+        )
         if c.first_error:
             print(f"  first failure: {c.first_error}")
     print(f"\nCompile-only: nothing was benchmarked and no spec was written. Details: {run_dir / 'compile_only.json'}")

@@ -80,8 +80,9 @@ class TuningLoop:
     # the label of a candidate whose 3-round screening was lucky; None: not recorded
     on_final_record: Callable[[Record], None] | None = None
 
-    def _results(self, submit: Callable[[], None],
-                 each: Callable[[Job, Result], None] | None = None) -> dict[tuple[str, int], Result]:
+    def _results(
+        self, submit: Callable[[], None], each: Callable[[Job, Result], None] | None = None
+    ) -> dict[tuple[str, int], Result]:
         """Submit jobs, run the executor until they are done, and return their results by (group, index); `each`
         sees every result as it arrives."""
         results: dict[tuple[str, int], Result] = {}
@@ -95,8 +96,14 @@ class TuningLoop:
         self.executor.run(keep)
         return results
 
-    def tune(self, name: str, problem: Problem, configurator: Configurator, ranker: Ranker,
-             earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None) -> DispatchResult:
+    def tune(
+        self,
+        name: str,
+        problem: Problem,
+        configurator: Configurator,
+        ranker: Ranker,
+        earlier_of: Callable[[CandidateSet], Sequence[Trial]] | None = None,
+    ) -> DispatchResult:
         """Tune one problem with the settings' budget."""
         return self.tune_all([SearchTask(name, problem, configurator, ranker, self.settings.budget, earlier_of)])[0]
 
@@ -237,19 +244,35 @@ class _Search:
         """Start the ranker on the task's candidates and tell it what an interrupted run already measured."""
         candidates = task.configurator.candidates()
         earlier = list(task.earlier_of(candidates)) if task.earlier_of is not None else []
-        result = DispatchResult(task.name, task.problem, len(candidates), trials=list(earlier),
-                                min_speedup=loop.settings.min_speedup)
+        result = DispatchResult(
+            task.name, task.problem, len(candidates), trials=list(earlier), min_speedup=loop.settings.min_speedup
+        )
         if not passed(loop.settings.deadline):  # past the run's deadline no candidate is asked for
             task.ranker.start(RankingInput(task.problem, loop.facts, candidates))
             for trial in earlier:
                 task.ranker.tell(trial.index, trial.told_ratio)
-        progress = display().phase(f"search {task.name}", total=task.budget,
-                                   initial=min(result.benchmarked, task.budget), unit="benchmarks")
-        return cls(loop, task.name, task.problem, task.configurator, task.ranker, task.budget, candidates, result,
-                   progress, tried={t.index for t in earlier}, earlier=len(earlier), finalists_only=task.finalists_only,
-                   applier=task.applier or loop.applier, record_fields={**loop.record_fields, **task.record_fields},
-                   default_sha256=task.default_sha256, then=task.then,
-                   finalist_count=loop.settings.finalists if task.finalists is None else task.finalists)
+        progress = display().phase(
+            f"search {task.name}", total=task.budget, initial=min(result.benchmarked, task.budget), unit="benchmarks"
+        )
+        return cls(
+            loop,
+            task.name,
+            task.problem,
+            task.configurator,
+            task.ranker,
+            task.budget,
+            candidates,
+            result,
+            progress,
+            tried={t.index for t in earlier},
+            earlier=len(earlier),
+            finalists_only=task.finalists_only,
+            applier=task.applier or loop.applier,
+            record_fields={**loop.record_fields, **task.record_fields},
+            default_sha256=task.default_sha256,
+            then=task.then,
+            finalist_count=loop.settings.finalists if task.finalists is None else task.finalists,
+        )
 
     @property
     def plan(self) -> TimingPlan:
@@ -292,9 +315,10 @@ class _Search:
 
     def _none_applied(self) -> bool:
         """Whether a first batch of this run's candidates all built to IREE's default module (no op matched)."""
-        mine = self.result.trials[self.earlier:]
+        mine = self.result.trials[self.earlier :]
         return len(mine) >= min(self.budget, self.loop.executor.window) and all(
-            t.build.status == NOT_APPLIED for t in mine)
+            t.build.status == NOT_APPLIED for t in mine
+        )
 
     def _fits_in_time(self, settings: LoopSettings) -> int:
         """How many more candidates fit in the time left (the dispatch's time budget, and the run's deadline): one
@@ -321,8 +345,10 @@ class _Search:
 
     def finalists(self) -> list[Trial]:
         """The best few measured candidates that screened faster than the baseline, fastest first."""
-        measured = sorted((t for t in self.result.trials if t.measurement and t.measurement.status == "ok"),
-                          key=lambda t: t.measurement.ratio)
+        measured = sorted(
+            (t for t in self.result.trials if t.measurement and t.measurement.status == "ok"),
+            key=lambda t: t.measurement.ratio,
+        )
         return [t for t in measured[: self.finalist_count] if t.measurement.ratio < 1.0]
 
     def on_result(self, job: Job, outcome: Result) -> None:
@@ -341,13 +367,15 @@ class _Search:
 
     def record_of(self, trial: Trial) -> Record:
         """The record a dataset keeps of one of this search's trials (or of a finalist's re-measure)."""
-        return trial_record(self.problem, self.configurator.pipeline_of(trial.knobs), trial, self.ranker.name,
-                            self.record_fields)
+        return trial_record(
+            self.problem, self.configurator.pipeline_of(trial.knobs), trial, self.ranker.name, self.record_fields
+        )
 
     def _conclude(self, index: int, build: BuildResult, measurement: Measurement | None) -> None:
         result = self.result
-        trial = Trial(index, len(result.trials), self.candidates.knobs(index), build, measurement,
-                      self.in_flight.pop(index))
+        trial = Trial(
+            index, len(result.trials), self.candidates.knobs(index), build, measurement, self.in_flight.pop(index)
+        )
         result.trials.append(trial)
         self.loop.on_record(self.record_of(trial))
         self.ranker.tell(index, trial.told_ratio)

@@ -57,12 +57,18 @@ def trial_record(problem: Problem, pipeline: str, trial: Trial, ranker: str, fie
     else:
         status, detail = trial.build.status, trial.build.detail and f"compile: {trial.build.detail}"
     return Record(
-        problem=problem.to_record(), pipeline=pipeline, knobs=trial.knobs, status=status,
+        problem=problem.to_record(),
+        pipeline=pipeline,
+        knobs=trial.knobs,
+        status=status,
         time_us=list(measurement.time_us) if measurement else [],
         baseline_us=list(measurement.baseline_us) if measurement else [],
-        ranker=ranker, position=trial.position, detail=detail,
+        ranker=ranker,
+        position=trial.position,
+        detail=detail,
         busy_cores=[round(b, 3) for b in measurement.busy_cores] if measurement else [],
         worker_s=round(measurement.worker_s, 4) if measurement else 0.0,
         load_s=round(measurement.load_s, 4) if measurement else 0.0,
-        retried_rounds=measurement.retried_rounds if measurement else 0, **fields,
+        retried_rounds=measurement.retried_rounds if measurement else 0,
+        **fields,
     )

@@ -21,24 +21,48 @@ from mltune.spaces.candidate import CandidateSet, Configurator
 BUILD_FAILURES = ("compile_error", "timeout", NOT_APPLIED)  # concluded at the build: never timed
 
 
-def _trial(record: dict[str, Any], index: int, knobs: dict[str, int], configurator: Configurator,
-           vmfb_of: Callable[[int], Path]) -> Trial:
+def _trial(
+    record: dict[str, Any],
+    index: int,
+    knobs: dict[str, int],
+    configurator: Configurator,
+    vmfb_of: Callable[[int], Path],
+) -> Trial:
     status = record["status"]
     info = configurator.compilation_info(knobs)
     if status in BUILD_FAILURES and str(record.get("detail", "")).startswith("compile"):
-        return Trial(index, int(record["position"]), knobs, BuildResult(index, status, None, detail=record["detail"]),
-                     None, info)
-    measurement = Measurement(index, status, tuple(map(float, record.get("time_us") or ())),
-                              tuple(map(float, record.get("baseline_us") or ())), str(record.get("detail", "")),
-                              tuple(map(float, record.get("busy_cores") or ())))
+        return Trial(
+            index, int(record["position"]), knobs, BuildResult(index, status, None, detail=record["detail"]), None, info
+        )
+    measurement = Measurement(
+        index,
+        status,
+        tuple(map(float, record.get("time_us") or ())),
+        tuple(map(float, record.get("baseline_us") or ())),
+        str(record.get("detail", "")),
+        tuple(map(float, record.get("busy_cores") or ())),
+    )
     vmfb = vmfb_of(index)
-    return Trial(index, int(record["position"]), knobs, BuildResult(index, "ok", vmfb if vmfb.exists() else None),
-                 measurement, info)
+    return Trial(
+        index,
+        int(record["position"]),
+        knobs,
+        BuildResult(index, "ok", vmfb if vmfb.exists() else None),
+        measurement,
+        info,
+    )
 
 
-def earlier_trials(records: Iterable[dict[str, Any]], problem: Problem, candidates: CandidateSet,
-                   configurator: Configurator, compiler: str, device: str,
-                   vmfb_of: Callable[[int], Path], screen: str = "") -> list[Trial]:
+def earlier_trials(
+    records: Iterable[dict[str, Any]],
+    problem: Problem,
+    candidates: CandidateSet,
+    configurator: Configurator,
+    compiler: str,
+    device: str,
+    vmfb_of: Callable[[int], Path],
+    screen: str = "",
+) -> list[Trial]:
     """The trials of `problem` among `records` (same compiler and device, timed on the same `screen`: "" for the
     input itself), in the order they were recorded, each candidate once; `vmfb_of(index)` is where the earlier run
     left the candidate's module."""
@@ -59,8 +83,14 @@ def earlier_trials(records: Iterable[dict[str, Any]], problem: Problem, candidat
 
 
 def _key(record: dict[str, Any]) -> str:
-    return repr((sorted(record.get("problem", {}).items()), sorted(record.get("knobs", {}).items()),
-                 record.get("position"), record.get("timestamp")))
+    return repr(
+        (
+            sorted(record.get("problem", {}).items()),
+            sorted(record.get("knobs", {}).items()),
+            record.get("position"),
+            record.get("timestamp"),
+        )
+    )
 
 
 def reconcile(files: Sequence[Path]) -> list[dict[str, Any]]:

@@ -72,8 +72,9 @@ class ScreenedOrder(StaticRanker):
 def finalists_of(result: DispatchResult, count: int) -> list[int]:
     """The `count` candidates the screen measured fastest, fastest first (slower than the default too: the screen
     can be wrong by more than their distance from it)."""
-    measured = sorted((t for t in result.trials if t.measurement and t.measurement.status == "ok"),
-                      key=lambda t: t.measurement.ratio)
+    measured = sorted(
+        (t for t in result.trials if t.measurement and t.measurement.status == "ok"), key=lambda t: t.measurement.ratio
+    )
     return [t.index for t in measured[:count]]
 
 
@@ -107,8 +108,10 @@ class ScreenStage:
             kind, screen = self.screened[result.name]
             which = "the best" if screen.benchmarked else "unscreened, the ranker's first"
             result.screened = screen.benchmarked
-            result.stop_reason = (f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
-                                  f"{screen.stop_reason}; {which} {result.benchmarked} timed in the model")
+            result.stop_reason = (
+                f"{screen.benchmarked} screened on its {'dump' if kind == 'dispatch' else kind}, "
+                f"{screen.stop_reason}; {which} {result.benchmarked} timed in the model"
+            )
 
     def run(self, tasks: Sequence[SearchTask]) -> list[SearchTask]:
         """On one machine: each task screened, one after another on its device; each comes back with the screen's
@@ -116,8 +119,7 @@ class ScreenStage:
         screens = {task.name: screen for task in tasks if (screen := self._prepare(task)) is not None}
         for name, screen in screens.items():
             self.screened[name] = (screen.kind, self._search(screen))
-        return [self._finalists(task, screens[task.name].kind) if task.name in screens else task
-                for task in tasks]
+        return [self._finalists(task, screens[task.name].kind) if task.name in screens else task for task in tasks]
 
     def workloads(self, tasks: Sequence[SearchTask]) -> dict[str, Workload]:
         """On a cluster, before `stream`: each task's screen prepared; their workloads by group, for the executor
@@ -145,15 +147,26 @@ class ScreenStage:
                 model_tasks[task.name] = task
                 first.append(task)
             else:
-                first.append(replace(screen.task, name=screen_group(task.name), finalists=0,
-                                     then=partial(follow, task, screen.kind)))
+                first.append(
+                    replace(
+                        screen.task, name=screen_group(task.name), finalists=0, then=partial(follow, task, screen.kind)
+                    )
+                )
         by_name = {result.name: result for result in loop.tune_all(first)}
         return [(model_tasks.get(task.name, task), by_name[task.name]) for task in tasks]
 
     def _module(self, task: SearchTask) -> ScreenModule:
         with display().phase(f"screen module of {task.name}"):
-            return screen_module(self.kind, task.problem, self.benches[task.name], self.target, self.context,
-                                 self.work_dir / task.name, self.compile_flags, self.seed)
+            return screen_module(
+                self.kind,
+                task.problem,
+                self.benches[task.name],
+                self.target,
+                self.context,
+                self.work_dir / task.name,
+                self.compile_flags,
+                self.seed,
+            )
 
     def _prepare(self, task: SearchTask) -> _Screen | None:
         """The task's small module, IREE's default build of it, and the task as the screen searches it; None when
@@ -165,26 +178,44 @@ class ScreenStage:
         default = builder.compile(-1, None, "baseline")
         self.tool_seconds += default.seconds
         if default.status != "ok":
-            print(f"note: {task.name} is searched on the whole model: its {module.kind} screen does not compile "
-                  f"({default.detail[:200]})")
+            print(
+                f"note: {task.name} is searched on the whole model: its {module.kind} screen does not compile "
+                f"({default.detail[:200]})"
+            )
             return None
         invocation = module.tuning_input.invocation
-        earlier = partial(earlier_trials, self.recorded, task.problem, configurator=task.configurator,
-                          compiler=compiler_version.VERSION, device=self.device,
-                          vmfb_of=partial(builder.candidate_vmfb, task.name), screen=module.kind)
+        earlier = partial(
+            earlier_trials,
+            self.recorded,
+            task.problem,
+            configurator=task.configurator,
+            compiler=compiler_version.VERSION,
+            device=self.device,
+            vmfb_of=partial(builder.candidate_vmfb, task.name),
+            screen=module.kind,
+        )
         applier = make_applier(self.target.kind, module.tuning_input.source, self.context)
         fields = {"screen": module.kind, "level": "dispatch" if invocation.dispatch_level else "model"}
-        return _Screen(module.kind, Workload(builder, default.vmfb, invocation),
-                       replace(task, earlier_of=earlier, applier=applier, record_fields=fields,
-                               default_sha256=default.sha256))
+        return _Screen(
+            module.kind,
+            Workload(builder, default.vmfb, invocation),
+            replace(task, earlier_of=earlier, applier=applier, record_fields=fields, default_sha256=default.sha256),
+        )
 
     def _search(self, screen: _Screen) -> DispatchResult:
         """One screen on this machine: its module's builder, device and baseline."""
         workload = screen.workload
         runner = make_runner(workload.invocation, self.devices, self.work_dir / screen.task.name)
         executor = LocalExecutor(workload.builder, runner, workload.baseline, self.settings.batch_size)
-        loop = TuningLoop(executor, self.facts, screen.task.applier, replace(self.settings, finalists=0),
-                          self.context, self.on_record, self.record_fields)
+        loop = TuningLoop(
+            executor,
+            self.facts,
+            screen.task.applier,
+            replace(self.settings, finalists=0),
+            self.context,
+            self.on_record,
+            self.record_fields,
+        )
         try:
             return loop.tune_all([screen.task])[0]
         finally:
@@ -198,12 +229,18 @@ class ScreenStage:
         screen = self.screened[task.name][1]
         order = finalists_of(screen, self.finalists)
         if not order and any(t.build.status == NOT_APPLIED for t in screen.trials):
-            print(f"note: no screened candidate of {task.name} took effect on its {kind} screen (each built to IREE's "
-                  f"default module): the first {min(self.finalists, task.budget)} of {task.ranker.name}'s order go "
-                  f"to the model unscreened")
+            print(
+                f"note: no screened candidate of {task.name} took effect on its {kind} screen (each built to IREE's "
+                f"default module): the first {min(self.finalists, task.budget)} of {task.ranker.name}'s order go "
+                f"to the model unscreened"
+            )
             return self._ranker_first(task)
-        return replace(task, ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"), budget=len(order),
-                       finalists_only=len(order) <= self.settings.finalists)
+        return replace(
+            task,
+            ranker=ScreenedOrder(order, f"{task.ranker.name}+{kind}-screen"),
+            budget=len(order),
+            finalists_only=len(order) <= self.settings.finalists,
+        )
 
     def _ranker_first(self, task: SearchTask) -> SearchTask:
         """The task for the model stage without a screen's order: the ranker's first finalists."""

@@ -29,14 +29,23 @@ from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
-_GPU_SPACES = {"contraction": GpuContraction, "matvec": GpuMatvec, "convolution": GpuConvolution,
-               "attention": GpuAttention, "reduction": GpuReduction,
-               "multi_loop_contraction": GpuMultiLoopContraction, "elementwise": GpuElementwise,
-               # no MMA for a depthwise convolution on any target: IREE gives it scalar TileAndFuse threads
-               "depthwise_convolution": GpuSimtConvolution}
+_GPU_SPACES = {
+    "contraction": GpuContraction,
+    "matvec": GpuMatvec,
+    "convolution": GpuConvolution,
+    "attention": GpuAttention,
+    "reduction": GpuReduction,
+    "multi_loop_contraction": GpuMultiLoopContraction,
+    "elementwise": GpuElementwise,
+    # no MMA for a depthwise convolution on any target: IREE gives it scalar TileAndFuse threads
+    "depthwise_convolution": GpuSimtConvolution,
+}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
-_GPU_SPACES_WITHOUT_MMA = {"contraction": GpuSimtContraction, "convolution": GpuSimtConvolution,
-                           "multi_loop_contraction": GpuSimtPointwise}
+_GPU_SPACES_WITHOUT_MMA = {
+    "contraction": GpuSimtContraction,
+    "convolution": GpuSimtConvolution,
+    "multi_loop_contraction": GpuSimtPointwise,
+}
 _GPU_CONVOLUTION_LAYOUTS = ("nhwc_hwcf", "nchw_fchw")  # the GPU convolution space's (`gpu_convolution.py`)
 CHANNEL_FIRST_DEPTHWISE = "nchw_chw"
 
@@ -54,26 +63,30 @@ _CPU_SPACES: dict[str, CpuSpaceMaker] = {
 }
 
 
-def make_configurator(problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path,
-                      work_dir: Path, data_tiling: bool = False) -> Configurator | Untunable:
+def make_configurator(
+    problem: Problem, facts: TargetFacts, context: ir.Context, bench: Path, work_dir: Path, data_tiling: bool = False
+) -> Configurator | Untunable:
     """The configurator of a root op; GPU spaces are conjoined with the compiler's own constraints for the dispatch
     (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU
     contraction's space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
         if problem.op_kind not in _CPU_SPACES or problem.layout == CHANNEL_FIRST_DEPTHWISE:
             kind = "channel-first depthwise convolution" if problem.op_kind in _CPU_SPACES else problem.op_kind
-            return Untunable(problem.op_name, f"{kind.replace('_', ' ')} ops are tuned on GPU targets only (llvm-cpu: "
-                                              "not yet)")
+            return Untunable(
+                problem.op_name, f"{kind.replace('_', ' ')} ops are tuned on GPU targets only (llvm-cpu: not yet)"
+            )
         return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     return _gpu_configurator(problem, facts, context, bench, work_dir)
 
 
-def _gpu_configurator(problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path,
-                      work_dir: Path) -> Configurator | Untunable:
+def _gpu_configurator(
+    problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path, work_dir: Path
+) -> Configurator | Untunable:
     """`make_configurator` on a GPU target: the op kind's space over the dispatch's emitted constraints."""
-    if problem.op_kind not in _GPU_SPACES or (problem.op_kind == "convolution"
-                                               and problem.layout not in _GPU_CONVOLUTION_LAYOUTS):
+    if problem.op_kind not in _GPU_SPACES or (
+        problem.op_kind == "convolution" and problem.layout not in _GPU_CONVOLUTION_LAYOUTS
+    ):
         return Untunable(problem.op_name, f"{problem.op_kind} ({problem.layout}) has no GPU space yet")
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"

@@ -81,9 +81,13 @@ def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
 def knobs_of_levels(problem: Problem, levels: dict[str, list[int]]) -> dict[str, int]:
     """The knobs that describe a lowering config's tiling levels (the inverse of `tile_lists`)."""
     (m,), (n,), (k2,) = problem.m, problem.n, problem.k2
-    return {"wg_m": levels["distribution"][m], "wg_n": levels["distribution"][n],
-            "vec_m": levels["vector_common_parallel"][m], "vec_n": levels["vector_common_parallel"][n],
-            "red_k2": levels["vector_reduction"][k2]}
+    return {
+        "wg_m": levels["distribution"][m],
+        "wg_n": levels["distribution"][n],
+        "vec_m": levels["vector_common_parallel"][m],
+        "vec_n": levels["vector_common_parallel"][n],
+        "red_k2": levels["vector_reduction"][k2],
+    }
 
 
 class CpuAttention(CpuContraction):

@@ -74,8 +74,11 @@ def cpu_contraction_space(problem: Problem, cpu: CpuInfo) -> Space:
 
 def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
     """The three tiling levels, one entry per loop of the op."""
-    levels = {"distribution": [0] * len(problem.bounds), "vector_common_parallel": [0] * len(problem.bounds),
-              "vector_reduction": [0] * len(problem.bounds)}
+    levels = {
+        "distribution": [0] * len(problem.bounds),
+        "vector_common_parallel": [0] * len(problem.bounds),
+        "vector_reduction": [0] * len(problem.bounds),
+    }
     for loop in problem.batch:
         levels["distribution"][loop] = 1
         levels["vector_common_parallel"][loop] = 1

@@ -68,7 +68,9 @@ def cpu_convolution_space(problem: Problem, cpu: CpuInfo) -> Space:
 def tile_lists(problem: Problem, knobs: dict[str, int]) -> dict[str, list[int]]:
     """The three tiling levels, one entry per loop of the op."""
     loops = conv_loops(problem)
-    levels = {name: [0] * len(problem.bounds) for name in ("distribution", "vector_common_parallel", "vector_reduction")}
+    levels = {
+        name: [0] * len(problem.bounds) for name in ("distribution", "vector_common_parallel", "vector_reduction")
+    }
     for n in problem.batch:  # batch 1: distribution tile 0, as IREE's default
         levels["distribution"][n] = min(1, problem.bounds[n] - 1)
         levels["vector_common_parallel"][n] = 1

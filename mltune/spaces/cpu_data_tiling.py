@@ -27,8 +27,11 @@ from mltune.targets.cpu import CpuInfo
 
 PIPELINE = "Mmt4dTilingExpert"
 PLAIN, DATA_TILED, DATA_TILED_UKERNEL = 0, 1, 2
-LOWERING_NAMES = {PLAIN: "DoubleTilingExpert", DATA_TILED: "data-tiled mmt4d",
-                  DATA_TILED_UKERNEL: "data-tiled mmt4d ukernel"}
+LOWERING_NAMES = {
+    PLAIN: "DoubleTilingExpert",
+    DATA_TILED: "data-tiled mmt4d",
+    DATA_TILED_UKERNEL: "data-tiled mmt4d ukernel",
+}
 KNOBS = ("lowering", "dt_tile_kib", "dt_threads")  # a plain candidate has 0 for each
 TILE_KIB = (32, 64, 128, 256, 512, 1024)  # IREE's default is 256
 IREE_DEFAULT_TILE_KIB, IREE_DEFAULT_THREADS = 256, 8
@@ -69,8 +72,9 @@ def mmt4d_distribution(problem: Problem, tiles: InnerTiles, tile_bytes: int, thr
     """The M1 and N1 distribution tiles (in packed tiles) of IREE's `getMmt4dLoweringConfig` for these flags."""
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     m1, n1, k1 = -(-m // tiles.m0), -(-n // tiles.n0), -(-k // tiles.k0)
-    lhs_bits, rhs_bits, acc_bits = (8 * element_bytes(t) for t in (problem.lhs_type, problem.rhs_type,
-                                                                    problem.out_type))
+    lhs_bits, rhs_bits, acc_bits = (
+        8 * element_bytes(t) for t in (problem.lhs_type, problem.rhs_type, problem.out_type)
+    )
     full_m, full_n = tiles.m0 * m1, tiles.n0 * n1
 
     def cost(tiles_m: int, tiles_n: int) -> int:
@@ -114,8 +118,9 @@ def data_tiled_rows(problem: Problem, cpu: CpuInfo) -> np.ndarray:
                 if (lowering, tile_m, tile_n) in seen:
                     continue
                 seen.add((lowering, tile_m, tile_n))
-                rows.append((tile_m * tiles.m0, tile_n * tiles.n0, tiles.m0, tiles.n0, tiles.k0, lowering, kib,
-                             thread_count))
+                rows.append(
+                    (tile_m * tiles.m0, tile_n * tiles.n0, tiles.m0, tiles.n0, tiles.k0, lowering, kib, thread_count)
+                )
     return np.array(rows, dtype=np.int64)
 
 
@@ -129,8 +134,11 @@ def applicable_knobs(knobs: dict[str, int]) -> dict[str, int]:
 
 def compile_flags(knobs: dict[str, int]) -> tuple[str, ...]:
     """The `iree-compile` flags of a data-tiled candidate."""
-    flags = ["--iree-opt-data-tiling", f"--iree-llvmcpu-matmul-tile-bytes={knobs['dt_tile_kib'] * 1024}",
-             f"--iree-llvmcpu-number-of-threads={knobs['dt_threads']}"]
+    flags = [
+        "--iree-opt-data-tiling",
+        f"--iree-llvmcpu-matmul-tile-bytes={knobs['dt_tile_kib'] * 1024}",
+        f"--iree-llvmcpu-number-of-threads={knobs['dt_threads']}",
+    ]
     if knobs["lowering"] == DATA_TILED_UKERNEL:
         flags.append("--iree-llvmcpu-enable-ukernels=mmt4d")
     return tuple(flags)

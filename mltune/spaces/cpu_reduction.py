@@ -74,10 +74,14 @@ def cpu_reduction_space(problem: Problem, cpu: CpuInfo) -> Space:
     knobs = []
     for wg, vec, loop in parallel_knobs(problem):
         size = problem.bounds[loop]
-        knobs += [Knob(wg, workgroup_tile_values(size, MAX_WORKGROUP_TILE)),
-                  Knob(vec, vector_tile_values(size, MAX_VECTOR_TILE["parallel"]))]
-    knobs += [Knob(red, vector_tile_values(problem.bounds[loop], MAX_VECTOR_TILE["reduction"]))
-              for red, loop in reduction_knobs(problem)]
+        knobs += [
+            Knob(wg, workgroup_tile_values(size, MAX_WORKGROUP_TILE)),
+            Knob(vec, vector_tile_values(size, MAX_VECTOR_TILE["parallel"])),
+        ]
+    knobs += [
+        Knob(red, vector_tile_values(problem.bounds[loop], MAX_VECTOR_TILE["reduction"]))
+        for red, loop in reduction_knobs(problem)
+    ]
     space = Space(knobs, [])
     v = space.var
     limit = cpu.native_vector_bytes * VECTOR_BYTES_LIMIT_FACTOR

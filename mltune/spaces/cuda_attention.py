@@ -38,8 +38,11 @@ LOAD_BITS = 128  # IREE's "inner dim distributable across wg_threads": one 128-b
 def nvidia_mmas(problem: Problem, gpu: GpuInfo) -> tuple[AttentionMma, ...]:
     """The target's `NV_MMA_SYNC` intrinsics taking the query/key type with an f32 accumulator, as IREE picks them."""
     q_type, k_type = problem.operand_types[0], problem.operand_types[1]
-    return tuple(AttentionMma(m.name, False, m.m, m.n, m.k) for m in gpu.mma
-                 if m.name.startswith("NV_MMA_SYNC") and m.a_type == q_type and m.b_type == k_type and m.c_type == "f32")
+    return tuple(
+        AttentionMma(m.name, False, m.m, m.n, m.k)
+        for m in gpu.mma
+        if m.name.startswith("NV_MMA_SYNC") and m.a_type == q_type and m.b_type == k_type and m.c_type == "f32"
+    )
 
 
 class CudaAttention(GpuAttention):
@@ -55,8 +58,12 @@ class CudaAttention(GpuAttention):
     def _pairs(self, same: tuple[int, int]) -> list[tuple[int, int]]:
         """(qk, pv) index pairs whose QK fragment `same[0]` has the layout of the PV fragment `same[1]`."""
         with self.context:
-            return [(i, j) for i, qk in enumerate(self.qk_mmas) for j, pv in enumerate(self.pv_mmas)
-                    if _layout(qk, same[0]) == _layout(pv, same[1])]
+            return [
+                (i, j)
+                for i, qk in enumerate(self.qk_mmas)
+                for j, pv in enumerate(self.pv_mmas)
+                if _layout(qk, same[0]) == _layout(pv, same[1])
+            ]
 
     def _cuda_space(self, emitted: EmittedConstraints | None) -> Space:
         p, gpu = self.problem, self.gpu
@@ -77,17 +84,31 @@ class CudaAttention(GpuAttention):
         rules = [
             z3.Or([z3.And(qk == i, pv == j) for i, j in self._pairs((ACC, ACC))]),  # one accumulator layout
             qk_m == pv_m,
-            v("m_tile") % (v("sg_m") * pv_m) == 0, v("n_tile") % (v("sg_n") * pv_n) == 0,
-            v("red_k2") % pv_k == 0, v("red_k2") % qk_n == 0, z3.IntVal(k1) % qk_k == 0,
-            v("m_tile") <= MAX_TILE, v("n_tile") <= MAX_TILE, v("red_k2") <= MAX_TILE,
+            v("m_tile") % (v("sg_m") * pv_m) == 0,
+            v("n_tile") % (v("sg_n") * pv_n) == 0,
+            v("red_k2") % pv_k == 0,
+            v("red_k2") % qk_n == 0,
+            z3.IntVal(k1) % qk_k == 0,
+            v("m_tile") <= MAX_TILE,
+            v("n_tile") <= MAX_TILE,
+            v("red_k2") <= MAX_TILE,
             threads <= gpu.max_threads,
-            distributable(z3.IntVal(k1)), distributable(v("red_k2")),
+            distributable(z3.IntVal(k1)),
+            distributable(v("red_k2")),
             self.shared_memory_rule(space),
         ]
         if emitted is not None:
-            names = {"qk_mma_idx": qk, "pv_mma_idx": pv, "m_tile": v("m_tile"), "n_tile": v("n_tile"),
-                     "red_k2": v("red_k2"), "sg_m_cnt": v("sg_m"), "sg_n_cnt": v("sg_n"), "sg_size": v("sg_size"),
-                     "wg_size_x": threads}
+            names = {
+                "qk_mma_idx": qk,
+                "pv_mma_idx": pv,
+                "m_tile": v("m_tile"),
+                "n_tile": v("n_tile"),
+                "red_k2": v("red_k2"),
+                "sg_m_cnt": v("sg_m"),
+                "sg_n_cnt": v("sg_n"),
+                "sg_size": v("sg_size"),
+                "wg_size_x": threads,
+            }
             rules += emitted.over(names, p.bounds)
         space.constraints = tuple(rules)
         return space

@@ -51,8 +51,10 @@ def loop_pairs(emitted: EmittedConstraints, problem: Problem) -> dict[int, int |
             pairs[loop] = None
         else:
             shape = [f"{r}{bounds.get(i)}" for i, r in enumerate(emitted.loop_roles)]
-            raise ValueError(f"IREE's {emitted.pipeline} constraints are over loops {shape}, which do not match the "
-                             f"dispatch's {list(problem.bounds)}")
+            raise ValueError(
+                f"IREE's {emitted.pipeline} constraints are over loops {shape}, which do not match the "
+                f"dispatch's {list(problem.bounds)}"
+            )
     return pairs
 
 

@@ -136,8 +136,12 @@ class GpuAttention:
         """(qk, pv) intrinsic pairs whose QK accumulator is laid out as a PV operand: P stays in registers; for the
         others IREE promotes P to shared memory as well."""
         with self.context:
-            return [(i, j) for i, qk in enumerate(self.qk_mmas) for j, pv in enumerate(self.pv_mmas)
-                    if _layout(qk, ACC) in (_layout(pv, LHS), _layout(pv, RHS))]
+            return [
+                (i, j)
+                for i, qk in enumerate(self.qk_mmas)
+                for j, pv in enumerate(self.pv_mmas)
+                if _layout(qk, ACC) in (_layout(pv, LHS), _layout(pv, RHS))
+            ]
 
     def shared_memory_expr(self, m_tile, n_tile, red_k2, p_promoted, padding_bits: int = 0):
         """The workgroup memory of the tiles IREE 3.13 promotes for attention (numpy columns or the space's z3
@@ -150,14 +154,16 @@ class GpuAttention:
         (k1,) = p.sizes(p.k)
         in_bytes = element_bytes(p.operand_types[0])
         pad = padding_bits // (8 * in_bytes)
-        return in_bytes * ((m_tile + red_k2) * (k1 + pad) + red_k2 * (n_tile + pad)
-                           + p_promoted * m_tile * (red_k2 + pad))
+        return in_bytes * (
+            (m_tile + red_k2) * (k1 + pad) + red_k2 * (n_tile + pad) + p_promoted * m_tile * (red_k2 + pad)
+        )
 
     def shared_memory_rule(self, space: Space) -> z3.BoolRef:
         """The unpadded tiles fit the target's shared memory."""
         v = space.var
-        in_registers = z3.Or([z3.And(v("qk_mma") == i, v("pv_mma") == j) for i, j in self.p_in_registers()]
-                             or [z3.BoolVal(False)])
+        in_registers = z3.Or(
+            [z3.And(v("qk_mma") == i, v("pv_mma") == j) for i, j in self.p_in_registers()] or [z3.BoolVal(False)]
+        )
         tiles = self.shared_memory_expr(v("m_tile"), v("n_tile"), v("red_k2"), z3.If(in_registers, 0, 1))
         return tiles <= self.gpu.shared_memory_bytes
 
@@ -166,8 +172,12 @@ class GpuAttention:
         ones (`benchmarks/gpu/cuda_attention_shared_memory.py --allocation` checks it against the compiler)."""
         pairs = candidates.column("qk_mma") * len(self.pv_mmas) + candidates.column("pv_mma")
         in_registers = np.isin(pairs, [i * len(self.pv_mmas) + j for i, j in self.p_in_registers()])
-        tiles = (candidates.column("m_tile"), candidates.column("n_tile"), candidates.column("red_k2"),
-                 (~in_registers).astype(np.int64))
+        tiles = (
+            candidates.column("m_tile"),
+            candidates.column("n_tile"),
+            candidates.column("red_k2"),
+            (~in_registers).astype(np.int64),
+        )
         padded = self.shared_memory_expr(*tiles, self.padding_bits)
         return np.where(padded <= self.gpu.shared_memory_bytes, padded, self.shared_memory_expr(*tiles))
 
@@ -175,12 +185,15 @@ class GpuAttention:
         p, gpu = self.problem, self.gpu
         (m,), (n,), (k2,) = p.sizes(p.m), p.sizes(p.n), p.sizes(p.k2)
         return [
-            Knob("qk_mma", tuple(range(len(self.qk_mmas)))), Knob("pv_mma", tuple(range(len(self.pv_mmas)))),
+            Knob("qk_mma", tuple(range(len(self.qk_mmas)))),
+            Knob("pv_mma", tuple(range(len(self.pv_mmas)))),
             Knob("m_tile", _tiles(m, min(x.m for x in self.pv_mmas))),
             Knob("n_tile", _tiles(n, min(x.n for x in self.pv_mmas))),
             Knob("red_k2", k2_tiles(k2, min(x.k for x in self.pv_mmas))),
-            Knob("sg_m", SUBGROUP_COUNTS_M), Knob("sg_n", SUBGROUP_COUNTS_N),
-            Knob("sg_size", gpu.subgroup_sizes), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+            Knob("sg_m", SUBGROUP_COUNTS_M),
+            Knob("sg_n", SUBGROUP_COUNTS_N),
+            Knob("sg_size", gpu.subgroup_sizes),
+            Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
         ]
 
     def _space(self, emitted: EmittedConstraints) -> Space:
@@ -194,7 +207,8 @@ class GpuAttention:
         pv_n = lookup(v("pv_mma"), [x.n for x in self.pv_mmas])
         qk_n = lookup(v("qk_mma"), [x.n for x in self.qk_mmas])
         own = [
-            v("m_tile") % (v("sg_m") * pv_m) == 0, v("n_tile") % (v("sg_n") * pv_n) == 0,
+            v("m_tile") % (v("sg_m") * pv_m) == 0,
+            v("n_tile") % (v("sg_n") * pv_n) == 0,
             # The K2 tile is the N of the QK matmul: IREE's constraints check it against the PV intrinsic's K
             # only, and a 32x32 QK intrinsic with a 16-wide K2 tile fails to compile ('linalg.pack' op tile
             # size analysis did not determine a valid tile size).
@@ -202,9 +216,17 @@ class GpuAttention:
             self.workgroup_size_expr(space) <= gpu.max_threads,
             self.shared_memory_rule(space),
         ]
-        names = {"qk_mma_idx": v("qk_mma"), "pv_mma_idx": v("pv_mma"), "m_tile": v("m_tile"), "n_tile": v("n_tile"),
-                 "red_k2": v("red_k2"), "sg_m_cnt": v("sg_m"), "sg_n_cnt": v("sg_n"), "sg_size": v("sg_size"),
-                 "wg_size_x": self.workgroup_size_expr(space)}
+        names = {
+            "qk_mma_idx": v("qk_mma"),
+            "pv_mma_idx": v("pv_mma"),
+            "m_tile": v("m_tile"),
+            "n_tile": v("n_tile"),
+            "red_k2": v("red_k2"),
+            "sg_m_cnt": v("sg_m"),
+            "sg_n_cnt": v("sg_n"),
+            "sg_size": v("sg_size"),
+            "wg_size_x": self.workgroup_size_expr(space),
+        }
         space.constraints = tuple(own) + tuple(emitted.over(names, p.bounds))
         return space
 
@@ -238,12 +260,15 @@ class GpuAttention:
         counts[p.m[0]], counts[p.n[0]] = knobs["sg_m"], knobs["sg_n"]
         return workgroup, reduction, counts
 
-    def _matmul_config(self, mma: AttentionMma, col_major: bool, promoted: list[int], counts: list[int],
-                       projected: int) -> str:
+    def _matmul_config(
+        self, mma: AttentionMma, col_major: bool, promoted: list[int], counts: list[int], projected: int
+    ) -> str:
         mapping = [i for i in range(len(counts)) if i != projected]
-        return (f"{{lowering_config = #iree_gpu.lowering_config<{{mma_kind = {mma.layout_attr(col_major)}, "
-                f"promote_operands = {promoted}, promotion_types = [{', '.join([_DERIVED] * len(promoted))}], "
-                f"subgroup_basis = [{counts}, {mapping}]}}>}}")
+        return (
+            f"{{lowering_config = #iree_gpu.lowering_config<{{mma_kind = {mma.layout_attr(col_major)}, "
+            f"promote_operands = {promoted}, promotion_types = [{', '.join([_DERIVED] * len(promoted))}], "
+            f"subgroup_basis = [{counts}, {mapping}]}}>}}"
+        )
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """Both root-op attributes of one point (`op_config`): `compilation_info` and `decomposition_config`."""
@@ -254,12 +279,16 @@ class GpuAttention:
         if knobs["waves_per_eu"]:
             function_attrs += f', llvm_func_attrs = {{"amdgpu-waves-per-eu" = "{knobs["waves_per_eu"]}"}}'
         size = knobs["sg_m"] * knobs["sg_n"] * knobs["sg_size"]
-        info = (f"#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{"
-                f"promote_operands = [0, 1, 2], promotion_types = [{_DERIVED}, {_DERIVED}, {_DERIVED}], "
-                f"reduction = {reduction}, workgroup = {workgroup}}}>, translation_info = #iree_codegen.translation_info<"
-                f"pipeline = #iree_gpu.pipeline<{PIPELINE}> workgroup_size = [{size}, 1, 1] "
-                f"subgroup_size = {knobs['sg_size']}, {{{function_attrs}}}>>")
+        info = (
+            f"#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{"
+            f"promote_operands = [0, 1, 2], promotion_types = [{_DERIVED}, {_DERIVED}, {_DERIVED}], "
+            f"reduction = {reduction}, workgroup = {workgroup}}}>, translation_info = #iree_codegen.translation_info<"
+            f"pipeline = #iree_gpu.pipeline<{PIPELINE}> workgroup_size = [{size}, 1, 1] "
+            f"subgroup_size = {knobs['sg_size']}, {{{function_attrs}}}>>"
+        )
         with self.context:
-            decomposition = (f"{{pv_attrs = {self._matmul_config(self.pv_mmas[knobs['pv_mma']], col_major, [1], counts, p.k[0])}, "
-                             f"qk_attrs = {self._matmul_config(self.qk_mmas[knobs['qk_mma']], col_major, [0, 1], counts, p.n[0])}}}")
+            decomposition = (
+                f"{{pv_attrs = {self._matmul_config(self.pv_mmas[knobs['pv_mma']], col_major, [1], counts, p.k[0])}, "
+                f"qk_attrs = {self._matmul_config(self.qk_mmas[knobs['qk_mma']], col_major, [0, 1], counts, p.n[0])}}}"
+            )
         return attribute_dictionary({COMPILATION_INFO: info, "decomposition_config": decomposition}, self.context)

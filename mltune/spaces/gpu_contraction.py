@@ -80,8 +80,9 @@ def usable_mmas(problem: Problem, gpu: GpuInfo, emitted: EmittedConstraints | No
         by_name = {m.name: m for m in gpu.mma}
         return tuple(by_name[name] for name in emitted.mma_choices if name in by_name)
     wide = {problem.out_type} | ({"f32"} if problem.out_type in ("f16", "bf16") else set())
-    return tuple(m for m in gpu.mma
-                 if (m.a_type, m.b_type) == (problem.lhs_type, problem.rhs_type) and m.c_type in wide)
+    return tuple(
+        m for m in gpu.mma if (m.a_type, m.b_type) == (problem.lhs_type, problem.rhs_type) and m.c_type in wide
+    )
 
 
 def _aligned(size: int, unit: int) -> int:
@@ -99,7 +100,9 @@ def tile_values(size: int, units: set[int]) -> tuple[int, ...]:
 
 def reduction_values(size: int, units: set[int]) -> tuple[int, ...]:
     """K tiles in units of an MMA's K: every tile of at most MAX_TILE elements that divides the MMA-aligned K."""
-    return tuple(sorted({t for unit in units for t in range(1, MAX_TILE // unit + 1) if _aligned(size, unit) % (t * unit) == 0}))
+    return tuple(
+        sorted({t for unit in units for t in range(1, MAX_TILE // unit + 1) if _aligned(size, unit) % (t * unit) == 0})
+    )
 
 
 def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
@@ -109,8 +112,9 @@ def lookup(index: z3.ArithRef, values: list[int]) -> z3.ArithRef:
     return expr
 
 
-def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, ...],
-                          emitted: Sequence[EmittedConstraints] = ()) -> tuple[Space, Derived]:
+def gpu_contraction_space(
+    problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, ...], emitted: Sequence[EmittedConstraints] = ()
+) -> tuple[Space, Derived]:
     """Both pipelines' points: the rules they share, then each pipeline's own under an implication."""
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     knobs = [
@@ -134,11 +138,15 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
     k_tile = v("red_k") * mma_k
     in_bytes = element_bytes(problem.lhs_type)
     shared = [
-        aligned_divides(m, mma_m, v("wg_m")), aligned_divides(n, mma_n, v("wg_n")),
-        v("wg_m") % (v("sg_m") * mma_m) == 0, v("wg_n") % (v("sg_n") * mma_n) == 0,
-        count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT,
+        aligned_divides(m, mma_m, v("wg_m")),
+        aligned_divides(n, mma_n, v("wg_n")),
+        v("wg_m") % (v("sg_m") * mma_m) == 0,
+        v("wg_n") % (v("sg_n") * mma_n) == 0,
+        count_m <= MAX_SUBGROUP_COUNT,
+        count_n <= MAX_SUBGROUP_COUNT,
         count_m * count_n <= MAX_SUBGROUPS,
-        aligned_divides(k, mma_k, k_tile), k_tile <= MAX_TILE,
+        aligned_divides(k, mma_k, k_tile),
+        k_tile <= MAX_TILE,
         derived.workgroup_size <= gpu.max_threads,
         v("sg_size") == gpu.subgroup_sizes[0],  # IREE: "sg_size == preferred_subgroup_size"
         # operands promoted to shared memory: one K tile of LHS and RHS
@@ -147,12 +155,16 @@ def gpu_contraction_space(problem: Problem, gpu: GpuInfo, mmas: tuple[MmaShape, 
         *(waves_per_eu_rules(gpu, v, derived, in_bytes, k_tile) if gpu.api == "rocm" else []),
         *pipeline_rules(v("mma"), v("vector_distribute"), mmas),
     ]
-    by_pipeline = {pipeline: next((c for c in emitted if c.pipeline == pipeline), None)
-                   for pipeline in (PIPELINE, VECTOR_DISTRIBUTE)}
+    by_pipeline = {
+        pipeline: next((c for c in emitted if c.pipeline == pipeline), None)
+        for pipeline in (PIPELINE, VECTOR_DISTRIBUTE)
+    }
     tile_and_fuse = [v("prefetch") == TILE_AND_FUSE_PREFETCH]
     if by_pipeline[PIPELINE]:
         tile_and_fuse += rename_emitted(by_pipeline[PIPELINE], problem, space, derived, mmas)
-    vector_distribute = vector_distribute_constraints(problem, gpu, space, derived, v, mmas, by_pipeline[VECTOR_DISTRIBUTE])
+    vector_distribute = vector_distribute_constraints(
+        problem, gpu, space, derived, v, mmas, by_pipeline[VECTOR_DISTRIBUTE]
+    )
     space.constraints = (*shared, *by_pipeline_knob(space, tile_and_fuse, vector_distribute))
     return space, derived
 
@@ -165,32 +177,50 @@ def accumulators_fit(gpu: GpuInfo, var: Callable[[str], z3.ArithRef], derived: D
     return [per_lane <= gpu.vgpr_space_bits * var("sg_size")]
 
 
-def by_pipeline_knob(space: Space, tile_and_fuse: Sequence[z3.BoolRef],
-                     vector_distribute: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
+def by_pipeline_knob(
+    space: Space, tile_and_fuse: Sequence[z3.BoolRef], vector_distribute: Sequence[z3.BoolRef]
+) -> list[z3.BoolRef]:
     """Each pipeline's rules, holding only where the `vector_distribute` knob picks that pipeline."""
     is_vd = space.var("vector_distribute") == 1
-    return [*[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse], *[z3.Implies(is_vd, rule) for rule in vector_distribute]]
+    return [
+        *[z3.Implies(z3.Not(is_vd), rule) for rule in tile_and_fuse],
+        *[z3.Implies(is_vd, rule) for rule in vector_distribute],
+    ]
 
 
-def vector_distribute_constraints(problem: Problem, gpu: GpuInfo, space: Space, derived: Derived,
-                                  var: Callable[[str], z3.ArithRef], mmas: tuple[MmaShape, ...],
-                                  emitted: EmittedConstraints | None) -> list[z3.BoolRef]:
+def vector_distribute_constraints(
+    problem: Problem,
+    gpu: GpuInfo,
+    space: Space,
+    derived: Derived,
+    var: Callable[[str], z3.ArithRef],
+    mmas: tuple[MmaShape, ...],
+    emitted: EmittedConstraints | None,
+) -> list[z3.BoolRef]:
     """VectorDistribute's rules (`vector_distribute.py`) and, where the compiler emits them, its constraints less those
     IREE's own defaults break; `var` gives the knobs by the contraction space's names."""
     # IREE's "sg_k <= 32" counts a virtual intrinsic's K tile in its hardware proxy's K steps
-    rules = [*vector_distribute_rules(problem, gpu, var, derived),
-             var("red_k") * lookup(var("mma"), k_per_proxy_k(mmas)) <= MAX_SUBGROUP_K]
+    rules = [
+        *vector_distribute_rules(problem, gpu, var, derived),
+        var("red_k") * lookup(var("mma"), k_per_proxy_k(mmas)) <= MAX_SUBGROUP_K,
+    ]
     if emitted is None:
         return rules
-    return rules + substitute_emitted(emitted.without(breaks_iree_default), problem, space, derived,
-                                      {**emitted_names(problem, var, derived), "mma_idx": mma_index(var("mma"), mmas, emitted)})
+    return rules + substitute_emitted(
+        emitted.without(breaks_iree_default),
+        problem,
+        space,
+        derived,
+        {**emitted_names(problem, var, derived), "mma_idx": mma_index(var("mma"), mmas, emitted)},
+    )
 
 
 def mma_index(mma: z3.ArithRef, mmas: tuple[MmaShape, ...], emitted: EmittedConstraints) -> z3.ArithRef:
     """Our intrinsic index as the position in the emitted op's own `mma_idx` list (-1, rejected, if absent); a
     virtual intrinsic as its hardware proxy's."""
-    return lookup(mma, [emitted.mma_choices.index(x.name) if x.name in emitted.mma_choices else -1
-                        for x in as_hardware(mmas)])
+    return lookup(
+        mma, [emitted.mma_choices.index(x.name) if x.name in emitted.mma_choices else -1 for x in as_hardware(mmas)]
+    )
 
 
 def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolRef:
@@ -198,27 +228,48 @@ def aligned_divides(size: int, unit: z3.ArithRef, tile: z3.ArithRef) -> z3.BoolR
     return ((size + unit - 1) / unit * unit) % tile == 0
 
 
-def substitute_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived,
-                       names: dict[str, z3.ArithRef]) -> list[z3.BoolRef]:
+def substitute_emitted(
+    emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived, names: dict[str, z3.ArithRef]
+) -> list[z3.BoolRef]:
     """IREE's assertions rewritten over mltune's knobs: `names` maps IREE's loop-position knobs
     (wg_0, red_2 ...) to expressions over ours; the common ones (MMA, subgroup counts, workgroup size) are added
     here unless `names` maps them, the problem sizes by `EmittedConstraints.over`."""
     v = space.var
-    names = {"mma_idx": v("mma"), "sg_size": v("sg_size"), "prefetch_num_stages": v("prefetch"),
-             "sg_m_cnt": derived.count_m, "sg_n_cnt": derived.count_n, "wg_size_x": derived.workgroup_size,
-             "wg_size_y": z3.IntVal(1), "wg_size_z": z3.IntVal(1), **names}
+    names = {
+        "mma_idx": v("mma"),
+        "sg_size": v("sg_size"),
+        "prefetch_num_stages": v("prefetch"),
+        "sg_m_cnt": derived.count_m,
+        "sg_n_cnt": derived.count_n,
+        "wg_size_x": derived.workgroup_size,
+        "wg_size_y": z3.IntVal(1),
+        "wg_size_z": z3.IntVal(1),
+        **names,
+    }
     return emitted.over(names, problem.bounds)
 
 
-def rename_emitted(emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived,
-                   mmas: tuple[MmaShape, ...]) -> list[z3.BoolRef]:
+def rename_emitted(
+    emitted: EmittedConstraints, problem: Problem, space: Space, derived: Derived, mmas: tuple[MmaShape, ...]
+) -> list[z3.BoolRef]:
     """IREE's TileAndFuse assertions over mltune's knobs; a virtual intrinsic's point as its proxy's, with the same
     K tile in elements (its `reduction` counted in the proxy's K steps)."""
     v = space.var
     (mi,), (ni,), (ki,) = problem.m, problem.n, problem.k
-    return substitute_emitted(emitted, problem, space, derived, {
-        f"wg_{mi}": v("wg_m"), f"wg_{ni}": v("wg_n"), f"sg_{mi}": v("sg_m"), f"sg_{ni}": v("sg_n"),
-        f"red_{ki}": v("red_k") * lookup(v("mma"), k_per_proxy_k(mmas)), "mma_idx": mma_index(v("mma"), mmas, emitted)})
+    return substitute_emitted(
+        emitted,
+        problem,
+        space,
+        derived,
+        {
+            f"wg_{mi}": v("wg_m"),
+            f"wg_{ni}": v("wg_n"),
+            f"sg_{mi}": v("sg_m"),
+            f"sg_{ni}": v("sg_n"),
+            f"red_{ki}": v("red_k") * lookup(v("mma"), k_per_proxy_k(mmas)),
+            "mma_idx": mma_index(v("mma"), mmas, emitted),
+        },
+    )
 
 
 class MmaConfigurator(ABC):
@@ -246,8 +297,10 @@ class MmaConfigurator(ABC):
 
     def derived_values(self, knobs: dict[str, int]) -> dict[str, int]:
         columns = {knob.name: np.int64(knobs[knob.name]) for knob in self.space.knobs}
-        return {name: int(evaluate(getattr(self.derived, name), columns))
-                for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")}
+        return {
+            name: int(evaluate(getattr(self.derived, name), columns))
+            for name in ("mma_m", "mma_n", "mma_k", "count_m", "count_n", "workgroup_size")
+        }
 
     def pipeline_of(self, knobs: dict[str, int]) -> str:
         return VECTOR_DISTRIBUTE if knobs.get("vector_distribute") else PIPELINE
@@ -263,12 +316,28 @@ class MmaConfigurator(ABC):
         mma, derived = self.mmas[knobs["mma"]], self.derived_values(knobs)
         if knobs["vector_distribute"]:
             wg_m, wg_n = (knobs[name] for name in self.vd_tile_knobs)
-            levels = vector_distribute_levels(self.problem, wg_m, wg_n, knobs["red_k"] * mma.k, derived["count_m"],
-                                              derived["count_n"])
-            return build_compilation_info(self.context, mma.name, levels, None, knobs, derived["workgroup_size"],
-                                          pipeline=VECTOR_DISTRIBUTE, thread_promotion=self.vd_thread_promotion)
-        return build_compilation_info(self.context, mma.name, self.tile_lists(knobs), self.padding(knobs), knobs,
-                                      derived["workgroup_size"], igemm=self.igemm)
+            levels = vector_distribute_levels(
+                self.problem, wg_m, wg_n, knobs["red_k"] * mma.k, derived["count_m"], derived["count_n"]
+            )
+            return build_compilation_info(
+                self.context,
+                mma.name,
+                levels,
+                None,
+                knobs,
+                derived["workgroup_size"],
+                pipeline=VECTOR_DISTRIBUTE,
+                thread_promotion=self.vd_thread_promotion,
+            )
+        return build_compilation_info(
+            self.context,
+            mma.name,
+            self.tile_lists(knobs),
+            self.padding(knobs),
+            knobs,
+            derived["workgroup_size"],
+            igemm=self.igemm,
+        )
 
 
 class GpuContraction(MmaConfigurator):
@@ -279,10 +348,13 @@ class GpuContraction(MmaConfigurator):
         self.problem = problem
         self.gpu = gpu
         self.context = context
-        self.mmas = with_virtual(usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None)), gpu)
+        self.mmas = with_virtual(
+            usable_mmas(problem, gpu, next((c for c in emitted if c.pipeline == PIPELINE), None)), gpu
+        )
         if not self.mmas:
-            raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
-                             f"{problem.out_type}")
+            raise NoMmaIntrinsic(
+                f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> {problem.out_type}"
+            )
         self.space, self.derived = gpu_contraction_space(problem, gpu, self.mmas, emitted)
 
     def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:

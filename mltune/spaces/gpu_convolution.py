@@ -72,8 +72,11 @@ _IGEMM_REDUCTION = re.compile(r'reduction = \[(?:0, )+#iree_codegen\.smt\.int_kn
 
 def is_igemm_tile_and_fuse(emitted: EmittedConstraints) -> bool:
     """The emitted op for TileAndFuse with `use_igemm_convolution` (an IGEMM reduction list)."""
-    return (emitted.pipeline == PIPELINE and "use_igemm_convolution = #iree_codegen.smt.one_of_knob" in emitted.knobs_text
-            and _IGEMM_REDUCTION.search(emitted.knobs_text) is not None)
+    return (
+        emitted.pipeline == PIPELINE
+        and "use_igemm_convolution = #iree_codegen.smt.one_of_knob" in emitted.knobs_text
+        and _IGEMM_REDUCTION.search(emitted.knobs_text) is not None
+    )
 
 
 def _divisors(size: int, cap: int) -> tuple[int, ...]:
@@ -87,8 +90,9 @@ def divides_filter_k(assertion: z3.BoolRef, variables: set[str]) -> bool:
     if not (z3.is_eq(assertion) and z3.is_mod(assertion.arg(0))):
         return False
     dividend, tile = assertion.arg(0).arg(0), assertion.arg(0).arg(1)
-    return (all(name.startswith("problem_dim_") for name in variables_of(dividend))
-            and any(name.startswith("red_") for name in variables_of(tile)))
+    return all(name.startswith("problem_dim_") for name in variables_of(dividend)) and any(
+        name.startswith("red_") for name in variables_of(tile)
+    )
 
 
 class GpuConvolution(MmaConfigurator):
@@ -105,12 +109,16 @@ class GpuConvolution(MmaConfigurator):
         igemm = next((c for c in emitted if self.is_own_tile_and_fuse(c)), None)
         self.mmas = usable_mmas(problem, gpu, igemm)
         if not self.mmas:
-            raise NoMmaIntrinsic(f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
-                                 f"{problem.out_type} {problem.op_kind}s (IREE lowers them with scalar TileAndFuse "
-                                 "threads)")
+            raise NoMmaIntrinsic(
+                f"{gpu.arch} has no MMA intrinsic for {problem.lhs_type} x {problem.rhs_type} -> "
+                f"{problem.out_type} {problem.op_kind}s (IREE lowers them with scalar TileAndFuse "
+                "threads)"
+            )
         if igemm is None:
-            raise ValueError(f"IREE emits no {'IGEMM ' if self.igemm else ''}TileAndFuse constraints for this "
-                             f"{problem.op_kind} on {gpu.arch}")
+            raise ValueError(
+                f"IREE emits no {'IGEMM ' if self.igemm else ''}TileAndFuse constraints for this "
+                f"{problem.op_kind} on {gpu.arch}"
+            )
         vd_emitted = next((c for c in emitted if c.pipeline == VECTOR_DISTRIBUTE), None)
         self.space, self.derived = self._space(igemm, vd_emitted if problem.layout in VD_LAYOUTS else None)
 
@@ -125,11 +133,18 @@ class GpuConvolution(MmaConfigurator):
         channels = p.bounds[p.k[-1]]
         knobs = [
             Knob("mma", tuple(range(len(mmas)))),
-            Knob("wg_b", _divisors(b, 4)), Knob("wg_oh", _divisors(oh, 8)),
-            Knob("wg_ow", tile_values(ow, {x.m for x in mmas})), Knob("wg_oc", tile_values(oc, {x.n for x in mmas})),
-            Knob("sg_oh", OUTER_SUBGROUP_TILES), Knob("sg_ow", SUBGROUP_TILES), Knob("sg_oc", SUBGROUP_TILES),
-            Knob("red_k", REDUCTION_TILES), Knob("sg_size", gpu.subgroup_sizes), Knob("prefetch", self.prefetch_stages),
-            Knob("no_bank_fix", (0, 1)), Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
+            Knob("wg_b", _divisors(b, 4)),
+            Knob("wg_oh", _divisors(oh, 8)),
+            Knob("wg_ow", tile_values(ow, {x.m for x in mmas})),
+            Knob("wg_oc", tile_values(oc, {x.n for x in mmas})),
+            Knob("sg_oh", OUTER_SUBGROUP_TILES),
+            Knob("sg_ow", SUBGROUP_TILES),
+            Knob("sg_oc", SUBGROUP_TILES),
+            Knob("red_k", REDUCTION_TILES),
+            Knob("sg_size", gpu.subgroup_sizes),
+            Knob("prefetch", self.prefetch_stages),
+            Knob("no_bank_fix", (0, 1)),
+            Knob("waves_per_eu", WAVES_PER_EU if gpu.api == "rocm" else (0,)),
             Knob("vector_distribute", (0, 1) if vd_emitted else (0,)),
         ]
         space = Space(knobs, [])
@@ -142,19 +157,28 @@ class GpuConvolution(MmaConfigurator):
         k_tile = v("red_k") * mma_k
         own = [
             v("wg_oh") % v("sg_oh") == 0,
-            aligned_divides(ow, mma_m, v("wg_ow")), v("wg_ow") % (v("sg_ow") * mma_m) == 0,
-            aligned_divides(oc, mma_n, v("wg_oc")), v("wg_oc") % (v("sg_oc") * mma_n) == 0,
-            wg_m <= MAX_TILE, v("wg_oc") <= MAX_TILE, v("wg_oc") >= MIN_CHANNEL_TILE,
+            aligned_divides(ow, mma_m, v("wg_ow")),
+            v("wg_ow") % (v("sg_ow") * mma_m) == 0,
+            aligned_divides(oc, mma_n, v("wg_oc")),
+            v("wg_oc") % (v("sg_oc") * mma_n) == 0,
+            wg_m <= MAX_TILE,
+            v("wg_oc") <= MAX_TILE,
+            v("wg_oc") >= MIN_CHANNEL_TILE,
             wg_m % (v("sg_oh") * v("sg_ow") * mma_m) == 0,
-            count_m <= MAX_SUBGROUP_COUNT, count_n <= MAX_SUBGROUP_COUNT, count_m * count_n <= MAX_SUBGROUPS,
-            aligned_divides(channels, mma_k, k_tile), k_tile <= MAX_TILE,
-            derived.workgroup_size <= gpu.max_threads, v("sg_size") == gpu.subgroup_sizes[0],
+            count_m <= MAX_SUBGROUP_COUNT,
+            count_n <= MAX_SUBGROUP_COUNT,
+            count_m * count_n <= MAX_SUBGROUPS,
+            aligned_divides(channels, mma_k, k_tile),
+            k_tile <= MAX_TILE,
+            derived.workgroup_size <= gpu.max_threads,
+            v("sg_size") == gpu.subgroup_sizes[0],
             element_bytes(p.lhs_type) * (wg_m + v("wg_oc")) * k_tile <= gpu.shared_memory_bytes,
         ]
         vector_distribute = [v("wg_b") == 1, v("wg_oh") == 1, v("sg_oh") == 1]
         if vd_emitted:
-            vector_distribute += vector_distribute_constraints(p, gpu, space, derived, lambda name: v(VD_NAMES.get(name, name)),
-                                                               mmas, vd_emitted)
+            vector_distribute += vector_distribute_constraints(
+                p, gpu, space, derived, lambda name: v(VD_NAMES.get(name, name)), mmas, vd_emitted
+            )
         space.constraints = (*own, *by_pipeline_knob(space, self._rename(emitted, space, derived), vector_distribute))
         return space, derived
 
@@ -165,18 +189,23 @@ class GpuConvolution(MmaConfigurator):
         v = space.var
         names = {"use_igemm_idx": z3.IntVal(1), f"red_{self.problem.k[-1]}": v("red_k")}
         for i, loop in enumerate(output_loops(self.problem)):
-            names |= {f"wg_{i}": v(f"wg_{KNOB_OF_LOOP[loop]}"),
-                      f"sg_{i}": z3.IntVal(1) if loop == "n" else v(f"sg_{KNOB_OF_LOOP[loop]}")}
-        kept = emitted.without(lambda assertion, variables: pins_prefetch(assertion, variables)
-                               or divides_filter_k(assertion, variables))
+            names |= {
+                f"wg_{i}": v(f"wg_{KNOB_OF_LOOP[loop]}"),
+                f"sg_{i}": z3.IntVal(1) if loop == "n" else v(f"sg_{KNOB_OF_LOOP[loop]}"),
+            }
+        kept = emitted.without(
+            lambda assertion, variables: pins_prefetch(assertion, variables) or divides_filter_k(assertion, variables)
+        )
         return substitute_emitted(kept, self.problem, space, derived, names)
 
     def tile_lists(self, knobs: dict[str, int]) -> dict[str, list[int]]:
         """IREE's IGEMM lists over the output's loops then K (e.g. [batch, out_h, out_w, out_channel, K])."""
         loops = output_loops(self.problem)
-        return {"workgroup": [knobs[f"wg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
-                "subgroup": [1 if loop == "n" else knobs[f"sg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
-                "reduction": [0] * len(loops) + [knobs["red_k"]]}
+        return {
+            "workgroup": [knobs[f"wg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
+            "subgroup": [1 if loop == "n" else knobs[f"sg_{KNOB_OF_LOOP[loop]}"] for loop in loops] + [0],
+            "reduction": [0] * len(loops) + [knobs["red_k"]],
+        }
 
     def padding(self, knobs: dict[str, int]) -> list[int] | None:
         """IREE's `padding` list (IGEMM loops, K in elements) when the output width, the output channels or the

@@ -93,7 +93,8 @@ class GpuElementwise:
         space.constraints = (
             *(v(f"wg_{loop}") % v(f"th_{loop}") == 0 for loop in self.loops),
             elements <= MAX_THREAD_ELEMENTS,
-            threads % self.sg_size == 0, threads <= self.gpu.max_threads,
+            threads % self.sg_size == 0,
+            threads <= self.gpu.max_threads,
             v("promote") * tile * element_bytes(p.out_type) <= shared_limit(self.gpu),
         )
         return space
@@ -118,9 +119,12 @@ class GpuElementwise:
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point (IREE's pipeline options only with the output staged, as
         IREE's own configs have them)."""
-        lists = {"workgroup": [knobs[f"wg_{loop}"] for loop in self.loops],
-                 "thread": [knobs[f"th_{loop}"] for loop in self.loops]}
+        lists = {
+            "workgroup": [knobs[f"wg_{loop}"] for loop in self.loops],
+            "thread": [knobs[f"th_{loop}"] for loop in self.loops],
+        }
         if knobs["promote"]:
             lists["promote_operands"] = [self.output]
-        return tile_and_fuse_info(self.context, lists, self.workgroup_shape(knobs), self.sg_size,
-                                  bool(knobs["promote"]))
+        return tile_and_fuse_info(
+            self.context, lists, self.workgroup_shape(knobs), self.sg_size, bool(knobs["promote"])
+        )

@@ -34,8 +34,10 @@ def _shape_refusal(problem: Problem) -> str:
     """Why the space cannot describe the op ("" where it can)."""
     shaped = not problem.batch and (len(problem.m), len(problem.n), problem.k) == (2, 1, (len(problem.bounds) - 1,))
     if not shaped or [conv_loops(problem)[name] for name in output_loops(problem)] != list(range(problem.k[0])):
-        return ("only a multi-loop contraction over two image loops and one channel loop, stored in loop order, "
-                "then one K loop (a 1x1 convolution without its batch) has a GPU space yet")
+        return (
+            "only a multi-loop contraction over two image loops and one channel loop, stored in loop order, "
+            "then one K loop (a 1x1 convolution without its batch) has a GPU space yet"
+        )
     return ""
 
 
@@ -48,8 +50,9 @@ class GpuMultiLoopContraction(GpuConvolution):
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints]):
         if usable_mmas(problem, gpu):  # without one, IREE configures none with MMA: `GpuSimtPointwise`
             if problem.strides:
-                raise ConfiguredWithoutMma("a strided multi-loop contraction: IREE configures it as a reduction, not "
-                                           "with MMA")
+                raise ConfiguredWithoutMma(
+                    "a strided multi-loop contraction: IREE configures it as a reduction, not with MMA"
+                )
             refusal = _shape_refusal(problem)
             if refusal:
                 raise ValueError(refusal)

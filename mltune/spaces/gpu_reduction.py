@@ -27,8 +27,10 @@ def reduced_length(problem: Problem, gpu: GpuInfo) -> int:
         raise ValueError(f"a reduction over {len(problem.k)} loops is configured with TileAndFuse (no space yet)")
     length = problem.bounds[problem.k[0]]
     if length % min(gpu.subgroup_sizes):
-        raise ValueError(f"a reduction of rows of {length} (not a multiple of the subgroup size) is configured "
-                         "with TileAndFuse (no space yet)")
+        raise ValueError(
+            f"a reduction of rows of {length} (not a multiple of the subgroup size) is configured "
+            "with TileAndFuse (no space yet)"
+        )
     return length
 
 
@@ -50,4 +52,4 @@ class GpuReduction(ReductionConfig):
 
     @staticmethod
     def input_bytes(problem: Problem) -> int:
-        return max(element_bytes(element) for element in problem.operand_types[:reduction_inputs(problem)])
+        return max(element_bytes(element) for element in problem.operand_types[: reduction_inputs(problem)])

@@ -62,9 +62,11 @@ class GpuSimtContraction(SimtConfigurator):
         threads = (v("wg_m") / v("th_m")) * (v("wg_n") / v("th_n"))
         shared = element_bytes(p.lhs_type) * (v("wg_m") + v("wg_n")) * v("red_k")
         space.constraints = (
-            v("wg_m") % v("th_m") == 0, v("wg_n") % v("th_n") == 0,
+            v("wg_m") % v("th_m") == 0,
+            v("wg_n") % v("th_n") == 0,
             v("th_m") * v("th_n") <= MAX_THREAD_ELEMENTS,
-            threads % self.sg_size == 0, threads <= gpu.max_threads,
+            threads % self.sg_size == 0,
+            threads <= gpu.max_threads,
             v("th_m") * v("th_n") * v("red_k") <= MAX_UNROLLED,
             v("promote") * shared <= shared_limit(gpu),
         )
@@ -91,6 +93,21 @@ def contraction_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     batch = int(np.prod(problem.sizes(problem.batch), dtype=np.int64))
     wg_m, wg_n, th_m, th_n = (candidates.column(name) for name in ("wg_m", "wg_n", "th_m", "th_n"))
-    return SimtGemm(batch, m, n, k, wg_m, wg_n, th_m, th_n, candidates.column("red_k"), candidates.column("promote"),
-                    workgroups=batch * -(-m // wg_m) * -(-n // wg_n), threads=(wg_m // th_m) * (wg_n // th_n),
-                    partial_m=m % wg_m > 0, partial_n=n % wg_n > 0, fastest=n, lanes_fastest=wg_n // th_n)
+    return SimtGemm(
+        batch,
+        m,
+        n,
+        k,
+        wg_m,
+        wg_n,
+        th_m,
+        th_n,
+        candidates.column("red_k"),
+        candidates.column("promote"),
+        workgroups=batch * -(-m // wg_m) * -(-n // wg_n),
+        threads=(wg_m // th_m) * (wg_n // th_n),
+        partial_m=m % wg_m > 0,
+        partial_n=n % wg_n > 0,
+        fastest=n,
+        lanes_fastest=wg_n // th_n,
+    )

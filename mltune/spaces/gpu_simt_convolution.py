@@ -119,7 +119,8 @@ class GpuSimtConvolution(SimtConfigurator):
         space.constraints = (
             *(v(f"wg_{loop}") % v(f"th_{loop}") == 0 for loop in OUTPUT_LOOPS),
             accumulators <= self.max_thread_elements,
-            threads % self.sg_size == 0, threads <= gpu.max_threads,
+            threads % self.sg_size == 0,
+            threads <= gpu.max_threads,
             accumulators * v("red_ic") * v("red_kh") * kw <= MAX_UNROLLED,
             v("promote") * shared <= shared_limit(gpu),
         )
@@ -157,8 +158,10 @@ class GpuSimtPointwise(GpuSimtConvolution):
     def __init__(self, problem: Problem, gpu: GpuInfo, context: ir.Context, emitted: Sequence[EmittedConstraints] = ()):
         shaped = not problem.batch and (len(problem.m), len(problem.n), len(problem.k)) == (2, 1, 1)
         if not shaped:
-            raise ValueError("only a multi-loop contraction over two image loops, one channel loop and one K loop (a "
-                             "1x1 convolution without its batch) has a GPU space without an MMA intrinsic yet")
+            raise ValueError(
+                "only a multi-loop contraction over two image loops, one channel loop and one K loop (a "
+                "1x1 convolution without its batch) has a GPU space without an MMA intrinsic yet"
+            )
         super().__init__(problem, gpu, context, emitted)
 
 
@@ -182,8 +185,21 @@ def convolution_gemm(problem: Problem, candidates: CandidateSet) -> SimtGemm:
     def partial(axis: str) -> np.ndarray:
         return np.logical_or.reduce([size[loop] % wg[loop] > 0 for loop in sides[axis]])
 
-    return SimtGemm(size.get("n", 1), int(side(size, "m")), int(side(size, "n")), kh * kw * size.get("ic", 1),
-                    side(wg, "m"), side(wg, "n"), side(th, "m"), side(th, "n"),
-                    candidates.column("red_ic") * candidates.column("red_kh") * kw, candidates.column("promote"),
-                    workgroups=workgroups, threads=threads, partial_m=partial("m"), partial_n=partial("n"),
-                    fastest=size[fastest], lanes_fastest=wg[fastest] // th[fastest])
+    return SimtGemm(
+        size.get("n", 1),
+        int(side(size, "m")),
+        int(side(size, "n")),
+        kh * kw * size.get("ic", 1),
+        side(wg, "m"),
+        side(wg, "n"),
+        side(th, "m"),
+        side(th, "n"),
+        candidates.column("red_ic") * candidates.column("red_kh") * kw,
+        candidates.column("promote"),
+        workgroups=workgroups,
+        threads=threads,
+        partial_m=partial("m"),
+        partial_n=partial("n"),
+        fastest=size[fastest],
+        lanes_fastest=wg[fastest] // th[fastest],
+    )

@@ -58,8 +58,10 @@ class EmittedConstraints:
 
     def renamed(self, pairs: Sequence[tuple[z3.ArithRef, z3.ArithRef]]) -> "EmittedConstraints":
         """These constraints with each (variable, expression) pair substituted at once."""
-        return replace(self, assertions=tuple(z3.substitute(assertion, *pairs) if pairs else assertion
-                                              for assertion in self.assertions))
+        return replace(
+            self,
+            assertions=tuple(z3.substitute(assertion, *pairs) if pairs else assertion for assertion in self.assertions),
+        )
 
 
 def pins_prefetch(assertion: z3.BoolRef, variables: set[str]) -> bool:
@@ -70,13 +72,19 @@ def pins_prefetch(assertion: z3.BoolRef, variables: set[str]) -> bool:
 def divides_size(size: int, loop: int, knob: str) -> Callable[[z3.BoolRef, set[str]], bool]:
     """IREE's "<a loop's size> must be divisible by <a tile made of `knob`>", as `size % tile == 0` with the size as
     `problem_dim_<loop>` or as the number itself."""
+
     def unwanted(assertion: z3.BoolRef, variables: set[str]) -> bool:
-        if not (z3.is_eq(assertion) and z3.is_int_value(assertion.arg(1)) and assertion.arg(1).as_long() == 0
-                and z3.is_mod(assertion.arg(0))):
+        if not (
+            z3.is_eq(assertion)
+            and z3.is_int_value(assertion.arg(1))
+            and assertion.arg(1).as_long() == 0
+            and z3.is_mod(assertion.arg(0))
+        ):
             return False
         dividend, tile = assertion.arg(0).arg(0), assertion.arg(0).arg(1)
         is_size = str(dividend) == f"problem_dim_{loop}" or (z3.is_int_value(dividend) and dividend.as_long() == size)
         return is_size and knob in variables_of(tile)
+
     return unwanted
 
 
@@ -121,8 +129,17 @@ def _loop_roles(module: ir.Module, constraints: ir.Operation) -> tuple[str, ...]
 def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) -> list[EmittedConstraints]:
     """Run the compiler on a stripped dispatch benchmark; [] where it emits nothing or fails."""
     out = work_dir / f"{stripped_bench.stem}.constraints.mlir"
-    result = run_compiler([tool_path("iree-compile"), str(stripped_bench), "--iree-codegen-emit-pipeline-constraints",
-                           "--compile-to=executable-configurations", "-o", str(out)], timeout_s=EMIT_TIMEOUT_S)
+    result = run_compiler(
+        [
+            tool_path("iree-compile"),
+            str(stripped_bench),
+            "--iree-codegen-emit-pipeline-constraints",
+            "--compile-to=executable-configurations",
+            "-o",
+            str(out),
+        ],
+        timeout_s=EMIT_TIMEOUT_S,
+    )
     if not result.ok:
         return []
     module = parse_module_file(out, context)
@@ -133,6 +150,13 @@ def emit_constraints(stripped_bench: Path, work_dir: Path, context: ir.Context) 
             mmas = re.search(r'one_of_knob<"mma_idx", \[([^\]]*)\]', str(op.attributes["knobs"]))
             names = tuple(re.findall(r"mma_layout<(\w+)>", mmas.group(1))) if mmas else ()
             assertions = tuple(z3.parse_smt2_string(iree_codegen.convert_constraints_op_to_smtlib(op)))
-            emitted.append(EmittedConstraints(pipeline.group(1) if pipeline else "", assertions, names,
-                                              str(op.attributes["knobs"]), _loop_roles(module, op)))
+            emitted.append(
+                EmittedConstraints(
+                    pipeline.group(1) if pipeline else "",
+                    assertions,
+                    names,
+                    str(op.attributes["knobs"]),
+                    _loop_roles(module, op),
+                )
+            )
     return emitted

@@ -35,8 +35,9 @@ def lds_bytes(in_bytes: int, var: Callable[[str], z3.ArithRef], k_tile: z3.Arith
     return in_bytes * (var("wg_m") + var("wg_n")) * k_tile + padding
 
 
-def waves_per_eu_rules(gpu: GpuInfo, var: Callable[[str], z3.ArithRef], derived: Derived, in_bytes: int,
-                       k_tile: z3.ArithRef) -> list[z3.BoolRef]:
+def waves_per_eu_rules(
+    gpu: GpuInfo, var: Callable[[str], z3.ArithRef], derived: Derived, in_bytes: int, k_tile: z3.ArithRef
+) -> list[z3.BoolRef]:
     """`waves_per_eu` (0: unset) at most the waves per SIMD the tiling's LDS and registers allow: LLVM counts the
     resident workgroups' subgroups over the SIMDs rounding up, and a lane's registers per wave."""
     waves = var("waves_per_eu")

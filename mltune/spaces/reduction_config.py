@@ -116,20 +116,30 @@ class ReductionConfig:
         lanes[self.rows_loop], lanes[k_loop] = knobs["sg_size"] // knobs["lanes_k"], knobs["lanes_k"]
         subgroups[self.rows_loop], subgroups[k_loop] = knobs["sg_r"], knobs["sg_k"]
         mapping = list(range(loops))
-        return {"workgroup": workgroup, "partial_reduction": partial, "thread": thread,
-                "lane_basis": [lanes, mapping], "subgroup_basis": [subgroups, mapping]}
+        return {
+            "workgroup": workgroup,
+            "partial_reduction": partial,
+            "thread": thread,
+            "lane_basis": [lanes, mapping],
+            "subgroup_basis": [subgroups, mapping],
+        }
 
     def compilation_info(self, knobs: dict[str, int]) -> str:
         """The `#iree_codegen.compilation_info` of one point, as IREE's own reduction config writes it."""
         threads = knobs["sg_k"] * knobs["sg_r"] * knobs["sg_size"]
         with self.context:
-            lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get(
-                {name: i64_array(values) for name, values in self.levels(knobs).items()}))
-            options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
-                                                       use_igemm_convolution=False)
+            lowering = iree_gpu.LoweringConfigAttr.get(
+                ir.DictAttr.get({name: i64_array(values) for name, values in self.levels(knobs).items()})
+            )
+            options = iree_gpu.PipelineOptionsAttr.get(
+                no_reduce_shared_memory_bank_conflicts=False, use_igemm_convolution=False
+            )
             config = ir.DictAttr.get({"gpu_pipeline_options": options})
             translation = iree_codegen.TranslationInfoAttr.get(
-                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.VectorDistribute), None, [threads, 1, 1],
-                knobs["sg_size"], config)
+                iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.VectorDistribute),
+                None,
+                [threads, 1, 1],
+                knobs["sg_size"],
+                config,
+            )
             return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
-

@@ -28,18 +28,28 @@ def shared_limit(gpu: GpuInfo) -> int:
     return min(gpu.shared_memory_bytes, CUDA_STATIC_SHARED_BYTES) if gpu.api == "cuda" else gpu.shared_memory_bytes
 
 
-def tile_and_fuse_info(context: ir.Context, lists: dict[str, list[int]], workgroup_size: list[int],
-                       subgroup_size: int, pipeline_options: bool) -> str:
+def tile_and_fuse_info(
+    context: ir.Context,
+    lists: dict[str, list[int]],
+    workgroup_size: list[int],
+    subgroup_size: int,
+    pipeline_options: bool,
+) -> str:
     """A `#iree_codegen.compilation_info` of IREE's `TileAndFuse` without MMA, built with IREE's attribute bindings:
     the lowering config's `lists`, and, with `pipeline_options`, IREE's pipeline options with their defaults (as its
     own configs write them where operands are staged)."""
     with context:
         lowering = iree_gpu.LoweringConfigAttr.get(ir.DictAttr.get({name: i64_array(v) for name, v in lists.items()}))
-        options = iree_gpu.PipelineOptionsAttr.get(no_reduce_shared_memory_bank_conflicts=False,
-                                                   use_igemm_convolution=False)
+        options = iree_gpu.PipelineOptionsAttr.get(
+            no_reduce_shared_memory_bank_conflicts=False, use_igemm_convolution=False
+        )
         translation = iree_codegen.TranslationInfoAttr.get(
-            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse), None, workgroup_size, subgroup_size,
-            ir.DictAttr.get({"gpu_pipeline_options": options}) if pipeline_options else None)
+            iree_gpu.PipelineAttr.get(iree_gpu.LoweringPipeline.TileAndFuse),
+            None,
+            workgroup_size,
+            subgroup_size,
+            ir.DictAttr.get({"gpu_pipeline_options": options}) if pipeline_options else None,
+        )
         return str(iree_codegen.CompilationInfoAttr.get(lowering, translation))
 
 

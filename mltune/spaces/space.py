@@ -62,7 +62,9 @@ def _z3_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(b == 0, 0, (a - _z3_mod(a, safe)) // safe)
 
 
-def evaluate(expr: z3.ExprRef, columns: Mapping[str, np.ndarray], cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
+def evaluate(
+    expr: z3.ExprRef, columns: Mapping[str, np.ndarray], cache: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
     """Evaluate an integer/boolean Z3 expression elementwise over numpy columns, one per variable.
 
     Shared subexpressions (IREE's emitted constraints repeat them through `let`) are evaluated
@@ -174,7 +176,9 @@ class Space:
         """
         shape = tuple(len(k.domain) for k in self.knobs)
         if int(np.prod(shape, dtype=np.int64)) > MAX_PRODUCT:
-            raise ValueError(f"space too large to enumerate ({int(np.prod(shape, dtype=np.int64))} points before constraints)")
+            raise ValueError(
+                f"space too large to enumerate ({int(np.prod(shape, dtype=np.int64))} points before constraints)"
+            )
         if not self.knobs:
             return np.empty((0, 0), dtype=np.int64)
         pending = [(constraint, _variables(constraint)) for constraint in self.constraints]
@@ -189,7 +193,7 @@ class Space:
             pieces = []
             for start in range(0, count, step):
                 rows = min(step, count - start)
-                part = {name: np.repeat(column[start:start + rows], len(domain)) for name, column in columns.items()}
+                part = {name: np.repeat(column[start : start + rows], len(domain)) for name, column in columns.items()}
                 part[knob.name] = np.tile(domain, rows)
                 pieces.append(_satisfying(part, ready))
             if not pieces:  # no partial point left

@@ -45,8 +45,9 @@ def gemm_loops(problem: Problem) -> tuple[int, int, int]:
     return problem.m[-1], problem.n[-1], problem.k[-1]
 
 
-def vector_distribute_rules(problem: Problem, gpu: GpuInfo, var: Callable[[str], z3.ArithRef],
-                            derived: Derived) -> list[z3.BoolRef]:
+def vector_distribute_rules(
+    problem: Problem, gpu: GpuInfo, var: Callable[[str], z3.ArithRef], derived: Derived
+) -> list[z3.BoolRef]:
     """mltune's own model of what VectorDistribute accepts (beyond the rules both pipelines share); `var` gives
     the knobs by the contraction space's names (`wg_m`, `wg_n`, `red_k`, `prefetch`)."""
     m, n, k = (problem.bounds[loop] for loop in gemm_loops(problem))
@@ -59,11 +60,15 @@ def vector_distribute_rules(problem: Problem, gpu: GpuInfo, var: Callable[[str],
     lhs = (wg_m, k_tile) if problem.layout[0] == "n" else (k_tile, wg_m)
     rhs = (wg_n, k_tile) if problem.layout[1] == "t" else (k_tile, wg_n)
     return [
-        m % wg_m == 0, n % wg_n == 0, k % k_tile == 0,  # no padding
+        m % wg_m == 0,
+        n % wg_n == 0,
+        k % k_tile == 0,  # no padding
         red_k <= MAX_SUBGROUP_K,
         k_tile % derived.mma_m == 0,  # IREE: "red_k % mma_m == 0"
-        (k_tile * wg_m) % threads == 0, (k_tile * wg_n) % threads == 0,  # IREE: "lhs_tile_elements must be divisible ..."
-        thread_layout_exists(*lhs, threads, vector), thread_layout_exists(*rhs, threads, vector),
+        (k_tile * wg_m) % threads == 0,
+        (k_tile * wg_n) % threads == 0,  # IREE: "lhs_tile_elements must be divisible ..."
+        thread_layout_exists(*lhs, threads, vector),
+        thread_layout_exists(*rhs, threads, vector),
         z3.Or(*[var("prefetch") == stages for stages in PREFETCH_STAGES[gpu.api]]),
     ]
 
@@ -79,12 +84,18 @@ def thread_layout_exists(outer: z3.ArithRef, inner: z3.ArithRef, threads: z3.Ari
     one vector wide (MMA sizes), so IREE's collapsing of narrower dimensions never applies."""
     flat = outer * inner
     widest = _min(vector, flat / threads)
-    element = z3.If(flat % threads != 0, _min(vector, inner),
-                    z3.If(z3.And(inner % widest != 0, widest % inner != 0), 1, _min(inner, widest)))
+    element = z3.If(
+        flat % threads != 0,
+        _min(vector, inner),
+        z3.If(z3.And(inner % widest != 0, widest % inner != 0), 1, _min(inner, widest)),
+    )
     reads = inner / element
     left = z3.If(threads % reads == 0, threads / reads, 1)
-    return z3.And(inner % element == 0, z3.Or(threads % reads == 0, reads % threads == 0),
-                  z3.Or(left % outer == 0, outer % left == 0))
+    return z3.And(
+        inner % element == 0,
+        z3.Or(threads % reads == 0, reads % threads == 0),
+        z3.Or(left % outer == 0, outer % left == 0),
+    )
 
 
 def breaks_iree_default(assertion: z3.BoolRef, variables: set[str]) -> bool:
@@ -100,8 +111,9 @@ def emitted_names(problem: Problem, var: Callable[[str], z3.ArithRef], derived: 
     return {f"wg_{mi}": var("wg_m"), f"wg_{ni}": var("wg_n"), f"red_{ki}": var("red_k") * derived.mma_k}
 
 
-def vector_distribute_levels(problem: Problem, wg_m: int, wg_n: int, k_tile: int, count_m: int,
-                             count_n: int) -> dict[str, list]:
+def vector_distribute_levels(
+    problem: Problem, wg_m: int, wg_n: int, k_tile: int, count_m: int, count_n: int
+) -> dict[str, list]:
     """IREE's `workgroup`, `reduction` (in elements) and `subgroup_basis` lists: batch and outer M loops
     tile 1 (workgroup), outer K loops (a convolution's filter loops) 1 (reduction)."""
     loops = len(problem.bounds)

@@ -32,8 +32,16 @@ PIPELINE_KNOB = {TILE_AND_FUSE: 0, VECTOR_DISTRIBUTE: 1}  # the `vector_distribu
 
 def proxy(virtual: MmaShape, hardware: tuple[MmaShape, ...]) -> MmaShape | None:
     """The hardware intrinsic a virtual one is made of, among `hardware`; None if there is none."""
-    return next((x for x in hardware if (x.m, x.n, x.a_type, x.b_type, x.c_type) ==
-                 (virtual.m, virtual.n, virtual.a_type, virtual.b_type, virtual.c_type) and virtual.k % x.k == 0), None)
+    return next(
+        (
+            x
+            for x in hardware
+            if (x.m, x.n, x.a_type, x.b_type, x.c_type)
+            == (virtual.m, virtual.n, virtual.a_type, virtual.b_type, virtual.c_type)
+            and virtual.k % x.k == 0
+        ),
+        None,
+    )
 
 
 def with_virtual(hardware: tuple[MmaShape, ...], gpu: GpuInfo) -> tuple[MmaShape, ...]:
@@ -54,5 +62,8 @@ def k_per_proxy_k(mmas: tuple[MmaShape, ...]) -> list[int]:
 
 def pipeline_rules(mma: z3.ArithRef, vector_distribute: z3.ArithRef, mmas: tuple[MmaShape, ...]) -> list[z3.BoolRef]:
     """A virtual intrinsic only with the pipelines that compile it."""
-    return [z3.Implies(mma == i, z3.Or(*[vector_distribute == PIPELINE_KNOB[p] for p in VIRTUAL_PIPELINES[x.name]]))
-            for i, x in enumerate(mmas) if x.name in VIRTUAL_PIPELINES]
+    return [
+        z3.Implies(mma == i, z3.Or(*[vector_distribute == PIPELINE_KNOB[p] for p in VIRTUAL_PIPELINES[x.name]]))
+        for i, x in enumerate(mmas)
+        if x.name in VIRTUAL_PIPELINES
+    ]

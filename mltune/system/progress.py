@@ -108,8 +108,10 @@ class _PlainPhase(_Closing):
         if not self.closed:
             self.closed = True
             progress = self._progress()
-            self.display.say(f"{self.title}: done in {_elapsed(time.monotonic() - self.started)}"
-                             f"{f' ({progress})' if progress else ''}")
+            self.display.say(
+                f"{self.title}: done in {_elapsed(time.monotonic() - self.started)}"
+                f"{f' ({progress})' if progress else ''}"
+            )
 
 
 class PlainDisplay:
@@ -141,8 +143,16 @@ class _TerminalPhase(_Closing):
         self.title, self.verbose, self.closed = title, verbose, False
         self.started = time.monotonic()
         bar_format = "{desc}: {elapsed}" if total is None else None
-        self.bar = tqdm(total=total, initial=initial, desc=title, unit=unit or "it", dynamic_ncols=True,
-                        bar_format=bar_format, leave=False, file=sys.stderr)
+        self.bar = tqdm(
+            total=total,
+            initial=initial,
+            desc=title,
+            unit=unit or "it",
+            dynamic_ncols=True,
+            bar_format=bar_format,
+            leave=False,
+            file=sys.stderr,
+        )
 
     def update(self, n: int = 1) -> None:
         self.bar.update(n)
@@ -156,8 +166,11 @@ class _TerminalPhase(_Closing):
         if self.closed:
             return
         self.closed = True
-        counted = f" ({self.bar.n}/{self.bar.total}{f', {self.bar.postfix}' if self.bar.postfix else ''})" \
-            if self.bar.total else ""
+        counted = (
+            f" ({self.bar.n}/{self.bar.total}{f', {self.bar.postfix}' if self.bar.postfix else ''})"
+            if self.bar.total
+            else ""
+        )
         self.bar.close()
         tqdm.write(f"✓ {self.title}{counted} {_elapsed(time.monotonic() - self.started)}", file=sys.stderr)
 

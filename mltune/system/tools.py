@@ -153,8 +153,9 @@ def tree_cpu_seconds(pid: int) -> float:
     return (_cpu_ticks(pid) + sum(_cpu_ticks(child) for child in _children(pid))) / os.sysconf("SC_CLK_TCK")
 
 
-def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None,
-             idle_s: float | None = None) -> ToolResult:
+def run_tool(
+    args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None, idle_s: float | None = None
+) -> ToolResult:
     """Run one tool to completion; a run past `timeout_s`, or (with `idle_s`) one that with its children used no CPU
     for `idle_s` seconds, is killed with its whole process group."""
     start = time.perf_counter()
@@ -194,8 +195,9 @@ def run_tool(args: Sequence[str], timeout_s: float | None = None, cwd: Path | No
     return ToolResult(tuple(args), returncode, stdout, stderr, time.perf_counter() - start, hung)
 
 
-def run_compiler(args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None,
-                 idle_s: float | None = HANG_IDLE_S) -> ToolResult:
+def run_compiler(
+    args: Sequence[str], timeout_s: float | None = None, cwd: Path | None = None, idle_s: float | None = HANG_IDLE_S
+) -> ToolResult:
     """`run_tool` for `iree-compile`, which in IREE 3.13 now and then waits on a futex for good, using no CPU: a run
     idle for `idle_s` seconds is killed and started once more."""
     result = run_tool(args, timeout_s=timeout_s, cwd=cwd, idle_s=idle_s)

@@ -8,5 +8,14 @@ from mltune.targets.base import Target, TargetFacts, facts_from_executable_targe
 from mltune.targets.cpu import CpuInfo, CpuTarget
 from mltune.targets.gpu import GpuInfo, GpuTarget, MmaShape
 
-__all__ = ["CpuInfo", "CpuTarget", "GpuInfo", "GpuTarget", "MmaShape", "Target", "TargetFacts",
-           "facts_from_executable_target", "parse_target"]
+__all__ = [
+    "CpuInfo",
+    "CpuTarget",
+    "GpuInfo",
+    "GpuTarget",
+    "MmaShape",
+    "Target",
+    "TargetFacts",
+    "facts_from_executable_target",
+    "parse_target",
+]

@@ -49,8 +49,10 @@ def _probe_compile(target: Target, work_dir: Path, context: ir.Context, stage: s
     source.write_text(contraction_model(_PROBE))
     source = target.prepare_source(source, work_dir, context)
     out = work_dir / "out.mlir"
-    result = run_compiler([tool_path("iree-compile"), str(source), *target.compile_flags(), f"--compile-to={stage}",
-                           "-o", str(out)], timeout_s=120)
+    result = run_compiler(
+        [tool_path("iree-compile"), str(source), *target.compile_flags(), f"--compile-to={stage}", "-o", str(out)],
+        timeout_s=120,
+    )
     return result, out
 
 
@@ -62,8 +64,10 @@ def compiler_facts(target: GpuTarget) -> GpuInfo:
         result, out = _probe_compile(target, Path(tmp), context, "executable-configurations")
         if not result.ok:
             errors = [line.split("error:", 1)[1].strip() for line in result.stderr.splitlines() if "error:" in line]
-            raise UserError(f"--target {target.name}: IREE does not know this {target.api.upper()} target "
-                            f"({errors[0] if errors else result.describe_failure()})")
+            raise UserError(
+                f"--target {target.name}: IREE does not know this {target.api.upper()} target "
+                f"({errors[0] if errors else result.describe_failure()})"
+            )
         module = parse_module_file(out, context)
         with context:
             variants = iree_codegen.get_executable_variant_ops(module)
@@ -79,13 +83,21 @@ def check_cpu_name(target: CpuTarget) -> None:
         return
     known = re.search(r"List of accepted CPUs: (.*)", result.stderr)
     if known is None:
-        raise UserError(f"--target {target.cpu}: iree-compile cannot compile for this CPU ({result.describe_failure()})")
+        raise UserError(
+            f"--target {target.cpu}: iree-compile cannot compile for this CPU ({result.describe_failure()})"
+        )
     names = [n.strip() for n in known.group(1).split(",") if n.strip()]
     arch = re.search(r"Unknown CPU for target architecture (\S+?)\.?$", result.stderr, re.MULTILINE)
     close = difflib.get_close_matches(target.cpu, names, n=3)
-    hint = f"did you mean {' or '.join(close)}?" if close else f"LLVM knows {', '.join(names[:8])}, ... ({len(names)} names)"
-    raise UserError(f"unknown --target {target.cpu}: not an LLVM CPU name{' for ' + arch.group(1) if arch else ''} "
-                    f"(use host, or {hint})")
+    hint = (
+        f"did you mean {' or '.join(close)}?"
+        if close
+        else f"LLVM knows {', '.join(names[:8])}, ... ({len(names)} names)"
+    )
+    raise UserError(
+        f"unknown --target {target.cpu}: not an LLVM CPU name{' for ' + arch.group(1) if arch else ''} "
+        f"(use host, or {hint})"
+    )
 
 
 def parse_target(name: str, probe: bool = True) -> Target:
@@ -95,8 +107,10 @@ def parse_target(name: str, probe: bool = True) -> Target:
     one line, before any work.
     """
     if not name or not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-        raise UserError(f"invalid --target {name!r}: expected 'host', an LLVM CPU name, a ROCm name (gfx942, mi300x) "
-                        "or a CUDA arch (sm_80)")
+        raise UserError(
+            f"invalid --target {name!r}: expected 'host', an LLVM CPU name, a ROCm name (gfx942, mi300x) "
+            "or a CUDA arch (sm_80)"
+        )
     gpu = gpu_target(name)
     if gpu is None:
         if name.lower().startswith(("sm", "gfx", "mi", "cuda", "rocm", "hip", "nvidia", "amd")):

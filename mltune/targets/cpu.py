@@ -66,16 +66,22 @@ class CpuInfo:
         return self.fma_units * (self.native_vector_bytes // 4) * 2
 
     def describe(self) -> str:
-        return (f"{self.native_vector_bytes}-byte vectors, {self.cores} cores, {self.vector_registers} vector registers, "
-                f"{self.fma_units} FMA x {self.fma_latency} cycles, L1D {self.l1d_bytes // 1024} KiB, "
-                f"L2 {self.l2_bytes // 1024} KiB, L3 {self.l3_bytes // 1024} KiB per core")
+        return (
+            f"{self.native_vector_bytes}-byte vectors, {self.cores} cores, {self.vector_registers} vector registers, "
+            f"{self.fma_units} FMA x {self.fma_latency} cycles, L1D {self.l1d_bytes // 1024} KiB, "
+            f"L2 {self.l2_bytes // 1024} KiB, L3 {self.l3_bytes // 1024} KiB per core"
+        )
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "CpuInfo":
         """The facts from their stored form (`dataclasses.asdict`); records that carry only the name, vector width
         and cores get the rest from the table."""
-        return CpuInfo(str(data["arch"]), int(data["native_vector_bytes"]), int(data["cores"]),
-                       **{name: int(data.get(name) or 0) for name in _CORE_FIELDS})
+        return CpuInfo(
+            str(data["arch"]),
+            int(data["native_vector_bytes"]),
+            int(data["cores"]),
+            **{name: int(data.get(name) or 0) for name in _CORE_FIELDS},
+        )
 
     @staticmethod
     def from_executable_target(target_attr: str, cores: int | None = None) -> "CpuInfo":
@@ -89,4 +95,3 @@ class CpuInfo:
         if cpu is None or vector is None:
             raise UserError("the dispatch is not compiled for llvm-cpu (no cpu / native_vector_size in its target)")
         return CpuInfo(cpu.group(1), int(vector.group(1)), cores or len(os.sched_getaffinity(0)))
-

@@ -78,5 +78,12 @@ def cpu_core_facts(name: str, native_vector_bytes: int | None = None) -> tuple[C
         return CPU_FACTS[name], True
     width = native_vector_bytes or 32
     typical = _BY_VECTOR_BYTES[min(_BY_VECTOR_BYTES, key=lambda known: abs(known - width))]
-    return CpuCoreFacts(width, typical.l1d_bytes, typical.l2_bytes, typical.l3_bytes, typical.vector_registers,
-                        typical.fma_units, typical.fma_latency), False
+    return CpuCoreFacts(
+        width,
+        typical.l1d_bytes,
+        typical.l2_bytes,
+        typical.l3_bytes,
+        typical.vector_registers,
+        typical.fma_units,
+        typical.fma_latency,
+    ), False

@@ -38,7 +38,10 @@ NVIDIA_SUBPARTITIONS_PER_SM = 4  # TargetInfo reports 0 SIMDs for CUDA; every SM
 _BLOCK_INTRINSIC = re.compile(r"x\d+B_")  # multi-block MFMAs (4x4x4x16B ...): not used for GEMM tiles
 _UNUSABLE_INTRINSICS = ("NV_WMMA_",)
 # an intrinsic's enum -> the attribute that spells it (`mma_layout` or `virtual_mma_layout`)
-MMA_ATTRIBUTES = {iree_gpu.MMAIntrinsic: iree_gpu.MMAAttr, iree_gpu.VirtualMMAIntrinsic: iree_gpu.VirtualMMAAttr}  # WMMA with TileAndFuse fails in IREE 3.13 (research notes 5.2)
+MMA_ATTRIBUTES = {
+    iree_gpu.MMAIntrinsic: iree_gpu.MMAAttr,
+    iree_gpu.VirtualMMAIntrinsic: iree_gpu.VirtualMMAAttr,
+}  # WMMA with TileAndFuse fails in IREE 3.13 (research notes 5.2)
 
 
 @dataclass(frozen=True)
@@ -138,17 +141,24 @@ class GpuInfo:
         return self.cu_count or (304 if self.api == "rocm" else 108)
 
     def describe(self) -> str:
-        return (f"{self.cores} {'CUs' if self.api == 'rocm' else 'SMs'} of {self.simds_per_cu} SIMDs, "
-                f"{self.shared_memory_bytes // 1024} KiB shared memory, subgroups of "
-                f"{'/'.join(map(str, self.subgroup_sizes))}, {len(self.mma)} MMA intrinsics")
+        return (
+            f"{self.cores} {'CUs' if self.api == 'rocm' else 'SMs'} of {self.simds_per_cu} SIMDs, "
+            f"{self.shared_memory_bytes // 1024} KiB shared memory, subgroups of "
+            f"{'/'.join(map(str, self.subgroup_sizes))}, {len(self.mma)} MMA intrinsics"
+        )
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "GpuInfo":
         """The facts from their stored form (`dataclasses.asdict`: lists for tuples, dicts for `MmaShape`s)."""
-        return GpuInfo(**{**data, "subgroup_sizes": tuple(data["subgroup_sizes"]),
-                          "max_workgroup_sizes": tuple(data["max_workgroup_sizes"]),
-                          "mma": tuple(MmaShape(**shape) for shape in data["mma"]),
-                          "virtual_mma": tuple(MmaShape(**shape) for shape in data.get("virtual_mma", ()))})
+        return GpuInfo(
+            **{
+                **data,
+                "subgroup_sizes": tuple(data["subgroup_sizes"]),
+                "max_workgroup_sizes": tuple(data["max_workgroup_sizes"]),
+                "mma": tuple(MmaShape(**shape) for shape in data["mma"]),
+                "virtual_mma": tuple(MmaShape(**shape) for shape in data.get("virtual_mma", ())),
+            }
+        )
 
     @staticmethod
     def from_executable_target(target_attr: ir.Attribute) -> "GpuInfo":
@@ -158,7 +168,11 @@ class GpuInfo:
         shapes: dict[type, list[MmaShape]] = {kind: [] for kind in MMA_ATTRIBUTES}
         for intrinsic in info.mma_intrinsics:
             name = str(intrinsic)
-            if type(intrinsic) not in MMA_ATTRIBUTES or _BLOCK_INTRINSIC.search(name) or name.startswith(_UNUSABLE_INTRINSICS):
+            if (
+                type(intrinsic) not in MMA_ATTRIBUTES
+                or _BLOCK_INTRINSIC.search(name)
+                or name.startswith(_UNUSABLE_INTRINSICS)
+            ):
                 continue
             attr = MMA_ATTRIBUTES[type(intrinsic)].get(intrinsic)
             a, b, c = (str(t) for t in attr.abc_element_types)
@@ -167,9 +181,20 @@ class GpuInfo:
         sku = re.search(r'sku = "([^"]+)"', text)
         vgpr = re.search(r"vgpr_space_bits = (\d+)", text)
         simds = info.simds_per_workgroup or (NVIDIA_SUBPARTITIONS_PER_SM if api == "cuda" else 4)
-        return GpuInfo(api, info.arch, sku.group(1) if sku else "", tuple(info.subgroup_size_choices), simds,
-                       info.workgroup_count, info.max_thread_count_per_workgroup, tuple(info.max_workgroup_sizes),
-                       info.max_workgroup_memory_bytes, tuple(mma), int(vgpr.group(1)) if vgpr else 0, tuple(virtual))
+        return GpuInfo(
+            api,
+            info.arch,
+            sku.group(1) if sku else "",
+            tuple(info.subgroup_size_choices),
+            simds,
+            info.workgroup_count,
+            info.max_thread_count_per_workgroup,
+            tuple(info.max_workgroup_sizes),
+            info.max_workgroup_memory_bytes,
+            tuple(mma),
+            int(vgpr.group(1)) if vgpr else 0,
+            tuple(virtual),
+        )
 
 
 _ROCM_NAME = re.compile(r"(gfx[0-9a-f]{3,4}[a-z0-9]*|mi[0-9]{3}[a-z]*|rx[0-9]{4}[a-z]*|w[0-9]{4}[a-z]*|v[0-9]{3})")

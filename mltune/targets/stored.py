@@ -60,12 +60,16 @@ def rebuilt_facts(arch: str, device: str) -> ResolvedFacts:
     if gpu is not None:
         facts = compiler_facts(gpu)
         # a plain arch (gfx942, sm_80) names no chip: the device id kept the CU/SM count the tuner used
-        return ResolvedFacts(replace(facts, cu_count=facts.cu_count or cores or 0),
-                             "rebuilt from the arch name by the compiler")
+        return ResolvedFacts(
+            replace(facts, cu_count=facts.cu_count or cores or 0), "rebuilt from the arch name by the compiler"
+        )
     table, known = cpu_core_facts(arch)
-    origin = ("rebuilt from the arch name (CPU table)" if known else
-              f"rebuilt from the arch name, which the CPU table lacks: a typical core of {table.native_vector_bytes}-byte "
-              "vectors assumed")
+    origin = (
+        "rebuilt from the arch name (CPU table)"
+        if known
+        else f"rebuilt from the arch name, which the CPU table lacks: a typical core of {table.native_vector_bytes}-byte "
+        "vectors assumed"
+    )
     return ResolvedFacts(CpuInfo(arch, table.native_vector_bytes, cores or len(os.sched_getaffinity(0))), origin)
 
 

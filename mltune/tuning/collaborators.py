@@ -29,8 +29,11 @@ def default_collaborators(run: PreparedRun) -> Collaborators:
     its model for this target stops here, before any build)."""
     request = run.request
     ranker = make_ranker(request.ranker, request.seed, run.facts, request.model_dir, request.dataset_dir)
-    return Collaborators(Builder(run.builds, request.run_dir / "candidates", request.jobs),
-                         make_runner(run.builds.invocation, request.devices, request.run_dir), ranker)
+    return Collaborators(
+        Builder(run.builds, request.run_dir / "candidates", request.jobs),
+        make_runner(run.builds.invocation, request.devices, request.run_dir),
+        ranker,
+    )
 
 
 @dataclass(frozen=True)

@@ -56,15 +56,23 @@ class CompileCheck:
         return self.compiled / self.tried if self.tried else 0.0
 
 
-def compile_indices(problem: Problem, configurator: Configurator, candidates: CandidateSet, applier: Applier,
-                    builder: Builder, indices: Sequence[int], group: str = "") -> list[BuildResult]:
+def compile_indices(
+    problem: Problem,
+    configurator: Configurator,
+    candidates: CandidateSet,
+    applier: Applier,
+    builder: Builder,
+    indices: Sequence[int],
+    group: str = "",
+) -> list[BuildResult]:
     """Compile the given candidates of one space, already enumerated (in parallel, `builder.jobs` at a time)."""
     jobs = [(i, applier.apply(problem, configurator.compilation_info(candidates.knobs(i)))) for i in indices]
     return builder.compile_many(jobs, group)
 
 
-def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, extra_flags: Sequence[str],
-                     work_dir: Path) -> Builder:
+def dispatch_builder(
+    builder: Builder, dispatch: Dispatch, target_kind: str, extra_flags: Sequence[str], work_dir: Path
+) -> Builder:
     """A builder of `dispatch`'s dumped executable, stripped of IREE's configuration and compiled as a dump is
     (`executable_flags`: the user's own flags, the target is inside it, from the phase it was dumped at), where
     candidates compile from it as from the model; else `builder`. Constants the dump names without holding (a
@@ -77,8 +85,9 @@ def dispatch_builder(builder: Builder, dispatch: Dispatch, target_kind: str, ext
     stripped = work_dir / f"{dispatch.name}.stripped.mlir"
     strip_configuration(dispatch.bench, stripped)
     source = restore_dropped_constants(stripped, work_dir / f"{dispatch.name}.restored.mlir")
-    return replace(builder, tuning_input=replace(builder.tuning_input, source=source,
-                                                   compile_flags=executable_flags(extra_flags)))
+    return replace(
+        builder, tuning_input=replace(builder.tuning_input, source=source, compile_flags=executable_flags(extra_flags))
+    )
 
 
 def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[CompileCheck], list[tuple[str, Untunable]]]:
@@ -95,8 +104,9 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
     # started afresh for each dispatch: made (and loaded) once
     ranker = make_ranker(request.ranker, request.seed, model_dir=request.model_dir)
     checks = []
-    for dispatch, configurator in configurators(tunable, context, request.run_dir / "spaces",
-                                                source=tuning_input.source):
+    for dispatch, configurator in configurators(
+        tunable, context, request.run_dir / "spaces", source=tuning_input.source
+    ):
         if isinstance(configurator, Untunable):
             untunable.append((dispatch.name, configurator))
             continue
@@ -105,14 +115,33 @@ def compile_only(request: TuneRequest, context: ir.Context) -> tuple[list[Compil
         candidates = configurator.candidates()
         generation = time.perf_counter() - started
         ranker.start(RankingInput(dispatch.problem, dispatch.facts, candidates))
-        fast = dispatch_builder(builder, dispatch, request.target.kind, request.compile_flags, request.run_dir / "stripped")
-        builds = compile_indices(dispatch.problem, configurator, candidates, applier, fast,
-                                 ranker.ask(request.settings.budget), dispatch.name)
+        fast = dispatch_builder(
+            builder, dispatch, request.target.kind, request.compile_flags, request.run_dir / "stripped"
+        )
+        builds = compile_indices(
+            dispatch.problem,
+            configurator,
+            candidates,
+            applier,
+            fast,
+            ranker.ask(request.settings.budget),
+            dispatch.name,
+        )
         pipelines = [configurator.pipeline_of(candidates.knobs(i)) for i in range(len(candidates))]
         for pipeline in dict.fromkeys(pipelines[b.index] for b in builds):  # one row per pipeline tried
             mine = [b for b in builds if pipelines[b.index] == pipeline]
             failed = [b.detail for b in mine if b.status != "ok"]
-            checks.append(CompileCheck(dispatch.name, dispatch.problem.key, pipeline, pipelines.count(pipeline),
-                                       generation, len(mine), len(mine) - len(failed), failed[0] if failed else ""))
+            checks.append(
+                CompileCheck(
+                    dispatch.name,
+                    dispatch.problem.key,
+                    pipeline,
+                    pipelines.count(pipeline),
+                    generation,
+                    len(mine),
+                    len(mine) - len(failed),
+                    failed[0] if failed else "",
+                )
+            )
     (request.run_dir / "compile_only.json").write_text(json.dumps([asdict(c) for c in checks], indent=2))
     return checks, untunable

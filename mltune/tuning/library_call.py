@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mltune.runs.report import TuneReport
     from mltune.tuning.request import TuneRequest
 
+
 @dataclass(frozen=True)
 class DispatchVerdict:
     """What tuning found for one problem (a dispatch, or several identical ones that one config matches).
@@ -64,19 +65,29 @@ class DispatchVerdict:
         if self.speedup is None:
             found = "not kept: no candidate ran faster than IREE's default in screening"
         else:
-            found = (f"{'kept' if self.kept else 'not kept; best finalist'} {self.speedup:.2f}x "
-                     f"({self.low:.2f}-{self.high:.2f}x) {knob_text(self.knobs)}")
+            found = (
+                f"{'kept' if self.kept else 'not kept; best finalist'} {self.speedup:.2f}x "
+                f"({self.low:.2f}-{self.high:.2f}x) {knob_text(self.knobs)}"
+            )
         return f"{self.dispatch} {self.problem}: {found} ({self.benchmarked} of {self.candidates} measured)"
 
     @staticmethod
     def from_summary(dispatch: dict[str, Any]) -> DispatchVerdict:
         """A dispatch's entry of `summary.json` as a verdict."""
         best = dispatch["winner"] or (dispatch["finalists"][0] if dispatch["finalists"] else None)
-        return DispatchVerdict(dispatch["dispatch"], dispatch["problem"], dispatch["candidates"],
-                               dispatch["benchmarked"], dispatch["winner"] is not None,
-                               best["speedup"] if best else None, best["low"] if best else None,
-                               best["high"] if best else None, best["knobs"] if best else None,
-                               dispatch["numerics"], dispatch["stop_reason"])
+        return DispatchVerdict(
+            dispatch["dispatch"],
+            dispatch["problem"],
+            dispatch["candidates"],
+            dispatch["benchmarked"],
+            dispatch["winner"] is not None,
+            best["speedup"] if best else None,
+            best["low"] if best else None,
+            best["high"] if best else None,
+            best["knobs"] if best else None,
+            dispatch["numerics"],
+            dispatch["stop_reason"],
+        )
 
 
 @dataclass(frozen=True)
@@ -129,8 +140,15 @@ def _request(model: Path, arguments: TuneOptions) -> tuple[TuneRequest, ModelCal
     check_input_file(model, "input file")
     if arguments.starter_spec is not None:
         check_input_file(arguments.starter_spec, "--starter-spec")
-    call = model_call(arguments.inputs, arguments.parameters, arguments.int_range, arguments.function,
-                      arguments.compile_flags_file, arguments.benchmark_flags_file, arguments.shape)
+    call = model_call(
+        arguments.inputs,
+        arguments.parameters,
+        arguments.int_range,
+        arguments.function,
+        arguments.compile_flags_file,
+        arguments.benchmark_flags_file,
+        arguments.shape,
+    )
     if arguments.output is not None:
         check_output_file(arguments.output, "-o")
     dataset_dir = arguments.dataset_dir if arguments.dataset_dir is not None else user_datasets()
@@ -150,21 +168,44 @@ def _request(model: Path, arguments: TuneOptions) -> tuple[TuneRequest, ModelCal
                 hint = "; use --compile-only to check candidates compile" if target.kind != "cpu" else ""
                 raise UserError(f"{err}{hint}") from None
     new_run = arguments.run_dir is None or not arguments.run_dir.exists()
-    run_dir = check_output_folder(arguments.run_dir, "--run-dir") if arguments.run_dir else \
-        new_run_dir(check_output_folder(user_runs(), "--run-dir"), model.stem)
+    run_dir = (
+        check_output_folder(arguments.run_dir, "--run-dir")
+        if arguments.run_dir
+        else new_run_dir(check_output_folder(user_runs(), "--run-dir"), model.stem)
+    )
     use_display(make_display(arguments.progress == "quiet", arguments.progress == "verbose"))
-    settings = LoopSettings(budget=arguments.budget, time_budget_s=arguments.time_budget,
-                            min_speedup=arguments.min_speedup, batch_size=arguments.batch,
-                            final=final_plan(target.kind))
+    settings = LoopSettings(
+        budget=arguments.budget,
+        time_budget_s=arguments.time_budget,
+        min_speedup=arguments.min_speedup,
+        batch_size=arguments.batch,
+        final=final_plan(target.kind),
+    )
     request = TuneRequest(
-        input_path=model, target=target, ranker=arguments.ranker, settings=settings,
+        input_path=model,
+        target=target,
+        ranker=arguments.ranker,
+        settings=settings,
         output=arguments.output or run_dir / "best_spec.mlir",
-        run_dir=run_dir, dataset_dir=dataset_dir, function=call.function, seed=arguments.seed, jobs=jobs,
-        devices=devices, top=arguments.top, starter_spec=arguments.starter_spec, flag_search=arguments.flag_search,
-        compile_flags=(*arguments.iree_flags, *call.compile_flags), timing=arguments.timing,
-        model_dir=arguments.model_dir, cluster=arguments.cluster, shared_fs=arguments.shared_fs,
-        call_inputs=call.inputs, screen=arguments.screen, screen_finalists=arguments.screen_finalists,
-        near_default=arguments.near_default)
+        run_dir=run_dir,
+        dataset_dir=dataset_dir,
+        function=call.function,
+        seed=arguments.seed,
+        jobs=jobs,
+        devices=devices,
+        top=arguments.top,
+        starter_spec=arguments.starter_spec,
+        flag_search=arguments.flag_search,
+        compile_flags=(*arguments.iree_flags, *call.compile_flags),
+        timing=arguments.timing,
+        model_dir=arguments.model_dir,
+        cluster=arguments.cluster,
+        shared_fs=arguments.shared_fs,
+        call_inputs=call.inputs,
+        screen=arguments.screen,
+        screen_finalists=arguments.screen_finalists,
+        near_default=arguments.near_default,
+    )
     return request, call, new_run
 
 
@@ -187,11 +228,18 @@ def _result(report: TuneReport, run_dir: Path) -> TuneResult:
 
     plain = summary(report)
     spec = report.spec_path
-    return TuneResult(run_dir, spec, spec.read_text() if spec is not None else "",
-                      tuple(DispatchVerdict.from_summary(d) for d in plain["dispatches"]),
-                      tuple(read_records(report.records_path)) if report.records_path.exists() else (),
-                      report.records_path, report.command, report.model.refused if report.model else "", plain,
-                      report)
+    return TuneResult(
+        run_dir,
+        spec,
+        spec.read_text() if spec is not None else "",
+        tuple(DispatchVerdict.from_summary(d) for d in plain["dispatches"]),
+        tuple(read_records(report.records_path)) if report.records_path.exists() else (),
+        report.records_path,
+        report.command,
+        report.model.refused if report.model else "",
+        plain,
+        report,
+    )
 
 
 @contextmanager

@@ -21,8 +21,13 @@ def _options() -> tuple[Any, ...]:
     return fields(TuneOptions)
 
 
-GENERIC_PLACES = {"rankers": "one of `mltune.rankers.ranker_names()`", "runs": "MLTUNE_HOME/runs",
-                  "datasets": "MLTUNE_HOME/datasets", "models": "MLTUNE_HOME/models", "shipped": "models"}
+GENERIC_PLACES = {
+    "rankers": "one of `mltune.rankers.ranker_names()`",
+    "runs": "MLTUNE_HOME/runs",
+    "datasets": "MLTUNE_HOME/datasets",
+    "models": "MLTUNE_HOME/models",
+    "shipped": "models",
+}
 
 
 def help_text(spec: Any, places: dict[str, Any] = GENERIC_PLACES) -> str:
@@ -36,8 +41,13 @@ def installed_places() -> dict[str, Any]:
     from mltune.rankers import ranker_names
     from mltune.system.paths import SHIPPED_MODELS, user_datasets, user_models, user_runs
 
-    return {"rankers": ", ".join(ranker_names()), "runs": user_runs(), "datasets": user_datasets(),
-            "models": user_models(), "shipped": SHIPPED_MODELS}
+    return {
+        "rankers": ", ".join(ranker_names()),
+        "runs": user_runs(),
+        "datasets": user_datasets(),
+        "models": user_models(),
+        "shipped": SHIPPED_MODELS,
+    }
 
 
 def checked(check: Callable[[str], Any], value: Any, name: str) -> Any:
@@ -59,7 +69,7 @@ def check_options(options: TuneOptions) -> None:
         if flag.choices and value not in flag.choices:
             raise UserError(f"{shown}: expected one of {', '.join(flag.choices)}, got {value!r}")
         if flag.check is not None:
-            for each in (value if flag.repeat and not isinstance(value, str) else (value,)):
+            for each in value if flag.repeat and not isinstance(value, str) else (value,):
                 checked(flag.check, each, shown)
 
 
@@ -72,8 +82,9 @@ def add_tune_options(parser: argparse.ArgumentParser) -> None:
         if flag.values:
             group = parser.add_mutually_exclusive_group()
             for short, long, value, said in flag.values:
-                group.add_argument(short, long, action="store_const", const=value, dest=spec.name, default=default,
-                                   help=said)
+                group.add_argument(
+                    short, long, action="store_const", const=value, dest=spec.name, default=default, help=said
+                )
             continue
         extra: dict[str, Any] = {"dest": flag.cli_dest or spec.name, "help": help_line}
         if flag.switch:
@@ -120,10 +131,11 @@ def documented(function: Callable[..., Any]) -> Callable[..., Any]:
     own = inspect.signature(function)
     kept = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-    keywords = [inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=spec.default,
-                                  annotation=spec.type) for spec in _options()]
-    function.__signature__ = own.replace(parameters=[*positional, *keywords,
-                                                     *(p for p in kept if p not in positional)])
+    keywords = [
+        inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=spec.default, annotation=spec.type)
+        for spec in _options()
+    ]
+    function.__signature__ = own.replace(parameters=[*positional, *keywords, *(p for p in kept if p not in positional)])
     table = "\n".join(f"        {spec.name}: {help_text(spec)}" for spec in _options())
     function.__doc__ = f"{function.__doc__}\n    Options (`mltune.tuning.options.TuneOptions`):\n{table}\n"
     return function

@@ -27,9 +27,11 @@ from mltune.targets import TargetFacts
 from mltune.tuning.request import TuneRequest
 from mltune.tuning.shapes import specialised_request
 
-NOT_IN_SOURCE = ("on CUDA a candidate is written onto the source's op, and no op of the source is this problem (IREE "
-                 "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped "
-                 "dispatch")
+NOT_IN_SOURCE = (
+    "on CUDA a candidate is written onto the source's op, and no op of the source is this problem (IREE "
+    "forms it from other ops: a linalg.softmax, a transposed or reshaped operand): tune its dumped "
+    "dispatch"
+)
 
 
 @dataclass(frozen=True)
@@ -57,19 +59,33 @@ def prepared_input(request: TuneRequest, context: ir.Context) -> tuple[TuningInp
     """The input as given, dumped, and the input every build compiles from. The weights' split is a compile of the
     same file with the same flags, so it runs beside the dump's compile rather than after it."""
     weights_dir = request.run_dir / "weights"
-    with display().phase("dump the input's dispatches and move the model's weights out of every build (iree-compile, "
-                         "side by side)"), ThreadPoolExecutor(max_workers=1) as pool:
+    with (
+        display().phase(
+            "dump the input's dispatches and move the model's weights out of every build (iree-compile, side by side)"
+        ),
+        ThreadPoolExecutor(max_workers=1) as pool,
+    ):
         started = start_split(request.input_path, request.target, request.compile_flags, context, weights_dir, pool)
-        prepared = prepare_input(request.input_path, request.target, request.run_dir, context, request.function,
-                                 request.seed, request.compile_flags, request.call_inputs)
+        prepared = prepare_input(
+            request.input_path,
+            request.target,
+            request.run_dir,
+            context,
+            request.function,
+            request.seed,
+            request.compile_flags,
+            request.call_inputs,
+        )
         if started is not None:
             started.result()  # made beside the dump: `without_weights` finds it
-        return prepared, without_weights(in_input_form(prepared, request.target.kind, request.run_dir),
-                                          request.target.kind, weights_dir)
+        return prepared, without_weights(
+            in_input_form(prepared, request.target.kind, request.run_dir), request.target.kind, weights_dir
+        )
 
 
-def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-                  source: Path | None = None) -> Iterator[tuple[Dispatch, Configurator | Untunable]]:
+def configurators(
+    tunable: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False, source: Path | None = None
+) -> Iterator[tuple[Dispatch, Configurator | Untunable]]:
     """Each distinct problem once (one spec matches every op equal to it), with its configurator; `data_tiling`:
     CPU contractions hold their data-tiled lowering too (compile flags, so only where one problem is tuned);
     `source`: what CUDA candidates annotate, where the problem must be found (IREE's dispatch may hold an op the
@@ -90,21 +106,31 @@ def configurators(tunable: list[Dispatch], context: ir.Context, work_dir: Path, 
         yield dispatch, configurator
 
 
-def configure(dispatches: list[Dispatch], context: ir.Context, work_dir: Path, data_tiling: bool = False,
-              source: Path | None = None) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
+def configure(
+    dispatches: list[Dispatch],
+    context: ir.Context,
+    work_dir: Path,
+    data_tiling: bool = False,
+    source: Path | None = None,
+) -> tuple[list[Dispatch], dict[str, tuple[Dispatch, Configurator]]]:
     """Every distinct problem's configurator, by problem key; a problem its target cannot configure
     (e.g. a convolution on llvm-cpu) is listed as untunable, so that it takes no share of the budget."""
     configured: dict[str, tuple[Dispatch, Configurator]] = {}
     untunable: dict[str, Untunable] = {}
-    for dispatch, configurator in configurators([d for d in dispatches if isinstance(d.problem, Problem)], context,
-                                                work_dir, data_tiling, source):
+    for dispatch, configurator in configurators(
+        [d for d in dispatches if isinstance(d.problem, Problem)], context, work_dir, data_tiling, source
+    ):
         assert isinstance(dispatch.problem, Problem)
         if isinstance(configurator, Untunable):
             untunable[dispatch.problem.key] = configurator
         else:
             configured[dispatch.problem.key] = (dispatch, configurator)
-    listed = [replace(d, problem=untunable[d.problem.key]) if isinstance(d.problem, Problem)
-              and d.problem.key in untunable else d for d in dispatches]
+    listed = [
+        replace(d, problem=untunable[d.problem.key])
+        if isinstance(d.problem, Problem) and d.problem.key in untunable
+        else d
+        for d in dispatches
+    ]
     return listed, configured
 
 
@@ -112,8 +138,11 @@ def lowering_is_tunable(tuning_input: TuningInput, dispatches: list[Dispatch]) -
     """A contraction's lowering (data tiling: compile flags, for the whole model) is tuned as part of its space when
     the input is a model whose dispatches hold one problem, not already data-tiled."""
     problems = {d.problem.key for d in dispatches if isinstance(d.problem, Problem)}
-    return (not tuning_input.invocation.dispatch_level and len(problems) == 1
-            and "--iree-opt-data-tiling" not in tuning_input.compile_flags)
+    return (
+        not tuning_input.invocation.dispatch_level
+        and len(problems) == 1
+        and "--iree-opt-data-tiling" not in tuning_input.compile_flags
+    )
 
 
 def nothing_tunable(request: TuneRequest, dispatches: list[Dispatch]) -> UserError:
@@ -153,5 +182,6 @@ def prepare(request: TuneRequest, context: ir.Context) -> PreparedRun:
     dispatches, configured = configure(dispatches, context, request.run_dir / "spaces", data_tiling, builds.source)
     if not configured and not search_flags:
         raise nothing_tunable(request, dispatches)
-    return PreparedRun(request, specialised, given, builds, starter, dispatches, configured, facts, search_flags,
-                       data_tiling)
+    return PreparedRun(
+        request, specialised, given, builds, starter, dispatches, configured, facts, search_flags, data_tiling
+    )

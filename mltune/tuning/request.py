@@ -32,7 +32,9 @@ class TuneRequest:
     flag_search: bool = False  # flag variants are CPU flags: measured only for CPU targets
     compile_flags: tuple[str, ...] = ()  # the user's own iree-compile flags, for the default and every candidate
     timing: str = "auto"  # call | kernel | auto (kernel on GPUs): see `mltune.execution.kernel_timing`
-    model_dir: Path | None = None  # learned rankers' models: this folder alone, None for `mltune.system.paths`' search path
+    model_dir: Path | None = (
+        None  # learned rankers' models: this folder alone, None for `mltune.system.paths`' search path
+    )
     cluster: str | None = None  # a Ray cluster's address (joined already): compile and benchmark candidates there
     shared_fs: bool = False  # the run directory is at the same path on every node of the cluster
     call_inputs: CallInputs = CallInputs()  # the user's --input values, --parameters and --int-range

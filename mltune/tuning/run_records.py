@@ -29,8 +29,13 @@ class RunRecords:
         if not self.earlier:
             return ""
         stamps = [r["timestamp"] for r in self.earlier if isinstance(r.get("timestamp"), (int, float))]
-        when = " to ".join(dict.fromkeys(time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
-                                         for t in (min(stamps), max(stamps)))) if stamps else "at an unknown time"
+        when = (
+            " to ".join(
+                dict.fromkeys(time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) for t in (min(stamps), max(stamps)))
+            )
+            if stamps
+            else "at an unknown time"
+        )
         busy = [c for r in self.earlier for c in r.get("busy_cores") or []]
         if not (busy and all(r.get("busy_cores") for r in self.earlier)):
             load = "the machine's load then is not recorded"
@@ -38,8 +43,10 @@ class RunRecords:
             load = "no other process kept a core busy while they were timed"
         else:
             load = f"other processes kept up to {max(busy):.1f} cores busy while they were timed"
-        return (f"note: {len(self.earlier)} measurements recorded in {self.run_dir} from {when} are reused, not taken "
-                f"again ({load}); name a new --run-dir to measure everything afresh")
+        return (
+            f"note: {len(self.earlier)} measurements recorded in {self.run_dir} from {when} are reused, not taken "
+            f"again ({load}); name a new --run-dir to measure everything afresh"
+        )
 
     @property
     def path(self) -> Path:

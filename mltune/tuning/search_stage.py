@@ -50,19 +50,26 @@ class Searched:
     @property
     def measured_any(self) -> bool:
         """Whether any candidate ran to a measurement (a run with no problem to search has nothing to measure)."""
-        return not self.results or any(t.measurement and t.measurement.status == "ok"
-                                       for r in self.results for t in r.trials)
+        return not self.results or any(
+            t.measurement and t.measurement.status == "ok" for r in self.results for t in r.trials
+        )
 
 
 def record_fields(run: PreparedRun) -> dict[str, Any]:
     """What every record of the run carries besides its measurement."""
     facts, request = run.facts, run.request
-    return {"arch": facts.arch, "device": device_id(",".join(request.devices), facts.cores),
-            "target": facts_to_record(facts), "run_id": request.run_dir.name, "level": run.level}
+    return {
+        "arch": facts.arch,
+        "device": device_id(",".join(request.devices), facts.cores),
+        "target": facts_to_record(facts),
+        "run_id": request.run_dir.name,
+        "level": run.level,
+    }
 
 
-def _tasks(run: PreparedRun, tools: Collaborators, allocations: list[Allocation], measured: MeasuredBuilds,
-           records: RunRecords) -> list[SearchTask]:
+def _tasks(
+    run: PreparedRun, tools: Collaborators, allocations: list[Allocation], measured: MeasuredBuilds, records: RunRecords
+) -> list[SearchTask]:
     """One search per allocation (identical problems are one: one spec matches them all), its ranker starting near
     IREE's default and from configs earlier runs found fast."""
     request = run.request
@@ -74,45 +81,82 @@ def _tasks(run: PreparedRun, tools: Collaborators, allocations: list[Allocation]
         dispatch, configurator = run.configured[allocation.problem.key]
         problem = dispatch.problem
         assert isinstance(problem, Problem)
-        earlier = partial(earlier_trials, records.earlier, problem, configurator=configurator,
-                          compiler=compiler_version.VERSION, device=device,
-                          vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name))
-        near = near_default(for_one_problem(tools.ranker), configurator, dispatch.default_config, near_share,
-                            request.seed)
+        earlier = partial(
+            earlier_trials,
+            records.earlier,
+            problem,
+            configurator=configurator,
+            compiler=compiler_version.VERSION,
+            device=device,
+            vmfb_of=partial(measured.builder.candidate_vmfb, dispatch.name),
+        )
+        near = near_default(
+            for_one_problem(tools.ranker), configurator, dispatch.default_config, near_share, request.seed
+        )
         ranker = SeededRanker(near, priors.get(problem.key, []))
-        tasks.append(SearchTask(dispatch.name, problem, configurator, ranker, allocation.budget, earlier,
-                                default_sha256=measured.baseline.sha256))
+        tasks.append(
+            SearchTask(
+                dispatch.name,
+                problem,
+                configurator,
+                ranker,
+                allocation.budget,
+                earlier,
+                default_sha256=measured.baseline.sha256,
+            )
+        )
     return tasks
 
 
-def nothing_measured(results: list[DispatchResult], out_of_time: dict[str, float] | None = None,
-                     time_budget: float = 0.0, search_share: float = 1.0) -> str:
+def nothing_measured(
+    results: list[DispatchResult],
+    out_of_time: dict[str, float] | None = None,
+    time_budget: float = 0.0,
+    search_share: float = 1.0,
+) -> str:
     """Why a run measured nothing: the run's `--time-budget` was spent before the search started a candidate
     (`out_of_time`: the stages before it, with their seconds); every candidate failed, the first failure names the
     reason; or no space held a candidate (a loop size that no tile of the space divides)."""
     trials = [t for r in results for t in r.trials]
     if not trials and out_of_time is not None:
         spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in out_of_time.items())
-        return (f"nothing could be measured: the --time-budget of {time_budget:.0f} s was spent before the search "
-                f"started a candidate ({spent}); candidates start only in its first {search_share:.0%}, the rest is "
-                "kept for the checks in the model: give a larger --time-budget")
+        return (
+            f"nothing could be measured: the --time-budget of {time_budget:.0f} s was spent before the search "
+            f"started a candidate ({spent}); candidates start only in its first {search_share:.0%}, the rest is "
+            "kept for the checks in the model: give a larger --time-budget"
+        )
     if not trials:
         empty = ", ".join(f"{r.name} ({r.problem.key})" for r in results if r.candidates == 0)
-        return (f"nothing could be measured: the space of {empty} holds no candidate (no configuration of mltune's "
-                "space fits its sizes on this target)")
+        return (
+            f"nothing could be measured: the space of {empty} holds no candidate (no configuration of mltune's "
+            "space fits its sizes on this target)"
+        )
     first = next((t.measurement.detail if t.measurement else t.build.detail for t in trials), "")
     return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
 
 
-def search(run: PreparedRun, tools: Collaborators, baselines: Baselines, profiles: list[DispatchProfile],
-           allocations: list[Allocation], records: RunRecords, winner_check: WinnerCheck,
-           context: ir.Context) -> Searched:
+def search(
+    run: PreparedRun,
+    tools: Collaborators,
+    baselines: Baselines,
+    profiles: list[DispatchProfile],
+    allocations: list[Allocation],
+    records: RunRecords,
+    winner_check: WinnerCheck,
+    context: ir.Context,
+) -> Searched:
     """Stage four: search every allocation, recording each trial as it is measured."""
     request, builds, facts = run.request, run.builds, run.facts
     fields = record_fields(run)
     applier = make_applier(request.target.kind, builds.source, context)
-    measured = measured_builds(request.timing if run.level == "model" else "call", request.target.kind != "cpu",
-                               tools.builder, tools.runner, baselines.default, request.run_dir)
+    measured = measured_builds(
+        request.timing if run.level == "model" else "call",
+        request.target.kind != "cpu",
+        tools.builder,
+        tools.runner,
+        baselines.default,
+        request.run_dir,
+    )
     runner_seconds_before = tools.runner.seconds_in_children
     tasks = _tasks(run, tools, allocations, measured, records)
     results: list[DispatchResult] = []
@@ -121,34 +165,85 @@ def search(run: PreparedRun, tools: Collaborators, baselines: Baselines, profile
         kind = screen_kind(request.screen, builds.invocation.dispatch_level, len(profiles), run.data_tiling)
         screens = {}
         if kind is not None:
-            stage = ScreenStage(kind, request.screen_finalists, request.target, facts, request.settings, context,
-                                records.write, fields, request.run_dir / "screen",
-                                {d.name: d.bench for d in run.dispatches}, records.earlier, fields["device"],
-                                request.devices, request.jobs, request.seed, request.compile_flags)
+            stage = ScreenStage(
+                kind,
+                request.screen_finalists,
+                request.target,
+                facts,
+                request.settings,
+                context,
+                records.write,
+                fields,
+                request.run_dir / "screen",
+                {d.name: d.bench for d in run.dispatches},
+                records.earlier,
+                fields["device"],
+                request.devices,
+                request.jobs,
+                request.seed,
+                request.compile_flags,
+            )
             screens = stage.workloads(tasks) if request.cluster else {}  # a cluster screens beside the model stage
             tasks = tasks if request.cluster else stage.run(tasks)
-        executor = make_executor(request.cluster, request.shared_fs, measured.builder, tools.runner,
-                                 measured.baseline.vmfb, builds.invocation, request.devices,
-                                 request.target.kind != "cpu", request.settings.batch_size, screens)
-        loop = TuningLoop(executor, facts, applier, request.settings, context, records.write, fields,
-                          records.write_finalist)
-        if (stage is not None and request.cluster is None and tasks and all(t.finalists_only for t in tasks)
-                and all(p.timed_in == "model" for p in profiles)):  # a few builds time every finalist in the model
-            timer = InModelTimer(builds.invocation, request.devices[0], named_dispatches(builds, run.dispatches),
-                                 request.run_dir / "in_model")
-            in_model = ProfiledFinals(measured.builder, applier, facts, timer, measured.baseline.vmfb,
-                                      request.settings, records.write, fields, request.run_dir / "in_model")
-        searches: Iterator = (stage.stream(tasks, loop) if stage is not None and request.cluster else
-                              zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks)))
+        executor = make_executor(
+            request.cluster,
+            request.shared_fs,
+            measured.builder,
+            tools.runner,
+            measured.baseline.vmfb,
+            builds.invocation,
+            request.devices,
+            request.target.kind != "cpu",
+            request.settings.batch_size,
+            screens,
+        )
+        loop = TuningLoop(
+            executor, facts, applier, request.settings, context, records.write, fields, records.write_finalist
+        )
+        if (
+            stage is not None
+            and request.cluster is None
+            and tasks
+            and all(t.finalists_only for t in tasks)
+            and all(p.timed_in == "model" for p in profiles)
+        ):  # a few builds time every finalist in the model
+            timer = InModelTimer(
+                builds.invocation,
+                request.devices[0],
+                named_dispatches(builds, run.dispatches),
+                request.run_dir / "in_model",
+            )
+            in_model = ProfiledFinals(
+                measured.builder,
+                applier,
+                facts,
+                timer,
+                measured.baseline.vmfb,
+                request.settings,
+                records.write,
+                fields,
+                request.run_dir / "in_model",
+            )
+        searches: Iterator = (
+            stage.stream(tasks, loop)
+            if stage is not None and request.cluster
+            else zip(tasks, in_model.run(tasks) if in_model else loop.tune_all(tasks))
+        )
         for task, searched in searches:
             if stage is not None:
                 stage.describe(searched)
             if task.budget > searched.candidates:
-                print(f"note: --budget capped at the {searched.candidates} candidates in the space of "
-                      f"{task.problem.key}")
+                print(
+                    f"note: --budget capped at the {searched.candidates} candidates in the space of {task.problem.key}"
+                )
             with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
-                refused = winner_check.verify(searched, run.configured[task.problem.key][0].facts,
-                                              task.configurator.pipeline_of, task.ranker.name, fields)
+                refused = winner_check.verify(
+                    searched,
+                    run.configured[task.problem.key][0].facts,
+                    task.configurator.pipeline_of,
+                    task.ranker.name,
+                    fields,
+                )
             for record in refused:
                 records.write(record)
             results.append(searched)
@@ -156,6 +251,11 @@ def search(run: PreparedRun, tools: Collaborators, baselines: Baselines, profile
         if executor is not None:
             executor.close()
         records.close()
-    tool_seconds = (executor.tool_seconds + tools.runner.seconds_in_children - runner_seconds_before
-                    + (in_model.tool_seconds if in_model else 0.0) + (stage.tool_seconds if stage else 0.0))
+    tool_seconds = (
+        executor.tool_seconds
+        + tools.runner.seconds_in_children
+        - runner_seconds_before
+        + (in_model.tool_seconds if in_model else 0.0)
+        + (stage.tool_seconds if stage else 0.0)
+    )
     return Searched(results, applier, measured, in_model.timer if in_model else None, tool_seconds)

@@ -26,8 +26,10 @@ from mltune.system.progress import display
 if TYPE_CHECKING:
     from mltune.tuning.request import TuneRequest
 
-SPECIALISED_NOTE = ("IREE matches a tuning spec's configs to ops of these static sizes: build the specialised "
-                    "module (the command below) for this shape; the dynamic build keeps IREE's default configs")
+SPECIALISED_NOTE = (
+    "IREE matches a tuning spec's configs to ops of these static sizes: build the specialised "
+    "module (the command below) for this shape; the dynamic build keeps IREE's default configs"
+)
 
 
 def _format(shape: ArgumentShape) -> str:
@@ -38,8 +40,10 @@ def _format(shape: ArgumentShape) -> str:
 def _check_shapes(shapes: tuple[ArgumentShape, ...], abi: FunctionAbi) -> None:
     given = ",".join(_format(s) for s in shapes)
     if len(shapes) != len(abi.arguments):
-        raise UserError(f"--shape {given}: {len(shapes)} shapes for the {len(abi.arguments)} arguments of "
-                        f"@{abi.name} ({', '.join(a.text for a in abi.arguments)})")
+        raise UserError(
+            f"--shape {given}: {len(shapes)} shapes for the {len(abi.arguments)} arguments of "
+            f"@{abi.name} ({', '.join(a.text for a in abi.arguments)})"
+        )
     for index, ((dims, element), argument) in enumerate(zip(shapes, abi.arguments)):
         where = f"--shape {given}: argument {index} of @{abi.name} is {argument.text}"
         if argument.shape is None or len(argument.shape) != len(dims):
@@ -59,10 +63,13 @@ def _shapes(request: TuneRequest, abi: FunctionAbi) -> tuple[tuple[int, ...], ..
         _check_shapes(given.shapes, abi)
         return tuple(dims for dims, _ in given.shapes)
     dynamic = ", ".join(f"argument {i} is {a.text}" for i, a in enumerate(abi.arguments) if not a.is_static)
-    example = ",".join(_format((tuple(d if d is not None else 128 for d in a.shape or ()), a.element_type))
-                       for a in abi.arguments)
-    raise UserError(f"@{abi.name} has dynamic dimensions ({dynamic}): name the shapes to tune for, e.g. "
-                    f"--shape {example} (repeat --shape for several; one run each), or give --input values")
+    example = ",".join(
+        _format((tuple(d if d is not None else 128 for d in a.shape or ()), a.element_type)) for a in abi.arguments
+    )
+    raise UserError(
+        f"@{abi.name} has dynamic dimensions ({dynamic}): name the shapes to tune for, e.g. "
+        f"--shape {example} (repeat --shape for several; one run each), or give --input values"
+    )
 
 
 def specialised_request(request: TuneRequest, context: ir.Context) -> tuple[TuneRequest, Specialised | None]:
@@ -88,8 +95,10 @@ def shape_note(specialised: Specialised | None) -> tuple[str, ...]:
     """The report's line saying which shapes the run's configs were tuned for."""
     if specialised is None:
         return ()
-    return (f"tuned for the shapes {specialised.describe()} (the model's dynamic dimensions, specialised: "
-            f"{Path(specialised.source).name})",)
+    return (
+        f"tuned for the shapes {specialised.describe()} (the model's dynamic dimensions, specialised: "
+        f"{Path(specialised.source).name})",
+    )
 
 
 def bucket_output(output: Path, shape: str) -> Path:

@@ -32,8 +32,14 @@ def named_dispatches(tuning_input: TuningInput, dispatches: list[Dispatch]) -> l
     return named
 
 
-def _measured_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices: Sequence[str], run_dir: Path,
-                     jobs: int, default_vmfb: Path) -> list[DispatchProfile]:
+def _measured_shares(
+    tuning_input: TuningInput,
+    dispatches: list[Dispatch],
+    devices: Sequence[str],
+    run_dir: Path,
+    jobs: int,
+    default_vmfb: Path,
+) -> list[DispatchProfile]:
     """Each dispatch's share of the model's time: in runs of IREE's default build where the first device profiles
     dispatches, else on the dumps, shared among the devices; a single dispatch needs no measurement."""
     named = named_dispatches(tuning_input, dispatches)
@@ -41,16 +47,23 @@ def _measured_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devi
         return [DispatchProfile(n, op, p.key if p else None, float("nan"), 1, 1.0) for n, _, op, p in named]
     if profiling_mode(devices[0]) is not None:
         try:
-            return rank_in_model(named, profile_in_model(default_vmfb, tuning_input.invocation, devices[0],
-                                                         run_dir / "profile"))
+            return rank_in_model(
+                named, profile_in_model(default_vmfb, tuning_input.invocation, devices[0], run_dir / "profile")
+            )
         except NotProfiled as why:
             print(f"note: each dispatch is timed on its dump instead: {why}")
     counts = call_counts(tuning_input.source, tuning_input.compile_flags, run_dir)
     return profile_model(named, counts, devices, run_dir / "profile", jobs)
 
 
-def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices: Sequence[str], run_dir: Path,
-                  jobs: int, default_vmfb: Path) -> list[DispatchProfile]:
+def cached_shares(
+    tuning_input: TuningInput,
+    dispatches: list[Dispatch],
+    devices: Sequence[str],
+    run_dir: Path,
+    jobs: int,
+    default_vmfb: Path,
+) -> list[DispatchProfile]:
     """The model's time shares, read back from `run_dir` when an earlier run there measured them."""
     path = run_dir / "profile.json"
     if path.is_file():
@@ -63,12 +76,12 @@ def cached_shares(tuning_input: TuningInput, dispatches: list[Dispatch], devices
     return profiles
 
 
-def profile_and_allocate(tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest,
-                         default_vmfb: Path, whole_model: bool) -> tuple[list[DispatchProfile], list[Allocation]]:
+def profile_and_allocate(
+    tuning_input: TuningInput, dispatches: list[Dispatch], request: TuneRequest, default_vmfb: Path, whole_model: bool
+) -> tuple[list[DispatchProfile], list[Allocation]]:
     """Stage three: each dispatch's share of the time (shown as a table) and the budget split by it."""
     with display().phase("profile: time each dispatch"):
-        profiles = cached_shares(tuning_input, dispatches, request.devices, request.run_dir, request.jobs,
-                                 default_vmfb)
+        profiles = cached_shares(tuning_input, dispatches, request.devices, request.run_dir, request.jobs, default_vmfb)
     allocations = split_budget(select(problem_shares(profiles), request.top), request.settings.budget)
     display().table(profile_lines(profiles, allocations, whole_model))
     return profiles, allocations

@@ -67,15 +67,30 @@ def _winner_check(run: PreparedRun, baselines: Baselines, context: ir.Context) -
     """Checks each winner's numerics against IREE's default build, started now so that the default's outputs (and
     on a GPU, the host's) are ready when the first winner is."""
     request = run.request
-    check = WinnerCheck(run.builds, baselines.default.vmfb, request.devices[0], request.target, context,
-                        request.run_dir, request.jobs, request.seed)
-    check.start(None if request.target.kind == "cpu" else  # a GPU's default is held against the host's
-                HostBuild(request.input_path, run.given.invocation, request.compile_flags))
+    check = WinnerCheck(
+        run.builds,
+        baselines.default.vmfb,
+        request.devices[0],
+        request.target,
+        context,
+        request.run_dir,
+        request.jobs,
+        request.seed,
+    )
+    check.start(
+        None
+        if request.target.kind == "cpu"
+        # a GPU's default is held against the host's
+        else HostBuild(request.input_path, run.given.invocation, request.compile_flags)
+    )
     return check
 
 
-def tune(request: TuneRequest, context: ir.Context,
-         make_collaborators: Callable[[PreparedRun], Collaborators] = default_collaborators) -> TuneReport:
+def tune(
+    request: TuneRequest,
+    context: ir.Context,
+    make_collaborators: Callable[[PreparedRun], Collaborators] = default_collaborators,
+) -> TuneReport:
     """Tune `request`'s input; the report is also written to the run folder as `summary.json`."""
     clock = StageClock()
     with clock.stage("prepare the input"):  # mostly the compiles that dump the dispatches and move the weights
@@ -85,11 +100,14 @@ def tune(request: TuneRequest, context: ir.Context,
         baselines = build_baselines(run, tools.builder)
         winner_check = _winner_check(run, baselines, context)
     time_budget = run.request.settings.time_budget_s  # the whole run's
-    run = replace(run, request=replace(run.request, settings=with_deadline(run.request.settings,
-                                                                            clock.started_monotonic, run.level)))
+    run = replace(
+        run,
+        request=replace(run.request, settings=with_deadline(run.request.settings, clock.started_monotonic, run.level)),
+    )
     with clock.stage("profile"):
-        profiles, allocations = profile_and_allocate(run.builds, run.dispatches, run.request, baselines.default.vmfb,
-                                                     run.level == "model")
+        profiles, allocations = profile_and_allocate(
+            run.builds, run.dispatches, run.request, baselines.default.vmfb, run.level == "model"
+        )
     records = RunRecords(run.request.dataset_dir, run.facts.arch, run.request.run_dir)
     reused = records.reused()
     if reused:
@@ -98,30 +116,51 @@ def tune(request: TuneRequest, context: ir.Context,
         searched = search(run, tools, baselines, profiles, allocations, records, winner_check, context)
     if not searched.measured_any:
         out_of_time = passed(run.request.settings.deadline)
-        raise RunFailure(nothing_measured(searched.results, clock.seconds if out_of_time else None,
-                                          time_budget or 0.0, SEARCH_SHARE[run.level]))
+        raise RunFailure(
+            nothing_measured(
+                searched.results, clock.seconds if out_of_time else None, time_budget or 0.0, SEARCH_SHARE[run.level]
+            )
+        )
     with clock.stage("checks in the model and the result"):
         deadline = None if time_budget is None else clock.started_monotonic + time_budget
         finished = finish(run, tools, baselines, searched, winner_check, context, deadline)
         emitted = emit(run, finished)
     seconds = clock.seconds
-    tool_seconds = (seconds["prepare the input"] + baselines.seconds + seconds["profile"] + searched.tool_seconds
-                    + seconds["checks in the model and the result"])
+    tool_seconds = (
+        seconds["prepare the input"]
+        + baselines.seconds
+        + seconds["profile"]
+        + searched.tool_seconds
+        + seconds["checks in the model and the result"]
+    )
     model = finished.model
     whole = searched.in_model is None and not searched.measured.kernel_level  # trials' baselines: the input's time
-    report = TuneReport(run.level, baseline_us=baseline_us(searched.results if whole else [],
-                                                           model.timing if model else None,
-                                                           model.as_built if model else None),
-                        dispatches=run.dispatches, results=searched.results,
-                        spec_path=emitted.path, requested_output=run.request.output,
-                        wall_seconds=time.perf_counter() - clock.started, tool_seconds=tool_seconds,
-                        records_path=records.path, output_kind=emitted.kind,
-                        profiles=profiles, allocations=allocations, flags=finished.flags, model=model,
-                        command=emitted.command,
-                        kernel_timing=searched.measured.timing if searched.measured.kernel_level else None,
-                        numerics=winner_check.verdicts, attempts=list(finished.attempts),
-                        arguments=(*run.builds.arguments, *shape_note(run.specialised)),
-                        parameters=run.given.invocation.parameters,  # the user's, not the split's
-                        host=winner_check.host, stage_seconds=seconds, time_budget=time_budget)
+    report = TuneReport(
+        run.level,
+        baseline_us=baseline_us(
+            searched.results if whole else [], model.timing if model else None, model.as_built if model else None
+        ),
+        dispatches=run.dispatches,
+        results=searched.results,
+        spec_path=emitted.path,
+        requested_output=run.request.output,
+        wall_seconds=time.perf_counter() - clock.started,
+        tool_seconds=tool_seconds,
+        records_path=records.path,
+        output_kind=emitted.kind,
+        profiles=profiles,
+        allocations=allocations,
+        flags=finished.flags,
+        model=model,
+        command=emitted.command,
+        kernel_timing=searched.measured.timing if searched.measured.kernel_level else None,
+        numerics=winner_check.verdicts,
+        attempts=list(finished.attempts),
+        arguments=(*run.builds.arguments, *shape_note(run.specialised)),
+        parameters=run.given.invocation.parameters,  # the user's, not the split's
+        host=winner_check.host,
+        stage_seconds=seconds,
+        time_budget=time_budget,
+    )
     (run.request.run_dir / "summary.json").write_text(json.dumps(summary(report), indent=2))
     return report

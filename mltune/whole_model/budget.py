@@ -44,8 +44,9 @@ def problem_shares(profiles: Sequence[DispatchProfile]) -> list[ProblemShare]:
     for profile in profiles:
         if profile.problem_key is not None:
             grouped.setdefault(profile.problem_key, []).append(profile)
-    shares = [ProblemShare(key, tuple(p.name for p in group), sum(p.share for p in group))
-              for key, group in grouped.items()]
+    shares = [
+        ProblemShare(key, tuple(p.name for p in group), sum(p.share for p in group)) for key, group in grouped.items()
+    ]
     return sorted(shares, key=lambda s: -s.share)
 
 

@@ -92,8 +92,9 @@ def fallbacks(attempt: Attempt) -> tuple[Pick, ...]:
     return tuple(p for p in following if p is not None)
 
 
-def finish_with_fallbacks(picks: Sequence[Pick], check: Check, most: int = MAX_FALLBACKS,
-                          out_of_time: Callable[[], bool] = lambda: False) -> list[Attempt]:
+def finish_with_fallbacks(
+    picks: Sequence[Pick], check: Check, most: int = MAX_FALLBACKS, out_of_time: Callable[[], bool] = lambda: False
+) -> list[Attempt]:
     """Every result tried, in order: the first, then up to `most` fallbacks while the last lost, a dispatch in it
     has a finalist left and the run's time is not `out_of_time`. The last attempt is the run's outcome."""
     attempts = [Attempt(tuple(picks), check([p.config for p in picks], 0))]
@@ -102,8 +103,10 @@ def finish_with_fallbacks(picks: Sequence[Pick], check: Check, most: int = MAX_F
         if not following:
             break
         if out_of_time():
-            print(f"note: no fallback tried: the --time-budget is spent ({len(following)} dispatch(es) had a "
-                  "finalist left)")
+            print(
+                f"note: no fallback tried: the --time-budget is spent ({len(following)} dispatch(es) had a "
+                "finalist left)"
+            )
             break
         attempts.append(Attempt(following, check([p.config for p in following], len(attempts))))
     return attempts

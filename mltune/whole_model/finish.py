@@ -50,11 +50,22 @@ class ModelOutcome:
         return not (self.refused or self.withdrawn)
 
 
-def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_baseline: BuildResult,
-                 default_build: BuildResult, builder: Builder, runner: Runner | RunnerPool, applier: Applier,
-                 plan: TimingPlan, context: ir.Context, work_dir: Path, numerics_device: str | None,
-                 check_configs: CheckConfigs | None = None, timed_as_built: bool = False,
-                 judge: Judge = compare) -> ModelOutcome:
+def finish_model(
+    configs: Sequence[Config],
+    starter: StarterSpec | None,
+    flags_baseline: BuildResult,
+    default_build: BuildResult,
+    builder: Builder,
+    runner: Runner | RunnerPool,
+    applier: Applier,
+    plan: TimingPlan,
+    context: ir.Context,
+    work_dir: Path,
+    numerics_device: str | None,
+    check_configs: CheckConfigs | None = None,
+    timed_as_built: bool = False,
+    judge: Judge = compare,
+) -> ModelOutcome:
     """The configs' check (leave-one-out unless `check_configs` says otherwise), merge, numerics against IREE's
     default build, then the end-to-end timing; a result that is not faster than IREE's default build in that last
     measurement is withdrawn. `timed_as_built`: the caller times the result once more, built as the user builds it,
@@ -104,8 +115,11 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
         timing = end_to_end(default_build.vmfb, builds, runner, plan)
     overruled = everything is not None and every_config_faster(timing)
     if overruled:  # the check's single comparisons against one build of all were outweighed end to end
-        every_numerics = (numerics_check(default_build, everything, builder, numerics_device, work_dir, judge)
-                          if numerics_device is not None else None)
+        every_numerics = (
+            numerics_check(default_build, everything, builder, numerics_device, work_dir, judge)
+            if numerics_device is not None
+            else None
+        )
         overruled = every_numerics is None or every_numerics.ok
         if overruled:
             result, numerics, check = merged(configs), every_numerics or numerics, replace(check, kept=list(configs))
@@ -114,9 +128,14 @@ def finish_model(configs: Sequence[Config], starter: StarterSpec | None, flags_b
     # Only mltune's own part is withdrawn: a starter spec with nothing added is the user's choice, kept as given.
     adds_something = bool(check.kept) or flags_baseline.vmfb != default_build.vmfb
     if adds_something and not estimate.faster(1.0):  # every step won alone; the whole is not surely faster
-        return ModelOutcome(None, check, numerics, timing,
-                            withdrawn=f"in the final end-to-end measurement the recommended build's speedup over "
-                                      f"IREE's default was {estimate.describe()}: not surely above 1")
+        return ModelOutcome(
+            None,
+            check,
+            numerics,
+            timing,
+            withdrawn=f"in the final end-to-end measurement the recommended build's speedup over "
+            f"IREE's default was {estimate.describe()}: not surely above 1",
+        )
     return ModelOutcome(result, check, numerics, timing, overruled=overruled)
 
 
@@ -164,8 +183,10 @@ class FinalChecks:
         if not self.out_of_time():
             return self.plan
         rounds = min(self.plan.rounds, SHORT_ROUNDS)
-        print(f"note: the --time-budget is spent: this result's checks in the model run {rounds} rounds each, "
-              "not extended (wider intervals)")
+        print(
+            f"note: the --time-budget is spent: this result's checks in the model run {rounds} rounds each, "
+            "not extended (wider intervals)"
+        )
         return replace(self.plan, rounds=rounds, max_rounds=0)
 
     def run(self, configs: Sequence[Config], attempt: int = 0) -> ModelOutcome:
@@ -180,12 +201,25 @@ class FinalChecks:
         kernel = measured.kernel_level
         check: CheckConfigs = LeaveOneOut(measured.builder, self.runner, plan)
         if self.in_model is not None and not kernel:
-            check = InModelCheck(replace(self.in_model, work_dir=work_dir / "in_model_check"), measured.builder,
-                                 measured.baseline.vmfb)
-        outcome = finish_model(configs, self.starter, measured.baseline,
-                               measured.baseline if kernel else self.default_build, measured.builder, self.runner,
-                               self.applier, plan, self.context, work_dir, self.numerics_device, check,
-                               timed_as_built=self.as_built is not None and not kernel, judge=self.judge)
+            check = InModelCheck(
+                replace(self.in_model, work_dir=work_dir / "in_model_check"), measured.builder, measured.baseline.vmfb
+            )
+        outcome = finish_model(
+            configs,
+            self.starter,
+            measured.baseline,
+            measured.baseline if kernel else self.default_build,
+            measured.builder,
+            self.runner,
+            self.applier,
+            plan,
+            self.context,
+            work_dir,
+            self.numerics_device,
+            check,
+            timed_as_built=self.as_built is not None and not kernel,
+            judge=self.judge,
+        )
         if outcome.result is None:
             return outcome
         if not kernel:
@@ -193,33 +227,52 @@ class FinalChecks:
         with display().phase("per call: the result as it will run, against IREE's default"):
             per_call = call_level(outcome.result, builder, self.runner, self.default_build, plan)
         if per_call is not None and per_call.estimate.slower():
-            return replace(outcome, result=None, per_call=per_call, withdrawn="per call, as it will run, the result "
-                           f"was {per_call.estimate.describe()} IREE's default speed")
+            return replace(
+                outcome,
+                result=None,
+                per_call=per_call,
+                withdrawn="per call, as it will run, the result "
+                f"was {per_call.estimate.describe()} IREE's default speed",
+            )
         return replace(outcome, per_call=per_call)
 
     def _as_built(self, outcome: ModelOutcome, work_dir: Path, plan: TimingPlan) -> ModelOutcome:
         """`outcome`'s result built into the user's model, weights and all, and timed against IREE's default there."""
         assert self.as_built is not None and outcome.result is not None
         with display().phase("as you will build it: the result in the model with its weights, against IREE's default"):
-            return as_built_verdict(outcome, self.as_built.in_folder(work_dir / "as_built").measure(outcome.result,
-                                                                                                    plan))
+            return as_built_verdict(
+                outcome, self.as_built.in_folder(work_dir / "as_built").measure(outcome.result, plan)
+            )
 
 
 def as_built_verdict(outcome: ModelOutcome, measured: Measurement | str) -> ModelOutcome:
     """`outcome` with its result timed as the user will build it (`AsBuilt.measure`): refused where it does not
     build so, withdrawn where it is not surely faster so."""
     if isinstance(measured, str):
-        return replace(outcome, result=None, refused=f"the result does not build into the model with its weights: "
-                                                     f"{measured}")
+        return replace(
+            outcome, result=None, refused=f"the result does not build into the model with its weights: {measured}"
+        )
     if not measured.estimate.faster(1.0):
-        return replace(outcome, result=None, as_built=measured, withdrawn=(
-            f"built as you will build it, with the model's weights, the result ran {measured.estimate.describe()} "
-            "against IREE's default: not surely above 1"))
+        return replace(
+            outcome,
+            result=None,
+            as_built=measured,
+            withdrawn=(
+                f"built as you will build it, with the model's weights, the result ran {measured.estimate.describe()} "
+                "against IREE's default: not surely above 1"
+            ),
+        )
     return replace(outcome, as_built=measured)
 
 
-def numerics_check(default_build: BuildResult, final: BuildResult, builder: Builder, device: str,
-                   work_dir: Path, judge: Judge = compare) -> Comparison:
+def numerics_check(
+    default_build: BuildResult,
+    final: BuildResult,
+    builder: Builder,
+    device: str,
+    work_dir: Path,
+    judge: Judge = compare,
+) -> Comparison:
     """The final build's outputs against IREE's default build's, on the same inputs, by `judge` (a build that
     failed: refused)."""
     if final.status != "ok":

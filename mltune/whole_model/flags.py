@@ -58,14 +58,19 @@ def with_flags(builder: Builder, flags: Sequence[str], work_dir: Path) -> Builde
     return replace(builder, tuning_input=tuning_input, work_dir=work_dir)
 
 
-def _distinct_builds(builder: Builder, variants: dict[str, tuple[str, ...]],
-                     starter: Applied | None) -> tuple[dict[str, BuildResult], dict[str, str]]:
+def _distinct_builds(
+    builder: Builder, variants: dict[str, tuple[str, ...]], starter: Applied | None
+) -> tuple[dict[str, BuildResult], dict[str, str]]:
     """Each variant compiled (with the starter spec: it must still compile under the flags); a module identical to
     an earlier variant's is left out, so that it is not measured twice."""
     builds, failed, seen = {}, {}, set()
     for index, (name, flags) in enumerate(variants.items()):
-        build = replace(with_flags(builder, flags, builder.work_dir / "flag_variants").compile(
-            index, starter, f"variant_{index:02d}"), index=index)
+        build = replace(
+            with_flags(builder, flags, builder.work_dir / "flag_variants").compile(
+                index, starter, f"variant_{index:02d}"
+            ),
+            index=index,
+        )
         if build.status != "ok":
             failed[name] = build.detail
         elif build.sha256 not in seen:
@@ -74,9 +79,14 @@ def _distinct_builds(builder: Builder, variants: dict[str, tuple[str, ...]],
     return builds, failed
 
 
-def tune_data_tiling(builder: Builder, runner: Runner | RunnerPool, baseline_vmfb: Path, plan: TimingPlan,
-                     cores: int, starter: Applied | None) -> tuple[BuildResult | None, dict[str, Measurement],
-                                                                 dict[str, str]]:
+def tune_data_tiling(
+    builder: Builder,
+    runner: Runner | RunnerPool,
+    baseline_vmfb: Path,
+    plan: TimingPlan,
+    cores: int,
+    starter: Applied | None,
+) -> tuple[BuildResult | None, dict[str, Measurement], dict[str, str]]:
     """The data-tiled variant's fastest build on the whole model (None: none ran) and every flag set screened."""
     builds, failed = _distinct_builds(builder, data_tiling_variants(cores), starter)
     names = list(builds)
@@ -86,9 +96,17 @@ def tune_data_tiling(builder: Builder, runner: Runner | RunnerPool, baseline_vmf
     return (builds[min(ran, key=lambda n: screened[n].ratio)] if ran else None), screened, failed
 
 
-def compare_tuned(builder: Builder, runner: Runner | RunnerPool, default_vmfb: Path, tuned_default: Path,
-                  screening: TimingPlan, final: TimingPlan, min_speedup: float, cores: int,
-                  starter: Applied | None) -> FlagChoice:
+def compare_tuned(
+    builder: Builder,
+    runner: Runner | RunnerPool,
+    default_vmfb: Path,
+    tuned_default: Path,
+    screening: TimingPlan,
+    final: TimingPlan,
+    min_speedup: float,
+    cores: int,
+    starter: Applied | None,
+) -> FlagChoice:
     """Tune the data-tiled variant, then time it and the tuned default-flag build against IREE's default build in
     the same rounds; keep the faster of those that win beyond the noise."""
     best, screened, failed = tune_data_tiling(builder, runner, default_vmfb, screening, cores, starter)
@@ -97,8 +115,10 @@ def compare_tuned(builder: Builder, runner: Runner | RunnerPool, default_vmfb: P
         name, flags = list(data_tiling_variants(cores).items())[best.index]
         variants[name] = (flags, best.vmfb)
     names = list(variants)
-    measured = {names[m.index]: m for m in runner.measure(
-        default_vmfb, [(i, variants[n][1]) for i, n in enumerate(names)], final)}
+    measured = {
+        names[m.index]: m
+        for m in runner.measure(default_vmfb, [(i, variants[n][1]) for i, n in enumerate(names)], final)
+    }
     winners = [n for n, m in measured.items() if m.wins(min_speedup)]
     if not winners:
         return FlagChoice((), "default", measured, failed, screened)

@@ -47,7 +47,7 @@ def input_conversion_flags(compile_flags: Sequence[str]) -> list[str]:
 def relative_error(host: np.ndarray, device: np.ndarray) -> float:
     """The error's RMS over the host outputs' RMS."""
     ref, got = host.astype(np.float64), device.astype(np.float64)
-    scale = float(np.sqrt(np.mean(ref ** 2))) or 1.0
+    scale = float(np.sqrt(np.mean(ref**2))) or 1.0
     return float(np.sqrt(np.mean((got - ref) ** 2))) / scale
 
 
@@ -97,19 +97,26 @@ class HostCheck:
         far, words = distance(self.outputs, tuned)
         verdict = "no further" if far <= self.default_distance + SLACK else "further"
         state = "it agrees with the host" if far <= 1 else "its outputs are wrong too"
-        return Comparison(far <= self.default_distance + SLACK,
-                          f"IREE's default build is wrong here ({self.default_distance:.1f} agreement limits from the "
-                          f"host's outputs); this build is {far:.1f}, {verdict}: {state} ({words})")
+        return Comparison(
+            far <= self.default_distance + SLACK,
+            f"IREE's default build is wrong here ({self.default_distance:.1f} agreement limits from the "
+            f"host's outputs); this build is {far:.1f}, {verdict}: {state} ({words})",
+        )
 
 
 def host_check(host: Sequence[np.ndarray], device: Sequence[np.ndarray]) -> HostCheck:
     """Whether IREE's default build on the device computes what the host's computes, with the host's outputs."""
     far, words = distance(host, device)
     if far <= 1:
-        return HostCheck(f"IREE's default build agrees with the same file built for llvm-cpu ({words})", tuple(host),
-                         far)
-    return HostCheck(f"IREE's default build DIFFERS from the same file built for llvm-cpu: {words}; the tuned builds "
-                     "are judged by how far they are from the host's outputs", tuple(host), far)
+        return HostCheck(
+            f"IREE's default build agrees with the same file built for llvm-cpu ({words})", tuple(host), far
+        )
+    return HostCheck(
+        f"IREE's default build DIFFERS from the same file built for llvm-cpu: {words}; the tuned builds "
+        "are judged by how far they are from the host's outputs",
+        tuple(host),
+        far,
+    )
 
 
 def against_host(build: HostBuild, device_outputs: Sequence[np.ndarray], work_dir: Path) -> HostCheck:
@@ -117,8 +124,9 @@ def against_host(build: HostBuild, device_outputs: Sequence[np.ndarray], work_di
     outputs on the device; a host build that fails says why instead."""
     host = CpuTarget()
     flags = (*host.compile_flags(), *input_conversion_flags(build.compile_flags))
-    built = Builder(TuningInput(build.source, build.invocation, (), flags), work_dir, jobs=1,
-                    timeout_s=COMPILE_TIMEOUT_S).compile(0, None, "host")
+    built = Builder(
+        TuningInput(build.source, build.invocation, (), flags), work_dir, jobs=1, timeout_s=COMPILE_TIMEOUT_S
+    ).compile(0, None, "host")
     if built.status != "ok" or built.vmfb is None:
         return HostCheck(f"not held against the host: its llvm-cpu build failed ({built.detail[:200]})")
     try:

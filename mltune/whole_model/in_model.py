@@ -55,8 +55,9 @@ def profiling_mode(device: str) -> str | None:
     return PROFILING_MODES.get(driver)
 
 
-def profile_in_model(vmfb: Path, invocation: Invocation, device: str, work_dir: Path,
-                     calls: int = PROFILED_CALLS) -> list[FunctionTime]:
+def profile_in_model(
+    vmfb: Path, invocation: Invocation, device: str, work_dir: Path, calls: int = PROFILED_CALLS
+) -> list[FunctionTime]:
     """Run the model `calls` times under profiling (after the benchmark's own warm-up call) and return each
     dispatch function's calls and median duration per model call, longest total first."""
     mode = profiling_mode(device)
@@ -66,11 +67,23 @@ def profile_in_model(vmfb: Path, invocation: Invocation, device: str, work_dir: 
         raise NotProfiled("a dispatch benchmark is one dispatch")
     work_dir.mkdir(parents=True, exist_ok=True)
     capture = work_dir / "model.ireeprof"
-    call = [f"--function={invocation.function}", *(p.flag for p in invocation.parameters),
-            *(f.flag for f in invocation.inputs)]
-    ran = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", *call,
-                    f"--benchmark_min_time={calls}x", f"--device_profiling_mode={mode}",
-                    f"--device_profiling_output={capture}"], timeout_s=PROFILE_TIMEOUT_S)
+    call = [
+        f"--function={invocation.function}",
+        *(p.flag for p in invocation.parameters),
+        *(f.flag for f in invocation.inputs),
+    ]
+    ran = run_tool(
+        [
+            tool_path("iree-benchmark-module"),
+            f"--module={vmfb}",
+            f"--device={device}",
+            *call,
+            f"--benchmark_min_time={calls}x",
+            f"--device_profiling_mode={mode}",
+            f"--device_profiling_output={capture}",
+        ],
+        timeout_s=PROFILE_TIMEOUT_S,
+    )
     if not ran.ok:
         raise NotProfiled(f"iree-benchmark-module with profiling failed: {ran.describe_failure()}")
     return function_times(read_capture(capture), calls)
@@ -79,8 +92,10 @@ def profile_in_model(vmfb: Path, invocation: Invocation, device: str, work_dir: 
 def read_capture(capture: Path) -> str:
     """A HAL profiling capture's dispatch events, as `iree-profile dispatch --dispatch_events --format=jsonl` prints
     them (one JSON object a line); NotProfiled when it cannot read them."""
-    read = run_tool([tool_path("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
-                    timeout_s=PROFILE_TIMEOUT_S)
+    read = run_tool(
+        [tool_path("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(capture)],
+        timeout_s=PROFILE_TIMEOUT_S,
+    )
     if not read.ok:
         raise NotProfiled(f"iree-profile cannot read the capture: {read.describe_failure()}")
     return read.stdout
@@ -98,6 +113,8 @@ def function_times(jsonl: str, calls: int) -> list[FunctionTime]:
             durations[row["key"]].append(row["duration_ns"] / 1000.0)
     if not durations:
         raise NotProfiled("the profile holds no dispatch event")
-    times = [FunctionTime(key, max(1, round(len(spans) / calls)), statistics.median(spans))
-             for key, spans in durations.items()]
+    times = [
+        FunctionTime(key, max(1, round(len(spans) / calls)), statistics.median(spans))
+        for key, spans in durations.items()
+    ]
     return sorted(times, key=lambda t: -t.total_us)

@@ -51,29 +51,38 @@ class InModelCheck:
         if not configs:
             return ConfigCheck([])
         with display().phase(f"check {len(configs)} config(s) inside the model: the build with all against none"):
-            full, = self.builder.compile_named([(0, merge(configs), "verify_all")])
+            (full,) = self.builder.compile_named([(0, merge(configs), "verify_all")])
             check = ConfigCheck(list(configs), full_build=full, method=IN_MODEL, ratio_of=DEFAULT_OVER_ALL)
             if full.status != "ok":
                 return check
             without, by_build = self.timer.time(self.baseline_vmfb, [(0, full.vmfb)])
-        levels = narrow_down(configs, (by_build[0], without),
-                             lambda groups, level: self._time_groups(groups, level, merge), check)
+        levels = narrow_down(
+            configs, (by_build[0], without), lambda groups, level: self._time_groups(groups, level, merge), check
+        )
         if levels:
             check.note = "the dispatches no config touches ran slower with all configs in: each half was checked"
         return check
 
     def _time_groups(self, groups: Sequence[Sequence[Config]], level: int, merge: Merge) -> list[Profiles | None]:
         with display().phase(f"check {len(groups)} group(s) of those configs inside the model, each against none"):
-            builds = self.builder.compile_named([(index, merge(group), f"verify_part_{level}_{index}")
-                                                 for index, group in enumerate(groups)])
-            without, by_build = self.timer.time(self.baseline_vmfb, [(b.index, b.vmfb) for b in builds
-                                                                     if b.status == "ok"],
-                                                first_round=level * self.timer.rounds)
+            builds = self.builder.compile_named(
+                [(index, merge(group), f"verify_part_{level}_{index}") for index, group in enumerate(groups)]
+            )
+            without, by_build = self.timer.time(
+                self.baseline_vmfb,
+                [(b.index, b.vmfb) for b in builds if b.status == "ok"],
+                first_round=level * self.timer.rounds,
+            )
         return [(by_build[b.index], without) if b.status == "ok" else None for b in builds]
 
 
-def narrow_down(configs: Sequence[Config], with_all: Profiles, time_groups: TimeGroups, check: ConfigCheck,
-                levels: int = HALVING_LEVELS) -> int:
+def narrow_down(
+    configs: Sequence[Config],
+    with_all: Profiles,
+    time_groups: TimeGroups,
+    check: ConfigCheck,
+    levels: int = HALVING_LEVELS,
+) -> int:
     """Decide `configs` by the profiles of their build with all (`with_all`, `decide`); where that cannot, halve
     them and time each half against none (`time_groups`, by level), on until each group decides or `levels` are
     spent. A group still undecided then (a config left alone at any level) is judged by every dispatch of the model,
@@ -94,12 +103,13 @@ def narrow_down(configs: Sequence[Config], with_all: Profiles, time_groups: Time
             check.decide(configs)
             return level
         level += 1
-        groups = [half for group in undecided for half in (group[:len(group) // 2], group[len(group) // 2:])]
+        groups = [half for group in undecided for half in (group[: len(group) // 2], group[len(group) // 2 :])]
         judged = list(zip(groups, time_groups(groups, level)))
 
 
-def decide(configs: Sequence[Config], with_all: Sequence[ProblemTimes], without: Sequence[ProblemTimes],
-           check: ConfigCheck) -> ConfigCheck | None:
+def decide(
+    configs: Sequence[Config], with_all: Sequence[ProblemTimes], without: Sequence[ProblemTimes], check: ConfigCheck
+) -> ConfigCheck | None:
     """Each config's gain from the profiles of the build with all (`with_all`) and of the build with none
     (`without`), round by round; None where the dispatches no config touches ran slower beyond the noise."""
     configured = {config.problem.key for config in configs}
@@ -113,8 +123,9 @@ def decide(configs: Sequence[Config], with_all: Sequence[ProblemTimes], without:
     return check.decide(configs)
 
 
-def gain(with_all: Sequence[ProblemTimes], without: Sequence[ProblemTimes],
-         part: Callable[[ProblemTimes], float | None]) -> SpeedupEstimate:
+def gain(
+    with_all: Sequence[ProblemTimes], without: Sequence[ProblemTimes], part: Callable[[ProblemTimes], float | None]
+) -> SpeedupEstimate:
     """How much faster a `part` of the model's dispatches ran with the configs than without, round by round (no
     estimate where the profiles did not time it)."""
     pairs = [(part(w), part(wo)) for w, wo in zip(with_all, without)]

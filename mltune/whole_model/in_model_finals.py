@@ -76,13 +76,16 @@ class ProfiledFinals:
         with display().phase(f"time {len(builds)} builds of every dispatch's finalists inside the model"):
             default, combined = self.timer.time(self.default_vmfb, built)
         timed = _Timed({index: list(default) for index, _ in built}, combined)
-        again = {index for task, found in zip(tasks, chosen)
-                 if (index := self._undecided(task, found, timed)) is not None}
+        again = {
+            index for task, found in zip(tasks, chosen) if (index := self._undecided(task, found, timed)) is not None
+        }
         if again:
-            with display().phase(f"time {len(again)} of those builds again: a dispatch's fastest finalist in each is "
-                                 "not yet decided"):
-                more_default, more = self.timer.time(self.default_vmfb, [b for b in built if b[0] in again],
-                                                     first_round=self.timer.rounds)
+            with display().phase(
+                f"time {len(again)} of those builds again: a dispatch's fastest finalist in each is not yet decided"
+            ):
+                more_default, more = self.timer.time(
+                    self.default_vmfb, [b for b in built if b[0] in again], first_round=self.timer.rounds
+                )
             for index in again:
                 timed.default[index] += more_default
                 timed.combined[index] += more[index]
@@ -92,8 +95,10 @@ class ProfiledFinals:
     def _undecided(self, task: SearchTask, found: Sequence[_Finalist], timed: _Timed) -> int | None:
         """The build of `task`'s fastest finalist, where it reaches the speedup asked for at the median but its
         interval does not lie above 1."""
-        return second_look({j: timed.measurement(f.index, task.problem.key, j) for j, f in enumerate(found)
-                            if j in timed.combined}, self.settings.min_speedup)
+        return second_look(
+            {j: timed.measurement(f.index, task.problem.key, j) for j, f in enumerate(found) if j in timed.combined},
+            self.settings.min_speedup,
+        )
 
     def _finalists(self, task: SearchTask) -> list[_Finalist]:
         candidates = task.configurator.candidates()
@@ -112,23 +117,44 @@ class ProfiledFinals:
         for j in range(max((len(found) for found in chosen), default=0)):
             linked = self.work_dir / f"link_{j}"
             linked.mkdir(parents=True, exist_ok=True)
-            jobs.append((j, self.applier.combine([(task.problem, found[j].compilation_info)
-                                                  for task, found in zip(tasks, chosen) if j < len(found)], linked)))
+            jobs.append(
+                (
+                    j,
+                    self.applier.combine(
+                        [
+                            (task.problem, found[j].compilation_info)
+                            for task, found in zip(tasks, chosen)
+                            if j < len(found)
+                        ],
+                        linked,
+                    ),
+                )
+            )
         with display().phase(f"compile {len(jobs)} builds of every dispatch's finalists"):
             return self.builder.compile_many(jobs, group=GROUP)
 
-    def _result(self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult],
-                timed: _Timed) -> DispatchResult:
-        result = self._new_result(task, f"{len(found)} finalists timed inside the model, in {len(builds)} builds of "
-                                        f"every dispatch's finalists")
+    def _result(
+        self, task: SearchTask, found: Sequence[_Finalist], builds: Sequence[BuildResult], timed: _Timed
+    ) -> DispatchResult:
+        result = self._new_result(
+            task,
+            f"{len(found)} finalists timed inside the model, in {len(builds)} builds of every dispatch's finalists",
+        )
         for position, (finalist, build) in enumerate(zip(found, builds)):
             measurement = None
             if build.status == "ok":
                 measurement = timed.measurement(finalist.index, task.problem.key, build.index)
             trial = Trial(finalist.index, position, finalist.knobs, build, measurement, finalist.compilation_info)
             result.trials.append(trial)
-            self.on_record(trial_record(task.problem, task.configurator.pipeline_of(finalist.knobs), trial,
-                                        task.ranker.name, {**self.record_fields, "level": LEVEL}))
+            self.on_record(
+                trial_record(
+                    task.problem,
+                    task.configurator.pipeline_of(finalist.knobs),
+                    trial,
+                    task.ranker.name,
+                    {**self.record_fields, "level": LEVEL},
+                )
+            )
         return self._decided(result)
 
     def _earlier_result(self, task: SearchTask, found: Sequence[_Finalist]) -> DispatchResult:
@@ -142,10 +168,14 @@ class ProfiledFinals:
         return self._decided(result)
 
     def _new_result(self, task: SearchTask, stop_reason: str) -> DispatchResult:
-        return DispatchResult(task.name, task.problem, self._space_sizes[task.name],
-                              min_speedup=self.settings.min_speedup,
-                              timed="its dispatches' time inside the model, all dispatches' finalists together",
-                              stop_reason=stop_reason)
+        return DispatchResult(
+            task.name,
+            task.problem,
+            self._space_sizes[task.name],
+            min_speedup=self.settings.min_speedup,
+            timed="its dispatches' time inside the model, all dispatches' finalists together",
+            stop_reason=stop_reason,
+        )
 
     def _decided(self, result: DispatchResult) -> DispatchResult:
         """The result's finals (`screen_first_of_the_fastest`), and its winner where the first wins beyond the noise:
@@ -157,8 +187,9 @@ class ProfiledFinals:
         return result
 
 
-def screen_first_of_the_fastest(measured: Sequence[tuple[Trial, Measurement]],
-                                min_speedup: float) -> list[tuple[Trial, Measurement]]:
+def screen_first_of_the_fastest(
+    measured: Sequence[tuple[Trial, Measurement]], min_speedup: float
+) -> list[tuple[Trial, Measurement]]:
     """The finalists fastest first, except that where the fastest wins beyond the noise, the one the screen ranked
     first of those that win too and whose median lies within the fastest's interval goes first: a dispatch's own
     time inside the model cannot order them, nor does it show what a config does to the dispatches around it. On
@@ -168,8 +199,10 @@ def screen_first_of_the_fastest(measured: Sequence[tuple[Trial, Measurement]],
     if not fastest_first or not fastest_first[0][1].wins(min_speedup):
         return fastest_first
     low = fastest_first[0][1].estimate.low
-    chosen = min((pair for pair in fastest_first if pair[1].wins(min_speedup) and pair[1].estimate.speedup >= low),
-                 key=lambda pair: pair[0].position)
+    chosen = min(
+        (pair for pair in fastest_first if pair[1].wins(min_speedup) and pair[1].estimate.speedup >= low),
+        key=lambda pair: pair[0].position,
+    )
     return [chosen, *(pair for pair in fastest_first if pair is not chosen)]
 
 
@@ -192,5 +225,10 @@ class _Timed:
 
     def measurement(self, candidate: int, key: str, build: int) -> Measurement:
         """Candidate `candidate` of problem `key`, timed in build `build`, read as a plan of two looks."""
-        return Measurement(candidate, "ok", tuple(times[key] for times in self.combined[build]),
-                           tuple(times[key] for times in self.default[build]), looks=LOOKS)
+        return Measurement(
+            candidate,
+            "ok",
+            tuple(times[key] for times in self.combined[build]),
+            tuple(times[key] for times in self.default[build]),
+            looks=LOOKS,
+        )

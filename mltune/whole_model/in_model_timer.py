@@ -32,13 +32,15 @@ class InModelTimer:
 
     def problem_times(self, vmfb: Path, name: str) -> ProblemTimes:
         try:
-            return problem_times(self.dispatches, profile_in_model(vmfb, self.invocation, self.device,
-                                                                   self.work_dir / "profiles" / name))
+            return problem_times(
+                self.dispatches, profile_in_model(vmfb, self.invocation, self.device, self.work_dir / "profiles" / name)
+            )
         except NotProfiled as why:  # the reference build profiled before this: a run failure, never a traceback
             raise RunFailure(f"timing inside the model failed: {why}") from None
 
-    def time(self, reference: Path, builds: Sequence[tuple[int, Path]], first_round: int = 0
-             ) -> tuple[list[ProblemTimes], dict[int, list[ProblemTimes]]]:
+    def time(
+        self, reference: Path, builds: Sequence[tuple[int, Path]], first_round: int = 0
+    ) -> tuple[list[ProblemTimes], dict[int, list[ProblemTimes]]]:
         """Per round, the reference build and then each build (by its index): each problem's time per model call.
         `first_round` numbers the rounds of a later look on from the earlier ones."""
         times: tuple[list[ProblemTimes], dict[int, list[ProblemTimes]]] = ([], {index: [] for index, _ in builds})

@@ -41,8 +41,10 @@ def input_form(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Pa
         return source
     work_dir.mkdir(parents=True, exist_ok=True)
     lowered = work_dir / f"{source.stem}.input.mlir"
-    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input",
-                           "-o", str(lowered)], timeout_s=LOWERING_TIMEOUT_S)
+    result = run_compiler(
+        [tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=input", "-o", str(lowered)],
+        timeout_s=LOWERING_TIMEOUT_S,
+    )
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to its input form: {result.describe_failure()}")
     return lowered

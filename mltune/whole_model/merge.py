@@ -62,8 +62,9 @@ def merge(configs: Sequence[str], starter: StarterSpec | None, context: ir.Conte
     return link_specs(ordered, context, work_dir)
 
 
-def merge_configs(configs: Sequence[Config], starter: StarterSpec | None, applier: Applier, context: ir.Context,
-                  work_dir: Path) -> Applied | None:
+def merge_configs(
+    configs: Sequence[Config], starter: StarterSpec | None, applier: Applier, context: ir.Context, work_dir: Path
+) -> Applied | None:
     """Every config applied at once, with the starter spec if any (None: nothing to apply).
 
     Without a starter spec this is the applier's own combination (a linked spec, or on CUDA the

@@ -46,16 +46,26 @@ Judge = Callable[[Sequence[np.ndarray], Sequence[np.ndarray]], Comparison]  # re
 def _runtime_error(stderr: str) -> str:
     """The reason in a failed run's traceback: the exception line, without IREE's source locations."""
     lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
-    found = next((line for line in reversed(lines) if re.match(r"\w+(Error|Exception): ", line)), lines[-1] if lines else "")
+    found = next(
+        (line for line in reversed(lines) if re.match(r"\w+(Error|Exception): ", line)), lines[-1] if lines else ""
+    )
     return re.sub(r"\S+\.(c|cc|h):\d+: ", "", found.replace("Error invoking function: ", ""))[:300]
 
 
 def run_outputs(vmfb: Path, invocation: Invocation, device: str, out: Path) -> list[np.ndarray]:
     """The function's results for the invocation's inputs, computed in a child process."""
     out = out.with_suffix(".npz")  # numpy adds it anyway
-    args = [sys.executable, "-m", "mltune.whole_model.numerics", str(vmfb), device, invocation.function, str(out),
-            json.dumps(scoped_paths(invocation.parameters)),
-            *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs)]
+    args = [
+        sys.executable,
+        "-m",
+        "mltune.whole_model.numerics",
+        str(vmfb),
+        device,
+        invocation.function,
+        str(out),
+        json.dumps(scoped_paths(invocation.parameters)),
+        *(f"{f.path}|{'x'.join(map(str, f.shape))}|{f.element_type}" for f in invocation.inputs),
+    ]
     proc = run_tool(args, timeout_s=RUN_TIMEOUT_S)
     if proc.timed_out:
         raise RuntimeError(f"running {vmfb} took more than {RUN_TIMEOUT_S} s")
@@ -84,18 +94,22 @@ def _float_error(ref: np.ndarray, got: np.ndarray, rtol: float) -> str | None:
     ref64, got64 = ref64[finite], got64[finite]
     if not ref64.size:
         return None
-    scale = max(float(np.sqrt(np.mean(ref64 ** 2))), float(np.finfo(np.float32).tiny))
+    scale = max(float(np.sqrt(np.mean(ref64**2))), float(np.finfo(np.float32).tiny))
     difference = got64 - ref64
     bad = np.abs(difference) > rtol * (np.abs(ref64) + scale)
     if bad.any():
         worst = float(np.max(np.abs(difference) / (np.abs(ref64) + scale)))
-        return (f"{int(bad.sum())} of {ref64.size} elements differ by more than {rtol:.0e} x (|reference| + its RMS "
-                f"{scale:.3g}); worst {worst:.1e}")
+        return (
+            f"{int(bad.sum())} of {ref64.size} elements differ by more than {rtol:.0e} x (|reference| + its RMS "
+            f"{scale:.3g}); worst {worst:.1e}"
+        )
     if difference.size >= MIN_ELEMENTS_FOR_BIAS:
         bias, spread = float(np.mean(difference)), float(np.std(difference)) / np.sqrt(difference.size)
         if abs(bias) > BIAS_FRACTION * rtol * scale + 6 * spread:
-            return (f"is shifted: every element differs by {bias:+.2e} on average ({abs(bias) / scale:.1e} of its RMS "
-                    f"{scale:.3g}), rounding noise is unbiased")
+            return (
+                f"is shifted: every element differs by {bias:+.2e} on average ({abs(bias) / scale:.1e} of its RMS "
+                f"{scale:.3g}), rounding noise is unbiased"
+            )
     return None
 
 
@@ -105,7 +119,9 @@ def compare(reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray]) ->
         return Comparison(False, f"{len(candidate)} outputs instead of {len(reference)}")
     for index, (ref, got) in enumerate(zip(reference, candidate)):
         if ref.shape != got.shape or ref.dtype != got.dtype:
-            return Comparison(False, f"output {index} is {got.dtype}{list(got.shape)}, expected {ref.dtype}{list(ref.shape)}")
+            return Comparison(
+                False, f"output {index} is {got.dtype}{list(got.shape)}, expected {ref.dtype}{list(ref.shape)}"
+            )
         if ref.dtype.name not in TOLERANCE:
             if not np.array_equal(ref, got):
                 return Comparison(False, f"output {index} ({ref.dtype}) differs in {int((ref != got).sum())} elements")
@@ -132,8 +148,15 @@ def _main(vmfb: str, device: str, function: str, out: str, parameters: str, inpu
         results = [results]
     arrays = [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
     # .npz cannot name bfloat16: store its bits, and say so in the key
-    np.savez(out, **{(f"out{i}.bf16" if a.dtype.name == "bfloat16" else f"out{i}"):
-                     (a.view(np.uint16) if a.dtype.name == "bfloat16" else a) for i, a in enumerate(arrays)})
+    np.savez(
+        out,
+        **{
+            (f"out{i}.bf16" if a.dtype.name == "bfloat16" else f"out{i}"): (
+                a.view(np.uint16) if a.dtype.name == "bfloat16" else a
+            )
+            for i, a in enumerate(arrays)
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -67,8 +67,10 @@ class DispatchProfile:
 def call_counts(source: Path, compile_flags: Sequence[str], work_dir: Path) -> Counter[str]:
     """How often the model calls each executable, read from `iree-compile --compile-to=flow`."""
     flow = work_dir / "model.flow.mlir"
-    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS,
-                           "-o", str(flow)], timeout_s=PROFILE_TIMEOUT_S)
+    result = run_compiler(
+        [tool_path("iree-compile"), str(source), *compile_flags, "--compile-to=flow", *ELIDE_WEIGHTS, "-o", str(flow)],
+        timeout_s=PROFILE_TIMEOUT_S,
+    )
     if not result.ok:
         raise UserError(f"iree-compile cannot lower {source} to flow: {result.describe_failure()}")
     return Counter(_FLOW_DISPATCH.findall(flow.read_text()))
@@ -96,8 +98,9 @@ def _compile_bench(bench: Path, out: Path, flags: Sequence[str] = ()) -> tuple[P
         strip_configuration(bench, stripped)
     except UserError:
         return out, result.describe_failure()
-    retry = run_compiler([tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)],
-                         timeout_s=PROFILE_TIMEOUT_S)
+    retry = run_compiler(
+        [tool_path("iree-compile"), str(stripped), *flags, "-o", str(out)], timeout_s=PROFILE_TIMEOUT_S
+    )
     return out, "" if retry.ok else result.describe_failure()
 
 
@@ -112,13 +115,26 @@ def time_dispatch(vmfb: Path, device: str, min_time_s: float | None = REPETITION
     `min_time_s` each (None: the benchmark library's 0.5 s); or NaN and why it did not run (the dispatch is then
     listed untimed rather than stopping the run)."""
     least = [f"--benchmark_min_time={min_time_s}s"] if min_time_s is not None else []
-    result = run_tool([tool_path("iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", "--batch_size=20",
-                       "--benchmark_repetitions=3", "--benchmark_format=json", *least], timeout_s=PROFILE_TIMEOUT_S)
+    result = run_tool(
+        [
+            tool_path("iree-benchmark-module"),
+            f"--module={vmfb}",
+            f"--device={device}",
+            "--batch_size=20",
+            "--benchmark_repetitions=3",
+            "--benchmark_format=json",
+            *least,
+        ],
+        timeout_s=PROFILE_TIMEOUT_S,
+    )
     if not result.ok:
         return float("nan"), f"iree-benchmark-module failed: {_message(result.describe_failure())}"
     try:
-        rows = [b for b in json.loads(result.stdout)["benchmarks"]
-                if b.get("run_type") == "iteration" and not b.get("error_occurred")]
+        rows = [
+            b
+            for b in json.loads(result.stdout)["benchmarks"]
+            if b.get("run_type") == "iteration" and not b.get("error_occurred")
+        ]
     except (ValueError, KeyError, TypeError):
         return float("nan"), "iree-benchmark-module printed no benchmark results"
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
@@ -128,8 +144,13 @@ def time_dispatch(vmfb: Path, device: str, min_time_s: float | None = REPETITION
     return min(times), ""
 
 
-def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], counts: Counter[str],
-                  devices: Sequence[str], work_dir: Path, jobs: int) -> list[DispatchProfile]:
+def profile_model(
+    dispatches: Sequence[tuple[str, Path, str, Problem | None]],
+    counts: Counter[str],
+    devices: Sequence[str],
+    work_dir: Path,
+    jobs: int,
+) -> list[DispatchProfile]:
     """Time every (name, benchmark file, root op name, problem) and rank by share of the model.
 
     Benchmarks compile in parallel, then run one at a time per device (never beside a compile).
@@ -137,17 +158,23 @@ def profile_model(dispatches: Sequence[tuple[str, Path, str, Problem | None]], c
     return rank_dispatches(dispatches, compile_dispatches(dispatches, work_dir, jobs), counts, devices)
 
 
-def compile_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path,
-                       jobs: int, flags: Sequence[str] = ()) -> list[tuple[Path, str]]:
+def compile_dispatches(
+    dispatches: Sequence[tuple[str, Path, str, Problem | None]], work_dir: Path, jobs: int, flags: Sequence[str] = ()
+) -> list[tuple[Path, str]]:
     """Each dispatch benchmark compiled as dumped (with `flags` added: the user's `--iree-flag`), in parallel:
     (module, error or "")."""
     work_dir.mkdir(parents=True, exist_ok=True)
     return Parallel(n_jobs=jobs, prefer="threads")(
-        delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb", flags) for name, bench, _, _ in dispatches)
+        delayed(_compile_bench)(bench, work_dir / f"{name}.vmfb", flags) for name, bench, _, _ in dispatches
+    )
 
 
-def rank_dispatches(dispatches: Sequence[tuple[str, Path, str, Problem | None]], built: Sequence[tuple[Path, str]],
-                    counts: Counter[str], devices: Sequence[str]) -> list[DispatchProfile]:
+def rank_dispatches(
+    dispatches: Sequence[tuple[str, Path, str, Problem | None]],
+    built: Sequence[tuple[Path, str]],
+    counts: Counter[str],
+    devices: Sequence[str],
+) -> list[DispatchProfile]:
     """Time each compiled dispatch (`compile_dispatches`) once and rank by share of the model. Each device times one
     dump at a time; several devices (a host's GPUs, alike) share the dumps: on one GPU a dump's process, CUDA context
     and PTX assembly take about a second (docs/scaling.md)."""
@@ -188,14 +215,20 @@ def rank_in_model(dispatches: Sequence[NamedDispatch], times: Sequence[FunctionT
         executable = _EXECUTABLE.match(name)
         exports = [t for t in times if executable and t.function.startswith(executable.group(1) + "_")]
         if not exports and name.startswith(INITIALIZER_PREFIX):  # runs once, as the module loads: no part of a call
-            profiles.append(DispatchProfile(name, op, problem.key if problem else None, float("nan"), 0, 0.0,
-                                            ONCE_AT_LOAD, timed_in="model"))
+            profiles.append(
+                DispatchProfile(
+                    name, op, problem.key if problem else None, float("nan"), 0, 0.0, ONCE_AT_LOAD, timed_in="model"
+                )
+            )
             continue
         if not exports:
             raise NotProfiled(f"{name} is not in the model's profile")
         calls, total_us = sum(t.calls for t in exports), sum(t.total_us for t in exports)
-        profiles.append(DispatchProfile(name, op, problem.key if problem else None, total_us / calls, calls,
-                                        total_us / total, timed_in="model"))
+        profiles.append(
+            DispatchProfile(
+                name, op, problem.key if problem else None, total_us / calls, calls, total_us / total, timed_in="model"
+            )
+        )
     return sorted(profiles, key=lambda p: (not p.timed, -p.share))
 
 

@@ -82,13 +82,16 @@ class LeaveOneOut:
             return leave_one_out(configs, merge, self.builder, self.runner, self.plan)
 
 
-def leave_one_out(configs: Sequence[Config], merge: Merge, builder: Builder, runner: Runner | RunnerPool,
-                  plan: TimingPlan) -> ConfigCheck:
+def leave_one_out(
+    configs: Sequence[Config], merge: Merge, builder: Builder, runner: Runner | RunnerPool, plan: TimingPlan
+) -> ConfigCheck:
     """Time the model with every config against the model without each one; drop those it runs faster without."""
     if not configs:
         return ConfigCheck([])
-    without = [(i + 1, merge([c for c in configs if c is not left_out]), f"verify_without_{i + 1}")
-               for i, left_out in enumerate(configs)]
+    without = [
+        (i + 1, merge([c for c in configs if c is not left_out]), f"verify_without_{i + 1}")
+        for i, left_out in enumerate(configs)
+    ]
     full, *builds = builder.compile_named([(0, merge(configs), "verify_all"), *without])
     result = ConfigCheck(list(configs), full_build=full)
     if full.status != "ok":
@@ -128,8 +131,9 @@ class EndToEnd:
         return measurement.estimate if measurement is not None else SpeedupEstimate.from_ratios([])
 
 
-def end_to_end(default_vmfb: Path, builds: Sequence[tuple[str, Path]], runner: Runner | RunnerPool,
-               plan: TimingPlan) -> EndToEnd:
+def end_to_end(
+    default_vmfb: Path, builds: Sequence[tuple[str, Path]], runner: Runner | RunnerPool, plan: TimingPlan
+) -> EndToEnd:
     """Time each labelled build against the default build in one run."""
     measured = runner.measure(default_vmfb, [(i, vmfb) for i, (_, vmfb) in enumerate(builds)], plan)
     return EndToEnd(tuple(label for label, _ in builds), tuple(measured))

@@ -75,8 +75,11 @@ def _large_constants(module: ir.Module, min_bytes: int) -> list[ir.Operation]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "arith.constant" and isinstance(tensor_type := op.result.type, ir.RankedTensorType):
-            if (tensor_type.has_static_shape and _byte_size(tensor_type) >= min_bytes
-                    and _holds_data(op.attributes["value"])):
+            if (
+                tensor_type.has_static_shape
+                and _byte_size(tensor_type) >= min_bytes
+                and _holds_data(op.attributes["value"])
+            ):
                 found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -95,22 +98,33 @@ def outline_large_constants(module: ir.Module, min_bytes: int) -> None:
     """Each large constant becomes an immutable private global loaded where the constant was, with the module's
     default affinity and IREE's never-inline policy (what `--iree-flow-outline-constants` makes of it)."""
     with module.context, ir.Location.unknown():
-        affinity = (module.operation.attributes["stream.affinity.default"]
-                    if "stream.affinity.default" in module.operation.attributes else None)
+        affinity = (
+            module.operation.attributes["stream.affinity.default"]
+            if "stream.affinity.default" in module.operation.attributes
+            else None
+        )
         for index, constant in enumerate(_large_constants(module, min_bytes)):
             tensor_type = constant.result.type
             name = f"__mltune_weight_{index}"
-            attributes = {"sym_name": ir.StringAttr.get(name), "sym_visibility": ir.StringAttr.get("private"),
-                          "type": ir.TypeAttr.get(tensor_type), "initial_value": constant.attributes["value"],
-                          "inlining_policy": ir.Attribute.parse("#util.inline.never")}
+            attributes = {
+                "sym_name": ir.StringAttr.get(name),
+                "sym_visibility": ir.StringAttr.get("private"),
+                "type": ir.TypeAttr.get(tensor_type),
+                "initial_value": constant.attributes["value"],
+                "inlining_policy": ir.Attribute.parse("#util.inline.never"),
+            }
             if affinity is not None:
                 attributes["stream.affinity.default"] = affinity
-            ir.Operation.create("util.global", attributes=attributes, loc=constant.location,
-                                ip=ir.InsertionPoint(_top_level(constant)))
-            load = ir.Operation.create("util.global.load", results=[tensor_type], loc=constant.location,
-                                       attributes={"global": ir.FlatSymbolRefAttr.get(name),
-                                                   "is_immutable": ir.UnitAttr.get()},
-                                       ip=ir.InsertionPoint(constant))
+            ir.Operation.create(
+                "util.global", attributes=attributes, loc=constant.location, ip=ir.InsertionPoint(_top_level(constant))
+            )
+            load = ir.Operation.create(
+                "util.global.load",
+                results=[tensor_type],
+                loc=constant.location,
+                attributes={"global": ir.FlatSymbolRefAttr.get(name), "is_immutable": ir.UnitAttr.get()},
+                ip=ir.InsertionPoint(constant),
+            )
             constant.result.replace_all_uses_with(load.result)
             constant.erase()
 
@@ -123,8 +137,12 @@ def exported_bytes(module: ir.Module, min_bytes: int) -> int:
         if op.operation.name != "util.global" or "initial_value" not in op.attributes:
             continue
         value, tensor_type = op.attributes["initial_value"], op.attributes["type"].value
-        if (isinstance(tensor_type, ir.RankedTensorType) and tensor_type.has_static_shape
-                and _byte_size(tensor_type) >= min_bytes and _holds_data(value)):
+        if (
+            isinstance(tensor_type, ir.RankedTensorType)
+            and tensor_type.has_static_shape
+            and _byte_size(tensor_type) >= min_bytes
+            and _holds_data(value)
+        ):
             total += _byte_size(tensor_type)
     return total
 
@@ -133,8 +151,8 @@ def export_parameters(module: ir.Module, archive: ParameterArchive, min_bytes: i
     """IREE's own pass: globals of at least `min_bytes` go to the archive, referenced as `SCOPE::NAME`."""
     with module.context:
         passmanager.PassManager.parse(
-            f"builtin.module(iree-io-export-parameters{{path={archive.scope}={archive.path} "
-            f"minimum-size={min_bytes}}})").run(module.operation)
+            f"builtin.module(iree-io-export-parameters{{path={archive.scope}={archive.path} minimum-size={min_bytes}}})"
+        ).run(module.operation)
 
 
 def _stamp(source: Path, compile_flags: Sequence[str], min_constant_bytes: int) -> str:
@@ -143,8 +161,9 @@ def _stamp(source: Path, compile_flags: Sequence[str], min_constant_bytes: int) 
     return json.dumps([str(source.resolve()), stat.st_size, stat.st_mtime_ns, list(compile_flags), min_constant_bytes])
 
 
-def split(source: Path, compile_flags: Sequence[str], work_dir: Path, min_weight_bytes: int,
-          min_constant_bytes: int) -> WeightSplit | None:
+def split(
+    source: Path, compile_flags: Sequence[str], work_dir: Path, min_weight_bytes: int, min_constant_bytes: int
+) -> WeightSplit | None:
     """The model at `source` split into a module and an archive in `work_dir`, or None where it does not pay (fewer
     weight bytes than `min_weight_bytes`) or cannot be made. A split made before with the same source and flags (a
     resumed run's, or one started beside the dump: `start_split`) is taken as made, or not made."""
@@ -160,9 +179,18 @@ def split(source: Path, compile_flags: Sequence[str], work_dir: Path, min_weight
         return WeightSplit(module_path, archive, saved["weight_bytes"], 0.0) if done else None
     started = time.perf_counter()
     optimized = work_dir / "global_optimization.mlirbc"
-    result = run_compiler([tool_path("iree-compile"), str(source), *compile_flags,
-                           f"--compile-to={RESUME_PHASE}", "--emit-mlir-bytecode", "-o", str(optimized)],
-                          timeout_s=SPLIT_TIMEOUT_S)
+    result = run_compiler(
+        [
+            tool_path("iree-compile"),
+            str(source),
+            *compile_flags,
+            f"--compile-to={RESUME_PHASE}",
+            "--emit-mlir-bytecode",
+            "-o",
+            str(optimized),
+        ],
+        timeout_s=SPLIT_TIMEOUT_S,
+    )
     if not result.ok:
         print(f"note: every build compiles the weights: the split failed ({result.describe_failure()})")
         stamp_path.write_text(json.dumps({"stamp": stamp, "weight_bytes": 0}))  # not tried again for this source
@@ -187,10 +215,13 @@ def split(source: Path, compile_flags: Sequence[str], work_dir: Path, min_weight
 def compiled_from(tuning_input: TuningInput, weights: WeightSplit) -> TuningInput:
     """The tuning input whose every build compiles the module without its weights and runs with their archive
     (beside any archive of the user's own)."""
-    invocation = replace(tuning_input.invocation,
-                         parameters=(*tuning_input.invocation.parameters, weights.archive))
-    return replace(tuning_input, source=weights.module, invocation=invocation,
-                   compile_flags=(*tuning_input.compile_flags, f"--compile-from={RESUME_PHASE}"))
+    invocation = replace(tuning_input.invocation, parameters=(*tuning_input.invocation.parameters, weights.archive))
+    return replace(
+        tuning_input,
+        source=weights.module,
+        invocation=invocation,
+        compile_flags=(*tuning_input.compile_flags, f"--compile-from={RESUME_PHASE}"),
+    )
 
 
 def without_weights(tuning_input: TuningInput, target_kind: str, work_dir: Path) -> TuningInput:
@@ -209,8 +240,9 @@ def _may_split(source: Path, target_kind: str) -> bool:
     return not annotates_source(target_kind) and source.stat().st_size >= MIN_WEIGHT_BYTES
 
 
-def start_split(path: Path, target: Target, extra_flags: Sequence[str], context: ir.Context, work_dir: Path,
-                pool: Executor) -> Future[WeightSplit | None] | None:
+def start_split(
+    path: Path, target: Target, extra_flags: Sequence[str], context: ir.Context, work_dir: Path, pool: Executor
+) -> Future[WeightSplit | None] | None:
     """The split of the model at `path` as IREE's default build of it for `target` compiles it (`default_build`),
     started on `pool` where `without_weights` will want one, so that its compile runs beside the dump's: both
     compile the whole model from the same file, and `without_weights` then finds the split made. None where no

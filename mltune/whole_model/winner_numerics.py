@@ -38,8 +38,13 @@ from mltune.targets import CpuTarget, Target, TargetFacts
 
 def one_op_shape(problem: Problem) -> ContractionShape | None:
     """The one-op model computing `problem`, if `mltune.frontend.one_op_model` can write it."""
-    if (problem.op_kind not in ("contraction", "matvec") or len(problem.batch) > 1 or problem.layout not in ("nn", "nt")
-            or problem.lhs_type != problem.rhs_type or not len(problem.m) == len(problem.n) == len(problem.k) == 1):
+    if (
+        problem.op_kind not in ("contraction", "matvec")
+        or len(problem.batch) > 1
+        or problem.layout not in ("nn", "nt")
+        or problem.lhs_type != problem.rhs_type
+        or not len(problem.m) == len(problem.n) == len(problem.k) == 1
+    ):
         return None
     (m,), (n,), (k,) = problem.sizes(problem.m), problem.sizes(problem.n), problem.sizes(problem.k)
     batch = problem.sizes(problem.batch)[0] if problem.batch else 0
@@ -49,7 +54,7 @@ def one_op_shape(problem: Problem) -> ContractionShape | None:
 def _next_winner(result: DispatchResult, refused: Trial) -> tuple[Trial, Measurement] | None:
     """The fastest finalist after `refused` that also wins (`result.finals` is sorted fastest first)."""
     positions = [i for i, (trial, _) in enumerate(result.finals) if trial is refused]
-    later = result.finals[positions[0] + 1:] if positions else result.finals
+    later = result.finals[positions[0] + 1 :] if positions else result.finals
     return next((pair for pair in later if pair[0] is not refused and pair[1].wins(result.min_speedup)), None)
 
 
@@ -58,8 +63,9 @@ def default_outputs(tuning_input: TuningInput, default_vmfb: Path, device: str, 
     try:
         return run_outputs(default_vmfb, tuning_input.invocation, device, work_dir / "outputs_default.npz")
     except RuntimeError as err:
-        raise UserError(f"IREE's default build of {tuning_input.source.name} cannot run on its own arguments "
-                        f"({err})") from None
+        raise UserError(
+            f"IREE's default build of {tuning_input.source.name} cannot run on its own arguments ({err})"
+        ) from None
 
 
 @dataclass
@@ -94,8 +100,14 @@ class WinnerCheck:
                     self.host = against_host(host, self._reference, self.work_dir / "host")
                 display().say(self.host.line)  # now, not only in the report: it says how the configs are judged
 
-    def verify(self, result: DispatchResult, facts: TargetFacts, pipeline_of: Callable[[dict[str, int]], str],
-               ranker: str, record_fields: dict) -> list[Record]:
+    def verify(
+        self,
+        result: DispatchResult,
+        facts: TargetFacts,
+        pipeline_of: Callable[[dict[str, int]], str],
+        ranker: str,
+        record_fields: dict,
+    ) -> list[Record]:
         """Check `result`'s winner; a wrong one is dropped from `result` and the next finalist that also wins is
         checked in its place (configs alike in speed can differ in what the compiler makes of them: ResNet-50's
         strided projections on sm_90). Each wrong one comes back as a `wrong_result` record."""
@@ -109,8 +121,11 @@ class WinnerCheck:
                     unchecked = f"its build is not at hand ({trial.build.vmfb or 'measured by an earlier run'})"
                     verdict = Comparison(False, unchecked)
                 else:
-                    verdict = (self._against_model(trial.build.vmfb, folder) if self._reference is not None else
-                               self._against_one_op_model(result, facts, folder))
+                    verdict = (
+                        self._against_model(trial.build.vmfb, folder)
+                        if self._reference is not None
+                        else self._against_one_op_model(result, facts, folder)
+                    )
             except RuntimeError as err:
                 verdict = Comparison(False, str(err))
             except OSError as err:  # mltune's own failure, not the winner's: never a numerics verdict
@@ -123,22 +138,35 @@ class WinnerCheck:
                 self.verdicts[result.name] = f"numerics checked: {verdict.detail}{after}"
                 return refused
             if not unchecked:  # a wrong result is a measured fact, recorded; mltune's own failure is none
-                refused.append(Record(problem=result.problem.to_record(), pipeline=pipeline_of(trial.knobs),
-                                      knobs=trial.knobs, status="wrong_result", time_us=list(measurement.time_us),
-                                      baseline_us=list(measurement.baseline_us), ranker=ranker,
-                                      position=trial.position, detail=f"numerics: {verdict.detail}",
-                                      **record_fields))
+                refused.append(
+                    Record(
+                        problem=result.problem.to_record(),
+                        pipeline=pipeline_of(trial.knobs),
+                        knobs=trial.knobs,
+                        status="wrong_result",
+                        time_us=list(measurement.time_us),
+                        baseline_us=list(measurement.baseline_us),
+                        ranker=ranker,
+                        position=trial.position,
+                        detail=f"numerics: {verdict.detail}",
+                        **record_fields,
+                    )
+                )
             result.winner = _next_winner(result, trial)
-            why = (f"winner not emitted, its numerics could not be checked: {unchecked}" if unchecked else
-                   f"winner refused, it computes different results: {verdict.detail}")
+            why = (
+                f"winner not emitted, its numerics could not be checked: {unchecked}"
+                if unchecked
+                else f"winner refused, it computes different results: {verdict.detail}"
+            )
             self.verdicts[result.name] = why + (f" ({len(refused)} finalists refused)" if len(refused) > 1 else "")
         return refused
 
     def _against_model(self, vmfb: Path, folder: Path) -> Comparison:
         folder.mkdir(parents=True, exist_ok=True)
         assert self._reference is not None
-        return self.judge(self._reference, run_outputs(vmfb, self.tuning_input.invocation, self.device,
-                                                       folder / "outputs"))
+        return self.judge(
+            self._reference, run_outputs(vmfb, self.tuning_input.invocation, self.device, folder / "outputs")
+        )
 
     def _against_one_op_model(self, result: DispatchResult, facts: TargetFacts, folder: Path) -> Comparison | None:
         shape = one_op_shape(result.problem)
@@ -156,7 +184,9 @@ class WinnerCheck:
             inputs = write_random_inputs(main, folder / "inputs", self.seed)
         source, flags = default_build(source_path, target, folder, self.context)
         builder = Builder(TuningInput(source, Invocation("main", inputs, False), (), tuple(flags)), folder, self.jobs)
-        applied = make_applier(target.kind, source, self.context).apply(result.problem, result.winner[0].compilation_info)
+        applied = make_applier(target.kind, source, self.context).apply(
+            result.problem, result.winner[0].compilation_info
+        )
         default, tuned = builder.compile(0, None, "default"), builder.compile(1, applied, "tuned")
         if default.status != "ok" or tuned.status != "ok":
             failed = default if default.status != "ok" else tuned
@@ -166,5 +196,7 @@ class WinnerCheck:
             self.verdicts[name] = "numerics not checked: the config does not change the one-op model's code"
             return None
         invocation = builder.tuning_input.invocation
-        return compare(run_outputs(default.vmfb, invocation, self.device, folder / "outputs_default"),
-                       run_outputs(tuned.vmfb, invocation, self.device, folder / "outputs_tuned"))
+        return compare(
+            run_outputs(default.vmfb, invocation, self.device, folder / "outputs_default"),
+            run_outputs(tuned.vmfb, invocation, self.device, folder / "outputs_tuned"),
+        )

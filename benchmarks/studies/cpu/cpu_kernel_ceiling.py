@@ -35,15 +35,24 @@ MODEL_VARIANTS: dict[str, tuple[str, ...]] = {
     "IREE default": (),
     "data tiling + mmt4d ukernel": (DATA_TILING, "--iree-llvmcpu-enable-ukernels=mmt4d"),
     "data tiling, inner_tiled": (DATA_TILING, "--iree-llvmcpu-enable-inner-tiled"),
-    "data tiling, inner_tiled ukernel": (DATA_TILING, "--iree-llvmcpu-enable-inner-tiled",
-                                         "--iree-llvmcpu-enable-llvm-ukernels=inner_tiled"),
+    "data tiling, inner_tiled ukernel": (
+        DATA_TILING,
+        "--iree-llvmcpu-enable-inner-tiled",
+        "--iree-llvmcpu-enable-llvm-ukernels=inner_tiled",
+    ),
 }
 PACKED_VARIANTS: dict[str, tuple[str, ...]] = {
     "mmt4d alone, ukernel": ("--iree-llvmcpu-enable-ukernels=mmt4d",),
     "mmt4d alone, codegen": (),
 }
-DEFAULT_SHAPES = ("mm_100x1000x300_f32f32_nn", "mm_128x3072x768_f32f32_nn", "mm_197x2304x768_f32f32_nn",
-                  "mm_64x2048x2048_f32f32_nt", "mm_784x128x1152_f32f32_nn", "mm_3136x64x576_f32f32_nn")
+DEFAULT_SHAPES = (
+    "mm_100x1000x300_f32f32_nn",
+    "mm_128x3072x768_f32f32_nn",
+    "mm_197x2304x768_f32f32_nn",
+    "mm_64x2048x2048_f32f32_nt",
+    "mm_784x128x1152_f32f32_nn",
+    "mm_3136x64x576_f32f32_nn",
+)
 
 
 def f32_lanes() -> int:
@@ -91,8 +100,11 @@ def compare(shape: ContractionShape, rounds: int, work: Path) -> None:
     for name, ms in times.items():
         ratio = statistics.median(b / t for b, t in zip(times["BLAS"], ms))
         median = statistics.median(ms)
-        print(f"| {shape.name} | {name} | {median:.3f} ({gflop / median * 1e3:.0f}) | {min(ms):.3f}-{max(ms):.3f} "
-              f"| {ratio:.2f}x |", flush=True)
+        print(
+            f"| {shape.name} | {name} | {median:.3f} ({gflop / median * 1e3:.0f}) | {min(ms):.3f}-{max(ms):.3f} "
+            f"| {ratio:.2f}x |",
+            flush=True,
+        )
 
 
 def main() -> int:

@@ -57,18 +57,24 @@ def main() -> None:
     plan = TimingPlan()
     with tempfile.TemporaryDirectory(prefix="mltune-callcost-") as scratch:
         work = Path(scratch)
-        tuning_input = prepare_input(args.input.resolve(), parse_target(args.target), work, new_context(),
-                                     extra_flags=tuple(args.iree_flag))
+        tuning_input = prepare_input(
+            args.input.resolve(), parse_target(args.target), work, new_context(), extra_flags=tuple(args.iree_flag)
+        )
         builder = Builder(tuning_input, work / "builds", jobs=1)
         baseline = builder.compile(-1, None, "baseline").vmfb
         items = [(i, builder.compile(i, None, "candidates").vmfb) for i in range(args.candidates)]
         (work / "local").mkdir()
         runner = Runner(tuning_input.invocation, args.devices.split(",")[0], work / "local")
-        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "num_gpus": 0,
-                                                                "object_store_memory": STORE,
-                                                                "include_dashboard": False})
-        cluster.add_node(num_cpus=1, num_gpus=1 if gpu else 0, resources={} if gpu else {BENCH_RESOURCE: 1},
-                         object_store_memory=STORE)
+        cluster = Cluster(
+            initialize_head=True,
+            head_node_args={"num_cpus": 0, "num_gpus": 0, "object_store_memory": STORE, "include_dashboard": False},
+        )
+        cluster.add_node(
+            num_cpus=1,
+            num_gpus=1 if gpu else 0,
+            resources={} if gpu else {BENCH_RESOURCE: 1},
+            object_store_memory=STORE,
+        )
         cluster.wait_for_nodes()
         ray.init(address=cluster.address, log_to_driver=False, logging_level="ERROR")
         try:
@@ -92,13 +98,17 @@ def main() -> None:
         finally:
             ray.shutdown()
             cluster.shutdown()
-    print(f"input {args.input.name}, {args.candidates} candidates a call, {args.rounds} interleaved rounds, devices "
-          f"{args.devices}; load average {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} cores")
+    print(
+        f"input {args.input.name}, {args.candidates} candidates a call, {args.rounds} interleaved rounds, devices "
+        f"{args.devices}; load average {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} cores"
+    )
     print(f"{'call':<16} {'s per call':>11} {'spread':>13} {'s per candidate':>16} {'vs local':>9}")
     for name, times in walls.items():
         ratios = [t / local for t, local in zip(times, walls["local runner"])]
-        print(f"{name:<16} {statistics.median(times):>11.2f} {min(times):>6.2f}-{max(times):<6.2f} "
-              f"{statistics.median(times) / args.candidates:>16.3f} {statistics.median(ratios):>8.2f}x")
+        print(
+            f"{name:<16} {statistics.median(times):>11.2f} {min(times):>6.2f}-{max(times):<6.2f} "
+            f"{statistics.median(times) / args.candidates:>16.3f} {statistics.median(ratios):>8.2f}x"
+        )
 
 
 if __name__ == "__main__":

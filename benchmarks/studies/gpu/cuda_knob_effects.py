@@ -26,9 +26,14 @@ VARIANTS: dict[str, tuple[tuple[str, str] | None, list[str]]] = {
     "prefetch_num_stages = 3": ((r"prefetch_num_stages = \d+", "prefetch_num_stages = 3"), []),
     "prefetch_num_stages = 4": ((r"prefetch_num_stages = \d+", "prefetch_num_stages = 4"), []),
     "reorder_workgroups_strategy Transpose": (
-        (OPTIONS, OPTIONS + ", reorder_workgroups_strategy = #iree_gpu.reorder_workgroups_strategy<Transpose>"), []),
+        (OPTIONS, OPTIONS + ", reorder_workgroups_strategy = #iree_gpu.reorder_workgroups_strategy<Transpose>"),
+        [],
+    ),
     "--iree-llvmgpu-prefetch-num-stages=3": (None, ["--iree-llvmgpu-prefetch-num-stages=3"]),
-    "--iree-codegen-reorder-workgroups-strategy=transpose": (None, ["--iree-codegen-reorder-workgroups-strategy=transpose"]),
+    "--iree-codegen-reorder-workgroups-strategy=transpose": (
+        None,
+        ["--iree-codegen-reorder-workgroups-strategy=transpose"],
+    ),
     "--iree-llvmgpu-use-direct-load": (None, ["--iree-llvmgpu-use-direct-load"]),
     "--iree-llvmgpu-enable-shared-memory-reuse": (None, ["--iree-llvmgpu-enable-shared-memory-reuse"]),
     "NV_WMMA_F32_16x16x16_F16": ((r"NV_MMA_SYNC_F32_16x8x16_F16", "NV_WMMA_F32_16x16x16_F16"), []),
@@ -41,8 +46,18 @@ def compile_variant(source: str, flags: list[str], work: Path) -> tuple[int, str
     model = work / "model.mlir"
     model.write_text(source)
     dump = work / "dump"
-    done = subprocess.run(["iree-compile", str(model), *flags, f"--iree-hal-dump-executable-intermediates-to={dump}",
-                           "-o", str(work / "model.vmfb")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "iree-compile",
+            str(model),
+            *flags,
+            f"--iree-hal-dump-executable-intermediates-to={dump}",
+            "-o",
+            str(work / "model.vmfb"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     optimized = sorted(dump.glob("*.optimized.ll")) if dump.is_dir() else []
     if done.returncode != 0 or not optimized:
         error = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[-200:])

@@ -42,8 +42,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
     args = parser.parse_args()
-    print("| arch | problems | data-tiled best | shuffle expects | " + " | ".join(
-        "heuristic" if k == 0 else f"{k} data-tiled after its first" for k in PROMOTED) + " |")
+    print(
+        "| arch | problems | data-tiled best | shuffle expects | "
+        + " | ".join("heuristic" if k == 0 else f"{k} data-tiled after its first" for k in PROMOTED)
+        + " |"
+    )
     print("| --- " * (4 + len(PROMOTED)) + "|")
     for arch in family_archs(args.dataset_dir, "cpu"):
         problems = [p for p in load_dataset(args.dataset_dir, arch).problems if p.problem.op_kind == "contraction"]
@@ -59,8 +62,11 @@ def main() -> int:
             order = Heuristic(0).order(samples.ranking_input())
             for k in PROMOTED:
                 cells[k].append(first_near_optimal(samples.ratios, promoted(order, tiled, k), TOLERANCE))
-        print(f"| {arch} | {len(problems)} | {tiled_best} | {mean(expected):.2f} | " + " | ".join(
-            f"{median(v):.1f} / {mean(v):.2f}" for v in cells.values()) + " |")
+        print(
+            f"| {arch} | {len(problems)} | {tiled_best} | {mean(expected):.2f} | "
+            + " | ".join(f"{median(v):.1f} / {mean(v):.2f}" for v in cells.values())
+            + " |"
+        )
     return 0
 
 

@@ -28,8 +28,13 @@ from mltune.learn.replay import evaluate  # noqa: E402
 from mltune.learn.scoring import Summary  # noqa: E402
 
 TOLERANCE = 0.05
-COLUMNS = (("honest", "random-forest"), ("honest", "random-forest-alone"), ("honest", "random-forest-refit"),
-           ("holdout", "random-forest-alone"), ("per-problem", "random-forest (leave-arch-out)"))
+COLUMNS = (
+    ("honest", "random-forest"),
+    ("honest", "random-forest-alone"),
+    ("honest", "random-forest-refit"),
+    ("holdout", "random-forest-alone"),
+    ("per-problem", "random-forest (leave-arch-out)"),
+)
 HEADERS = ("as shipped", "alone", "refit", "held out for good, alone", "other archs only")
 
 
@@ -51,8 +56,15 @@ def main() -> None:
     for arch in args.archs.split(","):
         for learner in LEARNER_NAMES:
             with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
-                summaries = evaluate(args.dataset_dir, arch, Path(out), args.seed, 8,
-                                     leave_arch_out=arch_family(arch) == "cpu", learner=learner)
+                summaries = evaluate(
+                    args.dataset_dir,
+                    arch,
+                    Path(out),
+                    args.seed,
+                    8,
+                    leave_arch_out=arch_family(arch) == "cpu",
+                    learner=learner,
+                )
             heuristic = cell(summaries, "honest", "heuristic")
             shuffle = summaries["honest"]["shuffle"].mean_shuffle_expected[TOLERANCE]
             cells = " | ".join(cell(summaries, split, ranker) for split, ranker in COLUMNS)

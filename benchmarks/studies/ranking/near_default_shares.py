@@ -62,29 +62,40 @@ def main() -> None:
     parser.add_argument("--learner", choices=LEARNER_NAMES, default=BOOSTED)
     parser.add_argument("--dataset-dir", type=Path, default=ROOT / "datasets")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--leave-out", default="",
-                        help="problem name parts to leave out of the means (comma-separated)")
+    parser.add_argument(
+        "--leave-out", default="", help="problem name parts to leave out of the means (comma-separated)"
+    )
     args = parser.parse_args()
     shares = [float(share) for share in args.shares.split(",")]
     leave_out = [part for part in args.leave_out.split(",") if part]
-    print(f"mean position within {TOLERANCE:.0%} of the best; learned rankers fitted as {args.learner}; honest split, "
-          "leave-arch-out rows on every problem")
+    print(
+        f"mean position within {TOLERANCE:.0%} of the best; learned rankers fitted as {args.learner}; honest split, "
+        "leave-arch-out rows on every problem"
+    )
     print("| arch | ranker | alone | " + " | ".join(f"near {share:g}" for share in shares) + " |")
     print("|" + " --- |" * (3 + len(shares)))
     for arch in args.archs.split(","):
         by_share = {}
         for share in shares:
             with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
-                evaluate(arch, dataset_dir=args.dataset_dir, out=out, seed=args.seed, leave_arch_out=True,
-                         learner=args.learner, near_default=share)
+                evaluate(
+                    arch,
+                    dataset_dir=args.dataset_dir,
+                    out=out,
+                    seed=args.seed,
+                    leave_arch_out=True,
+                    learner=args.learner,
+                    near_default=share,
+                )
                 by_share[share] = json.loads((Path(out) / "evaluation.json").read_text())
         first = by_share[shares[0]]
         rankers = [name for name in first["rankers"] if not name.endswith(NEAR_SUFFIX)]
         for ranker in rankers:
             twins = [mean(by_share[share], ranker + NEAR_SUFFIX, leave_out) for share in shares]
             print(f"| {arch} | {ranker} | {mean(first, ranker, leave_out)} | " + " | ".join(twins) + " |", flush=True)
-        print(f"| {arch} | shuffle expects | {shuffle_expects(first, leave_out):.2f} |" + " |" * len(shares),
-              flush=True)
+        print(
+            f"| {arch} | shuffle expects | {shuffle_expects(first, leave_out):.2f} |" + " |" * len(shares), flush=True
+        )
 
 
 if __name__ == "__main__":

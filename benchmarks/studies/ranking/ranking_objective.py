@@ -39,8 +39,9 @@ TOLERANCE = 0.05
 SHARES = (0.8, 0.5)
 
 
-def learner_orders(problems: list[ProblemSamples], folds: list[tuple[list[int], list[int]]], learner: str,
-                   seed: int) -> dict[int, np.ndarray]:
+def learner_orders(
+    problems: list[ProblemSamples], folds: list[tuple[list[int], list[int]]], learner: str, seed: int
+) -> dict[int, np.ndarray]:
     """Each held-out problem's candidates as the model of its fold orders them alone (`RandomForest`, share 1)."""
     table = feature_table(problems)
     orders = {}
@@ -62,21 +63,37 @@ def main() -> None:
     for split, folds in splits(problems, holdout=[]).items():  # the honest folds and the largest quarter
         scored = sorted(i for _, test in folds for i in test)
         near = [first_near_optimal(problems[i].ratios, heuristic[i], TOLERANCE) for i in scored]
-        expects = mean(shuffle_expectation(len(problems[i].ratios), int(near_optimal(problems[i].ratios,
-                                                                                    TOLERANCE).sum()))
-                       for i in scored)
-        print(f"{args.arch} {args.kind} {split} ({len(scored)} problems): heuristic {median(near):.1f} / "
-              f"{mean(near):.2f}, shuffle expects {expects:.2f}; median / mean position within 5 %")
+        expects = mean(
+            shuffle_expectation(len(problems[i].ratios), int(near_optimal(problems[i].ratios, TOLERANCE).sum()))
+            for i in scored
+        )
+        print(
+            f"{args.arch} {args.kind} {split} ({len(scored)} problems): heuristic {median(near):.1f} / "
+            f"{mean(near):.2f}, shuffle expects {expects:.2f}; median / mean position within 5 %"
+        )
         for seed in map(int, args.seeds.split(",")):
             for learner in LEARNERS:
                 started = time.perf_counter()
                 orders = learner_orders(problems, folds, learner, seed)
                 alone = [first_near_optimal(problems[i].ratios, orders[i], TOLERANCE) for i in scored]
-                shared = {share: [first_near_optimal(problems[i].ratios, interleaved_order(
-                    orders[i], heuristic[i], share), TOLERANCE) for i in scored] for share in SHARES}
-                print(f"  seed {seed} {learner:<14} alone {median(alone):4.1f} / {mean(alone):6.2f}  " + "  ".join(
-                    f"share {share:.1f}: {median(found):4.1f} / {mean(found):6.2f}" for share, found in shared.items())
-                      + f"  ({time.perf_counter() - started:.0f} s)", flush=True)
+                shared = {
+                    share: [
+                        first_near_optimal(
+                            problems[i].ratios, interleaved_order(orders[i], heuristic[i], share), TOLERANCE
+                        )
+                        for i in scored
+                    ]
+                    for share in SHARES
+                }
+                print(
+                    f"  seed {seed} {learner:<14} alone {median(alone):4.1f} / {mean(alone):6.2f}  "
+                    + "  ".join(
+                        f"share {share:.1f}: {median(found):4.1f} / {mean(found):6.2f}"
+                        for share, found in shared.items()
+                    )
+                    + f"  ({time.perf_counter() - started:.0f} s)",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

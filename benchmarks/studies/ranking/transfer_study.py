@@ -58,22 +58,25 @@ def study(dataset_dir: Path, arch: str) -> list[tuple[str, str]]:
     pooled = [p for p in load_pooled(dataset_dir, "cpu", others).problems if p.problem.op_kind == "contraction"]
     heuristic = [Heuristic(0).order(p.ranking_input()) for p in problems]
     expected = [shuffle_expectation(len(p.ratios), int(near_optimal(p.ratios, TOLERANCE).sum())) for p in problems]
-    rows = [("shuffle (expected)", cell(expected)),
-            ("heuristic", cell(positions(heuristic, problems)))]
+    rows = [("shuffle (expected)", cell(expected)), ("heuristic", cell(positions(heuristic, problems)))]
     for label_name, label in LABELS.items():
         transfer = fit_model(feature_table(pooled, label), slice(None), 0)
         lao = [forest_order(transfer, p) for p in problems]
         in_arch_models = {i: m for held, m in kind_fold_models(problems, 0, label, PER_PROBLEM) for i in held}
         in_arch = [forest_order(in_arch_models[i], p) for i, p in enumerate(problems)]
-        for scope, orders, models in (("leave-arch-out", lao, {i: transfer for i in range(len(problems))}),
-                                      ("in-arch", in_arch, in_arch_models)):
+        for scope, orders, models in (
+            ("leave-arch-out", lao, {i: transfer for i in range(len(problems))}),
+            ("in-arch", in_arch, in_arch_models),
+        ):
             rows.append((f"forest [{label_name}], {scope}", cell(positions(orders, problems))))
             blended = [blended_order(o, h) for o, h in zip(orders, heuristic)]
             rows.append((f"forest [{label_name}] + heuristic, {scope}", cell(positions(blended, problems))))
             refitted = [replay(RefittedForest(0, model=models[i]), p, BATCH) for i, p in enumerate(problems)]
             rows.append((f"forest [{label_name}] refitted, {scope}", cell(positions(refitted, problems))))
-    print(f"{arch}: {len(problems)} problems; trained for leave-arch-out on {', '.join(others)} "
-          f"({len(pooled)} problems)", flush=True)
+    print(
+        f"{arch}: {len(problems)} problems; trained for leave-arch-out on {', '.join(others)} ({len(pooled)} problems)",
+        flush=True,
+    )
     return rows
 
 

@@ -29,8 +29,11 @@ from mltune.frontend.mlir import ELIDE_WEIGHTS
 from mltune.system.tools import tool_path
 
 TIME = "/usr/bin/time"  # GNU time
-CPU_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"]
+CPU_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 
 
 def write_model(path: Path, layers: int, size: int) -> None:
@@ -41,9 +44,11 @@ def write_model(path: Path, layers: int, size: int) -> None:
     with open(path, "w") as out:
         out.write(f"module @module {{\n  func.func @main(%x0: {vt}) -> {vt} {{\n")
         for i in range(layers):
-            out.write(f"    %w{i} = torch.vtensor.literal(dense_resource<w{i}> : tensor<{size}x{size}xf32>) : {wt}\n"
-                      f"    %m{i} = torch.aten.mm %x{i}, %w{i} : {vt}, {wt} -> {vt}\n"
-                      f"    %x{i + 1} = torch.aten.tanh %m{i} : {vt} -> {vt}\n")
+            out.write(
+                f"    %w{i} = torch.vtensor.literal(dense_resource<w{i}> : tensor<{size}x{size}xf32>) : {wt}\n"
+                f"    %m{i} = torch.aten.mm %x{i}, %w{i} : {vt}, {wt} -> {vt}\n"
+                f"    %x{i + 1} = torch.aten.tanh %m{i} : {vt} -> {vt}\n"
+            )
         out.write(f"    return %x{layers} : {vt}\n  }}\n}}\n\n{{-#\n  dialect_resources: {{\n    builtin: {{\n")
         for i in range(layers):
             blob = (np.uint32(4).tobytes() + rng.standard_normal((size, size), np.float32).tobytes()).hex().upper()
@@ -55,8 +60,12 @@ def child_cost(args: list[str], work: Path) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak resident MB of one child process, from GNU time (a child forked by this
     Python would start with this process's own peak as its floor)."""
     report = work / "time.txt"
-    proc = subprocess.run([TIME, "-f", "%e %U %S %M", "-o", str(report), *args], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        [TIME, "-f", "%e %U %S %M", "-o", str(report), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"{args[:3]} failed: {proc.stderr[-2000:]}")
     wall, user, system, kilobytes = report.read_text().split()[-4:]
@@ -66,14 +75,36 @@ def child_cost(args: list[str], work: Path) -> tuple[float, float, float]:
 def steps(model: Path, work: Path) -> dict[str, list[str]]:
     python = [sys.executable, "-c"]
     return {
-        "parse": [*python, "import sys; from pathlib import Path; from mltune.frontend.mlir import new_context, "
-                  "parse_module_file; parse_module_file(Path(sys.argv[1]), new_context())", str(model)],
-        "sniff": [*python, "import sys; from pathlib import Path; from mltune.input.tuning_input import is_dispatch_benchmark; "
-                  "assert not is_dispatch_benchmark(Path(sys.argv[1]))", str(model)],
-        "abi": [tool_path("iree-compile"), str(model), *CPU_FLAGS, "--compile-to=abi", *ELIDE_WEIGHTS,
-                "-o", str(work / "abi.mlir")],
-        "dump": [tool_path("iree-compile"), str(model), *CPU_FLAGS, "--iree-codegen-add-tuner-attributes",
-                 f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}", "-o", str(work / "model.vmfb")],
+        "parse": [
+            *python,
+            "import sys; from pathlib import Path; from mltune.frontend.mlir import new_context, "
+            "parse_module_file; parse_module_file(Path(sys.argv[1]), new_context())",
+            str(model),
+        ],
+        "sniff": [
+            *python,
+            "import sys; from pathlib import Path; from mltune.input.tuning_input import is_dispatch_benchmark; "
+            "assert not is_dispatch_benchmark(Path(sys.argv[1]))",
+            str(model),
+        ],
+        "abi": [
+            tool_path("iree-compile"),
+            str(model),
+            *CPU_FLAGS,
+            "--compile-to=abi",
+            *ELIDE_WEIGHTS,
+            "-o",
+            str(work / "abi.mlir"),
+        ],
+        "dump": [
+            tool_path("iree-compile"),
+            str(model),
+            *CPU_FLAGS,
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={work / 'dump'}",
+            "-o",
+            str(work / "model.vmfb"),
+        ],
     }
 
 
@@ -91,8 +122,10 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, command in steps(model, work).items():
                 costs.setdefault(name, []).append(child_cost(command, work))
-        print(f"model: {model.stat().st_size / 1e6:.0f} MB of torch-dialect MLIR ({args.layers} layers of "
-              f"{args.size}x{args.size} f32), {args.rounds} rounds; load before/after: see /proc/loadavg\n")
+        print(
+            f"model: {model.stat().st_size / 1e6:.0f} MB of torch-dialect MLIR ({args.layers} layers of "
+            f"{args.size}x{args.size} f32), {args.rounds} rounds; load before/after: see /proc/loadavg\n"
+        )
         print("| step | wall s | CPU s | peak MB |\n|---|---|---|---|")
         for name, rows in costs.items():
             cells = []

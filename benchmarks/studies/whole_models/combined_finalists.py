@@ -55,8 +55,10 @@ def timed_finalists(results: Path) -> dict[str, list[tuple[dict, float]]]:
         if record["status"] == "ok" and record["level"] == "model" and not record.get("screen"):
             problem = Problem.from_record(record["problem"])
             finalists[problem.key].append((record["position"], record["knobs"], _ratio(record)))
-    return {key: [(knobs, ratio) for _, knobs, ratio in sorted(found, key=lambda f: f[0])]
-            for key, found in finalists.items()}
+    return {
+        key: [(knobs, ratio) for _, knobs, ratio in sorted(found, key=lambda f: f[0])]
+        for key, found in finalists.items()
+    }
 
 
 def main() -> int:
@@ -70,24 +72,32 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="combined-finalists-"))
     context = new_context()
     call = model_call((), (), None, None, None, args.model.with_suffix(".flags"))
-    given = prepare_input(args.model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function,
-                          given=call.inputs)
+    given = prepare_input(
+        args.model.with_suffix(".mlir").resolve(), CpuTarget(), work, context, call.function, given=call.inputs
+    )
     tuning_input = weights.without_weights(given, "cpu", work / "weights")
     dispatches = read_dispatches(given, context)
-    named = [(d.name, d.bench, d.problem.op_name, d.problem if isinstance(d.problem, Problem) else None)
-             for d in dispatches]
+    named = [
+        (d.name, d.bench, d.problem.op_name, d.problem if isinstance(d.problem, Problem) else None) for d in dispatches
+    ]
     tunable = [d for d in dispatches if isinstance(d.problem, Problem)]
     spaces = {d.problem.key: c for d, c in configurators(tunable, context, work / "spaces")}
     problems = {d.problem.key: d.problem for d in tunable}
-    finalists = {key: found[:args.finalists] for key, found in timed_finalists(args.run / "results.jsonl").items()
-                 if key in spaces}
+    finalists = {
+        key: found[: args.finalists]
+        for key, found in timed_finalists(args.run / "results.jsonl").items()
+        if key in spaces
+    }
     applier = make_applier("cpu", tuning_input.source, context)
     builder = Builder(tuning_input, work / "builds", 2)
     started = time.perf_counter()
     builds = {"default": builder.compile(-1, None, "default")}
     for j in range(max(len(found) for found in finalists.values())):
-        chosen = [(problems[key], spaces[key].compilation_info(found[j][0]))
-                  for key, found in finalists.items() if j < len(found)]
+        chosen = [
+            (problems[key], spaces[key].compilation_info(found[j][0]))
+            for key, found in finalists.items()
+            if j < len(found)
+        ]
         (work / f"link_{j}").mkdir(parents=True, exist_ok=True)
         builds[j] = builder.compile(j, applier.combine(chosen, work / f"link_{j}"), f"combined_{j}")
         assert builds[j].status == "ok", builds[j].detail
@@ -95,14 +105,19 @@ def main() -> int:
     times: dict = {name: [] for name in builds}
     for round_ in range(args.rounds):
         for name, build in builds.items():
-            times[name].append(problem_times(named, profile_in_model(build.vmfb, tuning_input.invocation, DEVICE,
-                                                                  work / f"p{round_}_{name}")))
+            times[name].append(
+                problem_times(
+                    named, profile_in_model(build.vmfb, tuning_input.invocation, DEVICE, work / f"p{round_}_{name}")
+                )
+            )
     profile_s = time.perf_counter() - started - compile_s
     model_us = statistics.median(sum(t.values()) for t in times["default"])
-    print(f"{args.model.name}: {len(finalists)} problems, {sum(map(len, finalists.values()))} finalists timed whole "
-          f"by the run ({args.run}); here {len(builds)} builds (IREE default + {len(builds) - 1} combined) in "
-          f"{compile_s:.0f} s, {args.rounds} profiled rounds of 5 calls each in {profile_s:.0f} s; the default's "
-          f"dispatches {model_us / 1000:.1f} ms a call")
+    print(
+        f"{args.model.name}: {len(finalists)} problems, {sum(map(len, finalists.values()))} finalists timed whole "
+        f"by the run ({args.run}); here {len(builds)} builds (IREE default + {len(builds) - 1} combined) in "
+        f"{compile_s:.0f} s, {args.rounds} profiled rounds of 5 calls each in {profile_s:.0f} s; the default's "
+        f"dispatches {model_us / 1000:.1f} ms a call"
+    )
     print("| problem | share | finalist | in-model ratio | implies for the model | the run measured alone |")
     print("| --- | --- | --- | --- | --- | --- |")
     agree, pairs, losses = 0, [], []
@@ -114,16 +129,20 @@ def main() -> int:
             implied = model_us / (model_us - default_us + default_us / ratio)
             rows.append((ratio, measured))
             pairs.append((implied, measured))
-            print(f"| {key} | {100 * default_us / model_us:.1f} % | {j} | {ratio:.2f}x | {implied:.3f}x | "
-                  f"{measured:.3f}x |")
+            print(
+                f"| {key} | {100 * default_us / model_us:.1f} % | {j} | {ratio:.2f}x | {implied:.3f}x | "
+                f"{measured:.3f}x |"
+            )
         picked, best = max(rows)[1], max(measured for _, measured in rows)
         agree += picked == best
         losses.append(picked / best)
     implied, measured = zip(*pairs)
-    print(f"the same best finalist in {agree} of {len(finalists)} problems; the in-model pick's ratio measured alone "
-          f"over the best measured alone: median {statistics.median(losses):.3f}, lowest {min(losses):.3f}; "
-          f"implied against measured alone over all finalists: Pearson {statistics.correlation(implied, measured):.2f}"
-          f", Spearman {statistics.correlation(_ranks(implied), _ranks(measured)):.2f}")
+    print(
+        f"the same best finalist in {agree} of {len(finalists)} problems; the in-model pick's ratio measured alone "
+        f"over the best measured alone: median {statistics.median(losses):.3f}, lowest {min(losses):.3f}; "
+        f"implied against measured alone over all finalists: Pearson {statistics.correlation(implied, measured):.2f}"
+        f", Spearman {statistics.correlation(_ranks(implied), _ranks(measured)):.2f}"
+    )
     return 0
 
 

@@ -58,7 +58,7 @@ def main() -> int:
     with held(args.lock):
         print(f"load average at the start: {os.getloadavg()[0]:.2f}")
         for round_ in range(args.rounds):
-            for way in (WAYS if round_ % 2 == 0 else WAYS[::-1]):
+            for way in WAYS if round_ % 2 == 0 else WAYS[::-1]:
                 work = Path(tempfile.mkdtemp(prefix="dump_split_"))
                 try:
                     seconds[way].append(one_stage(args.model, way, work))

@@ -71,9 +71,18 @@ def _candidate(split: TuningInput, work: Path, context: ir.Context) -> tuple[str
     dispatch, dumped from the split module."""
     dump = work / "dispatches"
     dump.mkdir(parents=True, exist_ok=True)
-    result = run_tool([tool_path("iree-compile"), str(split.source), *split.compile_flags,
-                       "--iree-codegen-add-tuner-attributes", f"--iree-hal-dump-executable-benchmarks-to={dump}",
-                       "-o", str(dump / "model.vmfb")], 600)
+    result = run_tool(
+        [
+            tool_path("iree-compile"),
+            str(split.source),
+            *split.compile_flags,
+            "--iree-codegen-add-tuner-attributes",
+            f"--iree-hal-dump-executable-benchmarks-to={dump}",
+            "-o",
+            str(dump / "model.vmfb"),
+        ],
+        600,
+    )
     if not result.ok:
         sys.exit(f"cannot dump {split.source}: {result.describe_failure()}")
     dumped = TuningInput(split.source, split.invocation, tuple(sorted(dump.glob("*_benchmark.mlir"))), ())
@@ -103,10 +112,15 @@ def measure(model: Path, repeats: int, work: Path, context: ir.Context) -> Row:
     row.archive_mb = made.archive.path.stat().st_size / 1e6
     split = weights.compiled_from(inlined, made)
     key, candidate = _candidate(split, work, context)
-    print(f"{model.name}: candidate for {key}; split in {row.split_s:.1f} s ({made.weight_bytes / 1e6:.0f} MB of "
-          f"weights)", flush=True)
-    builders = {"inlined": Builder(inlined, work / "inlined", 1, COMPILE_TIMEOUT_S),
-                "split": Builder(split, work / "split", 1, COMPILE_TIMEOUT_S)}
+    print(
+        f"{model.name}: candidate for {key}; split in {row.split_s:.1f} s ({made.weight_bytes / 1e6:.0f} MB of "
+        f"weights)",
+        flush=True,
+    )
+    builders = {
+        "inlined": Builder(inlined, work / "inlined", 1, COMPILE_TIMEOUT_S),
+        "split": Builder(split, work / "split", 1, COMPILE_TIMEOUT_S),
+    }
     builds = {}
     for repeat in range(repeats):
         order = ["inlined", "split"] if repeat % 2 == 0 else ["split", "inlined"]
@@ -124,10 +138,12 @@ def measure(model: Path, repeats: int, work: Path, context: ir.Context) -> Row:
         identical = all(np.array_equal(a, b) for a, b in zip(reference, got))
         row.numerics = "identical" if identical else ("within tolerance" if compare(reference, got).ok else "DIFFER")
         (timed,) = Runner(split.invocation, "local-task", work).measure(
-            builds["default inlined"].vmfb, [(0, builds["default split"].vmfb)], PLAN)
+            builds["default inlined"].vmfb, [(0, builds["default split"].vmfb)], PLAN
+        )
         ratios = timed.round_ratios
-        row.runtime_ratio = (f"{statistics.median(ratios):.3f} [{min(ratios):.3f}-{max(ratios):.3f}]"
-                             if ratios else timed.detail)
+        row.runtime_ratio = (
+            f"{statistics.median(ratios):.3f} [{min(ratios):.3f}-{max(ratios):.3f}]" if ratios else timed.detail
+        )
     return row
 
 
@@ -146,16 +162,22 @@ def main() -> None:
     rows = [measure(model, args.repeats, args.work / model.stem, context) for model in args.models]
     print(f"load after: {Path('/proc/loadavg').read_text().strip()}")
     print("\ncompile seconds per build, median [min-max] of", args.repeats)
-    print(f"{'model':14} {'MLIR MB':>8} {'irpa MB':>8} {'split s':>7} | {'default inlined':>18} {'default split':>18} "
-          f"{'ratio':>6} | {'cand. inlined':>18} {'cand. split':>18} {'ratio':>6} | numerics   runtime split/inlined")
+    print(
+        f"{'model':14} {'MLIR MB':>8} {'irpa MB':>8} {'split s':>7} | {'default inlined':>18} {'default split':>18} "
+        f"{'ratio':>6} | {'cand. inlined':>18} {'cand. split':>18} {'ratio':>6} | numerics   runtime split/inlined"
+    )
     for row in rows:
         s = row.seconds
-        ratio = {w: statistics.median(s[f"{w} inlined"]) / statistics.median(s[f"{w} split"])
-                 for w in ("default", "candidate")}
-        print(f"{row.model:14} {row.mlir_mb:8.1f} {row.archive_mb:8.1f} {row.split_s:7.1f} | "
-              f"{_spread(s['default inlined']):>18} {_spread(s['default split']):>18} {ratio['default']:5.1f}x | "
-              f"{_spread(s['candidate inlined']):>18} {_spread(s['candidate split']):>18} {ratio['candidate']:5.1f}x | "
-              f"{row.numerics:10} {row.runtime_ratio}")
+        ratio = {
+            w: statistics.median(s[f"{w} inlined"]) / statistics.median(s[f"{w} split"])
+            for w in ("default", "candidate")
+        }
+        print(
+            f"{row.model:14} {row.mlir_mb:8.1f} {row.archive_mb:8.1f} {row.split_s:7.1f} | "
+            f"{_spread(s['default inlined']):>18} {_spread(s['default split']):>18} {ratio['default']:5.1f}x | "
+            f"{_spread(s['candidate inlined']):>18} {_spread(s['candidate split']):>18} {ratio['candidate']:5.1f}x | "
+            f"{row.numerics:10} {row.runtime_ratio}"
+        )
 
 
 if __name__ == "__main__":

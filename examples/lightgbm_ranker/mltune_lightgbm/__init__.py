@@ -22,9 +22,19 @@ from mltune.features import candidate_frame, feature_columns
 
 # Small trees, many rounds, row and column subsampling: an arch's records are tens of problems of ~150 candidates.
 # One thread and deterministic: the same records and seed give the same order.
-SETTINGS: dict[str, Any] = {"n_estimators": 400, "learning_rate": 0.03, "num_leaves": 15, "min_child_samples": 20,
-                            "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8, "n_jobs": 1,
-                            "deterministic": True, "force_row_wise": True, "verbose": -1}
+SETTINGS: dict[str, Any] = {
+    "n_estimators": 400,
+    "learning_rate": 0.03,
+    "num_leaves": 15,
+    "min_child_samples": 20,
+    "subsample": 0.8,
+    "subsample_freq": 1,
+    "colsample_bytree": 0.8,
+    "n_jobs": 1,
+    "deterministic": True,
+    "force_row_wise": True,
+    "verbose": -1,
+}
 Fitted = tuple[LGBMRegressor, list[str]]
 
 
@@ -64,8 +74,11 @@ class LightGbmRanker:
         if key not in self.models:
             self.models[key] = fit(self.records, *key, columns, self.seed)
             if self.models[key] is None:
-                print(f"lightgbm: no records of {key[0]} problems on {key[1]} targets to learn from; the heuristic "
-                      "ranks them", file=sys.stderr)
+                print(
+                    f"lightgbm: no records of {key[0]} problems on {key[1]} targets to learn from; the heuristic "
+                    "ranks them",
+                    file=sys.stderr,
+                )
         return self.models[key]
 
     def start(self, ranking_input: mltune.RankingInput) -> None:
@@ -81,7 +94,7 @@ class LightGbmRanker:
         self._next = 0
 
     def ask(self, n: int) -> list[int]:
-        picked = self._order[self._next:self._next + n]
+        picked = self._order[self._next : self._next + n]
         self._next += len(picked)
         return picked
 
