@@ -49,6 +49,7 @@ class NearIncumbent:
         self._ties = np.empty(0)
         self._given: set[int] = set()
         self._asked = {"inner": 0, "near": 0}
+        self._distance: np.ndarray | None = None  # from the centre, untried ones only (inf: tried or no place)
 
     @property
     def name(self) -> str:
@@ -65,15 +66,31 @@ class NearIncumbent:
         self._ties = np.random.default_rng(self.seed).random(len(ranking_input.candidates))
         self._given = set()
         self._asked = {"inner": 0, "near": 0}
+        self._distance = None
+
+    def _distances(self) -> np.ndarray:
+        """Each untried candidate's distance from the centre, computed once per centre (a space holds thousands of
+        candidates, and `mltune evaluate` asks for every one)."""
+        assert self._centre is not None
+        if self._distance is None:
+            distance = np.abs(self._points - self._centre).sum(axis=1)
+            distance[np.isnan(distance) | (distance == 0)] = np.inf  # the incumbent's own tiling is measured already
+            distance[list(self._given)] = np.inf
+            self._distance = distance
+        return self._distance
+
+    def _give(self, index: int) -> None:
+        self._given.add(index)
+        if self._distance is not None:
+            self._distance[index] = np.inf
 
     def _nearest_untried(self) -> int | None:
-        assert self._centre is not None
-        distance = np.abs(self._points - self._centre).sum(axis=1)
-        distance[np.isnan(distance) | (distance == 0)] = np.inf  # the incumbent's own tiling is measured already
-        distance[list(self._given)] = np.inf
-        if not np.isfinite(distance).any():
+        distance = self._distances()
+        nearest = distance.min(initial=np.inf)
+        if not np.isfinite(nearest):
             return None
-        return int(np.lexsort((self._ties, distance))[0])
+        tied = np.flatnonzero(distance == nearest)
+        return int(tied[np.argmin(self._ties[tied])])
 
     def _inner_pick(self) -> int | None:
         while batch := self.inner.ask(1):
@@ -94,20 +111,20 @@ class NearIncumbent:
             if index is None:
                 break
             self._asked[source] += 1
-            self._given.add(index)
+            self._give(index)
             picked.append(index)
         return picked
 
     def tell(self, index: int, ratio: float) -> None:
         self.inner.tell(index, ratio)
-        self._given.add(index)  # an interrupted run's trials are told, never asked for
+        self._give(index)  # an interrupted run's trials are told, never asked for
         if (
             self._centre is not None
             and ratio < self._incumbent_ratio
             and math.isfinite(ratio)
             and not np.isnan(self._points[index]).any()
         ):
-            self._incumbent_ratio, self._centre = ratio, self._points[index]
+            self._incumbent_ratio, self._centre, self._distance = ratio, self._points[index], None
 
 
 def near_default(inner: Ranker, space: object, default_config: str, share: float, seed: int = 0) -> NearIncumbent:
