@@ -10,7 +10,8 @@ from iree_helpers import HOST_FLAGS, compile_with_configs_dump
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
 from mltune.execution.local import LocalExecutor
-from mltune.execution.runner import Runner, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.search.loop import TuningLoop

@@ -13,7 +13,8 @@ from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import make_runner
 from mltune.execution.kernel_timing import MeasuredBuilds
-from mltune.execution.runner import Measurement, TimingPlan
+from mltune.execution.runner import Measurement
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.input.tuning_input import prepare_input
 from mltune.whole_model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners

@@ -13,7 +13,8 @@ from mltune.errors import UserError
 from mltune.frontend.mlir import new_context
 from mltune.input.files import ParameterArchive
 from mltune.input.flag_files import RuntimeFlags, parse_parameters, read_compile_flags, read_runtime_flags
-from mltune.input.tuning_input import CallInputs, prepare_input
+from mltune.input.call_inputs import CallInputs
+from mltune.input.tuning_input import prepare_input
 from mltune.input.specs import parse_input
 from mltune.targets import CpuTarget
 

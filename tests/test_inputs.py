@@ -16,7 +16,8 @@ from mltune.input.abi import AbiValue
 from mltune.input.files import InputFile
 from mltune.input.generated import generate_inputs
 from mltune.input.int_range import DEFAULT_INT_RANGE, int_range
-from mltune.input.tuning_input import CallInputs, prepare_input, write_random_inputs
+from mltune.input.call_inputs import CallInputs
+from mltune.input.tuning_input import prepare_input, write_random_inputs
 from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget
 

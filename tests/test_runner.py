@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mltune.execution import timing_process
-from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.execution.timing_process import Pace
 from mltune.input.files import InputFile
@@ -191,7 +192,8 @@ def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
     script.write_text(f"""
 import json, os, sys
 from pathlib import Path
-from mltune.execution.runner import Runner, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation

@@ -252,7 +252,7 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
 def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
     """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
     the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
-    from mltune.execution.runner import TimingPlan
+    from mltune.execution.timing_plan import TimingPlan
 
     settings = LoopSettings(
         budget=3,
@@ -277,7 +277,7 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
 def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_path):
     """A first stage that keeps no finalists hands its fastest candidate to the task that follows it, in the same
     loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
-    from mltune.execution.runner import TimingPlan
+    from mltune.execution.timing_plan import TimingPlan
 
     settings = LoopSettings(
         budget=3,

@@ -12,7 +12,7 @@ import pytest
 from iree_helpers import compile_with_dumps, parse_levels, strip_config
 
 from mltune.execution.build import NOT_APPLIED
-from mltune.execution.runner import TimingPlan
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.problem import ELEMENTWISE, Problem
 from mltune.input.tuning_input import prepare_input

@@ -15,7 +15,8 @@ from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
-from mltune.execution.runner import Runner, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.root_ops import problem_from_root_op
 from mltune.input.files import ParameterArchive

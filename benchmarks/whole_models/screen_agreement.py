@@ -32,7 +32,8 @@ from scipy.stats import spearmanr
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
-from mltune.execution.runner import Runner, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.mlir import new_context
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.call import model_call

@@ -20,7 +20,8 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner
+from mltune.execution.timing_plan import TimingPlan
 
 REPEAT_FLAG = "--iree-hal-benchmark-dispatch-repeat-count"
 CALIBRATION_REPEAT = 10

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import iree.runtime as rt
 from iree.compiler import ir
 
 from mltune.errors import UserError
@@ -66,6 +65,8 @@ class FunctionAbi:
 def exported_functions(vmfb: Path) -> tuple[str, dict[str, dict[str, str]]]:
     """The module's name and its public functions with their reflection: IREE's own (`__init`, ...) left out, and
     the `$async` twin of a function whose synchronous form is exported too."""
+    import iree.runtime as rt  # the runtime only where a compiled module is read
+
     module = rt.VmModule.mmap(rt.VmInstance(), str(vmfb))
     names = [n for n in module.function_names if not n.startswith("__")]
     public = [n for n in names if not (n.endswith("$async") and n.removesuffix("$async") in names)]

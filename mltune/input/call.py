@@ -12,7 +12,7 @@ from mltune.errors import UserError
 from mltune.input.checks import check_input_file
 from mltune.input.flag_files import parse_parameters, read_compile_flags, read_runtime_flags
 from mltune.input.int_range import DEFAULT_INT_RANGE, int_range
-from mltune.input.tuning_input import CallInputs
+from mltune.input.call_inputs import CallInputs
 from mltune.input.specs import parse_input, parse_shapes
 
 

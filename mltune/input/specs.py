@@ -16,13 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Sequence
 
 import numpy as np
 
 from mltune.errors import UserError
-from mltune.input.abi import AbiValue, FunctionAbi
 from mltune.input.files import InputFile, numpy_type
+
+if TYPE_CHECKING:
+    from mltune.input.abi import AbiValue, FunctionAbi
 
 ELEMENT_TYPES = {
     **{f"{s}i{b}": np.dtype(f"{'u' if s == 'u' else ''}int{b}") for s in ("", "s", "u") for b in (8, 16, 32, 64)},

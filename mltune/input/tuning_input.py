@@ -18,12 +18,13 @@ from iree.compiler.dialects import iree_codegen
 from mltune.errors import UserError
 from mltune.frontend.dump_constants import restore_dropped_constants
 from mltune.frontend.mlir import parse_module_file
+from mltune.input.call_inputs import CallInputs
 from mltune.input.abi import BUFFER_VIEW, AbiValue, FunctionAbi, choose_function, read_function_abi
 from mltune.input.export_hints import export_hint
 from mltune.input.files import InputFile, ParameterArchive
 from mltune.input.generated import describe_generated, generate_inputs
-from mltune.input.int_range import DEFAULT_INT_RANGE, KERNEL_INT_RANGE, IntRange
-from mltune.input.specs import ArgumentShape, InputSpec, materialize_inputs
+from mltune.input.int_range import KERNEL_INT_RANGE, IntRange
+from mltune.input.specs import materialize_inputs
 from mltune.system.tools import run_compiler, run_tool, tool_path
 from mltune.targets import Target
 
@@ -49,17 +50,6 @@ class TuningInput:
     dispatch_files: tuple[Path, ...]
     compile_flags: tuple[str, ...]
     arguments: tuple[str, ...] = ()  # per argument of a model: its type and where its values came from
-
-
-@dataclass(frozen=True)
-class CallInputs:
-    """What the user said about calling the model: `--input` values (none: generated), `--parameters` archives,
-    the range of generated integers, and the arguments' shapes (`--shape`: a dynamic model specialised to them)."""
-
-    specs: tuple[InputSpec, ...] = ()
-    parameters: tuple[ParameterArchive, ...] = ()
-    int_range: IntRange = DEFAULT_INT_RANGE
-    shapes: tuple[ArgumentShape, ...] = ()
 
 
 DISPATCH_MARK = b"executable.variant"  # in the text (`hal.executable.variant`) and in MLIR bytecode alike

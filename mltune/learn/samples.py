@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mltune.errors import UserError
-from mltune.execution.runner import TimingPlan
+from mltune.execution.timing_plan import TimingPlan
 from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout

@@ -29,7 +29,8 @@ from iree.compiler import ir
 from mltune.emit.apply import Applier
 from mltune.execution.build import NOT_APPLIED, BuildResult, unapplied
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
-from mltune.execution.runner import Measurement, TimingPlan
+from mltune.execution.runner import Measurement
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.records.dataset import Record

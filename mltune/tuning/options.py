@@ -55,8 +55,8 @@ class TuneOptions:
     output: Path | None = option(
         None,
         "where the tuning spec is written besides the run folder (the only file written outside the data "
-        "home); default: best_spec.mlir on the command line, the run folder alone (RUN/best_spec.mlir) for the "
-        "library, which overwrites nothing unasked",
+        "home); the library writes to the run folder alone (RUN/best_spec.mlir) unless given one, so that it "
+        "overwrites nothing unasked",
         "-o",
         "--output",
         check=Path,

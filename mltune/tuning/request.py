@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mltune.input.tuning_input import CallInputs
+from mltune.input.call_inputs import CallInputs
 from mltune.search.settings import LoopSettings
 from mltune.search.defaults import DEFAULT_FINALISTS
 from mltune.targets import Target

@@ -17,7 +17,8 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner
+from mltune.execution.timing_plan import TimingPlan
 
 
 @dataclass(frozen=True)

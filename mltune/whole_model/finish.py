@@ -16,7 +16,8 @@ from mltune.emit.apply import Applied, Applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
 from mltune.execution.kernel_timing import MeasuredBuilds, call_level
-from mltune.execution.runner import Measurement, Runner, TimingPlan
+from mltune.execution.runner import Measurement, Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.search.settings import passed
 from mltune.whole_model.merge import StarterSpec, merge_configs
 from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs

@@ -29,7 +29,8 @@ from iree.compiler import ir
 
 from mltune.emit.apply import Applied, make_applier
 from mltune.execution.build import Builder
-from mltune.execution.runner import Runner, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.files import NUMPY_TYPES, InputFile
 from mltune.input.tuning_input import Invocation, TuningInput
