@@ -27,7 +27,9 @@ from mltune.learn.tree_arrays import LEAF, TreeEnsemble
 GRADES = 10  # grade 10: within 5 % of the problem's best; each further 5 % step one less
 STEP = np.log(1.05)
 # As the regression trees (`mltune.learn.learners.BOOSTED_SETTINGS`): many small trees, row and column subsamples;
-# deterministic and row-wise so that a dataset gives the same model on every machine.
+# deterministic, row-wise and on one thread so that a dataset gives the same model on every machine. One thread also
+# because LightGBM's OpenMP threads spin waiting for each other when another process holds a core: beside a second
+# fit on 2 cores, a fit took 91 s on 2 threads and 2.2 s on one (alone: 2.7 s and 2.2 s).
 RANKING_SETTINGS: dict[str, Any] = {
     "objective": "lambdarank",
     "n_estimators": 300,
@@ -40,7 +42,7 @@ RANKING_SETTINGS: dict[str, Any] = {
     "lambdarank_truncation_level": 20,
     "deterministic": True,
     "force_row_wise": True,
-    "n_jobs": 2,
+    "n_jobs": 1,
     "verbose": -1,
 }
 
