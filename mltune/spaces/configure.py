@@ -29,7 +29,7 @@ from mltune.spaces.iree_constraints import emit_constraints
 from mltune.targets import CpuInfo, GpuInfo, TargetFacts
 
 # The GPU space of each op kind; each picks the compiler's emitted constraints it needs for the dispatch.
-_GPU_SPACES = {
+GPU_SPACES = {
     "contraction": GpuContraction,
     "matvec": GpuMatvec,
     "convolution": GpuConvolution,
@@ -40,8 +40,10 @@ _GPU_SPACES = {
     # no MMA for a depthwise convolution on any target: IREE gives it scalar TileAndFuse threads
     "depthwise_convolution": GpuSimtConvolution,
 }
+# The space of an op kind on CUDA where CUDA takes one of its own (no spec matcher: the config goes on the source op).
+CUDA_SPACES = {"attention": CudaAttention}
 # The space of an op kind when the target has no MMA intrinsic for its operand types (scalar FMAs per thread).
-_GPU_SPACES_WITHOUT_MMA = {
+GPU_SPACES_WITHOUT_MMA = {
     "contraction": GpuSimtContraction,
     "convolution": GpuSimtConvolution,
     "multi_loop_contraction": GpuSimtPointwise,
@@ -53,11 +55,11 @@ CpuSpaceMaker = Callable[[Problem, CpuInfo, ir.Context, bool], "Configurator | U
 
 
 # The llvm-cpu space of each op kind (called with the `data_tiling` wish, which only contractions can honour).
-_CPU_SPACES: dict[str, CpuSpaceMaker] = {
+CPU_SPACES: dict[str, CpuSpaceMaker] = {
     "contraction": CpuContraction,
     "convolution": CpuConvolution,
     "depthwise_convolution": CpuConvolution,
-    "attention": lambda problem, cpu, context, data_tiling: CpuAttention(problem, cpu, context),
+    "attention": CpuAttention,
     "reduction": CpuReduction,
     "multi_loop_contraction": CpuMultiLoopContraction,
 }
@@ -70,12 +72,12 @@ def make_configurator(
     (`bench`, a dumped benchmark file) where it emits them, in the problem's loops. `data_tiling`: a CPU
     contraction's space holds its data-tiled lowering too."""
     if isinstance(facts, CpuInfo):
-        if problem.op_kind not in _CPU_SPACES or problem.layout == CHANNEL_FIRST_DEPTHWISE:
-            kind = "channel-first depthwise convolution" if problem.op_kind in _CPU_SPACES else problem.op_kind
+        if problem.op_kind not in CPU_SPACES or problem.layout == CHANNEL_FIRST_DEPTHWISE:
+            kind = "channel-first depthwise convolution" if problem.op_kind in CPU_SPACES else problem.op_kind
             return Untunable(
                 problem.op_name, f"{kind.replace('_', ' ')} ops are tuned on GPU targets only (llvm-cpu: not yet)"
             )
-        return _CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
+        return CPU_SPACES[problem.op_kind](problem, facts, context, data_tiling)
     assert isinstance(facts, GpuInfo)
     return _gpu_configurator(problem, facts, context, bench, work_dir)
 
@@ -84,14 +86,14 @@ def _gpu_configurator(
     problem: Problem, facts: GpuInfo, context: ir.Context, bench: Path, work_dir: Path
 ) -> Configurator | Untunable:
     """`make_configurator` on a GPU target: the op kind's space over the dispatch's emitted constraints."""
-    if problem.op_kind not in _GPU_SPACES or (
+    if problem.op_kind not in GPU_SPACES or (
         problem.op_kind == "convolution" and problem.layout not in _GPU_CONVOLUTION_LAYOUTS
     ):
         return Untunable(problem.op_name, f"{problem.op_kind} ({problem.layout}) has no GPU space yet")
     work_dir.mkdir(parents=True, exist_ok=True)
     stripped = work_dir / f"{bench.stem}.stripped.mlir"
     strip_configuration(bench, stripped)
-    space = CudaAttention if problem.op_kind == "attention" and facts.api == "cuda" else _GPU_SPACES[problem.op_kind]
+    space = (CUDA_SPACES if facts.api == "cuda" else {}).get(problem.op_kind, GPU_SPACES[problem.op_kind])
     try:
         emitted = [in_problem_loops(c, problem) for c in emit_constraints(stripped, work_dir, context)]
         try:
@@ -99,8 +101,8 @@ def _gpu_configurator(
         except ConfiguredWithoutMma:
             return GpuSimtPointwise(problem, facts, context, emitted)
         except NoMmaIntrinsic:
-            if problem.op_kind not in _GPU_SPACES_WITHOUT_MMA:
+            if problem.op_kind not in GPU_SPACES_WITHOUT_MMA:
                 raise
-            return _GPU_SPACES_WITHOUT_MMA[problem.op_kind](problem, facts, context, emitted)
+            return GPU_SPACES_WITHOUT_MMA[problem.op_kind](problem, facts, context, emitted)
     except ValueError as err:
         return Untunable(problem.op_name, str(err))

@@ -22,6 +22,8 @@ Rules, so that candidates compile (checked with iree-compile 3.13 on f32 and f16
 
 from __future__ import annotations
 
+from iree.compiler import ir
+
 from mltune.frontend.problem import Problem
 from mltune.spaces.cpu_contraction import (
     VECTOR_BYTES_LIMIT_FACTOR,
@@ -97,4 +99,10 @@ class CpuAttention(CpuContraction):
     pipeline = PIPELINE
 
     build_space = staticmethod(cpu_attention_space)  # (problem, cpu) -> Space
+
+    def __init__(self, problem: Problem, cpu: CpuInfo, context: ir.Context, data_tiling: bool = False):
+        """As every llvm-cpu space is made (`mltune.spaces.configure`); the data-tiling wish is not one attention
+        can honour."""
+        super().__init__(problem, cpu, context, data_tiling=False)
+
     levels = staticmethod(tile_lists)  # (problem, knobs) -> tiling levels
