@@ -10,15 +10,15 @@ from iree_helpers import HOST_FLAGS, compile_with_configs_dump
 from mltune.emit.apply import AnnotationApplier
 from mltune.execution.build import Builder
 from mltune.execution.local import LocalExecutor
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.input.dispatches import read_dispatches
 from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.search.loop import TuningLoop
 from mltune.search.settings import LoopSettings
 from mltune.spaces.cpu_contraction import CpuContraction, tile_lists
 from mltune.targets import CpuTarget
-from mltune.input.dispatches import read_dispatches
 from mltune.tuning.tune import SEARCH_SHARE, with_deadline
 
 pytestmark = pytest.mark.e2e

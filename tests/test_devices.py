@@ -7,8 +7,8 @@ import pytest
 
 from mltune.errors import UserError
 from mltune.execution.devices import RunnerPool, check_device, make_runner
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation
 

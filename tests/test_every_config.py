@@ -3,8 +3,8 @@ when it ran faster than leave-one-out's choice (synthetic measurements: the rule
 
 from __future__ import annotations
 
-from mltune.execution.runner import Measurement
-from mltune.whole_model.finish import EVERY_CONFIG, CHECK_CHOICE, RECOMMENDED, every_config_faster
+from mltune.execution.measurement import Measurement
+from mltune.whole_model.finish import CHECK_CHOICE, EVERY_CONFIG, RECOMMENDED, every_config_faster
 from mltune.whole_model.verify import EndToEnd
 
 

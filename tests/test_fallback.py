@@ -13,21 +13,20 @@ from mltune.emit.apply import SpecApplier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import make_runner
 from mltune.execution.kernel_timing import MeasuredBuilds
-from mltune.execution.runner import Measurement
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
+from mltune.input.dispatches import read_dispatches
 from mltune.input.tuning_input import prepare_input
-from mltune.whole_model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
-from mltune.whole_model.finish import FinalChecks, ModelOutcome, finish_model
-from mltune.whole_model.merge import read_starter_spec
-from mltune.whole_model.verify import Config, ConfigCheck
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.runs.summary import summary
 from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.targets import CpuTarget
-from mltune.input.dispatches import read_dispatches
+from mltune.whole_model.fallback import Attempt, Pick, fallbacks, finish_with_fallbacks, winners
+from mltune.whole_model.finish import FinalChecks, ModelOutcome, finish_model
+from mltune.whole_model.merge import read_starter_spec
+from mltune.whole_model.verify import Config, ConfigCheck
 
 MIN_SPEEDUP = 1.03
 PLAIN = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}

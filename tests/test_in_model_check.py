@@ -6,14 +6,13 @@ profiles runs in tests/test_screen.py::test_cli_screens_a_model_then_decides_on_
 
 import pytest
 
-from mltune.frontend.problem import Problem
 from mltune.execution.build import BuildResult
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
+from mltune.frontend.problem import Problem
+from mltune.search.results import Trial
 from mltune.whole_model.in_model_check import IN_MODEL, decide, narrow_down
 from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest, second_look
 from mltune.whole_model.verify import Config, ConfigCheck
-from mltune.search.results import Trial
-
 
 MAPS = (
     "affine_map<(d0, d1, d2) -> (d0, d2)>",

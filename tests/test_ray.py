@@ -20,9 +20,8 @@ from ray.cluster_utils import Cluster
 
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.executor import BenchmarkJob, CompileJob
+from mltune.execution.measurement import Measurement, TimingPlan
 from mltune.execution.ray_cluster import BENCH_RESOURCE, RayExecutor
-from mltune.execution.runner import Measurement
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.input.tuning_input import prepare_input
 from mltune.targets import CpuTarget

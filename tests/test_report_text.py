@@ -9,7 +9,7 @@ from pathlib import Path
 from learn_helpers import matmul_problem
 
 from mltune.execution.build import BuildResult
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.runs.report import TuneReport
 from mltune.runs.report_text import print_report
 from mltune.search.results import DispatchResult, Trial
@@ -114,8 +114,8 @@ def test_a_verdict_line_shows_only_the_knobs_of_its_lowering():
 def test_the_models_time_is_its_own_default_never_a_dispatchs(tmp_path, capsys):
     """Synthetic times: finalists timed inside the model (a dispatch's 9.8 ms) and the model's end-to-end timing
     (230 ms): the report gives the model's; without an end-to-end timing or trials of the whole model, none."""
-    from mltune.whole_model.verify import EndToEnd
     from mltune.runs.summary import baseline_us
+    from mltune.whole_model.verify import EndToEnd
 
     dispatch = (9800.0, 9790.0, 9810.0)
     trial = Trial(0, 0, {}, BuildResult(0, "ok", None), Measurement(0, "ok", (9000.0,) * 3, dispatch), "")

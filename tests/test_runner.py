@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 from mltune.execution import timing_process
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
-from mltune.execution.timing_process import KeptWorker
-from mltune.execution.timing_process import Pace
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
+from mltune.execution.timing_process import KeptWorker, Pace
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation
 
@@ -193,7 +192,7 @@ def test_a_kept_worker_ends_when_its_parent_dies(tiny, runner, tmp_path):
 import json, os, sys
 from pathlib import Path
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation

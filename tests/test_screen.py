@@ -12,22 +12,22 @@ from statistics import median
 import pytest
 from iree_helpers import TWO_OP_SOURCE, mltune
 
+from mltune.execution.build import Builder
 from mltune.frontend.mlir import new_context
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
+from mltune.input.dispatches import read_dispatches
 from mltune.input.tuning_input import DUMP_PHASE_FLAG, prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.seeded import SeededRanker
 from mltune.records.dataset import Record
 from mltune.search.loop import SearchTask
-from mltune.search.settings import LoopSettings
-from mltune.whole_model.in_model_timer import ROUNDS
 from mltune.search.screen import ScreenedOrder, ScreenStage, finalists_of, screen_kind
-from mltune.execution.build import Builder
 from mltune.search.screen_module import one_op_module, screen_module
+from mltune.search.settings import LoopSettings
 from mltune.targets import parse_target
-from mltune.input.dispatches import read_dispatches
 from mltune.tuning.prepare import configurators
+from mltune.whole_model.in_model_timer import ROUNDS
 
 pytestmark = pytest.mark.e2e
 
@@ -252,7 +252,7 @@ def _tiny_loop(tiny, context, tmp_path, settings: LoopSettings):
 def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tiny, context, tmp_path):
     """A model stage whose candidates are its finalists: each is measured with the finals' plan (2 rounds here,
     the screening plan 1) and that measurement decides; nothing is benchmarked a second time."""
-    from mltune.execution.timing_plan import TimingPlan
+    from mltune.execution.measurement import TimingPlan
 
     settings = LoopSettings(
         budget=3,
@@ -277,7 +277,7 @@ def test_finalists_chosen_by_a_screen_are_measured_once_with_the_finals_plan(tin
 def test_a_task_that_ends_starts_the_task_that_follows_it(tiny, context, tmp_path):
     """A first stage that keeps no finalists hands its fastest candidate to the task that follows it, in the same
     loop: that one is measured with the finals' plan, once; the first stage's candidates are not measured again."""
-    from mltune.execution.timing_plan import TimingPlan
+    from mltune.execution.measurement import TimingPlan
 
     settings = LoopSettings(
         budget=3,

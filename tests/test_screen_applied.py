@@ -12,19 +12,19 @@ import pytest
 from iree_helpers import compile_with_dumps, parse_levels, strip_config
 
 from mltune.execution.build import NOT_APPLIED
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import TimingPlan
 from mltune.frontend.one_op_model import one_by_one_convolution_model
 from mltune.frontend.problem import ELEMENTWISE, Problem
+from mltune.input.dispatches import read_dispatches
 from mltune.input.tuning_input import prepare_input
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
 from mltune.search.loop import NONE_APPLIED, SearchTask
-from mltune.search.settings import LoopSettings
 from mltune.search.screen import ScreenedOrder, ScreenStage
+from mltune.search.settings import LoopSettings
 from mltune.spaces.cpu_reduction import knobs_of_levels
 from mltune.targets import parse_target
-from mltune.input.dispatches import read_dispatches
 from mltune.tuning.prepare import configurators
 
 pytestmark = pytest.mark.e2e

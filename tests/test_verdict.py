@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.execution.verdict import Looks, SpeedupEstimate, median_interval
 
 

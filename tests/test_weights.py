@@ -15,17 +15,17 @@ from iree_helpers import CPU_FLAGS, WEIGHT_LIMIT, mlp_source, split_mlp
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.root_ops import problem_from_root_op
+from mltune.input.dispatches import read_dispatches
 from mltune.input.files import ParameterArchive
 from mltune.input.tuning_input import Invocation, TuningInput, write_random_inputs
-from mltune.whole_model import weights
-from mltune.whole_model.numerics import compare, run_outputs
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
-from mltune.input.dispatches import read_dispatches
+from mltune.whole_model import weights
+from mltune.whole_model.numerics import compare, run_outputs
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +153,7 @@ def test_a_result_is_timed_as_the_user_builds_it_and_judged_there(mlp, context, 
     against the default build given (the dump's), and times the two with the user's invocation; the verdict keeps a
     result surely faster so and withdraws or refuses one that is not (the measurements given to the verdict here are
     synthetic rounds)."""
-    from mltune.execution.runner import Measurement
+    from mltune.execution.measurement import Measurement
     from mltune.whole_model.as_built import AsBuilt
     from mltune.whole_model.finish import ModelOutcome, as_built_verdict
     from mltune.whole_model.verify import ConfigCheck

@@ -14,15 +14,15 @@ from test_spec import spec_for
 from mltune.errors import UserError
 from mltune.execution.build import BuildResult
 from mltune.execution.devices import check_device
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.input.tuning_input import Invocation, TuningInput
-from mltune.whole_model import winner_numerics
-from mltune.whole_model.numerics import compare
-from mltune.whole_model.winner_numerics import WinnerCheck, one_op_shape
 from mltune.search.results import DispatchResult, Trial
 from mltune.spaces.cpu_contraction import CpuContraction
 from mltune.system.tools import tool_path
 from mltune.targets import CpuTarget, parse_target
+from mltune.whole_model import winner_numerics
+from mltune.whole_model.numerics import compare
+from mltune.whole_model.winner_numerics import WinnerCheck, one_op_shape
 
 KNOBS = {"wg_m": 16, "wg_n": 16, "vec_m": 4, "vec_n": 16, "vec_k": 8}
 RECORD_FIELDS = {"arch": "test", "device": "local-task", "target": None, "run_id": "r", "level": "model"}

@@ -183,8 +183,8 @@ def candidate_costs(args: argparse.Namespace, run_dir: Path, work: Path) -> dict
     (kernel-level ones on a GPU) timed against the run's own baseline."""
     from mltune.emit.apply import Applied
     from mltune.execution.build import Builder
+    from mltune.execution.measurement import TimingPlan
     from mltune.execution.runner import Runner
-    from mltune.execution.timing_plan import TimingPlan
     from mltune.frontend.mlir import new_context
     from mltune.input.tuning_input import prepare_input
     from mltune.targets.base import parse_target

@@ -19,8 +19,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its
 from measure_lock import held
 from timing.timing_roles import build_pair
 
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import TimingPlan
 from mltune.search.settings import LoopSettings
 
 FINALS: TimingPlan = LoopSettings().final  # the plan the loop re-measures its finalists with

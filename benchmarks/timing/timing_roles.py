@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: its
 from cpu.cpu_ukernel_variants import build, interleaved_ms
 from measure_lock import held
 
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.input.files import InputFile
 from mltune.input.tuning_input import Invocation

@@ -20,11 +20,11 @@ from pathlib import Path
 from scipy.stats import spearmanr
 
 from mltune.execution.build import BuildResult
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.frontend.problem import Problem
-from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest
-from mltune.search.settings import LoopSettings
 from mltune.search.results import Trial
+from mltune.search.settings import LoopSettings
+from mltune.whole_model.in_model_finals import LOOKS, screen_first_of_the_fastest
 
 
 def speedups(run: Path, screened: bool | None) -> dict[str, dict[str, float]]:

@@ -32,21 +32,21 @@ from scipy.stats import spearmanr
 
 from mltune.emit.apply import make_applier
 from mltune.execution.build import Builder
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.mlir import new_context
 from mltune.frontend.problem import Problem, Untunable
 from mltune.input.call import model_call
+from mltune.input.dispatches import read_dispatches
 from mltune.input.tuning_input import TuningInput, prepare_input
-from mltune.whole_model.input_form import in_input_form
-from mltune.whole_model.profile import call_counts, profile_model
-from mltune.whole_model.weights import without_weights
 from mltune.rankers import make_ranker
 from mltune.rankers.base import RankingInput
 from mltune.search.screen_module import dispatch_module, one_op_module
 from mltune.targets import Target, parse_target
-from mltune.input.dispatches import read_dispatches
 from mltune.tuning.prepare import configurators
+from mltune.whole_model.input_form import in_input_form
+from mltune.whole_model.profile import call_counts, profile_model
+from mltune.whole_model.weights import without_weights
 
 KS = (2, 4, 8)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 from mltune.errors import UserError
-from mltune.execution.runner import Measurement, OnResult, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import OnResult, Runner
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.tuning_input import Invocation
 from mltune.targets import GpuTarget, Target

@@ -18,8 +18,7 @@ from typing import Callable, Protocol, Union
 
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
-from mltune.execution.runner import Measurement
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
 from mltune.input.tuning_input import Invocation
 
 Result = Union[BuildResult, Measurement]

@@ -20,8 +20,8 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 
 REPEAT_FLAG = "--iree-hal-benchmark-dispatch-repeat-count"
 CALIBRATION_REPEAT = 10

@@ -27,8 +27,8 @@ from typing import Any, Iterator, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult, candidate_name
 from mltune.execution.executor import Workload
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 from mltune.execution.timing_process import KeptWorker
 from mltune.input.tuning_input import Invocation
 

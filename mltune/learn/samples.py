@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mltune.errors import UserError
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import TimingPlan
 from mltune.features import FeatureMatrix, extractor_for, model_kind
 from mltune.frontend.problem import Problem
 from mltune.learn.holdout import check_holdout, read_holdout
@@ -28,7 +28,6 @@ from mltune.records.dataset import knobs_over, pooled_ratio, read_records, recor
 from mltune.spaces.candidate import CandidateSet
 from mltune.targets import TargetFacts
 from mltune.targets.stored import ResolvedFacts, facts_to_record, record_facts
-
 
 SCREENING_ROUNDS = TimingPlan().rounds  # what one screening measures; a finalist's re-measure has 9 or more
 

@@ -22,7 +22,7 @@ from typing import IO, Any, Iterable, Iterator
 
 from iree.compiler import version as compiler_version
 
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.records.check import STATUSES, RecordChecker  # noqa: F401 (STATUSES: part of the record format)
 
 SCHEMA_VERSION = 2  # 2 added `target`; 1 records are read too (their facts are rebuilt from `arch`)

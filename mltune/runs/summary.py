@@ -5,13 +5,13 @@ from __future__ import annotations
 from statistics import median
 
 from mltune.execution.build import NOT_APPLIED
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.frontend.problem import Untunable
+from mltune.runs.report import TuneReport
+from mltune.search.results import DispatchResult
 from mltune.whole_model.fallback import Attempt
 from mltune.whole_model.finish import RECOMMENDED
 from mltune.whole_model.verify import EndToEnd
-from mltune.runs.report import TuneReport
-from mltune.search.results import DispatchResult
 
 
 def baseline_us(

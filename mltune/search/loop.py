@@ -29,17 +29,15 @@ from iree.compiler import ir
 from mltune.emit.apply import Applier
 from mltune.execution.build import NOT_APPLIED, BuildResult, unapplied
 from mltune.execution.executor import BenchmarkJob, CompileJob, Executor, Job, Result
-from mltune.execution.runner import Measurement
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
 from mltune.frontend.problem import Problem
 from mltune.rankers.base import Ranker, RankingInput
 from mltune.records.dataset import Record
-from mltune.search.settings import LoopSettings, passed
 from mltune.search.results import DispatchResult, Trial, trial_record
+from mltune.search.settings import LoopSettings, passed
 from mltune.spaces.candidate import CandidateSet, Configurator
 from mltune.system.progress import Phase, display
 from mltune.targets import TargetFacts
-
 
 NONE_APPLIED = "no candidate took effect: every build was IREE's default module"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mltune.execution.build import BuildResult
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.frontend.problem import Problem
 from mltune.records.dataset import Record
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mltune.execution.build import NOT_APPLIED, BuildResult
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.frontend.problem import Problem
 from mltune.records.dataset import RecordWriter, knobs_over, read_records
 from mltune.search.results import Trial

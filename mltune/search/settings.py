@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import TimingPlan
 from mltune.search.defaults import BATCH_SIZE
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 
 
 @dataclass(frozen=True)

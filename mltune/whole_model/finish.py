@@ -16,16 +16,16 @@ from mltune.emit.apply import Applied, Applier
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
 from mltune.execution.kernel_timing import MeasuredBuilds, call_level
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 from mltune.search.settings import passed
-from mltune.whole_model.merge import StarterSpec, merge_configs
-from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
+from mltune.system.progress import display
 from mltune.whole_model.as_built import AsBuilt
 from mltune.whole_model.in_model_check import InModelCheck
 from mltune.whole_model.in_model_timer import InModelTimer
+from mltune.whole_model.merge import StarterSpec, merge_configs
+from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.whole_model.verify import CheckConfigs, Config, ConfigCheck, EndToEnd, LeaveOneOut, end_to_end
-from mltune.system.progress import display
 
 RECOMMENDED = "recommended"  # the label of the final build: spec and flags as recommended
 EVERY_CONFIG = "every config"  # where the check dropped some: the build with all of them, timed beside its choice

@@ -21,8 +21,8 @@ from typing import Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 from mltune.spaces import cpu_data_tiling
 
 TUNED_DEFAULT = "default flags, tuned"

@@ -24,15 +24,15 @@ from typing import Callable, Sequence
 
 from mltune.emit.apply import Applier
 from mltune.execution.build import Builder, BuildResult
-from mltune.execution.runner import Measurement
-from mltune.whole_model.in_model_timer import InModelTimer, ProblemTimes
+from mltune.execution.measurement import Measurement
 from mltune.rankers.base import RankingInput
 from mltune.records.dataset import Record
 from mltune.search.loop import SearchTask
-from mltune.search.settings import LoopSettings
 from mltune.search.results import DispatchResult, Trial, trial_record
+from mltune.search.settings import LoopSettings
 from mltune.system.progress import display
 from mltune.targets import TargetFacts
+from mltune.whole_model.in_model_timer import InModelTimer, ProblemTimes
 
 LEVEL = "in-model"
 GROUP = "in_model"  # the builder's folder of the combined builds

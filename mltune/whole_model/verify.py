@@ -20,8 +20,8 @@ from typing import Callable, Protocol, Sequence
 from mltune.emit.apply import Applied
 from mltune.execution.build import Builder, BuildResult
 from mltune.execution.devices import RunnerPool
-from mltune.execution.runner import Measurement, Runner
-from mltune.execution.timing_plan import TimingPlan
+from mltune.execution.measurement import Measurement, TimingPlan
+from mltune.execution.runner import Runner
 from mltune.execution.verdict import SpeedupEstimate
 from mltune.frontend.problem import Problem
 from mltune.system.progress import display

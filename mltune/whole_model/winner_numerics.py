@@ -23,17 +23,17 @@ from iree.compiler import ir
 from mltune.emit.apply import make_applier
 from mltune.errors import UserError
 from mltune.execution.build import Builder
-from mltune.execution.runner import Measurement
+from mltune.execution.measurement import Measurement
 from mltune.frontend.mlir import parse_module_file
 from mltune.frontend.one_op_model import ContractionShape, contraction_model
 from mltune.frontend.problem import Problem
 from mltune.input.tuning_input import Invocation, TuningInput, default_build, write_random_inputs
-from mltune.whole_model.host_reference import HostBuild, HostCheck, against_host
-from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
 from mltune.records.dataset import Record
 from mltune.search.results import DispatchResult, Trial
 from mltune.system.progress import display
 from mltune.targets import CpuTarget, Target, TargetFacts
+from mltune.whole_model.host_reference import HostBuild, HostCheck, against_host
+from mltune.whole_model.numerics import Comparison, Judge, compare, run_outputs
 
 
 def one_op_shape(problem: Problem) -> ContractionShape | None:

@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from mltune.execution.build import Builder  # noqa: E402
-from mltune.execution.ray_cluster import BENCH_RESOURCE  # noqa: E402
 from mltune.execution.executor import Workload  # noqa: E402
+from mltune.execution.measurement import TimingPlan
+from mltune.execution.ray_cluster import BENCH_RESOURCE  # noqa: E402
 from mltune.execution.ray_workers import BenchmarkActor, ShippedWorkload  # noqa: E402
 from mltune.execution.runner import Runner  # noqa: E402
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.mlir import new_context  # noqa: E402
 from mltune.input.tuning_input import prepare_input  # noqa: E402
 from mltune.targets.base import parse_target  # noqa: E402

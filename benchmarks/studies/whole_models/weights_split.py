@@ -29,18 +29,18 @@ from iree.compiler import ir
 
 from mltune.emit.apply import Applied, make_applier
 from mltune.execution.build import Builder
+from mltune.execution.measurement import TimingPlan
 from mltune.execution.runner import Runner
-from mltune.execution.timing_plan import TimingPlan
 from mltune.frontend.problem import Problem, Untunable
+from mltune.input.dispatches import read_dispatches
 from mltune.input.files import NUMPY_TYPES, InputFile
 from mltune.input.tuning_input import Invocation, TuningInput
-from mltune.whole_model import weights
-from mltune.whole_model.numerics import compare, run_outputs
 from mltune.rankers import RankingInput, make_ranker
 from mltune.spaces.configure import make_configurator
 from mltune.system.tools import run_tool, tool_path
 from mltune.targets import CpuTarget
-from mltune.input.dispatches import read_dispatches
+from mltune.whole_model import weights
+from mltune.whole_model.numerics import compare, run_outputs
 
 COMPILE_TIMEOUT_S = 900.0  # measured, not searched: a slow compile is a result here
 PLAN = TimingPlan(rounds=5, min_calls=3, timeout_factor=60)  # a whole model's call takes up to a second here

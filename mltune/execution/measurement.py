@@ -1,16 +1,57 @@
-"""How hard a candidate is measured (`TimingPlan`): rounds, their length and calls, when to stop early, and over how
-many timing processes; kept apart from the runner that follows it, so that settings can name a plan without loading
-the runtime."""
+"""A candidate's measurement: how hard it is measured (`TimingPlan`: rounds, their length and calls, when to stop
+early, over how many timing processes) and what it holds (`Measurement`: the rounds' times beside the baseline's);
+kept apart from the runner that takes them, so that settings and records can name them without loading the runtime."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from statistics import median
 
-from mltune.execution.verdict import Looks
+from mltune.execution.verdict import Looks, SpeedupEstimate
 
-if TYPE_CHECKING:
-    from mltune.execution.runner import Measurement
+
+@dataclass(frozen=True)
+class Measurement:
+    """One candidate's timing: per-round times of the candidate and of the baseline interleaved with it
+    (`timing_worker` says what a round's time is)."""
+
+    index: int
+    status: str  # ok | run_error | timeout
+    time_us: tuple[float, ...] = ()
+    baseline_us: tuple[float, ...] = ()
+    detail: str = ""
+    busy_cores: tuple[float, ...] = ()  # per round, cores that other processes kept busy meanwhile
+    looks: int = 1  # how many times its plan could read the interval and stop (`verdict.Looks`)
+    worker_s: float = 0.0  # the timing worker's time on it: module load, a first call, every round (retried too)
+    load_s: float = 0.0  # of which the module's load and first call
+    retried_rounds: int = 0  # rounds measured again because other processes' load disturbed them
+
+    @property
+    def load(self) -> float:
+        """Median over rounds of the cores other processes kept busy while this was measured (nan: unknown)."""
+        known = [b for b in self.busy_cores if b == b]
+        return median(known) if known else float("nan")
+
+    @property
+    def round_ratios(self) -> list[float]:
+        """Candidate time / baseline time of each round (< 1 is faster)."""
+        return [c / b for c, b in zip(self.time_us, self.baseline_us)] if self.status == "ok" else []
+
+    @property
+    def ratio(self) -> float:
+        """Median over rounds of candidate time / baseline time in the same round (< 1 is faster)."""
+        ratios = self.round_ratios
+        return median(ratios) if ratios else float("inf")
+
+    @property
+    def estimate(self) -> SpeedupEstimate:
+        """The speedup over the baseline with its confidence interval over rounds, valid over its plan's looks."""
+        return SpeedupEstimate.from_ratios(self.round_ratios, looks=self.looks)
+
+    def wins(self, min_speedup: float) -> bool:
+        """Faster than the baseline beyond the noise: by `min_speedup` at the median, and the whole
+        confidence interval of the speedup above 1."""
+        return self.status == "ok" and self.estimate.faster(min_speedup)
 
 
 @dataclass(frozen=True)
