@@ -6,7 +6,9 @@ Each model is compiled once per session (in parallel) with the tuner attributes 
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +50,13 @@ class Dumped:
     cpu: CpuInfo
     default_levels: dict[str, list[int]]  # IREE's own configuration of the root op
     module: ir.Module  # kept alive while the session uses anything parsed from it
+
+
+# Python's bytecode caches are written even where the machine's environment asks not to (PYTHONDONTWRITEBYTECODE):
+# the tests start a few hundred Python children (the command line, timing workers), each of which would otherwise
+# compile mltune's modules again, and pytest would rewrite every test module's assertions on every run.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture(autouse=True)

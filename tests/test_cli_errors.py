@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from iree_helpers import matmul_source, mltune, run, trial_record_files
 
+from mltune.cli.command import main
 from mltune.system.tools import tool_path
 
 TINY = matmul_source(32, 64, 48)
@@ -318,6 +321,15 @@ FAST_CASES = {
 assert FAST_CASES <= set(CASES), FAST_CASES - set(CASES)  # a renamed case must not drop out of the fast run unseen
 
 
+def in_process(args: list[str], cwd: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
+    """`mltune ARGS` run by its `main` in this process, in `cwd`: a child Python per case would spend most of the case
+    importing mltune (the other tests here run the command as a child, as a user does)."""
+    monkeypatch.chdir(cwd)
+    code = main(args)
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, captured.out, captured.err)
+
+
 def check_one_line_error(result, words=()) -> str:
     assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
@@ -332,7 +344,7 @@ def check_one_line_error(result, words=()) -> str:
 @pytest.mark.parametrize(
     "case", [case if case in FAST_CASES else pytest.param(case, marks=pytest.mark.slow) for case in CASES]
 )
-def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
+def test_bad_input_is_one_line_and_exit_2(case, tmp_path, monkeypatch, capsys):
     files, args, words = CASES[case]
     for name, content in files.items():
         path = tmp_path / name
@@ -342,7 +354,7 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
         else:
             path.write_text(content)
     defaults = [flag for flag in (["--run-dir", "run"], ["--dataset-dir", "datasets"]) if flag[0] not in args]
-    result = mltune(["tune", *args, *(word for flag in defaults for word in flag)], cwd=tmp_path)
+    result = in_process(["tune", *args, *(word for flag in defaults for word in flag)], tmp_path, monkeypatch, capsys)
     check_one_line_error(result, words)
     assert not list(tmp_path.glob("datasets/*/*.jsonl")), "a refused run writes no records"
     if not any(name.startswith("datasets") for name in files):
