@@ -1,8 +1,8 @@
 """Kernel-level timing: every measured build runs each dispatch R times per call, so that a call's fixed cost
 does not hide the kernels' difference.
 
-On an H100 a synchronous call costs 0.15-0.57 ms beyond its kernels, so per call a 1.49x faster kernel showed
-as 1.34x and a 1.13x faster one as 1.01x. IREE's `--iree-hal-benchmark-dispatch-repeat-count=R` makes each
+A synchronous call costs a GPU a fixed time beyond its kernels, which shrinks a faster kernel's speedup per call
+towards none (`docs/measurement-protocol.md`). IREE's `--iree-hal-benchmark-dispatch-repeat-count=R` makes each
 call run every dispatch R times. R is chosen per input by calibration: IREE's default build is timed with
 R = 10 against R = 1 in one interleaved measurement; with call cost o and kernel time k, their ratio is
 q = (o + 10 k) / (o + k), so o / k = (10 - q) / (q - 1), and R is the smallest count that leaves o below

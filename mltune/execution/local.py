@@ -1,8 +1,8 @@
 """The executor of one machine: compiles in parallel processes, then benchmarks on this machine's devices.
 
-Compiling and benchmarking alternate in phases, never both at once: a compile beside a benchmark slows it by
-50-75 %. All compiles queued are built together, then all benchmarks queued are measured together (one timing
-worker per device, each candidate interleaved with the baseline on that device).
+Compiling and benchmarking alternate in phases, never both at once: a compile beside a benchmark slows it badly
+(`docs/scaling.md`). All compiles queued are built together, then all benchmarks queued are measured together (one
+timing worker per device, each candidate interleaved with the baseline on that device).
 """
 
 from __future__ import annotations

@@ -65,13 +65,13 @@ class TimingPlan:
     With `processes` above 1, each timing process measures `rounds / processes` rounds and the rounds of all are
     pooled: at least `processes` of them, one after the other, then (with `max_rounds`) one more at a time until the
     pooled interval lies on one side of 1. Rounds in one process share its memory layout, so a build whose speed
-    depends on it (a data-tiled one read 0.85x to 1.03x of IREE's default in eight processes, each interval a few
-    percent wide: `benchmarks/timing/timing_processes.py`) gets an interval that says so.
+    depends on it (a data-tiled one's narrow intervals disagreed from process to process:
+    `benchmarks/timing/timing_processes.py`, `docs/measurement-protocol.md`) gets an interval that says so.
 
     A round holds at least `min_calls` (baseline, candidate) pairs, except where that many pairs would last over
-    `long_round_seconds` (a whole model's call of more than 0.1 s): then `long_call_pairs`, one A B B A turn. On GPT-2,
-    whose call takes 0.78 s on 2 cores, 30 rounds of 2 pairs gave the speedup and interval width of 30 rounds of 5
-    pairs (1.827x and 0.022 against 1.822x and 0.023) in 40 % of the time (`benchmarks/timing/pairs_per_round.py`)."""
+    `long_round_seconds` (a whole model's call of more than 0.1 s): then `long_call_pairs`, one A B B A turn. On
+    whole models, rounds of that one turn gave the speedup and interval width of rounds of 5 pairs in a fraction of
+    the time (`benchmarks/timing/pairs_per_round.py`, `docs/measurement-protocol.md`)."""
 
     rounds: int = 3
     round_seconds: float = 0.12

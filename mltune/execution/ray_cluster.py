@@ -76,10 +76,10 @@ def _check_reachable(resolved: str, address: str) -> None:
 def call_share(queued: int, unanswered: int, actors: int) -> int:
     """How many queued benchmarks an idle actor takes in one call: its fair part of all the work not yet answered
     (queued, and in the calls of busy actors). Dividing the queue among the idle actors alone let the first actor
-    to free up take the whole queue while the others, a moment from done, were left with nothing (4 GPUs timed one
-    dispatch at about the rate of one). The part is rounded down: with two jobs queued and the other actor busy with
-    a third, rounding up took both, and that actor, free a moment later, found none (a whole-model finalist's
-    measurement takes 2 s on an H100, so the model stage of a screened run ended one measurement late)."""
+    to free up take the whole queue while the others, a moment from done, were left with nothing, so several GPUs
+    timed one dispatch at about one GPU's rate. The part is rounded down: with two jobs queued and the other actor
+    busy with a third, rounding up took both, and that actor, free a moment later, found none, so the model stage of
+    a screened run ended one whole-model measurement late (`docs/scaling.md`)."""
     return max(1, min(queued, (queued + unanswered) // max(actors, 1)))
 
 

@@ -35,12 +35,12 @@ class PacedPlan(Protocol):
 class Pace:
     """How long the timing worker may go without a word: long enough for its plan's rounds at the pace it reports.
 
-    A round lasts `round_seconds` only while a call is short; it holds at least two pairs (`TimingPlan`), so with a
-    model's call of 3.3 s (ViT-B/16 on 2 cores) three rounds take 40 s, where a screening plan allows 34 s. The
-    worker reports its baseline's call time after the first call and again with its calls per round once measured
-    (`timing_worker`), and each report moves the deadline: `PACE_FACTOR` times the rounds (with the few a disturbed
-    round adds) at that pace, where that is longer than the plan's own allowance (a candidate far slower than the
-    baseline stops after its first round)."""
+    A round lasts `round_seconds` only while a call is short; it holds at least two pairs (`TimingPlan`), so a whole
+    model's call of seconds makes three rounds outlast what a screening plan allows (ViT-B/16's did:
+    `docs/results.md`). The worker reports its baseline's call time after the first call and again with its calls
+    per round once measured (`timing_worker`), and each report moves the deadline: `PACE_FACTOR` times the rounds
+    (with the few a disturbed round adds) at that pace, where that is longer than the plan's own allowance (a
+    candidate far slower than the baseline stops after its first round)."""
 
     plan: PacedPlan
     call_s: float = 0.0
@@ -127,11 +127,11 @@ class TimingProcess:
 
 @dataclass
 class KeptWorker:
-    """One timing worker kept from call to call on one device, shared by that device's runners: it sets up the device
-    context once and each workload (baseline, arguments, weights) once. A worker's start (a new process, IREE's
-    runtime, a device context) takes 0.9-1.9 s on an H100, and a Ray benchmark actor times many short calls for
-    several workloads: each dispatch's screen against its own small module, then the finalists in the whole model
-    (`docs/scaling.md`)."""
+    """One timing worker kept from call to call on one device, shared by that device's runners: it sets up the
+    device context once and each workload (baseline, arguments, weights) once. A worker's start (a new process,
+    IREE's runtime, a device context) costs more than timing a small candidate, and a Ray benchmark actor times many
+    short calls for several workloads: each dispatch's screen against its own small module, then the finalists in
+    the whole model (`docs/scaling.md`)."""
 
     worker: TimingProcess | None = None
 

@@ -5,15 +5,15 @@ alternating with the baseline in A B B A order, in rounds. Adjacent calls see ne
 machine, so a round's ratio is the median of the ratios of its adjacent (candidate, baseline) call
 pairs; a round reports the baseline's 25th-percentile call time and the candidate's time as that
 times the ratio, so that the two times say what the ratio says. `benchmarks/timing/timing_protocol.py`
-measured why: under a background load, pair ratios stay within a few percent of the quiet
-machine's where ratios of separate per-side statistics move by up to a third.
+measured why: under a background load, pair ratios stay closer to the quiet machine's than ratios of
+separate per-side statistics (`docs/measurement-protocol.md`).
 
 After `rounds` rounds, rounds are added until the confidence interval of the speedup, read at the planned
 looks, lies on one side of 1 or `max_rounds` is reached (`mltune.execution.verdict.Looks`). Each round also
 reports how many cores other processes kept busy while it ran (from `/proc/stat`), so a verdict says how
 loaded the machine was; a round disturbed by a burst of load is measured again after a pause (a few times per
 candidate). A lasting load cannot be waited out: on this project's 2-core machine it moved the ratio of every
-estimator by about 10 % (`docs/measurement-protocol.md`).
+estimator (`docs/measurement-protocol.md`).
 
 It prints one JSON line `{"start": i}` before candidate i and one result line after it, so the
 parent knows which candidate was running if this process crashes or hangs, and `{"call_s": ...}` lines with the
@@ -51,8 +51,8 @@ KEPT_WORKLOADS = 8  # baselines (with their arguments and weights) a kept worker
 
 def _call_seconds(function, args) -> float:
     """One call. IREE's default (synchronous) function ABI returns once the device work is done,
-    on GPUs too, so results are not read back: on an H100 four times the work took 3.1x the call
-    time, while reading a 4096x4096 f32 result back added 17 ms to a 1.3 ms matmul."""
+    on GPUs too (a call's time grows with its work), so results are not read back: reading one back
+    would time the copy, many times a small kernel's own time (`docs/measurement-protocol.md`)."""
     start = time.perf_counter()
     function(*args)
     return time.perf_counter() - start

@@ -8,8 +8,8 @@ median: with n rounds, the k-th smallest and the k-th largest ratio bound the me
 rounds always give the same verdict) and only assumes that rounds are independent draws.
 
 Measuring can be sequential: rounds are added until the interval lies on one side of 1. Reading a 95 %
-interval after every round would be optional stopping: over 22 looks an A/A pair (no difference, synthetic
-log-normal round noise) was called faster 6.3 % of the time instead of at most 2.5 %. So a sequential
+interval after every round would be optional stopping: an A/A pair (no difference) would be called faster far more
+often than the 2.5 % the interval promises (`docs/measurement-protocol.md`). So a sequential
 measurement looks only at a few planned round counts (`Looks`: the first, then each a third more, and the
 cap) and spends the error over them by the Bonferroni inequality (each look's interval at level
 1 - (1 - confidence) / looks): whichever look it stops at, its interval holds with the stated confidence.

@@ -1,13 +1,13 @@
 """GPU contraction and convolution features in units that carry over to shapes no record came near.
 
 A forest splits on thresholds: fed a problem's absolute sizes (log2 M, N, K, FLOPs), it learns "on shapes this
-large, 128x256 workgroup tiles win" from the largest problems it saw, and applies it unchanged to a shape 8x
-larger. On the H100, held out by size (the largest quarter of 30 contractions), a forest with those columns needed
-2.5 / 2.50 benchmarks (median / mean) to come within 5 % of the best, the heuristic 1.0 / 1.17
-(`benchmarks/ranking/honest_split_study.py`). So the models are trained without them (`TRAINED_WITHOUT`), and with one
-column that does scale: the first-order time estimate's efficiency, the ideal time of the problem's MACs on every
-SM's matrix units over the candidate's estimated time (`mltune.features.gpu_throughput`), a fraction whatever the
-shape. The columns stay in the extractor, so that models trained before still rank.
+large, 128x256 workgroup tiles win" from the largest problems it saw, and applies it unchanged to a shape 8x larger.
+Held out by size, a forest with those columns ranked the largest contractions worse than the heuristic
+(`benchmarks/ranking/honest_split_study.py`, `docs/evaluation/honest-split.md`). So the models are trained without
+them (`TRAINED_WITHOUT`), and with one column that does scale: the first-order time estimate's efficiency, the ideal
+time of the problem's MACs on every SM's matrix units over the candidate's estimated time
+(`mltune.features.gpu_throughput`), a fraction whatever the shape. The columns stay in the extractor, so that models
+trained before still rank.
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
 """Features and a first-order time estimate of GPU candidates without MMA (`gpu_simt_contraction`,
 `gpu_simt_convolution`), each seen as a GEMM (`SimtGemm`; a convolution's K is its window times its channels).
 
-Each thread keeps a `th_m x th_n` block of accumulators and, per K element, loads `th_m + th_n` operand elements
-for `th_m * th_n` FMAs. A warp issues them on one SM sub-partition (SMSP), one instruction a cycle: an SM with
-fewer warps in flight than SMSPs leaves FMA units idle (measured on the H100, 128 x 3072 x 768 f32: one-warp
-workgroups of 8x8 thread blocks, two per SM, ran 2x slower than 8x4 ones, three per SM). The threads of a warp
-that share an operand row or column read one copy of it (a broadcast), so a warp's operand bytes are the distinct
-rows and columns it spans (shared memory when promoted, L1 otherwise). A workgroup reads `(wg_m + wg_n)` elements
-per K element from L2 for `wg_m * wg_n` FMAs; it waits a memory latency per K tile, which the workgroups resident
-on an SM hide from each other. The busiest SM runs ceil(workgroups / SMs) workgroups. Only datasheet rates and the
-knobs enter."""
+Each thread keeps a `th_m x th_n` block of accumulators and, per K element, loads `th_m + th_n` operand elements for
+`th_m * th_n` FMAs. A warp issues them on one SM sub-partition (SMSP), one instruction a cycle: an SM with fewer
+warps in flight than SMSPs leaves FMA units idle (on the H100, one-warp workgroups ran slower with fewer of them per
+SM: `docs/whole-models.md`). The threads of a warp that share an operand row or column read one copy of it (a
+broadcast), so a warp's operand bytes are the distinct rows and columns it spans (shared memory when promoted, L1
+otherwise). A workgroup reads `(wg_m + wg_n)` elements per K element from L2 for `wg_m * wg_n` FMAs; it waits a
+memory latency per K tile, which the workgroups resident on an SM hide from each other. The busiest SM runs
+ceil(workgroups / SMs) workgroups. Only datasheet rates and the knobs enter."""
 
 from __future__ import annotations
 

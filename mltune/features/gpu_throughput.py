@@ -9,9 +9,8 @@ ceil(workgroups / SMs) workgroups, each ceil(K / K tile) steps: that product is 
 shared memory, registers and subgroup slots, and by the workgroups the SM gets at all.
 
 Only hardware facts and the candidate's tiles enter; the rates below are datasheet figures, the same for every
-problem. Registers beyond the per-thread limit spill to local memory on every MMA (measured on the H100:
-256 accumulators per thread ran up to 16x slower than IREE's default), which no time estimate of this kind prices,
-so `spills` is reported beside it.
+problem. Registers beyond the per-thread limit spill to local memory on every MMA, which costs more than any tile
+gains (`docs/gpu-ceiling.md`) and which no time estimate of this kind prices, so `spills` is reported beside it.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Which problems may a held-out one be judged against? Splits that group problems for cross-validation.
 
 Held out one problem at a time, a model is still trained on its near neighbours: the same layer at another batch,
-the up- and down-projection of one MLP, a shape measured on two archs. That is not how it meets a new dispatch,
-and it flatters: the sm_90 forest's cross-validation by problem claimed a median of 1 benchmark to within 5 % of the
-best, and on three shapes no record held it needed 24, 28 and 3 on the H100. The honest split groups every problem
-with its neighbours (same op kind, a GEMM's kinds counted as one, and element types, every role's size within
-`NEIGHBOUR_FACTOR` of each other): each fold holds out whole connected components of that relation where there are
-at least two, else single problems, and in either case no model learns from a neighbour of a problem it is scored
-on.
+the up- and down-projection of one MLP, a shape measured on two archs. That is not how it meets a new dispatch, and
+it flatters: the sm_90 forest's cross-validation by problem claimed it typically found a candidate within 5 % of the
+best first, and on shapes no record held it needed far more on the H100 (`docs/evaluation/honest-split.md`). The
+honest split groups every problem with its neighbours (same op kind, a GEMM's kinds counted as one, and element
+types, every role's size within `NEIGHBOUR_FACTOR` of each other): each fold holds out whole connected components of
+that relation where there are at least two, else single problems, and in either case no model learns from a
+neighbour of a problem it is scored on.
 """
 
 from __future__ import annotations

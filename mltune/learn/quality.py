@@ -5,9 +5,9 @@ A model ranks worse when its mean iterations to within 5 % of the best (held out
 of `mltune.learn.neighbourhood`, and ranking as it will once shipped: interleaved with the heuristic) is higher, or
 equal with a higher median. The mean comes first because it holds the misses a user waits longest for: a median
 judges a ranker by its typical problem and let through a CPU attention forest whose mean was worse than the
-heuristic's, while refusing a GPU convolution forest whose mean was half the heuristic's (one problem at 30 against 7).
-A model that ranks worse is not written (`mltune train --force` writes it anyway, marked so), and
-`tune --ranker random-forest` keeps using the better alternative.
+heuristic's, while refusing a GPU convolution forest whose mean was half the heuristic's (the heuristic far behind
+on one problem: `docs/evaluation/honest-split.md`). A model that ranks worse is not written (`mltune train --force`
+writes it anyway, marked so), and `tune --ranker random-forest` keeps using the better alternative.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ A regression model spends its fit on every candidate's time, the slow tail inclu
 first few right. LambdaRank fits the trees to the order within each problem, weighting each pair of candidates by
 how much swapping them would change the ranking's quality near the top (NDCG over the first
 `lambdarank_truncation_level`). Candidates are graded in 5 % steps from the problem's best (10 within 5 %, 9
-within 10 %, ... 0 beyond 1.05^10 = 1.63x), the tolerance `mltune evaluate` scores. On sm_90's 38 SIMT GEMMs, held
-out by neighbourhood, `mltune train` found it within 5 % of the best in 4.89 benchmarks on the mean where regression
-trees needed 6.53 (`docs/evaluation/honest-split.md`, "A ranking objective").
+within 10 %, ... 0 beyond 1.05^10 = 1.63x), the tolerance `mltune evaluate` scores. On sm_90's SIMT GEMMs, held
+out by neighbourhood, `mltune train` found it within 5 % of the best sooner than regression trees
+(`docs/evaluation/honest-split.md`, "A ranking objective").
 
 The fitted trees are read out of LightGBM's model dump into the same node arrays (each node before its children),
 so ranking needs neither LightGBM nor anything that runs code when loaded. The score is scaled by the slope of the
@@ -28,8 +28,8 @@ GRADES = 10  # grade 10: within 5 % of the problem's best; each further 5 % step
 STEP = np.log(1.05)
 # As the regression trees (`mltune.learn.learners.BOOSTED_SETTINGS`): many small trees, row and column subsamples;
 # deterministic, row-wise and on one thread so that a dataset gives the same model on every machine. One thread also
-# because LightGBM's OpenMP threads spin waiting for each other when another process holds a core: beside a second
-# fit on 2 cores, a fit took 91 s on 2 threads and 2.2 s on one (alone: 2.7 s and 2.2 s).
+# because LightGBM's OpenMP threads spin waiting for each other when another process holds a core, which made a fit
+# many times slower (`docs/evaluation/honest-split.md`, "A ranking objective").
 RANKING_SETTINGS: dict[str, Any] = {
     "objective": "lambdarank",
     "n_estimators": 300,

@@ -5,7 +5,7 @@ at position p of one order is at most at about p / share of the merged one. The 
 ranked problems the forest never saw (mean positions within 5 % of the best): the better one gets more of the
 picks, the forest never less than a third (its picks come at most 3x later than alone) and the heuristic never less
 than a fifth (at most 5x later). The bounds are uneven because on the honest split the forest leads on most archs and
-kinds: a cap of two thirds held back the forests that lead by 4-5x (docs/evaluation/honest-split.md).
+kinds: a cap of two thirds held back the forests that lead by far (docs/evaluation/honest-split.md).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ def cpu_attention_heuristic_order(ranking_input: RankingInput, seed: int) -> np.
     keys = [
         # S and the output accumulator far past the register file spill through the whole K2 loop.
         f["register_fill"] > REGISTER_SPILL_FACTOR,
-        # Every N vector tile recomputes Q K^T and the exponentials: the whole value head in one tile first (BERT-base
-        # on AVX-512: 1 N tile of 64 instead of IREE's 4 of 16 ran 4x faster).
+        # Every N vector tile recomputes Q K^T and the exponentials: the whole value head in one tile first
+        # (docs/cpu-attention.md).
         f["qk_recomputed"],
         # Whole SIMD vectors along N: a partial vector wastes lanes in every multiply-add of P V.
         -np.round(f["vector_lane_fill_n"], 1),

@@ -17,10 +17,10 @@ def cpu_multi_loop_heuristic_order(ranking_input: RankingInput, seed: int) -> np
         # Lanes along the output's contiguous loop: a store off it is a scatter of every accumulator.
         f["scattered_output"],
         # Each step of the reduction loop has a cost per accumulator that only a long enough step (16 elements of K)
-        # amortises: on ResNet-50's 1x1 convolutions steps of 1-4 took 2-7x longer than steps of 16.
+        # amortises: on ResNet-50's 1x1 convolutions shorter steps took several times longer (docs/cpu-convolutions.md).
         -np.minimum(f["log2_reduction_step"], 4),
         # Workgroups too small to amortise their own cost: over 64 per core, each holds little more than a vector
-        # tile (8 x 8 outputs of a 1024-channel projection: 4x slower than IREE's default).
+        # tile, and such a pick ran several times slower than IREE's default (docs/cpu-convolutions.md).
         f["workgroups_per_core"] > 64,
         # Whole SIMD vectors along the lanes' loop: a partial vector wastes lanes on every FMA.
         -np.round(f["vector_lane_fill"], 1),

@@ -131,9 +131,9 @@ class RandomForest(StaticRanker):
 class Learned(RandomForest):
     """`mltune tune`'s default: `random-forest` where a model has learned from the target's arch (its own, or its
     family's trained on records of it), the heuristic everywhere else, op kind by op kind. Live, with models that had
-    learned from the CPU, it reached within 5 % of the best in about half the heuristic's benchmarks on shapes they
-    never saw, and on sm_90 in fewer still; on a CPU the model never saw it only tied the heuristic, and on ROCm no
-    model has seen any record (docs/evaluation/honest-split.md)."""
+    learned from the CPU, it reached within 5 % of the best sooner than the heuristic on shapes they never saw, and
+    on sm_90 too; on a CPU the model never saw it only tied the heuristic, and on ROCm no model has seen any record
+    (docs/evaluation/honest-split.md)."""
 
     name = "learned"
     seen_only = True

@@ -17,12 +17,11 @@ PACK_BYTES_PER_FLOP_LIMIT = 0.5  # above it, packing the operands costs more tha
 
 
 def promote_data_tiled(order: np.ndarray, f: FeatureMatrix) -> np.ndarray:
-    """IREE's own data-tiled build (its default flags, with the microkernel: the first data-tiled candidate) moved to
-    second place, so that the first batch measures both lowerings. The keys above cannot weigh a hand-scheduled
-    microkernel against tiles: on znver3 it made a 12x128x128x64 batch matmul 1.8x faster than IREE's default and
-    a 1x3072x768 matvec 2.9x slower, whose operands cost 4 bytes of packing per flop; so not where packing costs
-    more than `PACK_BYTES_PER_FLOP_LIMIT`. Features without the lowering's (other op kinds, GPUs) leave the order
-    as it is."""
+    """IREE's own data-tiled build (its default flags, with the microkernel: the first data-tiled candidate) moved
+    to second place, so that the first batch measures both lowerings. The keys above cannot weigh a hand-scheduled
+    microkernel against tiles: it can win over IREE's default by far or lose by far, and it lost where packing the
+    operands costs much per flop (`docs/cpu-blas.md`); so not where packing costs more than
+    `PACK_BYTES_PER_FLOP_LIMIT`. Features without the lowering's (other op kinds, GPUs) leave the order as it is."""
     if "data_tiled" not in f.names:
         return order
     tiled = f["data_tiled"].astype(bool) & (f["pack_bytes_per_flop"] <= PACK_BYTES_PER_FLOP_LIMIT)

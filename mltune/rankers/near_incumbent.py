@@ -1,11 +1,11 @@
 """Candidates near the incumbent, IREE's default config at first, taken in turn with another ranker's picks.
 
-IREE's default is measured for every problem (it is the baseline), and it is sometimes close to the best: on
-znver4, a 64x2048x8192 matmul's default (vector tile 8x16, K 16) beat every candidate the heuristic and the forest
-tried by 1.8x, while its neighbours, one halving or doubling of one tile away, were never tried. So a share of
-the picks goes to the untried candidates nearest the incumbent, by L1 distance in log2 tile sizes
-(`mltune.spaces.tile_coordinates`): IREE's default until a measured candidate beats it, then the fastest so far.
-The rest are the inner ranker's, in its order: a candidate at position p of that order comes by p / (1 - share).
+IREE's default is measured for every problem (it is the baseline), and it is sometimes close to the best: it has
+beaten every candidate the heuristic and the forest tried, while its neighbours, one halving or doubling of one tile
+away, were never tried (`docs/evaluation/honest-split.md`). So a share of the picks goes to the untried candidates
+nearest the incumbent, by L1 distance in log2 tile sizes (`mltune.spaces.tile_coordinates`): IREE's default until a
+measured candidate beats it, then the fastest so far. The rest are the inner ranker's, in its order: a candidate at
+position p of that order comes by p / (1 - share).
 """
 
 from __future__ import annotations

@@ -41,9 +41,9 @@ def _contraction_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list
 
 
 def _convolution_keys(g: SimtGemm, estimate: SimtEstimate, gpu: GpuInfo) -> list[np.ndarray]:
-    """Two costs that held on all sixteen f32 convolutions measured on an H100 (`docs/gpu-simt-convolutions.md`),
-    then seeded random order: what ran fastest otherwise (accumulators, reduction step, staging) went opposite ways
-    on small and large images, and keys read from the first twelve lost to shuffle on the next four. First, a warp's
+    """Two costs that held on every f32 convolution measured on an H100 (`docs/gpu-simt-convolutions.md`), then
+    seeded random order: what ran fastest otherwise (accumulators, reduction step, staging) went opposite ways on
+    small and large images, and keys read from the shapes at hand lost to shuffle on the next ones. First, a warp's
     lanes along the output's fastest loop (NCHW: the image width): fewer than 32 where the width has them split its
     loads over several rows. Then warps: fewer than `FILLED_WARPS` per SM leave it idle where other candidates fill
     the GPU (on a small image none do: there the most warps come first)."""

@@ -3,8 +3,8 @@
 Records come from files anyone can edit or truncate (and from other tuners, through importers), so
 every reader goes through `RecordChecker` before it trusts a field: a record with a string
 `time_us`, `knobs` that are not an object or a problem whose loop indices point past its bounds
-is skipped, not a crash of `train`, `evaluate` or `tune`. (A JSON Schema validator said the same
-at 0.5 ms a record, seconds for a dataset that `tune` reads on every run: these are plain checks.)
+is skipped, not a crash of `train`, `evaluate` or `tune`. (A JSON Schema validator said the same,
+too slowly for a dataset that `tune` reads on every run, `docs/usage.md`: these are plain checks.)
 """
 
 from __future__ import annotations

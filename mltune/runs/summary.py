@@ -20,8 +20,8 @@ def baseline_us(
     """IREE's default time of the input in-process: the median of the default's samples in the end-to-end timing
     where a model was timed end to end, else in the timing as the user builds it, else in the trials of `results`
     (give only searches that timed the input itself: a model stage that times each dispatch inside the model, or
-    every dispatch repeated, has other baselines; on ResNet-50 a dispatch's 9797 us was once reported as the
-    model's time); nan without any."""
+    every dispatch repeated, has other baselines, and their median would report a dispatch's time as the model's);
+    nan without any."""
     samples = [b for m in timing.measurements for b in m.baseline_us] if timing is not None else []
     samples = samples or (list(as_built.baseline_us) if as_built is not None else [])
     samples = samples or [b for r in results for t in r.trials if t.measurement for b in t.measurement.baseline_us]

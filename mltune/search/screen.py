@@ -131,7 +131,7 @@ class ScreenStage:
         """On a cluster: every dispatch screened at once, and each dispatch's finalists timed in the model as soon
         as its own screen ends, all through `loop`, whose executor has `workloads`' groups besides the model. A
         model stage that waited for every screen, and then for its own executor and actors, left every GPU idle
-        meanwhile (4 H100s reached 2.4-2.7x one GPU's rate, `docs/scaling.md`). Each task's model-stage task and
+        meanwhile (`docs/scaling.md`: what several GPUs reach this way). Each task's model-stage task and
         result, in the tasks' order; a task without a screen goes to the model at once."""
         model_tasks: dict[str, SearchTask] = {}
 

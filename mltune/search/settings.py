@@ -31,7 +31,7 @@ class LoopSettings:
 def final_plan(target_kind: str) -> TimingPlan:
     """The finalists' plan (and the final checks'): on a CPU its rounds come from at least 3 timing processes, since
     a data-tiled build's speed depends on the process's memory layout (`docs/measurement-protocol.md`); on a GPU
-    from one, where each further process creates a device context and loads the modules again (on an H100 the four
-    final phases of a one-op tune took 37 s instead of 24 s) and no measurement has shown a need."""
+    from one, where each further process creates a device context and loads the modules again, which lengthened
+    the final phases with the same verdicts (`docs/measurement-protocol.md`), and no measurement has shown a need."""
     plan = LoopSettings.final
     return replace(plan, processes=3) if target_kind == "cpu" else plan

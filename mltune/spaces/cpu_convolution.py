@@ -13,7 +13,7 @@ KH, KW (1 or the whole window) and IC. N keeps tile 1, as IREE's own default doe
 distribution tile of N is 0, as IREE's default has it (docs/cpu-convolutions.md: how its spec reaches the op).
 Rules, so that candidates compile:
 - a vector tile is at most its workgroup tile; tiles need not divide (the verifier only needs the
-  removed pair at 1; 100 of 100 sampled candidates of batch-2 and batch-4 convs compiled);
+  removed pair at 1, and every sampled candidate compiled: docs/cpu-convolutions.md);
 - the product of all vector and reduction tiles times the accumulator's bytes stays under
   `native_vector_size` x 512 bytes, the limit the contraction space uses too, and the filter slice
   (`FILTER_SLICE_SHARE`) under half of it.

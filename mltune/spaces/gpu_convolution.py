@@ -62,7 +62,7 @@ IGEMM_PREFETCH_STAGES = (0, 2)  # also VectorDistribute's on ROCm (its rules pin
 VD_NAMES = {"wg_m": "wg_ow", "wg_n": "wg_oc"}  # the contraction space's knob names VectorDistribute's rules use
 OUTER_SUBGROUP_TILES = (1, 2)
 # An 8-wide output-channel tile (one NV_MMA_SYNC n-tile) crashes NVPTX instruction selection ("Cannot select:
-# v2i16 = umul_lohi"): 6 of 48 sampled candidates of a batch-1 f16 3x3 on sm_90, all 8 wide; the 42 wider compiled.
+# v2i16 = umul_lohi"), where the wider ones compile (docs/whole-models.md).
 MIN_CHANNEL_TILE = 16
 KNOB_OF_LOOP = {"n": "b", "oh": "oh", "ow": "ow", "oc": "oc"}  # a parallel loop's knob suffix (wg_b, sg_oh, ...)
 VD_LAYOUTS = ("nhwc_hwcf",)  # VectorDistribute's operand rules (`vector_distribute.py`) read channel-last operands

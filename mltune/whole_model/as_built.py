@@ -4,8 +4,8 @@ it without them (`mltune.whole_model.weights`).
 Without its weights a model compiles in a fraction of the time, which is why every candidate is built so. The two
 builds do not always run alike: with the weights inlined IREE packs them into one constant buffer and a dispatch
 reads its weight at an offset it does not know (`memref<2048x1024xf32, strided<[1024, 1], offset: ?>>`); without
-them each weight is a buffer of its own, read at offset 0, and the code generated for one config differs. On
-ResNet-50 a result measured 1.31x without the weights ran 1.11-1.13x with them (docs/whole-model-tuning.md). So the
+them each weight is a buffer of its own, read at offset 0, and the code generated for one config differs, so a
+result measured without the weights can keep only part of its speedup with them (docs/whole-model-tuning.md). So the
 result is built once more from the user's model, with IREE's default build of it beside, and timed against it: a
 result not surely faster there is withdrawn, and the speedup reported is this one."""
 

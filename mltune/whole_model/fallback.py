@@ -3,13 +3,12 @@ keeping nothing.
 
 Each dispatch's winner is the best of its finalists, each re-measured against IREE's default. The whole model
 timed end to end (or per call, as it will run) can still find the merged result no faster than IREE's default,
-e.g. a data-tiled winner measured 1.37x among the finalists and 0.90x end to end, while the second finalist,
-1.25x in the same re-measure, was never tried. The configs' check (`mltune.whole_model.verify`) can say the same earlier:
-for a one-op model leave-one-out times the model with the winner against IREE's default, and a data-tiled winner
-measured 1.13x among the finalists ran 1.22x slower there, which dropped it and left no result. So a withdrawn
-result, or one whose every config the check dropped, is followed by another: each dispatch that was in it takes
-its next finalist that also passed the keep rule, in finals order (a dispatch with none left drops out, the others
-still fall back), until the final checks keep one.
+while the finalist behind the winner, which might hold, is never tried (`docs/cpu-blas.md`, decode shapes). The
+configs' check (`mltune.whole_model.verify`) can say the same earlier: for a one-op model leave-one-out times the
+model with the winner against IREE's default, where a data-tiled winner that led the finalists can run slower,
+which drops it and leaves no result. So a withdrawn result, or one whose every config the check dropped, is
+followed by another: each dispatch that was in it takes its next finalist that also passed the keep rule, in
+finals order (a dispatch with none left drops out, the others still fall back), until the final checks keep one.
 
 Each try costs a check of its configs, a numerics check and an end-to-end timing of the whole model, which is why at
 most `MAX_FALLBACKS` follow the first result: the finalists further down measured slower still, and a run that

@@ -143,8 +143,8 @@ def finish_model(
 def every_config_faster(timing: EndToEnd) -> bool:
     """Whether the build with every config ran faster than the check's choice against IREE's default (median
     speedups of one interleaved run). Each leave-one-out comparison is against the one build of all, so a slow
-    reading of that build drops every config: on ResNet-50 it dropped 9 of 11, and its choice measured 1.05x where
-    all 11 measured 1.16x (`benchmarks/whole_models/retime_builds.py`)."""
+    reading of that build drops config after config, and its choice can run slower than every config together
+    (`docs/whole-model-tuning.md`, re-timed with `benchmarks/whole_models/retime_builds.py`)."""
     every, chosen = timing.estimate(EVERY_CONFIG), timing.estimate(RECOMMENDED)
     return every.rounds > 0 and chosen.rounds > 0 and every.speedup > chosen.speedup
 

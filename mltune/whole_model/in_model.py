@@ -4,8 +4,8 @@
 calls it times, and `iree-profile dispatch --dispatch_events --format=jsonl` reads each one back with its export's
 name and duration. The llvm-cpu HAL (`local-task`, `local-sync`) records a host execution event per dispatch, from
 its first workgroup's start to its last one's end. Unlike a dumped dispatch benchmark, which reads never-written
-memory and can run 2x off the model (docs/dispatch-benchmarks-vs-model.md), this is the model's own call: its data,
-the caches the dispatch before it left, its call counts with loops included.
+memory and can run far from its time in the model (docs/dispatch-benchmarks-vs-model.md), this is the model's own
+call: its data, the caches the dispatch before it left, its call counts with loops included.
 
 Only the HAL drivers whose profiling was checked here are asked (`PROFILING_MODES`); for the others the caller
 times dumped benchmarks as before. IREE 3.13's CUDA driver answers every profiling family with "CUDA HAL-native

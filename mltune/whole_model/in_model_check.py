@@ -2,19 +2,19 @@
 (`mltune.whole_model.in_model`): the build with every config and the build with none are profiled in turn, and a config's
 gain is its problem's dispatches' time in the second over the first, round by round.
 
-Leave-one-out asks the same of the whole model, with one build per config: on ResNet-50 it took 4 min 43 s for 11
-configs, 62 % of a budget-100 run, and its ratios sat in the whole model's own noise (a config is worth 1-5 % of the
-model, the model's timing spreads 1-3 %): one slow reading of the build with all dropped 9 of 11 configs, which
-together ran 1.16x where the 2 it kept ran 1.05x (docs/whole-model-tuning.md). Inside the model each config is timed
-on its own dispatches, among all the others, so the caches they leave it are the model's.
+Leave-one-out asks the same of the whole model, with one build per config: it took most of a screened run, and its
+ratios sat in the whole model's own noise (a config is worth about as much of the model as the model's timing
+spreads), so one slow reading of the build with all dropped configs that together made the model faster than the
+few it kept (docs/whole-model-tuning.md). Inside the model each config is timed on its own dispatches, among all
+the others, so the caches they leave it are the model's.
 
 What a dispatch's own time cannot show is a config that slows the dispatches around it. Those are timed too: when
 the dispatches no config touches run slower beyond the noise with all configs in, the configs are halved and each
 half is built and profiled against none: a half whose others hold their speed decides by each config's own
 dispatches, one that still slows them is kept or dropped whole, by all of the model's dispatches. Two builds, where
-leave-one-out compiled and timed the whole model once per config (5 min 13 s for 10 configs on ResNet-50). Halving
-on, down to single configs, took 3 levels (8 builds, 109 s) there and dropped a config on a 4 % reading that the
-end-to-end timing then put back (docs/whole-model-tuning.md)."""
+leave-one-out compiled and timed the whole model once per config. Halving on, down to single configs, took several
+levels of builds and decided by noise: it dropped a config on one reading that the end-to-end timing then put back
+(docs/whole-model-tuning.md)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ every dispatch's finalists timed in a few builds of the whole model instead of o
 Build j holds the j-th finalist of every dispatch (one linked spec; a dispatch with fewer finalists keeps IREE's
 default there). IREE's default build and the combined builds run under profiling in turn, `rounds` times, and each
 finalist is measured by the time of its problem's dispatches inside the model, round by round, against the default
-build's in the same round. On ResNet-50's 48 finalists that took 5 builds and 66 s where one build each took
-20 min 43 s, and picked within 1 % (median) of the best finalist measured alone (docs/whole-model-tuning.md).
+build's in the same round. That takes a few builds where one build per finalist took most of a run, and picks
+about as well as timing each finalist alone (docs/whole-model-tuning.md).
 A dispatch whose fastest finalist is fast enough at the median but not beyond the noise (one slow round of five
 spoils it) has its build timed `rounds` more times with IREE's default: a second look, and every finalist's
 interval is read at the level of two looks. The configs' check and the end-to-end timing then decide on the
@@ -192,8 +192,8 @@ def screen_first_of_the_fastest(
 ) -> list[tuple[Trial, Measurement]]:
     """The finalists fastest first, except that where the fastest wins beyond the noise, the one the screen ranked
     first of those that win too and whose median lies within the fastest's interval goes first: a dispatch's own
-    time inside the model cannot order them, nor does it show what a config does to the dispatches around it. On
-    BERT-base the in-model pick, 1 % faster there than the screen's first, ran the whole model 5.6 % slower
+    time inside the model cannot order them, nor does it show what a config does to the dispatches around it: on
+    BERT-base the in-model pick, a little faster there than the screen's first, ran the whole model slower
     (docs/whole-model-tuning.md)."""
     fastest_first = sorted(measured, key=lambda pair: pair[1].ratio)
     if not fastest_first or not fastest_first[0][1].wins(min_speedup):

@@ -1,12 +1,11 @@
 """Where a model spends its time: per-dispatch time x how often the model calls it.
 
-Where the device's HAL profiles dispatches (`mltune.whole_model.in_model`: llvm-cpu), both come from runs of the model
-itself, IREE's default build (`rank_in_model`). Elsewhere each dumped dispatch benchmark is compiled as dumped (IREE's default configuration) and timed
-with `iree-benchmark-module`; the call counts come from the model's flow IR, where every
-`flow.dispatch @executable::@entry` is one call. Dumped benchmarks read never-written memory
-and can run up to 2x off the model (docs/dispatch-benchmarks-vs-model.md), so the shares rank
-dispatches; they are not a prediction of the model's time. Dispatches inside loops are
-counted once (flow IR is read statically).
+Where the device's HAL profiles dispatches (`mltune.whole_model.in_model`: llvm-cpu), both come from runs of the
+model itself, IREE's default build (`rank_in_model`). Elsewhere each dumped dispatch benchmark is compiled as dumped
+(IREE's default configuration) and timed with `iree-benchmark-module`; the call counts come from the model's flow
+IR, where every `flow.dispatch @executable::@entry` is one call. Dumped benchmarks read never-written memory and can
+run far from their time in the model (docs/dispatch-benchmarks-vs-model.md), so the shares rank dispatches; they are
+not a prediction of the model's time. Dispatches inside loops are counted once (flow IR is read statically).
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """A model's inlined weights moved out once per run, so that no candidate's compile parses or serializes them.
 
-Models exported by iree-turbine carry their weights as constants: every compile of a 2-layer BERT parses 300 MB of
-MLIR and writes the weights into the module. Here the model is compiled once up to the end of IREE's global
-optimization (so const-eval has already folded what it folds, exactly as in every full compile), each large
-non-splat constant is moved into an immutable global (as `--iree-flow-outline-constants` does later in the
-pipeline, but only for constants that big), and IREE's `iree-io-export-parameters` pass writes those globals to an
-`.irpa` archive, leaving `#flow.parameter.named` references behind. Every build then compiles that small module
-with `--compile-from=global-optimization` and runs with the archive. Flags that act up to global optimization
-(the target, the user's own flags) are applied once, at the split; the flags that vary between builds (tuning
-specs, data tiling, codegen flags, dispatch repeat counts) act later and are passed to each build as before.
+Models exported by iree-turbine carry their weights as constants: every compile parses them, most of the model's
+MLIR even for a small BERT (`docs/whole-model-tuning.md`), and writes them into the module. Here the model is
+compiled once up to the end of IREE's global optimization (so const-eval has already folded what it folds, exactly
+as in every full compile), each large non-splat constant is moved into an immutable global (as
+`--iree-flow-outline-constants` does later in the pipeline, but only for constants that big), and IREE's
+`iree-io-export-parameters` pass writes those globals to an `.irpa` archive, leaving `#flow.parameter.named`
+references behind. Every build then compiles that small module with `--compile-from=global-optimization` and runs
+with the archive. Flags that act up to global optimization (the target, the user's own flags) are applied once, at
+the split; the flags that vary between builds (tuning specs, data tiling, codegen flags, dispatch repeat counts) act
+later and are passed to each build as before.
 
 What the user gets back is unchanged: the spec and the compile command apply to the model file they gave.
 """
