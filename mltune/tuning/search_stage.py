@@ -135,6 +135,90 @@ def nothing_measured(
     return f"nothing could be measured: all {len(trials)} candidates failed" + (f" (first: {first})" if first else "")
 
 
+def _screen_stage(
+    run: PreparedRun, dispatches: int, fields: dict[str, Any], records: RunRecords, context: ir.Context
+) -> ScreenStage | None:
+    """The screen a model's candidates are first timed on (`mltune.search.screen`), or None where none is."""
+    request = run.request
+    kind = screen_kind(request.screen, run.builds.invocation.dispatch_level, dispatches, run.data_tiling)
+    if kind is None:
+        return None
+    return ScreenStage(
+        kind,
+        request.screen_finalists,
+        request.target,
+        run.facts,
+        request.settings,
+        context,
+        records.write,
+        fields,
+        request.run_dir / "screen",
+        {d.name: d.bench for d in run.dispatches},
+        records.earlier,
+        fields["device"],
+        request.devices,
+        request.jobs,
+        request.seed,
+        request.compile_flags,
+    )
+
+
+def _in_model_finals(
+    run: PreparedRun,
+    measured: MeasuredBuilds,
+    applier: Applier,
+    fields: dict[str, Any],
+    records: RunRecords,
+    tasks: list[SearchTask],
+    profiles: list[DispatchProfile],
+    stage: ScreenStage | None,
+) -> ProfiledFinals | None:
+    """Where a screen chose every task's finalists and each dispatch is timed in the model: a few builds that time
+    every finalist there (`mltune.whole_model.in_model_finals`); else None, and the loop times them one by one."""
+    request = run.request
+    if not (
+        stage is not None
+        and request.cluster is None
+        and tasks
+        and all(t.finalists_only for t in tasks)
+        and all(p.timed_in == "model" for p in profiles)
+    ):
+        return None
+    timer = InModelTimer(
+        run.builds.invocation,
+        request.devices[0],
+        named_dispatches(run.builds, run.dispatches),
+        request.run_dir / "in_model",
+    )
+    return ProfiledFinals(
+        measured.builder,
+        applier,
+        run.facts,
+        timer,
+        measured.baseline.vmfb,
+        request.settings,
+        records.write,
+        fields,
+        request.run_dir / "in_model",
+    )
+
+
+def _refused(
+    searched: DispatchResult, task: SearchTask, run: PreparedRun, winner_check: WinnerCheck, fields: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The records of a dispatch's winners that its numerics check refused, said first when its budget was capped."""
+    if task.budget > searched.candidates:
+        print(f"note: --budget capped at the {searched.candidates} candidates in the space of {task.problem.key}")
+    with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
+        return winner_check.verify(
+            searched,
+            run.configured[task.problem.key][0].facts,
+            task.configurator.pipeline_of,
+            task.ranker.name,
+            fields,
+        )
+
+
 def search(
     run: PreparedRun,
     tools: Collaborators,
@@ -162,29 +246,9 @@ def search(
     results: list[DispatchResult] = []
     executor, in_model, stage = None, None, None
     try:
-        kind = screen_kind(request.screen, builds.invocation.dispatch_level, len(profiles), run.data_tiling)
-        screens = {}
-        if kind is not None:
-            stage = ScreenStage(
-                kind,
-                request.screen_finalists,
-                request.target,
-                facts,
-                request.settings,
-                context,
-                records.write,
-                fields,
-                request.run_dir / "screen",
-                {d.name: d.bench for d in run.dispatches},
-                records.earlier,
-                fields["device"],
-                request.devices,
-                request.jobs,
-                request.seed,
-                request.compile_flags,
-            )
-            screens = stage.workloads(tasks) if request.cluster else {}  # a cluster screens beside the model stage
-            tasks = tasks if request.cluster else stage.run(tasks)
+        stage = _screen_stage(run, len(profiles), fields, records, context)
+        screens = stage.workloads(tasks) if stage and request.cluster else {}  # a cluster screens beside the model
+        tasks = stage.run(tasks) if stage and not request.cluster else tasks
         executor = make_executor(
             request.cluster,
             request.shared_fs,
@@ -200,30 +264,7 @@ def search(
         loop = TuningLoop(
             executor, facts, applier, request.settings, context, records.write, fields, records.write_finalist
         )
-        if (
-            stage is not None
-            and request.cluster is None
-            and tasks
-            and all(t.finalists_only for t in tasks)
-            and all(p.timed_in == "model" for p in profiles)
-        ):  # a few builds time every finalist in the model
-            timer = InModelTimer(
-                builds.invocation,
-                request.devices[0],
-                named_dispatches(builds, run.dispatches),
-                request.run_dir / "in_model",
-            )
-            in_model = ProfiledFinals(
-                measured.builder,
-                applier,
-                facts,
-                timer,
-                measured.baseline.vmfb,
-                request.settings,
-                records.write,
-                fields,
-                request.run_dir / "in_model",
-            )
+        in_model = _in_model_finals(run, measured, applier, fields, records, tasks, profiles, stage)
         searches: Iterator = (
             stage.stream(tasks, loop)
             if stage is not None and request.cluster
@@ -232,19 +273,7 @@ def search(
         for task, searched in searches:
             if stage is not None:
                 stage.describe(searched)
-            if task.budget > searched.candidates:
-                print(
-                    f"note: --budget capped at the {searched.candidates} candidates in the space of {task.problem.key}"
-                )
-            with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
-                refused = winner_check.verify(
-                    searched,
-                    run.configured[task.problem.key][0].facts,
-                    task.configurator.pipeline_of,
-                    task.ranker.name,
-                    fields,
-                )
-            for record in refused:
+            for record in _refused(searched, task, run, winner_check, fields):
                 records.write(record)
             results.append(searched)
     finally:
