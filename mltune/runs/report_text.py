@@ -12,6 +12,7 @@ from mltune.whole_model.fallback import MAX_FALLBACKS, Attempt
 from mltune.whole_model.finish import RECOMMENDED
 from mltune.rankers import LEARNED
 from mltune.runs.report import TuneReport
+from mltune.search.results import DispatchResult
 from mltune.spaces.cpu_data_tiling import applicable_knobs
 from mltune.system.paths import describe_search_path, model_search_path
 
@@ -39,6 +40,8 @@ def _print_arguments(report: TuneReport) -> None:
 
 
 def print_report(report: TuneReport) -> None:
+    """The final report: how it was timed, each dispatch's finalists and verdict, the model's checks, what was
+    written (one headline: the emitted speedup) or why nothing was, and where the time went."""
     level = "model-level (the whole input, timed call by call against IREE's default)"
     if report.input_level == "dispatch":
         level = (
@@ -54,38 +57,54 @@ def print_report(report: TuneReport) -> None:
         if isinstance(dispatch.problem, Untunable):
             print(f"  not tuned: {dispatch.name} ({dispatch.problem.op_name}): {dispatch.problem.reason}")
     for result in report.results:
-        compiled = sum(1 for t in result.trials if t.build.status in ("ok", NOT_APPLIED))
-        same = sum(1 for t in result.trials if t.build.status == NOT_APPLIED)
-        default = f" ({same} built to IREE's default)" if same else ""
-        print(
-            f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
-            f"compiled {compiled}/{len(result.trials)}{default}, "
-            f"benchmarked {result.benchmarked}; {result.stop_reason})"
-        )
-        print(
-            f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
-            "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):"
-        )
-        print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
-        for rank, (trial, measurement) in enumerate(result.finals, 1):
-            print(f"  {rank:>4} {_row(measurement)}  {knob_text(trial.knobs)}")
-        if result.name in report.numerics:
-            print(f"  {report.numerics[result.name]}")
-        if result.winner:
-            faster = any(m.ratio < result.winner[1].ratio for _, m in result.finals)
-            tied = " (within the fastest's interval, and ranked first by the screen)" if faster else ""
-            print(f"  kept: {result.winner[1].estimate.describe()}{tied}{_load_note(result.winner[1])}")
-        elif result.name in report.numerics:  # the winner was refused
-            print("  no config emitted for this dispatch")
-        elif result.finals:
-            best = result.finals[0][1]
-            print(
-                f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
-                f"{result.min_speedup:.2f}x or more{_load_note(best)}"
-            )
-        else:
-            print("  not kept: no candidate ran faster than IREE's default in screening")
+        _print_dispatch(report, result)
     _print_model(report)
+    _print_written(report)
+    print(f"Records: {report.records_path}")
+    _print_stages(report)
+    print(
+        f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
+        "(time outside compiler and benchmark processes)"
+    )
+
+
+def _print_dispatch(report: TuneReport, result: DispatchResult) -> None:
+    """One dispatch's search: what was compiled and measured, its finalists re-measured, and its verdict."""
+    compiled = sum(1 for t in result.trials if t.build.status in ("ok", NOT_APPLIED))
+    same = sum(1 for t in result.trials if t.build.status == NOT_APPLIED)
+    default = f" ({same} built to IREE's default)" if same else ""
+    print(
+        f"\n{result.name}  {result.problem.key}  ({result.candidates} candidates in the space; "
+        f"compiled {compiled}/{len(result.trials)}{default}, "
+        f"benchmarked {result.benchmarked}; {result.stop_reason})"
+    )
+    print(
+        f"  finalists, each re-measured against IREE's default, {result.timed}, in rounds (default: median of "
+        "rounds; speedup: median of the rounds' ratios, with its interval; tuned: default / speedup):"
+    )
+    print(f"  {'rank':>4} {'default us':>11} {'tuned us':>10} {'speedup':>8}  {'interval':<28} config")
+    for rank, (trial, measurement) in enumerate(result.finals, 1):
+        print(f"  {rank:>4} {_row(measurement)}  {knob_text(trial.knobs)}")
+    if result.name in report.numerics:
+        print(f"  {report.numerics[result.name]}")
+    if result.winner:
+        faster = any(m.ratio < result.winner[1].ratio for _, m in result.finals)
+        tied = " (within the fastest's interval, and ranked first by the screen)" if faster else ""
+        print(f"  kept: {result.winner[1].estimate.describe()}{tied}{_load_note(result.winner[1])}")
+    elif result.name in report.numerics:  # the winner was refused
+        print("  no config emitted for this dispatch")
+    elif result.finals:
+        best = result.finals[0][1]
+        print(
+            f"  not kept: the best finalist measured {best.estimate.describe()}, not surely "
+            f"{result.min_speedup:.2f}x or more{_load_note(best)}"
+        )
+    else:
+        print("  not kept: no candidate ran faster than IREE's default in screening")
+
+
+def _print_written(report: TuneReport) -> None:
+    """What the run wrote and the one headline number (the emitted speedup), or why it wrote nothing."""
     if report.spec_path and report.output_kind == "source":
         print(
             f"\nAnnotated input: {report.spec_path}  (IREE ignores tuning specs on CUDA: compile this file, "
@@ -127,12 +146,6 @@ def print_report(report: TuneReport) -> None:
         print(f"\nNo tuning spec written: {why}.")
         if report.requested_output.exists():
             print(f"({report.requested_output} is from an earlier run and was left as it was.)")
-    print(f"Records: {report.records_path}")
-    _print_stages(report)
-    print(
-        f"Wall time {report.wall_seconds:.0f} s; tuner overhead {100 * report.overhead_fraction:.1f} % "
-        "(time outside compiler and benchmark processes)"
-    )
 
 
 def _print_stages(report: TuneReport) -> None:
