@@ -87,7 +87,8 @@ def _run_show(args: argparse.Namespace, parse: ParseArguments) -> int:
     png = check_output_file(args.png, "--png") if args.png else folder / "run.png"
     plot_run(
         candidates,
-        f"{folder.name}: {run.asked('ranker')} ranker, budget {run.asked('budget')}, target {run.asked('target')}",
+        f"{folder.name}: {run.asked('ranker')} ranker, budget {run.asked('budget')}, target {run.asked('target')}; "
+        f"result {run.result}",
         png,
     )
     print(

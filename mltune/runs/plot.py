@@ -56,9 +56,9 @@ def plot_run(candidates: Sequence[MeasuredCandidate], title: str, path: Path) ->
     for axis in (best_axis, each_axis):
         axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
         axis.set_xlabel("benchmarks spent")
-    best_axis.set_ylabel("best speedup so far over IREE's default")
-    best_axis.set_title("best so far")
-    each_axis.set_ylabel("speedup over IREE's default")
+    best_axis.set_ylabel("best screening speedup so far over IREE's default")
+    best_axis.set_title("best so far (screening: the result is in the title)")
+    each_axis.set_ylabel("screening speedup over IREE's default")
     each_axis.set_title("every candidate, in measured order")
     rank_axis.set_xlabel("ranker's order (its predicted rank among those measured)")
     rank_axis.set_ylabel("measured rank (1: fastest)")
