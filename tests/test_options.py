@@ -153,3 +153,4 @@ def test_a_list_of_devices_and_paths_as_text_are_taken():
     options = TuneOptions.of(devices=["cuda://0", "cuda://1"], output="s.mlir", iree_flags=["--a=1"])
     assert options.devices == "cuda://0,cuda://1" and options.output == Path("s.mlir")
     assert options.iree_flags == ("--a=1",)
+    assert TuneOptions.of(inputs="@ids.npy").inputs == ("@ids.npy",)  # one value, not its characters

@@ -43,6 +43,10 @@ class Flag:
     def shown(self) -> str:
         return self.names[-1] if self.names else ""
 
+    def each(self, value: Any) -> tuple[Any, ...]:
+        """A repeated option's values (one text is one value, not its characters); any other option's value alone."""
+        return tuple(value) if self.repeat and not isinstance(value, str) else (value,)
+
 
 def option(default: Any, help: str, *names: str, **flag: Any) -> Any:
     """A `TuneOptions` field: its default, its help (one text for `--help` and the API's documentation) and flags."""

@@ -69,7 +69,7 @@ def check_options(options: TuneOptions) -> None:
         if flag.choices and value not in flag.choices:
             raise UserError(f"{shown}: expected one of {', '.join(flag.choices)}, got {value!r}")
         if flag.check is not None:
-            for each in value if flag.repeat and not isinstance(value, str) else (value,):
+            for each in flag.each(value):
                 checked(flag.check, each, shown)
 
 
@@ -118,8 +118,8 @@ def command_line(model: Path, options: TuneOptions) -> list[str]:
             line += [flag.shown] if value else []
         elif value is None:
             continue
-        elif flag.repeat and not isinstance(value, str):
-            line += [f"{flag.shown}={each}" for each in value]
+        elif flag.repeat:
+            line += [f"{flag.shown}={each}" for each in flag.each(value)]
         else:
             line += [flag.shown, os.path.abspath(value) if isinstance(value, Path) else str(value)]
     return line

@@ -259,8 +259,8 @@ class TuneOptions:
         values = {}
         for name, value in given.items():
             flag = known[name].metadata["flag"]
-            if value is not None and flag.repeat and not isinstance(value, str):
-                value = tuple(value)
+            if value is not None and flag.repeat:
+                value = flag.each(value)
             elif value is not None and flag.check is Path:
                 value = Path(value)
             elif flag.joined and value is not None and not isinstance(value, str):
