@@ -206,9 +206,7 @@ def _in_model_finals(
 def _refused(
     searched: DispatchResult, task: SearchTask, run: PreparedRun, winner_check: WinnerCheck, fields: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The records of a dispatch's winners that its numerics check refused, said first when its budget was capped."""
-    if task.budget > searched.candidates:
-        print(f"note: --budget capped at the {searched.candidates} candidates in the space of {task.problem.key}")
+    """The records of a dispatch's winners that its numerics check refused."""
     with display().phase(f"numerics of {task.name}'s winner") if searched.winner else nullcontext():
         return winner_check.verify(
             searched,
@@ -273,6 +271,10 @@ def search(
         for task, searched in searches:
             if stage is not None:
                 stage.describe(searched)
+            if task.budget > searched.candidates:
+                print(
+                    f"note: --budget capped at the {searched.candidates} candidates in the space of {task.problem.key}"
+                )
             for record in _refused(searched, task, run, winner_check, fields):
                 records.write(record)
             results.append(searched)
