@@ -103,8 +103,11 @@ def _annotate_fused(op: ir.Operation, problem: Problem, compilation_info: str) -
 
 def match_key(problem: Problem) -> str:
     """What a source op and the dispatch made of it share: the key, a matvec's as the contraction it is in the
-    source (only IREE's configuration of the dispatch makes it a matvec), with an attention's batch loops as one
-    (dispatch formation collapses them) and its output type left out (the dispatch's is the f32 accumulator)."""
+    source (only IREE's configuration of the dispatch makes it a matvec); an attention's with its batch loops as one
+    (dispatch formation collapses them), its output type left out (the dispatch's is the f32 accumulator) and its
+    layout too: dispatch formation folds the transposes around it into its operands' maps (a diffusion UNet's value
+    becomes `t`), and a config, written in loop order, lands on the dispatch's op unchanged
+    (`tests/test_attention_in_models.py`)."""
     if problem.op_kind == "matvec":
         return replace(problem, op_kind="contraction").key
     if problem.op_kind != "attention":
@@ -113,7 +116,7 @@ def match_key(problem: Problem) -> str:
     for size in problem.sizes(problem.batch):
         batch *= size
     roles = "x".join(str(s) for s in (batch,) + problem.sizes(problem.m + problem.n + problem.k + problem.k2))
-    return f"attention_{roles}_{''.join(problem.operand_types[:3])}_{problem.layout}"
+    return f"attention_{roles}_{''.join(problem.operand_types[:3])}"
 
 
 def annotatable_keys(source: Path, context: ir.Context) -> set[str]:

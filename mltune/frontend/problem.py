@@ -251,6 +251,11 @@ def grouped_query_loops(
     return tuple(batch + [loop for loop in m if loop != kept]), (kept,)
 
 
+# A one-token decode step's attention: its unit query loop folded away, IREE configures it as a reduction over the
+# key sequence (`partial_reduction`, as a matvec), not as the MMA tiles of the query sequence the spaces are made of.
+ONE_QUERY = "a one-query attention (a decode step's), which IREE configures as a reduction: not tuned yet"
+
+
 def attention_problem(op: ir.Operation) -> Problem | Untunable:
     """An `online_attention` (query, key, value, scale, optional mask, output, max, sum), as IREE's dispatches hold
     it, or the model's `attention` it comes from (query, key, value, scale, optional mask, output)."""
@@ -275,6 +280,8 @@ def attention_problem(op: ir.Operation) -> Problem | Untunable:
     (k1,), (k2,), (n,) = detail.k1_dims, detail.k2_dims, detail.n_dims
     bounds = tuple(loop_bounds(op, maps))
     batch, m = grouped_query_loops(maps[0], bounds, list(detail.batch_dims), list(detail.m_dims))
+    if not m:
+        return Untunable(name, ONE_QUERY)
     if name == SOURCE_ATTENTION:  # the output is the dispatch's f32 accumulator; max and sum are f32 too
         elements = elements[:4] + ["f32", "f32", "f32"]
     layout = "".join(
