@@ -487,6 +487,12 @@ def test_a_run_whose_spaces_hold_no_candidate_says_so():
     )
     said = nothing_measured([DispatchResult("dispatch_9", fill, 0)])
     assert "dispatch_9 (elementwise_465708_i8i8i8_p_in0) holds no candidate" in said and "all 0" not in said
+    # an SD-1.5 UNet on an H100 (--time-budget 720): the screen timed 20 convolution candidates, then the deadline
+    # came before any was timed as a finalist; the run had said "before the search started a candidate"
+    screened = DispatchResult("dispatch_16", fill, 40, screened=20)
+    said = nothing_measured([screened], {"prepare the input": 79.0, "profile": 168.0}, 720.0, 0.6)
+    assert "spent after its screen timed 20 candidates and before any was timed as a finalist" in said, said
+    assert "before the search started" not in said and "prepare the input 79 s" in said
 
 
 def _state(run_dir, argv, status="interrupted"):

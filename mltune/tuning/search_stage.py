@@ -114,16 +114,23 @@ def nothing_measured(
     time_budget: float = 0.0,
     search_share: float = 1.0,
 ) -> str:
-    """Why a run measured nothing: the run's `--time-budget` was spent before the search started a candidate
-    (`out_of_time`: the stages before it, with their seconds); every candidate failed, the first failure names the
-    reason; or no space held a candidate (a loop size that no tile of the space divides)."""
+    """Why a run measured nothing: the run's `--time-budget` was spent before the search started a candidate, or
+    before any screened one was timed as a finalist (`out_of_time`: the stages before it, with their seconds); every
+    candidate failed, the first failure names the reason; or no space held a candidate (a loop size that no tile of
+    the space divides)."""
     trials = [t for r in results for t in r.trials]
     if not trials and out_of_time is not None:
         spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in out_of_time.items())
+        screened = sum(r.screened for r in results)
+        when = (
+            f"after its screen timed {screened} candidates and before any was timed as a finalist"
+            if screened
+            else "before the search started a candidate"
+        )
         return (
-            f"nothing could be measured: the --time-budget of {time_budget:.0f} s was spent before the search "
-            f"started a candidate ({spent}); candidates start only in its first {search_share:.0%}, the rest is "
-            "kept for the checks in the model: give a larger --time-budget"
+            f"nothing could be measured: the --time-budget of {time_budget:.0f} s was spent {when} ({spent}); "
+            f"candidates start only in its first {search_share:.0%}, the rest is kept for the checks in the model: "
+            "give a larger --time-budget"
         )
     if not trials:
         empty = ", ".join(f"{r.name} ({r.problem.key})" for r in results if r.candidates == 0)
