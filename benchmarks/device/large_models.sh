@@ -7,6 +7,8 @@
 #     sd-1.5 | sdxl-base   the UNet's denoising step, f16, batch 2 (mltune export unet)
 #     prefill              Llama-3.2-1B's configuration, f16, 2048 tokens (mltune export decoder)
 #     decode               one decode step of it against a 2048-token cache
+#     TUNE_FLAGS, set for start, adds flags to each `mltune tune` (e.g. "--top 4 --screen-finalists 1": a UNet's
+#     finalists are timed in a whole-model build each on CUDA, about 80 s apiece on the lent H100)
 #   collect [MARK]   (any later call: waits, at most LIMIT seconds (560), for the job to print MARK, default "all done")
 # Each model: random weights in an .irpa, exported on the device, tuned whole for sm_90 on cuda://0 by `mltune tune`
 # with the BUDGET and the whole-run TIME_BUDGET, its result re-measured with plain tools against the file as exported
@@ -17,7 +19,7 @@
 export PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH HF_HUB_OFFLINE=1
 step=$1; shift
 work=/tmp/large
-copy_out() { for f in $work/*.txt $work/run_*/compile_command.txt $work/run_*/summary.json; do
+copy_out() { for f in $work/*.txt $work/run_*/compile_command.txt $work/run_*/summary.json $work/run_*/profile.json; do
   [ -f "$f" ] && cp "$f" "$OUT/$(basename $(dirname $f))_$(basename $f)"; done; true; }
 wait_for() { while (( SECONDS < ${LIMIT:-560} )); do grep -q "== .* $1" $work/job.txt 2>/dev/null && break; sleep 10; done; }
 case $step in
@@ -45,7 +47,7 @@ case $step in
       stamp tune $label
       (cd m && python3 -m mltune.cli tune $stem.mlir --target sm_90 --devices cuda://0 --benchmark-flags-file \
         $stem.flags --budget $budget --time-budget $time_budget --run-dir $run --dataset-dir $work/datasets \
-        -o $work/${label}_spec.mlir -q) > tune_$label.txt 2>&1
+        -o $work/${label}_spec.mlir -q $TUNE_FLAGS) > tune_$label.txt 2>&1
       stamp retime $label
       [ -f $run/compile_command.txt ] && python3 src/benchmarks/timing/plain_tools_order.py --run-dir $run \
         --rounds 6 --device cuda://0 --default-source $run/$stem.sm_90.mlir > plain_$label.txt 2>&1
@@ -56,8 +58,8 @@ case $step in
         [ -f $run/order_$build.vmfb ] && iree-run-module --module=$run/order_$build.vmfb --device=cuda://0 \
           --flagfile=$run/inputs/flags.txt --output=@iree_${build}_$label.npy > /dev/null 2>> numerics_$label.txt
       done
-      python3 src/benchmarks/whole_models/compare_outputs.py torch_$label.npy iree_*_$label.npy \
-        >> numerics_$label.txt 2>&1
+      compgen -G "iree_*_$label.npy" > /dev/null && python3 src/benchmarks/whole_models/compare_outputs.py \
+        torch_$label.npy iree_*_$label.npy >> numerics_$label.txt 2>&1
       stamp $label done
     }
     for item in "$@"; do
