@@ -183,6 +183,7 @@ def _compile(stripped: Path, out: Path, *flags: str) -> Path:
     ]
     result = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "warning" not in result.stderr, result.stderr[-3000:]  # a spec applies quietly
     return out
 
 

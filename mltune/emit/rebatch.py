@@ -27,10 +27,14 @@ def needs_rebatch(problem: Problem) -> bool:
 
 def rebatching_entrypoint(matchers: Sequence[str], action: str) -> str:
     """`@__kernel_config`: insert the unit batch loops in every function of the variant, then match and configure.
-    The variant's handle is read, not consumed (the pass invalidates it), and found again from the functions;
-    linking still needs the argument marked consumed, as every other spec's is (the verifier warns, harmlessly)."""
+    Linking needs the variant's handle marked consumed, as every other spec's entrypoint has it, and the transform
+    verifier warns once per dispatch where a consumed argument is not consumed: a first `foreach_match` restricted
+    to the variant itself consumes it, matching nothing (a variant is no convolution). The pass invalidates the
+    handle it returns, so the variant is found again from the functions."""
+    first = matchers[0]
     return f"""  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
-    %funcs = transform.structured.match ops{{["func.func"]}} in %variant_op : (!transform.any_op) -> !transform.any_op
+    %variant_in = transform.foreach_match restrict_root in %variant_op @{first} -> @{action} : (!transform.any_op) -> !transform.any_op
+    %funcs = transform.structured.match ops{{["func.func"]}} in %variant_in : (!transform.any_op) -> !transform.any_op
     %batched = transform.apply_registered_pass "{INSERT_BATCH_PASS}" to %funcs : (!transform.any_op) -> !transform.any_op
     %matched = transform.foreach_match in %batched {", ".join(f"@{matcher} -> @{action}" for matcher in matchers)} : (!transform.any_op) -> !transform.any_op
     %variant = transform.get_parent_op %matched <{{op_name = "hal.executable.variant", deduplicate}}> : (!transform.any_op) -> !transform.any_op
