@@ -63,6 +63,7 @@ def test_the_twin_takes_the_measured_candidate_nearest_the_default_among_its_fir
         assert nearest & set(twin[:4])  # one pick in four near the default, its nearest first
 
 
+@pytest.mark.slow  # two whole `mltune evaluate` runs through the command line (23 s on 2 cores)
 def test_evaluate_scores_the_twins_and_none_when_asked_for_none(datasets, tmp_path, capsys):
     assert main(["evaluate", "--arch", "znver4", "--dataset-dir", str(datasets), "--out", str(tmp_path / "a")]) == 0
     assert "read for 3 of 3 problems" in capsys.readouterr().out
