@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from iree.compiler import ir
 from iree.compiler.dialects import iree_codegen
-from iree_helpers import run
+from iree_helpers import attention_source, run
 
 from mltune.emit.apply import AnnotationApplier, annotatable_keys, match_key
 from mltune.frontend.mlir import find_ops, parse_module_file
@@ -82,24 +82,29 @@ def _compile(source: Path, *flags: str) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
 
 
+def _dumped(text: str, target_name: str, directory: Path, context) -> tuple[Path, list[Path]]:
+    """`text` prepared for the target and its dispatches dumped as mltune dumps them: (prepared source, dumps)."""
+    (directory / "model.mlir").write_text(text)
+    target = parse_target(target_name, probe=False)
+    source = target.prepare_source(directory / "model.mlir", directory, context)
+    _compile(
+        source,
+        *target.compile_flags(),
+        "--iree-codegen-add-tuner-attributes",
+        f"--iree-hal-dump-executable-benchmarks-to={directory / 'bench'}",
+        "-o",
+        str(directory / "m.vmfb"),
+    )
+    return source, sorted((directory / "bench").glob("*_benchmark.mlir"))
+
+
 @pytest.fixture(scope="module")
 def model(tmp_path_factory, context):
     """The model prepared for sm_90 and dumped as mltune dumps it: (prepared source, attention dispatch file,
     its problem, target facts)."""
     directory = tmp_path_factory.mktemp("cuda_attention_model")
-    (directory / "model.mlir").write_text(projected_attention_source())
-    target = parse_target("sm_90", probe=False)
-    source = target.prepare_source(directory / "model.mlir", directory, context)
-    dumps = directory / "bench"
-    _compile(
-        source,
-        *target.compile_flags(),
-        "--iree-codegen-add-tuner-attributes",
-        f"--iree-hal-dump-executable-benchmarks-to={dumps}",
-        "-o",
-        str(directory / "m.vmfb"),
-    )
-    (bench,) = [path for path in dumps.glob("*_benchmark.mlir") if "online_attention" in path.read_text()]
+    source, dumps = _dumped(projected_attention_source(), "sm_90", directory, context)
+    (bench,) = [path for path in dumps if "online_attention" in path.read_text()]
     module = parse_module_file(bench, context)
     with context:
         (problem,) = [root for root in read_root_ops(module) if isinstance(root, Problem)]
@@ -143,42 +148,12 @@ def test_a_candidate_written_on_the_model_configures_the_dispatch(model, context
     assert sorted(re.findall(_CONFIG_LISTS, configured)) == sorted(re.findall(_CONFIG_LISTS, info))
 
 
-def one_query_attention_source(heads: int = 4, cache: int = 128, head_dim: int = 64) -> str:
-    """A decode step's attention (synthetic): one query token per head against a key-value cache."""
-    q, kv = f"tensor<{heads}x1x{head_dim}xf16>", f"tensor<{heads}x{cache}x{head_dim}xf16>"
-    maps = ", ".join(
-        f"affine_map<(d0, d1, d2, d3, d4) -> ({r})>"
-        for r in ("d0, d1, d3", "d0, d4, d3", "d0, d4, d2", "", "d0, d1, d2")
-    )
-    return f"""func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{
-  %scale = arith.constant 0.125 : f16
-  %init = tensor.empty() : {q}
-  %a = iree_linalg_ext.attention <{{indexing_maps = [{maps}]}}> ins(%q, %k, %v, %scale : {q}, {kv}, {kv}, f16) outs(%init : {q}) {{
-  ^bb0(%score: f32):
-    iree_linalg_ext.yield %score : f32
-  }} -> {q}
-  return %a : {q}
-}}
-"""
-
-
 @pytest.mark.parametrize("target_name", ["sm_90", "znver3"])
 def test_a_one_query_attention_is_refused_with_its_reason(target_name, tmp_path, context):
     """IREE folds a decode step's unit query loop away and configures the attention as a reduction over the cache;
     the attention spaces tile the query sequence, so the dispatch is listed as untunable, saying why (it was a crash
     in the spaces' unpacking of that loop)."""
-    (tmp_path / "model.mlir").write_text(one_query_attention_source())
-    target = parse_target(target_name, probe=False)
-    source = target.prepare_source(tmp_path / "model.mlir", tmp_path, context)
-    _compile(
-        source,
-        *target.compile_flags(),
-        "--iree-codegen-add-tuner-attributes",
-        f"--iree-hal-dump-executable-benchmarks-to={tmp_path / 'bench'}",
-        "-o",
-        str(tmp_path / "m.vmfb"),
-    )
-    (bench,) = tmp_path.glob("bench/*_benchmark.mlir")
+    _, (bench,) = _dumped(attention_source(4, 1, 64, 128, 64), target_name, tmp_path, context)  # one query a head
     assert "online_attention" in bench.read_text()
     (root,) = read_root_ops(parse_module_file(bench, context))
     assert isinstance(root, Untunable) and root.reason == ONE_QUERY, root
